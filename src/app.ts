@@ -1,0 +1,32 @@
+import { Elysia } from "elysia";
+import { bearerAuth } from "./auth/bearer";
+import { jsonBody } from "./body";
+import { collectionRoutes } from "./collections/routes";
+import type { Config } from "./config";
+import type { Db } from "./db/client";
+import { errorHandler } from "./errors";
+import { linkRoutes } from "./links/routes";
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  /** Milliseconds since the epoch; tests pass a fixed or stepping clock. */
+  clock: () => number;
+}
+
+export const API_PREFIX = "/api/v1";
+
+/** createApp builds the whole HTTP surface around its dependencies. It never listens. */
+export function createApp(deps: AppDeps) {
+  const auth = bearerAuth(deps.db, deps.clock, `${API_PREFIX}/`);
+  const api = new Elysia({ prefix: API_PREFIX })
+    .use(jsonBody)
+    .use(linkRoutes(deps, auth))
+    .use(collectionRoutes(deps, auth));
+  return new Elysia()
+    .use(errorHandler)
+    .get("/healthz", () => ({ status: "ok" }))
+    .use(api);
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,36 @@
+import { Elysia } from "elysia";
+import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from "./errors";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * jsonBody makes the routes of the instance that uses it accept JSON bodies only:
+ * another media type is 415, more than 1 MiB is 413, malformed JSON is 400.
+ */
+export const jsonBody = new Elysia({ name: "linkshelf/json-body" }).onParse({ as: "scoped" }, async ({ request, contentType }) => {
+  // DELETE and GET take no body here: whatever a client sends with them is ignored.
+  if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return {};
+  if (!JSON_MEDIA_TYPE.test(contentType ?? "")) throw new UnsupportedMediaType();
+  const text = await readLimited(request, MAX_BODY_BYTES);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new InvalidJson();
+  }
+});
+
+/** readLimited reads a request body as UTF-8, refusing more than `limit` bytes without buffering them. */
+export async function readLimited(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > limit) throw new PayloadTooLarge(limit);
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > limit) throw new PayloadTooLarge(limit);
+    chunks.push(chunk);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
+}

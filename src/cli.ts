@@ -1,0 +1,253 @@
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import pkg from "../package.json" with { type: "json" };
+import { createToken, listTokens, revokeToken } from "./auth/tokens";
+import { ConfigError, databasePath, loadConfig, type Config } from "./config";
+import { closeDatabase, openDatabase, type Db } from "./db/client";
+import { AppError } from "./errors";
+import { iso } from "./ids";
+import { serve } from "./server";
+import { createUser, findUserByEmail, setPassword } from "./users/service";
+
+export const USAGE = `Usage: linkshelf [command] [options]
+
+Commands:
+  serve                              run the server (the default)
+  user create --email E --name N     create a user and their Inbox
+  user password --email E            set a new password and end the user's sessions
+  token create --email E [--name N]  print a new API token (default name CLI)
+  token list --email E               list a user's tokens (never the tokens themselves)
+  token revoke --id N                revoke a token
+  backup FILE                        write a consistent copy of the database to FILE
+
+Passwords are read from the first line of stdin when it is not a terminal,
+otherwise prompted for twice without echo (at least 8 characters).
+
+Options:
+  --data-dir DIR   data directory (LINKSHELF_DATA_DIR, default ./data)
+  --port N         listening port, serve only (LINKSHELF_PORT, default 3000)
+  --host ADDR      listening address, serve only (LINKSHELF_HOST, default 0.0.0.0)
+  --version        print the version
+  --help           print this help
+
+Environment: LINKSHELF_RATE_LIMIT (<requests>/<seconds> or off, default 300/60),
+LINKSHELF_TRUST_PROXY=1, LINKSHELF_FAVICON_ALLOW_PRIVATE=1.
+`;
+
+/** Wrong words on the command line: usage on stderr, exit 2. */
+class UsageError extends Error {}
+/** A command that could not do its job: one line on stderr, exit 1. */
+class CommandError extends Error {}
+
+type Flag = "port" | "host" | "data-dir" | "email" | "name" | "id";
+type Flags = Partial<Record<Flag, string>>;
+
+interface Command {
+  flags: Flag[];
+  required: Flag[];
+  /** How many words follow the command's name (backup's FILE). */
+  args: number;
+  run(config: Config, flags: Flags, args: string[], io: Io): Promise<number>;
+}
+
+interface Io {
+  env: Record<string, string | undefined>;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: { flags: ["port", "host", "data-dir"], required: [], args: 0, run: (config, _f, _a, io) => serve(config, io.err) },
+  "user create": {
+    flags: ["email", "name", "data-dir"], required: ["email", "name"], args: 0,
+    run: (config, flags, _a, io) => withDb(config, async (db) => {
+      const password = await readNewPassword();
+      const user = await createUser(db, { email: flags.email!, name: flags.name!, password }, Date.now());
+      io.err(`created user ${user.email} (id ${user.id}) with an Inbox`);
+      return 0;
+    }),
+  },
+  "user password": {
+    flags: ["email", "data-dir"], required: ["email"], args: 0,
+    run: (config, flags, _a, io) => withDb(config, async (db) => {
+      const user = requireUser(db, flags.email!);
+      await setPassword(db, user.id, await readNewPassword());
+      io.err(`password changed for ${user.email}; their sessions have ended`);
+      return 0;
+    }),
+  },
+  "token create": {
+    flags: ["email", "name", "data-dir"], required: ["email"], args: 0,
+    run: (config, flags, _a, io) => withDb(config, async (db) => {
+      const user = requireUser(db, flags.email!);
+      const name = (flags.name ?? "CLI").trim();
+      if (name === "") throw new UsageError("--name must not be empty");
+      io.out(createToken(db, user.id, name, Date.now()).token);
+      return 0;
+    }),
+  },
+  "token list": {
+    flags: ["email", "data-dir"], required: ["email"], args: 0,
+    run: (config, flags, _a, io) => withDb(config, async (db) => {
+      const user = requireUser(db, flags.email!);
+      io.out(["id", "name", "createdAt", "lastUsedAt"].join("\t"));
+      for (const token of listTokens(db, user.id)) {
+        io.out([token.id, token.name, iso(token.createdAt), token.lastUsedAt === null ? "never" : iso(token.lastUsedAt)].join("\t"));
+      }
+      return 0;
+    }),
+  },
+  "token revoke": {
+    flags: ["id", "data-dir"], required: ["id"], args: 0,
+    run: (config, flags, _a, io) => withDb(config, async (db) => {
+      const id = /^[1-9][0-9]{0,15}$/.test(flags.id!) ? Number(flags.id) : NaN;
+      if (!Number.isSafeInteger(id)) throw new UsageError(`--id must be a token id, not "${flags.id}"`);
+      if (!revokeToken(db, id)) throw new CommandError(`no token has id ${id}`);
+      io.err(`token ${id} revoked`);
+      return 0;
+    }),
+  },
+  backup: {
+    flags: ["data-dir"], required: [], args: 1,
+    run: (config, _f, [file], io) => withDb(config, async (db) => {
+      if (existsSync(file!)) throw new CommandError(`${file} exists already; choose a new file name`);
+      db.$client.run("VACUUM INTO ?", [file!]);
+      io.err(`database copied to ${file}`);
+      return 0;
+    }),
+  },
+};
+
+/** runCli carries out one command line and resolves with the process exit code. */
+export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const io: Io = { env, out: (line) => console.log(line), err: (line) => console.error(line) };
+  try {
+    const { command, flags, args } = parseCommandLine(argv);
+    if (command === "--help") {
+      io.out(USAGE);
+      return 0;
+    }
+    if (command === "--version") {
+      io.out(pkg.version);
+      return 0;
+    }
+    return await COMMANDS[command]!.run(loadConfig(flags, env), flags, args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`linkshelf: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.err(`linkshelf: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      io.err(`linkshelf: ${error.message}`);
+      return 1;
+    }
+    if (error instanceof AppError) {
+      const details = error.errors?.map((e) => `${e.path.slice(1)}: ${e.message}`).join("; ");
+      io.err(`linkshelf: ${error.message}${details ? ` ${details}` : ""}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+function parseCommandLine(argv: string[]): { command: string; flags: Flags; args: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" },
+        email: { type: "string" }, name: { type: "string" }, id: { type: "string" },
+        help: { type: "boolean" }, version: { type: "boolean" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { command: "--help", flags: {}, args: [] };
+  if (values.version) return { command: "--version", flags: {}, args: [] };
+
+  const words = positionals.length === 0 ? ["serve"] : positionals;
+  const name = COMMANDS[words[0]!] ? words[0]! : `${words[0]} ${words[1] ?? ""}`.trim();
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`unknown command "${words.join(" ")}"`);
+  const args = words.slice(name.split(" ").length);
+  if (args.length !== command.args) {
+    throw new UsageError(command.args === 0 ? `unexpected argument "${args[0]}"` : `${name} needs ${command.args} argument(s)`);
+  }
+  const flags: Flags = {};
+  for (const [flag, value] of Object.entries(values)) {
+    if (!command.flags.includes(flag as Flag)) throw new UsageError(`${name} does not take --${flag}`);
+    flags[flag as Flag] = value as string;
+  }
+  for (const flag of command.required) {
+    if (flags[flag] === undefined) throw new UsageError(`${name} needs --${flag}`);
+  }
+  return { command: name, flags, args };
+}
+
+async function withDb(config: Config, work: (db: Db) => Promise<number>): Promise<number> {
+  const db = openDatabase(databasePath(config.dataDir));
+  try {
+    return await work(db);
+  } finally {
+    db.$client.close();
+  }
+}
+
+function requireUser(db: Db, email: string) {
+  const user = findUserByEmail(db, email);
+  if (!user) throw new CommandError(`no user has the email ${email}`);
+  return user;
+}
+
+/** readNewPassword reads the first line of piped stdin, or prompts twice on a terminal. */
+async function readNewPassword(): Promise<string> {
+  if (!process.stdin.isTTY) {
+    const text = await Bun.stdin.text();
+    return text.split(/\r?\n/, 1)[0] ?? "";
+  }
+  const first = await promptHidden("New password: ");
+  const second = await promptHidden("Repeat it: ");
+  if (first !== second) throw new CommandError("the two passwords differ");
+  return first;
+}
+
+/** promptHidden reads one line from the terminal without echoing it. */
+function promptHidden(question: string): Promise<string> {
+  process.stderr.write(question);
+  const stdin = process.stdin;
+  stdin.setRawMode(true);
+  stdin.setEncoding("utf8");
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = "";
+    const finish = () => {
+      stdin.off("data", onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write("\n");
+    };
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === "\r" || char === "\n") {
+          finish();
+          return resolve(value);
+        }
+        if (char === "\u0003" || char === "\u0004") {
+          finish();
+          return reject(new CommandError("cancelled"));
+        }
+        value = char === "\u007f" || char === "\b" ? [...value].slice(0, -1).join("") : value + char;
+      }
+    };
+    stdin.on("data", onData);
+  });
+}

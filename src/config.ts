@@ -1,0 +1,81 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export interface RateLimit {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** null when `LINKSHELF_RATE_LIMIT=off`. */
+  rateLimit: RateLimit | null;
+  trustProxy: boolean;
+  faviconAllowPrivate: boolean;
+}
+
+/** Flags given on the command line; each wins over its environment variable. */
+export interface ConfigFlags {
+  port?: string;
+  host?: string;
+  "data-dir"?: string;
+}
+
+/** A configuration the server cannot start with; main prints its message and exits 2. */
+export class ConfigError extends Error {}
+
+export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60" } as const;
+
+/** loadConfig resolves flag > environment > default for every setting and checks each. */
+export function loadConfig(flags: ConfigFlags, env: Record<string, string | undefined>): Config {
+  return {
+    port: parsePort(flags.port ?? env.LINKSHELF_PORT ?? String(DEFAULTS.port)),
+    host: parseHost(flags.host ?? env.LINKSHELF_HOST ?? DEFAULTS.host),
+    dataDir: resolve(flags["data-dir"] ?? env.LINKSHELF_DATA_DIR ?? DEFAULTS.dataDir),
+    rateLimit: parseRateLimit(env.LINKSHELF_RATE_LIMIT ?? DEFAULTS.rateLimit),
+    trustProxy: parseSwitch("LINKSHELF_TRUST_PROXY", env.LINKSHELF_TRUST_PROXY),
+    faviconAllowPrivate: parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
+  };
+}
+
+function parsePort(value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new ConfigError(`invalid port "${value}": expected a number from 0 to 65535`);
+  return port;
+}
+
+function parseHost(value: string): string {
+  if (value.trim() === "") throw new ConfigError("invalid host: it is empty");
+  return value;
+}
+
+/** parseRateLimit reads `<requests>/<seconds>` (both positive whole numbers) or `off`. */
+export function parseRateLimit(value: string): RateLimit | null {
+  if (value === "off") return null;
+  const match = /^(\d{1,9})\/(\d{1,9})$/.exec(value);
+  const limit = Number(match?.[1]);
+  const windowSeconds = Number(match?.[2]);
+  if (!match || limit < 1 || windowSeconds < 1) {
+    throw new ConfigError(`invalid LINKSHELF_RATE_LIMIT "${value}": expected <requests>/<seconds> such as 300/60, or off`);
+  }
+  return { limit, windowSeconds };
+}
+
+function parseSwitch(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "0") return false;
+  if (value === "1") return true;
+  throw new ConfigError(`invalid ${name} "${value}": expected 1 or 0`);
+}
+
+/** databasePath creates the data directory when missing, checks it is writable, and names the file. */
+export function databasePath(dataDir: string): string {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+  } catch {
+    throw new ConfigError(`data directory ${dataDir} is not writable`);
+  }
+  return join(dataDir, "linkshelf.db");
+}

@@ -1,0 +1,78 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** Timestamps are stored as integer milliseconds since the epoch (UTC). */
+const millis = (name: string) => integer(name, { mode: "number" });
+
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  email: text("email").notNull(),
+  name: text("name").notNull(),
+  passwordHash: text("password_hash").notNull(),
+  createdAt: millis("created_at").notNull(),
+}, (table) => [uniqueIndex("users_email_unique").on(sql`lower(${table.email})`)]);
+
+export const apiTokens = sqliteTable("api_tokens", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  /** Hex SHA-256 of the token; the token itself is never stored. */
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: millis("created_at").notNull(),
+  lastUsedAt: millis("last_used_at"),
+}, (table) => [index("api_tokens_user_idx").on(table.userId)]);
+
+export const collections = sqliteTable("collections", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  description: text("description"),
+  visibility: text("visibility", { enum: ["PUBLIC", "PRIVATE"] }).notNull(),
+  icon: text("icon").notNull(),
+  isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+  createdAt: millis("created_at").notNull(),
+  updatedAt: millis("updated_at").notNull(),
+}, (table) => [
+  index("collections_user_idx").on(table.userId),
+  check("collections_visibility_check", sql`${table.visibility} IN ('PUBLIC', 'PRIVATE')`),
+  uniqueIndex("collections_one_default_per_user").on(table.userId).where(sql`${table.isDefault} = 1`),
+]);
+
+export const links = sqliteTable("links", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  description: text("description").notNull().default(""),
+  url: text("url").notNull(),
+  favorite: integer("favorite", { mode: "boolean" }).notNull().default(false),
+  clicks: integer("clicks").notNull().default(0),
+  lastClickedAt: millis("last_clicked_at"),
+  createdAt: millis("created_at").notNull(),
+  updatedAt: millis("updated_at").notNull(),
+}, (table) => [
+  index("links_user_created_idx").on(table.userId, table.createdAt, table.id),
+]);
+
+/** Which collections a link is in; every link is in at least one (the Inbox when nothing else). */
+export const linkCollections = sqliteTable("link_collections", {
+  linkId: integer("link_id").notNull().references(() => links.id, { onDelete: "cascade" }),
+  collectionId: integer("collection_id").notNull().references(() => collections.id, { onDelete: "cascade" }),
+}, (table) => [
+  primaryKey({ columns: [table.linkId, table.collectionId] }),
+  index("link_collections_collection_idx").on(table.collectionId, table.linkId),
+]);
+
+export type UserRow = typeof users.$inferSelect;
+export type LinkRow = typeof links.$inferSelect;
+export type CollectionRow = typeof collections.$inferSelect;
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+/** Browser sign-in sessions; only a hash of the cookie value is stored. */
+export const sessions = sqliteTable("sessions", {
+  idHash: text("id_hash").primaryKey(),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  createdAt: millis("created_at").notNull(),
+  expiresAt: millis("expires_at").notNull(),
+}, (table) => [index("sessions_user_idx").on(table.userId)]);
+
+export type SessionRow = typeof sessions.$inferSelect;

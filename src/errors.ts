@@ -1,0 +1,96 @@
+import { Elysia, ValidationError as ElysiaValidationError } from "elysia";
+
+export interface FieldError {
+  /** JSON pointer into the request body, e.g. `/name`. */
+  path: string;
+  message: string;
+}
+
+/** A failure the client caused or must hear about; the one onError below shapes it. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly errors?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export class NotFound extends AppError {
+  constructor(message = "Not found.") {
+    super(404, "NOT_FOUND", message);
+  }
+}
+
+export class ValidationFailed extends AppError {
+  constructor(errors: FieldError[]) {
+    super(422, "VALIDATION_FAILED", "The request is invalid.", errors);
+  }
+}
+
+export class Unauthorized extends AppError {
+  constructor() {
+    super(401, "UNAUTHORIZED", "A valid API token is required.", undefined, { "WWW-Authenticate": "Bearer" });
+  }
+}
+
+export class Conflict extends AppError {
+  constructor(code: string, message: string) {
+    super(409, code, message);
+  }
+}
+
+export class InvalidJson extends AppError {
+  constructor() {
+    super(400, "INVALID_JSON", "The request body is not valid JSON.");
+  }
+}
+
+export class UnsupportedMediaType extends AppError {
+  constructor() {
+    super(415, "UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with Content-Type: application/json.");
+  }
+}
+
+export class PayloadTooLarge extends AppError {
+  constructor(limitBytes: number) {
+    super(413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${limitBytes} bytes.`);
+  }
+}
+
+export interface ErrorBody {
+  message: string;
+  code: string;
+  errors?: FieldError[];
+}
+
+/** errorResponse renders the contract's error body. */
+export function errorResponse(error: AppError): Response {
+  const body: ErrorBody = { message: error.message, code: error.code };
+  if (error.errors) body.errors = error.errors;
+  return Response.json(body, { status: error.status, headers: error.headers });
+}
+
+/** toAppError maps anything thrown while handling a request to the error the client sees. */
+export function toAppError(code: string | number, error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  // Elysia wraps whatever a body parser throws in its own ParseError.
+  if (code === "PARSE") return error instanceof Error && error.cause instanceof AppError ? error.cause : new InvalidJson();
+  if (error instanceof ElysiaValidationError) {
+    return new ValidationFailed(error.all.map((issue) => ({
+      path: "path" in issue ? issue.path : "",
+      message: issue.message,
+    })));
+  }
+  if (code === "NOT_FOUND") return new NotFound();
+  console.error("unexpected error:", error);
+  return new AppError(500, "INTERNAL", "Something went wrong on the server.");
+}
+
+/** The one place where errors become responses; registered before every route. */
+export const errorHandler = new Elysia({ name: "linkshelf/errors" }).onError({ as: "global" }, ({ code, error }) =>
+  errorResponse(toAppError(code, error)),
+);

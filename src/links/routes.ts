@@ -1,0 +1,25 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import { bearerAuth } from "../auth/bearer";
+import { parseId } from "../ids";
+import { CreateLinkBody, UpdateLinkBody } from "./model";
+import { listFavorites } from "./queries";
+import { createLink, deleteLink, updateLink } from "./service";
+
+/** linkRoutes: `/api/v1/links`. */
+export function linkRoutes({ db, clock }: AppDeps, auth: ReturnType<typeof bearerAuth>) {
+  return new Elysia({ prefix: "/links" })
+    .use(auth)
+    .get("/favorites", ({ user }) => listFavorites(db, user.id))
+    .post("/", ({ user, body, status }) =>
+      status(201, { message: "Link created.", link: createLink(db, user.id, body, clock()) }),
+      { body: CreateLinkBody })
+    .put("/:id", ({ user, params, body }) => {
+      updateLink(db, user.id, parseId(params.id), body, clock());
+      return { message: "Link updated." };
+    }, { body: UpdateLinkBody })
+    .delete("/:id", ({ user, params }) => {
+      deleteLink(db, user.id, parseId(params.id));
+      return { message: "Link deleted." };
+    });
+}

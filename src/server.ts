@@ -1,0 +1,32 @@
+import { createApp } from "./app";
+import type { Config } from "./config";
+import { databasePath } from "./config";
+import { closeDatabase, openDatabase } from "./db/client";
+
+/**
+ * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
+ * requests finish, checkpoints the WAL and closes the database. Resolves with the exit code.
+ */
+export async function serve(config: Config, log: (line: string) => void): Promise<number> {
+  const db = openDatabase(databasePath(config.dataDir));
+  const app = createApp({ db, config, clock: Date.now });
+  try {
+    app.listen({ port: config.port, hostname: config.host, development: false });
+  } catch (error) {
+    closeDatabase(db);
+    log(`linkshelf: cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+  const server = app.server!;
+  log(`linkshelf listening on http://${config.host}:${server.port} (data in ${config.dataDir})`);
+
+  const signal = await new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  log(`linkshelf: ${signal} received, finishing in-flight requests`);
+  await server.stop();
+  closeDatabase(db);
+  log("linkshelf: stopped");
+  return 0;
+}

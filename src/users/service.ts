@@ -1,0 +1,69 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { collections, sessions, users, type UserRow } from "../db/schema";
+import { Conflict } from "../errors";
+import { Rules } from "../rules";
+
+export const MIN_PASSWORD_LENGTH = 8;
+export const INBOX = { name: "Inbox", icon: "📥", visibility: "PRIVATE" } as const;
+
+export interface NewUser {
+  email: string;
+  name: string;
+  password: string;
+}
+
+/** checkPassword enforces the password rule; its message is shown by the CLI and the pages. */
+export function checkPassword(rules: Rules, password: string): void {
+  if ([...password].length < MIN_PASSWORD_LENGTH) {
+    rules.fail("/password", `Expected at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+}
+
+/** createUser creates a user and their Inbox in one transaction. */
+export async function createUser(db: Db, input: NewUser, now: number): Promise<UserRow> {
+  const rules = new Rules();
+  const email = rules.text("/email", input.email, 3, 254);
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) rules.fail("/email", "Expected an email address");
+  const name = rules.text("/name", input.name, 1, 254);
+  checkPassword(rules, input.password);
+  rules.check();
+  const passwordHash = await Bun.password.hash(input.password);
+  return db.transaction((tx) => {
+    if (tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${email})`).get()) {
+      throw new Conflict("EMAIL_TAKEN", `A user with the email ${email} exists already.`);
+    }
+    const user = tx.insert(users).values({ email, name, passwordHash, createdAt: now }).returning().all()[0]!;
+    tx.insert(collections)
+      .values({ ...INBOX, userId: user.id, isDefault: true, createdAt: now, updatedAt: now })
+      .run();
+    return user;
+  }, { behavior: "immediate" });
+}
+
+/** findUserByEmail looks a user up by email, ignoring case. */
+export function findUserByEmail(db: Db, email: string): UserRow | undefined {
+  return db.select().from(users).where(sql`lower(${users.email}) = lower(${email.trim()})`).get();
+}
+
+/** findUserById returns the user with that id. */
+export function findUserById(db: Db, id: number): UserRow | undefined {
+  return db.select().from(users).where(eq(users.id, id)).get();
+}
+
+/** setPassword replaces a user's password and ends all of their sessions. */
+export async function setPassword(db: Db, userId: number, password: string): Promise<void> {
+  const rules = new Rules();
+  checkPassword(rules, password);
+  rules.check();
+  const passwordHash = await Bun.password.hash(password);
+  db.transaction((tx) => {
+    tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).run();
+    tx.delete(sessions).where(eq(sessions.userId, userId)).run();
+  }, { behavior: "immediate" });
+}
+
+/** countUsers tells how many users exist (none: the server is in first-run setup). */
+export function countUsers(db: Db): number {
+  return db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
+}
