@@ -1,0 +1,131 @@
+import { createApp, type App } from "../src/app";
+import { createToken } from "../src/auth/tokens";
+import { loadConfig, type Config } from "../src/config";
+import { openDatabase, type Db } from "../src/db/client";
+import type { UserRow } from "../src/db/schema";
+import { createUser as createUserRecord } from "../src/users/service";
+
+export const START = Date.parse("2026-11-22T05:52:24.123Z");
+
+export interface TestEnv {
+  app: App;
+  db: Db;
+  config: Config;
+  /** Every call to the app's clock returns this and then advances it by 1 ms. */
+  clock: { now: number };
+  /** SQL statements drizzle ran since the last `queries.length = 0`. */
+  queries: string[];
+}
+
+/** makeEnv builds an app around a fresh in-memory database with the real migrations. */
+export function makeEnv(env: Record<string, string> = {}): TestEnv {
+  const queries: string[] = [];
+  const db = openDatabase(":memory:", { logger: { logQuery: (query) => void queries.push(query) } });
+  const config = loadConfig({}, env);
+  const clock = { now: START };
+  const app = createApp({ db, config, clock: () => clock.now++ });
+  return { app, db, config, clock, queries };
+}
+
+export interface TestUser {
+  user: UserRow;
+  token: string;
+  password: string;
+}
+
+let userCounter = 0;
+
+/** createUser makes a user (with Inbox) and an API token for them. */
+export async function createUser(env: TestEnv, overrides: { email?: string; name?: string; password?: string } = {}): Promise<TestUser> {
+  userCounter++;
+  const password = overrides.password ?? "correct horse battery";
+  const user = await createUserRecord(env.db, {
+    email: overrides.email ?? `user${userCounter}@example.test`,
+    name: overrides.name ?? `User ${userCounter}`,
+    password,
+  }, env.clock.now++);
+  const { token } = createToken(env.db, user.id, "test", env.clock.now++);
+  return { user, token, password };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  /** A value is sent as JSON with `Content-Type: application/json`; a string is sent as is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** request sends one request through `app.handle` and decodes a JSON answer. */
+export async function request(env: TestEnv, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  const headers = new Headers(options.headers);
+  if (options.token !== undefined && !headers.has("authorization")) headers.set("authorization", `Bearer ${options.token}`);
+  let body: string | undefined;
+  if (typeof options.body === "string") body = options.body;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    if (!headers.has("content-type")) headers.set("content-type", "application/json");
+  }
+  const response = await env.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+export const get = (env: TestEnv, path: string, options?: RequestOptions) => request(env, "GET", path, options);
+export const post = (env: TestEnv, path: string, options?: RequestOptions) => request(env, "POST", path, options);
+export const put = (env: TestEnv, path: string, options?: RequestOptions) => request(env, "PUT", path, options);
+export const del = (env: TestEnv, path: string, options?: RequestOptions) => request(env, "DELETE", path, options);
+
+/** createLink posts a link through the API and returns its JSON. */
+export async function createLink(env: TestEnv, as: TestUser, fields: Record<string, unknown> = {}) {
+  const response = await post(env, "/api/v1/links", {
+    token: as.token,
+    body: { name: "Example", url: "https://example.com/", favorite: false, ...fields },
+  });
+  if (response.status !== 201) throw new Error(`createLink: ${response.status} ${response.text}`);
+  return response.body.link;
+}
+
+/** createCollection posts a collection through the API and returns its JSON. */
+export async function createCollection(env: TestEnv, as: TestUser, fields: Record<string, unknown> = {}) {
+  const response = await post(env, "/api/v1/collections", {
+    token: as.token,
+    body: { name: "Reading", visibility: "PRIVATE", ...fields },
+  });
+  if (response.status !== 201) throw new Error(`createCollection: ${response.status} ${response.text}`);
+  return response.body.collection;
+}
+
+/** inboxOf returns the id of a user's Inbox. */
+export async function inboxOf(env: TestEnv, as: TestUser): Promise<number> {
+  const response = await get(env, "/api/v1/collections", { token: as.token });
+  return response.body.collections.find((c: { isDefault: boolean }) => c.isDefault).id;
+}
+
+const SNAPSHOT_TABLES = ["users", "collections", "links", "link_collections", "sessions"] as const;
+
+/**
+ * snapshot captures every row a request could change (tokens without their lastUsedAt,
+ * which a valid token's use may refresh), to prove that a refused request changed nothing.
+ */
+export function snapshot(env: TestEnv): string {
+  const client = env.db.$client;
+  const tables = Object.fromEntries(SNAPSHOT_TABLES.map((table) => [table, client.query(`SELECT * FROM ${table} ORDER BY rowid`).all()]));
+  const tokens = client.query("SELECT id, user_id, name, token_hash, created_at FROM api_tokens ORDER BY id").all();
+  return JSON.stringify({ ...tables, tokens });
+}
+
+/** A string of `n` code points (a non-BMP character counts once, as in the contract). */
+export const chars = (n: number, char = "a") => char.repeat(n);
