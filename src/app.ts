@@ -1,10 +1,12 @@
 import { Elysia } from "elysia";
 import { bearerAuth } from "./auth/bearer";
+import { authPages } from "./auth/routes";
 import { jsonBody } from "./body";
 import { collectionRoutes } from "./collections/routes";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
 import { errorHandler } from "./errors";
+import { extensionRoutes } from "./extension/routes";
 import { linkRoutes } from "./links/routes";
 
 export interface AppDeps {
@@ -12,6 +14,8 @@ export interface AppDeps {
   config: Config;
   /** Milliseconds since the epoch; tests pass a fixed or stepping clock. */
   clock: () => number;
+  /** The one-time code that unlocks `/setup` while no user exists (printed in the log). */
+  setupCode?: string;
 }
 
 export const API_PREFIX = "/api/v1";
@@ -26,7 +30,9 @@ export function createApp(deps: AppDeps) {
   return new Elysia()
     .use(errorHandler)
     .get("/healthz", () => ({ status: "ok" }))
-    .use(api);
+    .use(api)
+    .use(authPages(deps))
+    .use(extensionRoutes(deps));
 }
 
 export type App = ReturnType<typeof createApp>;

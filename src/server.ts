@@ -1,7 +1,9 @@
 import { createApp } from "./app";
 import type { Config } from "./config";
 import { databasePath } from "./config";
+import { newSetupCode } from "./auth/setup";
 import { closeDatabase, openDatabase } from "./db/client";
+import { countUsers } from "./users/service";
 
 /**
  * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
@@ -9,7 +11,8 @@ import { closeDatabase, openDatabase } from "./db/client";
  */
 export async function serve(config: Config, log: (line: string) => void): Promise<number> {
   const db = openDatabase(databasePath(config.dataDir));
-  const app = createApp({ db, config, clock: Date.now });
+  const setupCode = countUsers(db) === 0 ? newSetupCode() : undefined;
+  const app = createApp({ db, config, clock: Date.now, setupCode });
   try {
     app.listen({ port: config.port, hostname: config.host, development: false });
   } catch (error) {
@@ -19,6 +22,10 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   }
   const server = app.server!;
   log(`linkshelf listening on http://${config.host}:${server.port} (data in ${config.dataDir})`);
+  if (setupCode) {
+    const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+    log(`linkshelf: no user yet. Create the first one at http://${host}:${server.port}/setup with setup code: ${setupCode}`);
+  }
 
   const signal = await new Promise<string>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));

@@ -1,0 +1,53 @@
+/** A piece of HTML that is already escaped; plain strings interpolated into `html` are escaped. */
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** escapeHtml makes text safe in element content and quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
+}
+
+type Part = string | number | Html | null | undefined | false | Part[];
+
+function render(part: Part): string {
+  if (part === null || part === undefined || part === false) return "";
+  if (Array.isArray(part)) return part.map(render).join("");
+  if (part instanceof Html) return part.value;
+  return escapeHtml(String(part));
+}
+
+/** html is a tagged template that escapes every interpolated value unless it is Html. */
+export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
+  let out = strings[0]!;
+  parts.forEach((part, i) => {
+    out += render(part) + strings[i + 1]!;
+  });
+  return new Html(out);
+}
+
+export interface PageOptions {
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+/** htmlResponse sends a page; pages are never cached and may not be framed. */
+export function htmlResponse(body: Html, options: PageOptions = {}): Response {
+  return new Response(body.value, {
+    status: options.status ?? 200,
+    headers: {
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      "X-Frame-Options": "DENY",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "Referrer-Policy": "same-origin",
+      ...options.headers,
+    },
+  });
+}
