@@ -1,12 +1,13 @@
 /**
  * Builds dist/linkshelf: one executable with the migrations inlined (see
  * src/db/migrations.macro.ts), minified and with bytecode for a faster start.
- * `bun build.ts [outfile]`.
+ * `bun build.ts [outfile] [entry]` (the benchmarks compile their baselines the same way).
  */
 const outfile = process.argv[2] ?? "dist/linkshelf";
+const entry = process.argv[3] ?? new URL("./src/main.ts", import.meta.url).pathname;
 
 const result = await Bun.build({
-  entrypoints: [new URL("./src/main.ts", import.meta.url).pathname],
+  entrypoints: [entry],
   compile: { outfile },
   target: "bun",
   format: "esm",

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { bearerAuth } from "./auth/bearer";
+import { guards } from "./auth/requester";
 import { authPages } from "./auth/routes";
 import { jsonBody } from "./body";
 import { collectionRoutes } from "./collections/routes";
@@ -8,6 +8,7 @@ import type { Db } from "./db/client";
 import { errorHandler } from "./errors";
 import { extensionRoutes } from "./extension/routes";
 import { linkRoutes } from "./links/routes";
+import { redirectRoutes } from "./redirect/routes";
 
 export interface AppDeps {
   db: Db;
@@ -22,15 +23,16 @@ export const API_PREFIX = "/api/v1";
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
 export function createApp(deps: AppDeps) {
-  const auth = bearerAuth(deps.db, deps.clock, `${API_PREFIX}/`);
+  const guard = guards(deps);
   const api = new Elysia({ prefix: API_PREFIX })
     .use(jsonBody)
-    .use(linkRoutes(deps, auth))
-    .use(collectionRoutes(deps, auth));
+    .use(linkRoutes(deps, guard))
+    .use(collectionRoutes(deps, guard));
   return new Elysia()
     .use(errorHandler)
     .get("/healthz", () => ({ status: "ok" }))
     .use(api)
+    .use(redirectRoutes(deps, guard))
     .use(authPages(deps))
     .use(extensionRoutes(deps));
 }

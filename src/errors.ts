@@ -1,4 +1,6 @@
 import { Elysia, ValidationError as ElysiaValidationError } from "elysia";
+import { messagePage } from "./pages/layout";
+import { htmlResponse } from "./pages/html";
 
 export interface FieldError {
   /** JSON pointer into the request body, e.g. `/name`. */
@@ -20,7 +22,7 @@ export class AppError extends Error {
 }
 
 export class NotFound extends AppError {
-  constructor(message = "Not found.") {
+  constructor(message = "There is nothing here.") {
     super(404, "NOT_FOUND", message);
   }
 }
@@ -90,7 +92,29 @@ export function toAppError(code: string | number, error: unknown): AppError {
   return new AppError(500, "INTERNAL", "Something went wrong on the server.");
 }
 
+/**
+ * prefersHtml: a browser (Accept naming text/html) on a browser-facing path gets an HTML error
+ * page; the API and the favicon proxy always answer JSON.
+ */
+function prefersHtml(request: Request): boolean {
+  const path = new URL(request.url).pathname;
+  if (path.startsWith("/api/") || path === "/favicon") return false;
+  return request.headers.get("accept")?.includes("text/html") ?? false;
+}
+
+function errorPage(error: AppError): Response {
+  const titles: Record<number, string> = { 404: "Not found", 429: "Too many requests" };
+  const title = titles[error.status] ?? "Something went wrong";
+  return htmlResponse(messagePage(title, error.message), { status: error.status, headers: error.headers });
+}
+
 /** The one place where errors become responses; registered before every route. */
-export const errorHandler = new Elysia({ name: "linkshelf/errors" }).onError({ as: "global" }, ({ code, error }) =>
-  errorResponse(toAppError(code, error)),
-);
+export const errorHandler = new Elysia({ name: "linkshelf/errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {
+  const appError = toAppError(code, error);
+  const response = prefersHtml(request) ? errorPage(appError) : errorResponse(appError);
+  // Headers set before the failure (the RateLimit ones) belong on the error too.
+  for (const [name, value] of Object.entries(set.headers)) {
+    if (typeof value === "string" && !response.headers.has(name)) response.headers.set(name, value);
+  }
+  return response;
+});

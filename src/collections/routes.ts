@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
-import { bearerAuth } from "../auth/bearer";
+import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { CollectionBody } from "./model";
 import { listCollections } from "./queries";
 import { createCollection, deleteCollection, updateCollection } from "./service";
 
 /** collectionRoutes: `/api/v1/collections`. */
-export function collectionRoutes({ db, clock }: AppDeps, auth: ReturnType<typeof bearerAuth>) {
+export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
   return new Elysia({ prefix: "/collections" })
-    .use(auth)
+    .use(apiUser)
     .get("/", ({ user }) => ({ collections: listCollections(db, user) }))
     .post("/", ({ user, body, status }) =>
       status(201, { message: "Collection created.", collection: createCollection(db, user, body, clock()) }),

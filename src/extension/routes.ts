@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import { resolveUser } from "../auth/identity";
 import { createToken } from "../auth/tokens";
-import { messagePage } from "../pages/auth";
+import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { callbackLocation, checkRedirectUri } from "./redirect-uri";
 

@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
-import { bearerAuth } from "../auth/bearer";
+import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { CreateLinkBody, UpdateLinkBody } from "./model";
 import { listFavorites } from "./queries";
 import { createLink, deleteLink, updateLink } from "./service";
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ db, clock }: AppDeps, auth: ReturnType<typeof bearerAuth>) {
+export function linkRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
   return new Elysia({ prefix: "/links" })
-    .use(auth)
+    .use(apiUser)
     .get("/favorites", ({ user }) => listFavorites(db, user.id))
     .post("/", ({ user, body, status }) =>
       status(201, { message: "Link created.", link: createLink(db, user.id, body, clock()) }),

@@ -35,11 +35,3 @@ ${errorBox(options.error)}
 <button type="submit">Create account</button>
 </form>`);
 }
-
-/** messagePage: a title and one sentence, for refusals and simple outcomes. */
-export function messagePage(title: string, message: string, detail?: Html): Html {
-  return layout(title, html`
-<h1>${title}</h1>
-<p>${message}</p>
-${detail}`);
-}

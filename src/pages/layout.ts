@@ -48,3 +48,11 @@ ${content}
 export function errorBox(message: string | undefined): Html | undefined {
   return message === undefined ? undefined : html`<p class="error" role="alert">${message}</p>`;
 }
+
+/** messagePage: a title and one sentence, for refusals and simple outcomes. */
+export function messagePage(title: string, message: string, detail?: Html): Html {
+  return layout(title, html`
+<h1>${title}</h1>
+<p>${message}</p>
+${detail}`);
+}

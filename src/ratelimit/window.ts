@@ -7,7 +7,7 @@ export interface WindowState {
 
 /**
  * FixedWindowCounter counts hits per key in fixed windows, in memory, with a hard cap on
- * the number of keys: expired windows are swept when the cap is reached, and if every key is
+ * the number of keys: expired windows are swept as new ones start, and when every key is
  * still live the oldest window is dropped, so a flood of distinct keys cannot grow it.
  */
 export class FixedWindowCounter {
@@ -33,17 +33,23 @@ export class FixedWindowCounter {
       return live;
     }
     this.windows.delete(key);
-    if (this.windows.size >= this.maxKeys) this.makeRoom(now);
+    this.dropExpired(now);
+    // Every key is live: drop the oldest window, so a flood of new keys cannot grow the map.
+    if (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value!);
     const window = { count: 1, resetAt: now + this.windowMs };
     this.windows.set(key, window);
     return window;
   }
 
-  private makeRoom(now: number): void {
+  /**
+   * A window is (re)inserted when it starts and all windows are equally long, so the map is
+   * ordered by `resetAt`: expired windows are always at the front, and sweeping stops at the
+   * first live one. Amortized O(1) per hit.
+   */
+  private dropExpired(now: number): void {
     for (const [key, window] of this.windows) {
-      if (window.resetAt <= now) this.windows.delete(key);
+      if (window.resetAt > now) return;
+      this.windows.delete(key);
     }
-    // Windows are inserted in time order, so the first key is the oldest.
-    while (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value!);
   }
 }

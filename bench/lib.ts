@@ -1,0 +1,81 @@
+import autocannon from "autocannon";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+export const ROOT = join(import.meta.dir, "..");
+
+/** compile builds an entry point into a single executable exactly as build.ts builds linkshelf. */
+export async function compile(entry: string, outfile: string): Promise<string> {
+  const result = Bun.spawnSync([process.execPath, join(ROOT, "build.ts"), outfile, entry], { cwd: ROOT, stderr: "inherit" });
+  if (result.exitCode !== 0) throw new Error(`building ${entry} failed`);
+  return outfile;
+}
+
+export const tempDir = (name: string) => mkdtempSync(join(tmpdir(), `linkshelf-bench-${name}-`));
+
+export interface Started {
+  process: Subprocess<"pipe", "pipe", "pipe">;
+  base: string;
+}
+
+/** start runs an executable that logs `listening on http://127.0.0.1:<port>` and waits for that line. */
+export async function start(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Started> {
+  const child = Bun.spawn(command, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const decoder = new TextDecoder();
+  let seen = "";
+  for await (const chunk of child.stderr) {
+    seen += decoder.decode(chunk);
+    const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+    if (match) return { process: child, base: match[1]! };
+  }
+  throw new Error(`${command.join(" ")} exited before listening:\n${seen}`);
+}
+
+/** stop sends SIGTERM and waits for the exit. */
+export async function stop(started: Started): Promise<number> {
+  started.process.kill("SIGTERM");
+  return started.process.exited;
+}
+
+export interface Load {
+  requestsPerSecond: number;
+  /** Responses by status code. */
+  statuses: Record<string, number>;
+  errors: number;
+}
+
+/**
+ * load sends exactly `amount` requests to a URL with autocannon over `connections` keep-alive
+ * connections, and waits for every answer, so what was served can be compared with what was
+ * stored. Requests per second are timed from the first answer to the last (autocannon's own
+ * duration is counted in whole seconds in this mode).
+ */
+export async function load(url: string, amount: number, connections = 32): Promise<Load> {
+  let first = 0;
+  let last = 0;
+  let answers = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ url, connections, amount }, (error, done) => (error ? reject(error) : resolve(done)));
+    instance.on("response", () => {
+      last = performance.now();
+      if (answers++ === 0) first = last;
+    });
+  });
+  const statuses: Record<string, number> = {};
+  for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = (stats as { count: number }).count;
+  return { requestsPerSecond: ((answers - 1) * 1000) / (last - first), statuses, errors: result.errors + result.timeouts };
+}
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};

@@ -1,0 +1,51 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import type { Guards } from "../auth/requester";
+import type { UserRow } from "../db/schema";
+import { NotFound } from "../errors";
+import { parseId } from "../ids";
+import { ClickRecorder } from "./clicks";
+
+interface RedirectTarget {
+  url: string;
+  userId: number;
+  isPublic: number;
+}
+
+/**
+ * redirectRoutes: `GET /l/:id` answers 302 to the link's URL and counts a click (committed
+ * before the answer leaves); `HEAD` answers the same and counts nothing. A link is visible
+ * when one of its collections is PUBLIC or the requester owns it; otherwise, and for unknown
+ * or malformed ids, 404, so existence never leaks.
+ */
+export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards) {
+  const clicks = new ClickRecorder(db.$client, clock);
+  const target = db.$client.prepare<RedirectTarget, [number]>(`
+    SELECT url, user_id AS userId,
+      EXISTS (SELECT 1 FROM link_collections lc JOIN collections c ON c.id = lc.collection_id
+              WHERE lc.link_id = links.id AND c.visibility = 'PUBLIC') AS isPublic
+    FROM links WHERE id = ?1`);
+
+  const visibleTarget = (rawId: string, user: UserRow | null) => {
+    const id = parseId(rawId);
+    const link = target.all(id)[0];
+    if (!link || !(link.isPublic || link.userId === user?.id)) throw new NotFound();
+    return { id, location: new URL(link.url).href };
+  };
+  /** The answer is written into `set` (not a new Response) so Elysia need not merge the RateLimit headers into one. */
+  const found = (set: { status?: number | string; headers: Record<string, string | number> }, location: string) => {
+    set.status = 302;
+    set.headers.location = location;
+    set.headers["cache-control"] = "no-store";
+    return null;
+  };
+
+  return new Elysia()
+    .use(requester)
+    .get("/l/:id", async ({ params, requester, set }) => {
+      const { id, location } = visibleTarget(params.id, requester);
+      await clicks.record(id);
+      return found(set, location);
+    })
+    .head("/l/:id", ({ params, requester, set }) => found(set, visibleTarget(params.id, requester).location));
+}
