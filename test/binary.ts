@@ -1,0 +1,225 @@
+/**
+ * Helpers for test/cli.binary.test.ts: build the real executable once, run its commands,
+ * start it as a server and follow its log. Everything waits on output, never on the clock,
+ * except for bounded deadlines that turn a hang into a failure with the log attached.
+ */
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+
+export const REPO_ROOT = join(import.meta.dir, "..");
+/** How long any single wait may take before the test fails instead of hanging. */
+const DEADLINE_MS = 15_000;
+
+/** buildBinary compiles the executable with build.ts into `outfile`; throws with bun's output when it fails. */
+export function buildBinary(outfile: string): string {
+  const result = Bun.spawnSync([process.execPath, "build.ts", outfile], { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode !== 0) {
+    throw new Error(`build.ts failed (${result.exitCode}):\n${result.stdout.toString()}\n${result.stderr.toString()}`);
+  }
+  return outfile;
+}
+
+/** cleanEnv is the test's environment without any LINKSHELF_* setting, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith("LINKSHELF_") && value !== undefined) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd: string;
+  /** Text piped to stdin (a password); stdin is empty otherwise, never a terminal. */
+  stdin?: string;
+  env?: Record<string, string>;
+}
+
+/** runBinary runs one command to completion; a command still running at the deadline is killed and fails the test. */
+export async function runBinary(binary: string, args: string[], options: RunOptions): Promise<RunResult> {
+  const proc = Bun.spawn([binary, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? cleanEnv(),
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    proc.kill("SIGKILL");
+  }, DEADLINE_MS);
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  clearTimeout(timer);
+  if (timedOut) throw new Error(`linkshelf ${args.join(" ")} did not finish in ${DEADLINE_MS} ms; stderr:\n${stderr}`);
+  return { exitCode, stdout, stderr };
+}
+
+/** Collects a stream's text as it arrives and lets callers wait for a pattern in it. */
+export class OutputWatcher {
+  text = "";
+  ended = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    void this.pump(stream);
+  }
+
+  private async pump(stream: ReadableStream<Uint8Array>) {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      this.text += decoder.decode(chunk, { stream: true });
+      this.notify();
+    }
+    this.ended = true;
+    this.notify();
+  }
+
+  private notify() {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  /** waitFor resolves with the first match of `pattern`; rejects when the stream ends without it or at the deadline. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${DEADLINE_MS} ms; output so far:\n${this.text}`)), DEADLINE_MS);
+      const check = () => {
+        const match = pattern.exec(this.text);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match);
+        } else if (this.ended) {
+          clearTimeout(timer);
+          reject(new Error(`output ended without ${pattern}:\n${this.text}`));
+        } else {
+          this.waiters.push(check);
+        }
+      };
+      check();
+    });
+  }
+}
+
+export interface RunningServer {
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  port: number;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  log: OutputWatcher;
+  /** stop sends SIGTERM (unless the process has exited) and resolves with the exit code. */
+  stop(): Promise<number>;
+}
+
+const LISTENING = /linkshelf listening on http:\/\/127\.0\.0\.1:(\d+)/;
+
+/** startServer runs `linkshelf serve` on a free loopback port and resolves once it says where it listens. */
+export async function startServer(binary: string, options: { cwd: string; dataDir: string; env?: Record<string, string> }): Promise<RunningServer> {
+  const proc = Bun.spawn([binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", options.dataDir], {
+    cwd: options.cwd,
+    env: options.env ?? cleanEnv(),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const log = new OutputWatcher(proc.stderr);
+  // stdout is drained so a chatty server can never block on a full pipe.
+  void new Response(proc.stdout).text();
+  let match: RegExpExecArray;
+  try {
+    match = await log.waitFor(LISTENING);
+  } catch (error) {
+    proc.kill("SIGKILL");
+    throw error;
+  }
+  const port = Number(match[1]);
+  return {
+    proc,
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    log,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), DEADLINE_MS);
+      const code = await proc.exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** queryFile runs one read on a database file with its own short-lived connection. */
+export function queryFile<T = Record<string, unknown>>(path: string, sql: string, params: (string | number | null)[] = []): T[] {
+  const db = new Database(path, { strict: true });
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    return db.query(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+/** writeFile runs one write on a database file with its own short-lived connection. */
+export function writeFile(path: string, sql: string, params: (string | number | null)[] = []): void {
+  const db = new Database(path, { strict: true });
+  try {
+    db.run("PRAGMA busy_timeout = 5000");
+    db.run(sql, params);
+  } finally {
+    db.close();
+  }
+}
+
+/** A raw HTTP/1.1 connection, for requests whose bytes the test sends in steps. */
+export interface RawConnection {
+  write(text: string): void;
+  /** Everything the server sent so far, watched like a log. */
+  received: { waitFor(pattern: RegExp): Promise<RegExpExecArray>; text: string };
+  close(): void;
+}
+
+/** connectRaw opens a TCP connection to 127.0.0.1:port. */
+export async function connectRaw(port: number): Promise<RawConnection> {
+  let push: (chunk: Uint8Array) => void = () => {};
+  let end: () => void = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      push = (chunk) => open && controller.enqueue(chunk);
+      end = () => {
+        if (open) controller.close();
+        open = false;
+      };
+    },
+  });
+  const received = new OutputWatcher(stream);
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_socket, data) {
+        push(new Uint8Array(data));
+      },
+      close() {
+        end();
+      },
+      error() {
+        end();
+      },
+    },
+  });
+  return {
+    write: (text) => void socket.write(text),
+    received,
+    close: () => socket.end(),
+  };
+}

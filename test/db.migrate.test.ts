@@ -1,0 +1,168 @@
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, it } from "bun:test";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../src/db/client";
+import { applyMigrations, embeddedMigrations } from "../src/db/migrate";
+import { findUserByEmail } from "../src/users/service";
+import { REPO_ROOT } from "./binary";
+
+const FOLDER = join(REPO_ROOT, "drizzle");
+const journal = JSON.parse(readFileSync(join(FOLDER, "meta", "_journal.json"), "utf8")) as {
+  entries: { idx: number; when: number; tag: string }[];
+};
+
+const tableNames = (sqlite: Database) =>
+  sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((t) => t.name);
+const recorded = (sqlite: Database) =>
+  sqlite.query<{ hash: string; created_at: number }, []>("SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at").all();
+const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
+
+/** seedRelease0 stores a user with an Inbox, a second collection and a link in both, using only the first release's schema. */
+function seedRelease0(sqlite: Database): void {
+  sqlite.run("INSERT INTO users (id, email, name, password_hash, created_at) VALUES (1, 'old@example.test', 'Old', 'hash', 1000)");
+  sqlite.run(
+    "INSERT INTO collections (id, user_id, name, visibility, icon, is_default, created_at, updated_at) VALUES " +
+      "(1, 1, 'Inbox', 'PRIVATE', '📥', 1, 1000, 1000), (2, 1, 'Reading', 'PUBLIC', '📚', 0, 1001, 1001)",
+  );
+  sqlite.run(
+    "INSERT INTO links (id, user_id, name, description, url, favorite, clicks, created_at, updated_at) " +
+      "VALUES (1, 1, 'Example', 'kept', 'https://example.com/', 1, 7, 1002, 1002)",
+  );
+  sqlite.run("INSERT INTO link_collections (link_id, collection_id) VALUES (1, 1), (1, 2)");
+  sqlite.run("INSERT INTO api_tokens (id, user_id, name, token_hash, created_at) VALUES (1, 1, 'CLI', 'abc', 1003)");
+}
+
+const DATA_TABLES = ["users", "collections", "links", "link_collections", "api_tokens"];
+const dump = (sqlite: Database) => Object.fromEntries(DATA_TABLES.map((table) => [table, sqlite.query(`SELECT * FROM ${table} ORDER BY rowid`).all()]));
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "linkshelf-migrate-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("embedded migrations", () => {
+  it("embed every journal entry of drizzle/ with its SQL, in journal order", () => {
+    const entries = [...journal.entries].sort((a, b) => a.idx - b.idx);
+    expect(entries.length).toBeGreaterThan(0);
+    expect(embeddedMigrations.map((m) => m.tag)).toEqual(entries.map((e) => e.tag));
+    for (const [i, entry] of entries.entries()) {
+      expect(embeddedMigrations[i]!.when).toBe(entry.when);
+      expect(embeddedMigrations[i]!.sql).toBe(readFileSync(join(FOLDER, `${entry.tag}.sql`), "utf8"));
+    }
+  });
+
+  it("are in increasing time order, so each one runs after the ones before it", () => {
+    const whens = embeddedMigrations.map((m) => m.when);
+    expect(whens).toEqual([...whens].sort((a, b) => a - b));
+    expect(new Set(whens).size).toBe(whens.length);
+  });
+});
+
+describe("applyMigrations", () => {
+  it("upgrades a database of the first release to the latest and keeps its data", () => {
+    const sqlite = new Database(":memory:", { strict: true });
+    sqlite.run("PRAGMA foreign_keys = ON");
+    expect(applyMigrations(sqlite, embeddedMigrations.slice(0, 1))).toEqual([embeddedMigrations[0]!.tag]);
+    expect(tableNames(sqlite)).not.toContain("sessions");
+    seedRelease0(sqlite);
+    const before = dump(sqlite);
+
+    expect(applyMigrations(sqlite)).toEqual(embeddedMigrations.slice(1).map((m) => m.tag));
+    expect(dump(sqlite)).toEqual(before);
+    expect(tableNames(sqlite)).toContain("sessions");
+    sqlite.run("INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ('s', 1, 1, 2)");
+    expect(recorded(sqlite)).toEqual(embeddedMigrations.map((m) => ({ hash: sha256(m.sql), created_at: m.when })));
+  });
+
+  it("applies nothing the second time", () => {
+    const sqlite = new Database(":memory:", { strict: true });
+    expect(applyMigrations(sqlite)).toEqual(embeddedMigrations.map((m) => m.tag));
+    const schema = sqlite.query("SELECT sql FROM sqlite_master ORDER BY name").all();
+    expect(applyMigrations(sqlite)).toEqual([]);
+    expect(recorded(sqlite)).toHaveLength(embeddedMigrations.length);
+    expect(sqlite.query("SELECT sql FROM sqlite_master ORDER BY name").all()).toEqual(schema);
+  });
+
+  it("rolls a failing migration back entirely and records nothing", () => {
+    const sqlite = new Database(":memory:", { strict: true });
+    const broken = [{ tag: "0000_broken", when: 1, sql: "CREATE TABLE first_table (x integer);\n--> statement-breakpoint\nTHIS IS NOT SQL;" }];
+    expect(() => applyMigrations(sqlite, broken)).toThrow();
+    expect(tableNames(sqlite)).not.toContain("first_table");
+    expect(recorded(sqlite)).toEqual([]);
+  });
+
+  it("rolls back the earlier migrations of the same run when a later one fails", () => {
+    const sqlite = new Database(":memory:", { strict: true });
+    const broken = [
+      { tag: "0000_fine", when: 1, sql: "CREATE TABLE fine_table (x integer);" },
+      { tag: "0001_broken", when: 2, sql: "CREATE TABLE second_table (x integer);\n--> statement-breakpoint\nNOT SQL AT ALL;" },
+    ];
+    expect(() => applyMigrations(sqlite, broken)).toThrow();
+    expect(tableNames(sqlite)).not.toContain("fine_table");
+    expect(tableNames(sqlite)).not.toContain("second_table");
+    expect(recorded(sqlite)).toEqual([]);
+    expect(applyMigrations(sqlite)).toEqual(embeddedMigrations.map((m) => m.tag));
+  });
+
+  it("agrees with drizzle's own migrator on what has run, in both directions", () => {
+    const byDrizzle = new Database(":memory:", { strict: true });
+    migrate(drizzle({ client: byDrizzle }), { migrationsFolder: FOLDER });
+    expect(applyMigrations(byDrizzle)).toEqual([]);
+    expect(recorded(byDrizzle)).toEqual(embeddedMigrations.map((m) => ({ hash: sha256(m.sql), created_at: m.when })));
+
+    const byLinkshelf = new Database(":memory:", { strict: true });
+    applyMigrations(byLinkshelf);
+    // drizzle would fail with "table already exists" if it thought anything was pending.
+    migrate(drizzle({ client: byLinkshelf }), { migrationsFolder: FOLDER });
+    expect(recorded(byLinkshelf)).toEqual(recorded(byDrizzle));
+  });
+});
+
+describe("openDatabase", () => {
+  it("sets WAL mode, foreign keys and a busy timeout on a file database", () => {
+    const db = openDatabase(join(dir, "linkshelf.db"));
+    try {
+      expect(db.$client.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+      expect(db.$client.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+      expect(db.$client.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
+      expect(() =>
+        db.$client.run("INSERT INTO collections (user_id, name, visibility, icon, created_at, updated_at) VALUES (999, 'x', 'PRIVATE', '📁', 1, 1)"),
+      ).toThrow(/FOREIGN KEY/);
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  it("reports journal_mode memory for :memory: and still enforces foreign keys", () => {
+    const db = openDatabase(":memory:");
+    expect(db.$client.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "memory" });
+    expect(db.$client.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+    db.$client.close();
+  });
+
+  it("opens a file of the first release and upgrades it in place", () => {
+    const path = join(dir, "linkshelf.db");
+    const old = new Database(path, { create: true, strict: true });
+    applyMigrations(old, embeddedMigrations.slice(0, 1));
+    seedRelease0(old);
+    const before = dump(old);
+    old.close();
+
+    const db = openDatabase(path);
+    try {
+      expect(dump(db.$client)).toEqual(before);
+      expect(tableNames(db.$client)).toContain("sessions");
+      expect(recorded(db.$client)).toHaveLength(embeddedMigrations.length);
+      expect(findUserByEmail(db, "OLD@example.test")?.id).toBe(1);
+    } finally {
+      db.$client.close();
+    }
+  });
+});
