@@ -34,7 +34,10 @@ export function safeNext(next: unknown, own: string | null): string {
   if (typeof next !== "string" || !next.startsWith("/") || own === null) return "/";
   const resolved = URL.parse(next, own);
   if (resolved === null || resolved.origin !== own) return "/";
-  return resolved.pathname + resolved.search + resolved.hash;
+  const path = resolved.pathname + resolved.search + resolved.hash;
+  // Dot segments can leave a path such as `//evil.test` (from `/.//evil.test`), which a
+  // browser reads as another host: the path returned must itself stay on this origin.
+  return URL.parse(path, own)?.href === resolved.href ? path : "/";
 }
 
 /**

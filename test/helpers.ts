@@ -17,13 +17,20 @@ export interface TestEnv {
   queries: string[];
 }
 
+export interface EnvOptions {
+  /** A database file (a restart is a second env on the same file); default a fresh `:memory:`. */
+  path?: string;
+  /** The one-time code of a first start, which unlocks `/setup`. */
+  setupCode?: string;
+}
+
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
-export function makeEnv(env: Record<string, string> = {}): TestEnv {
+export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = {}): TestEnv {
   const queries: string[] = [];
-  const db = openDatabase(":memory:", { logger: { logQuery: (query) => void queries.push(query) } });
+  const db = openDatabase(options.path ?? ":memory:", { logger: { logQuery: (query) => void queries.push(query) } });
   const config = loadConfig({}, env);
   const clock = { now: START };
-  const app = createApp({ db, config, clock: () => clock.now++ });
+  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode });
   return { app, db, config, clock, queries };
 }
 

@@ -2,8 +2,8 @@ import type { Db } from "../db/client";
 import type { UserRow } from "../db/schema";
 import { findTokenUser } from "./tokens";
 
-/** `Bearer <token>`, the scheme in any case. */
-const BEARER = /^bearer +(\S+) *$/i;
+/** `Bearer <token>` with one space, the scheme in any case; any other shape is no credential. */
+const BEARER = /^bearer (\S+)$/i;
 
 /** userFromAuthorization resolves an `Authorization` header to the token's user. */
 export function userFromAuthorization(db: Db, header: string | null, now: number): UserRow | undefined {

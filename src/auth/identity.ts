@@ -11,12 +11,13 @@ export function sessionIdOf(request: Request): string | undefined {
 
 /**
  * resolveUser is the one place a request's user is decided outside `/api/v1`: a valid bearer
- * token, else a valid session cookie. A request that sends a token that is not valid has no
- * user (it does not fall back to the cookie).
+ * token, else a valid session cookie. A request that sends a bearer token that is not valid
+ * has no user (it does not fall back to the cookie). Another scheme (a proxy's Basic
+ * credentials, say) is not a token, so the cookie decides.
  */
 export function resolveUser(db: Db, request: Request, now: number): UserRow | undefined {
   const authorization = request.headers.get("authorization");
-  if (authorization !== null) return userFromAuthorization(db, authorization, now);
+  if (authorization !== null && /^bearer\b/i.test(authorization)) return userFromAuthorization(db, authorization, now);
   const sessionId = sessionIdOf(request);
   return sessionId === undefined ? undefined : findSessionUser(db, sessionId, now);
 }

@@ -107,7 +107,7 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
         return htmlResponse(setupPage({ ...input, error: "The setup code is not right. It is printed in the server's log." }), { status: 401 });
       }
       try {
-        const user = await createUser(db, input, now);
+        const user = await createUser(db, input, now, { onlyFirst: true });
         startSession(request, cookie, user.id, now);
         return seeOther("/");
       } catch (error) {

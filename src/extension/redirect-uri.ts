@@ -15,6 +15,7 @@ export type RedirectUriCheck = { ok: true; url: URL } | { ok: false; reason: str
  * host characters, an explicit default port, backslashes) can smuggle a different reading.
  */
 export function checkRedirectUri(raw: unknown): RedirectUriCheck {
+  if (Array.isArray(raw)) return { ok: false, reason: "redirect_uri must be given once." };
   if (typeof raw !== "string" || raw === "") return { ok: false, reason: "redirect_uri is missing." };
   if (NEVER_IN_A_CALLBACK.test(raw)) return { ok: false, reason: "redirect_uri contains characters a callback URL never has." };
   const url = URL.parse(raw);

@@ -10,8 +10,10 @@ export const EXTENSION_TOKEN_NAME = "Browser extension";
 
 /** extensionRoutes: `GET /extension/authorize`, the extension's token handoff. */
 export function extensionRoutes({ db, clock }: AppDeps) {
-  return new Elysia().get("/extension/authorize", ({ request, query }) => {
-    const check = checkRedirectUri(query.redirect_uri);
+  return new Elysia().get("/extension/authorize", ({ request }) => {
+    // Read every value: the parsed query keeps only the last of a repeated parameter.
+    const given = new URL(request.url).searchParams.getAll("redirect_uri");
+    const check = checkRedirectUri(given.length > 1 ? given : given[0]);
     if (!check.ok) {
       return htmlResponse(messagePage("Cannot connect the extension", `${check.reason} No token was created.`), { status: 400 });
     }

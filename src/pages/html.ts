@@ -36,6 +36,13 @@ export interface PageOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * Browsers apply `form-action` to every redirect that follows a form submission: signing in
+ * on the way to `/extension/authorize` ends at the extension's callback host, which must be
+ * allowed or the browser blocks the handoff.
+ */
+const FORM_ACTION = "'self' https://*.chromiumapp.org https://*.extensions.allizom.org";
+
 /** htmlResponse sends a page; pages are never cached and may not be framed. */
 export function htmlResponse(body: Html, options: PageOptions = {}): Response {
   return new Response(body.value, {
@@ -45,7 +52,7 @@ export function htmlResponse(body: Html, options: PageOptions = {}): Response {
       "Cache-Control": "no-store",
       "X-Frame-Options": "DENY",
       "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "Content-Security-Policy": `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action ${FORM_ACTION}; frame-ancestors 'none'; base-uri 'none'`,
       "Referrer-Policy": "same-origin",
       ...options.headers,
     },

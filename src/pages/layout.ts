@@ -36,7 +36,7 @@ export function layout(title: string, content: Html): Html {
 </head>
 <body>
 <main>
-<div class="brand" aria-hidden="true">📚 linkshelf</div>
+<div class="brand" aria-hidden="true">linkshelf</div>
 ${content}
 </main>
 </body>

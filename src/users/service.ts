@@ -20,8 +20,12 @@ export function checkPassword(rules: Rules, password: string): void {
   }
 }
 
-/** createUser creates a user and their Inbox in one transaction. */
-export async function createUser(db: Db, input: NewUser, now: number): Promise<UserRow> {
+/**
+ * createUser creates a user and their Inbox in one transaction. With `onlyFirst` (the
+ * `/setup` page) it refuses once any user exists, checked inside the same transaction so two
+ * simultaneous setups cannot both succeed.
+ */
+export async function createUser(db: Db, input: NewUser, now: number, options: { onlyFirst?: boolean } = {}): Promise<UserRow> {
   const rules = new Rules();
   const email = rules.text("/email", input.email, 3, 254);
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) rules.fail("/email", "Expected an email address");
@@ -30,6 +34,9 @@ export async function createUser(db: Db, input: NewUser, now: number): Promise<U
   rules.check();
   const passwordHash = await Bun.password.hash(input.password);
   return db.transaction((tx) => {
+    if (options.onlyFirst && tx.select({ id: users.id }).from(users).limit(1).get()) {
+      throw new Conflict("SETUP_DONE", "linkshelf is set up already: sign in instead.");
+    }
     if (tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${email})`).get()) {
       throw new Conflict("EMAIL_TAKEN", `A user with the email ${email} exists already.`);
     }

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { createUser } from "../src/users/service";
+import { answerExtensionCallbacks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+
+const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
+const CALLBACK = `https://${EXTENSION_ID}.chromiumapp.org/cb`;
+const EMAIL = "owner@example.test";
+const PASSWORD = "correct horse battery";
+const TIMEOUT_MS = 60_000;
+
+let server: LiveServer | undefined;
+let browser: Promise<Browser> | undefined;
+
+beforeAll(async () => {
+  server = startServer();
+  await createUser(server.db, { email: EMAIL, name: "Owner", password: PASSWORD }, Date.now());
+  // Launched once; a launch failure (no Chromium) surfaces in each test that awaits it.
+  browser = launchChromium();
+  browser.catch(() => undefined);
+});
+
+afterAll(async () => {
+  await (await browser?.catch(() => undefined))?.close();
+  await server?.stop();
+});
+
+describe("in Chromium", () => {
+  it("signs in from the extension handoff and hands over a working token", async () => {
+    const { origin } = server!;
+    const context = await (await browser!).newContext();
+    try {
+      const page = await context.newPage();
+      // Not keepLocal here: Playwright's own routing would swallow the redirect hop. The page
+      // loads nothing but the test server (CSP default-src 'none') and the callback.
+      const callbacks = await answerExtensionCallbacks(page);
+      const handoffs: string[] = [];
+      page.on("response", (response) => {
+        if (new URL(response.url()).pathname === "/extension/authorize" && response.status() === 302) {
+          handoffs.push(response.headers()["location"]!);
+        }
+      });
+
+      const authorize = `${origin}/extension/authorize?redirect_uri=${encodeURIComponent(CALLBACK)}`;
+      await page.goto(authorize);
+      expect(new URL(page.url()).pathname).toBe("/login");
+      expect(new URL(page.url()).searchParams.get("next")).toBe(authorize.slice(origin.length));
+      expect(await page.title()).toContain("Sign in");
+
+      await page.getByLabel("Email").fill(EMAIL);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await Promise.all([
+        page.waitForURL((url) => url.hostname.endsWith(".chromiumapp.org")),
+        page.getByRole("button", { name: "Sign in" }).click(),
+      ]);
+
+      expect(handoffs).toHaveLength(1);
+      const location = handoffs[0]!;
+      expect(location).toStartWith(`${CALLBACK}#token=`);
+      expect(page.url()).toBe(location);
+      // The fragment stays in the browser: the callback request itself carries no token.
+      expect(callbacks).toEqual([CALLBACK]);
+      expect(await page.textContent("p")).toBe("extension callback");
+      const token = decodeURIComponent(new URL(page.url()).hash.slice("#token=".length));
+      expect(token).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+
+      const response = await fetch(`${origin}/api/v1/collections`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { collections: { name: string; isDefault: boolean }[] };
+      expect(body.collections).toHaveLength(1);
+      expect(body.collections[0]).toMatchObject({ name: "Inbox", isDefault: true });
+
+      const cookies = await context.cookies(origin);
+      const session = cookies.find((cookie) => cookie.name === "linkshelf_session");
+      expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/", secure: false });
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
+  it("shows the wrong-password message in the page and stays on the login form", async () => {
+    const { origin } = server!;
+    const context = await (await browser!).newContext();
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, origin);
+      await page.goto(`${origin}/login`);
+      await page.getByLabel("Email").fill(EMAIL);
+      await page.getByLabel("Password").fill("not the password");
+      const [response] = await Promise.all([
+        page.waitForResponse((candidate) => candidate.request().method() === "POST"),
+        page.getByRole("button", { name: "Sign in" }).click(),
+      ]);
+      expect(response.status()).toBe(401);
+      await expect(page.getByRole("alert").textContent()).resolves.toBe("The email or password is not right.");
+      expect(await page.getByLabel("Email").inputValue()).toBe(EMAIL);
+      expect(await context.cookies(origin)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
+  it("renders the login page on a phone and a desktop, light and dark (screenshots)", async () => {
+    const { origin } = server!;
+    const folder = mkdtempSync(join(tmpdir(), "linkshelf-screenshots-"));
+    const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
+    const paths: string[] = [];
+    for (const [device, viewport] of Object.entries(viewports)) {
+      for (const colorScheme of ["light", "dark"] as const) {
+        const context = await (await browser!).newContext({ viewport });
+        try {
+          const page = await context.newPage();
+          await keepLocal(page, origin);
+          await page.emulateMedia({ colorScheme });
+          await page.goto(`${origin}/login?next=/`);
+          const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
+          expect(background).toBe(colorScheme === "dark" ? "rgb(18, 21, 27)" : "rgb(246, 247, 249)");
+          // Nothing wider than the viewport: no sideways scrolling on a phone.
+          expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
+          const path = join(folder, `login-${device}-${colorScheme}.png`);
+          await page.screenshot({ path, fullPage: true });
+          paths.push(path);
+        } finally {
+          await context.close();
+        }
+      }
+    }
+    console.log(`login page screenshots:\n${paths.join("\n")}`);
+    expect(paths).toHaveLength(4);
+  }, TIMEOUT_MS);
+});

@@ -1,0 +1,85 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { createApp, type App } from "../src/app";
+import { loadConfig } from "../src/config";
+import { closeDatabase, openDatabase, type Db } from "../src/db/client";
+
+export const CHROMIUM_PATH = "/usr/bin/chromium";
+
+/** launchChromium starts Debian's headless Chromium; a missing binary is a failure, never a skip. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}; the browser tests need it (apt-get install chromium).`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+export interface LiveServer {
+  app: App;
+  db: Db;
+  /** `http://127.0.0.1:<port>`. */
+  origin: string;
+  stop(): Promise<void>;
+}
+
+/** startServer serves the real app on 127.0.0.1 (a free port) over a database in a temp folder. */
+export function startServer(): LiveServer {
+  const dir = mkdtempSync(join(tmpdir(), "linkshelf-browser-"));
+  const db = openDatabase(join(dir, "linkshelf.db"));
+  const app = createApp({ db, config: loadConfig({}, {}), clock: Date.now });
+  app.listen({ port: 0, hostname: "127.0.0.1" });
+  const port = app.server?.port;
+  if (!port) throw new Error("the test server did not start");
+  return {
+    app,
+    db,
+    origin: `http://127.0.0.1:${port}`,
+    async stop() {
+      await app.stop(true);
+      closeDatabase(db);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What an extension callback page answers with, locally. */
+const CALLBACK_PAGE = "<!doctype html><title>callback</title><p>extension callback</p>";
+
+/**
+ * answerExtensionCallbacks answers every request to an extension callback host
+ * (`*.chromiumapp.org`, `*.extensions.allizom.org`) inside the browser with a tiny page, so
+ * nothing leaves the machine, and records the URLs asked for. It works at the DevTools
+ * protocol's Fetch level because `page.route` never sees the hops of a redirect chain
+ * (Playwright continues them itself), and the callback is reached by the server's 302.
+ */
+export async function answerExtensionCallbacks(page: Page): Promise<string[]> {
+  const seen: string[] = [];
+  const session = await page.context().newCDPSession(page);
+  session.on("Fetch.requestPaused", (event) => {
+    seen.push(event.request.url);
+    void session.send("Fetch.fulfillRequest", {
+      requestId: event.requestId,
+      responseCode: 200,
+      responseHeaders: [{ name: "Content-Type", value: "text/html; charset=utf-8" }],
+      body: Buffer.from(CALLBACK_PAGE).toString("base64"),
+    });
+  });
+  await session.send("Fetch.enable", {
+    patterns: [
+      { urlPattern: "https://*.chromiumapp.org/*", requestStage: "Request" },
+      { urlPattern: "https://*.extensions.allizom.org/*", requestStage: "Request" },
+    ],
+  });
+  return seen;
+}
+
+/** keepLocal aborts every request that is not for the test server (the page loads nothing else). */
+export async function keepLocal(page: Page, origin: string): Promise<void> {
+  await page.route((url) => url.origin !== origin, (route) => route.abort());
+}

@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ConfigError, databasePath, loadConfig, parseRateLimit } from "../src/config";
+
+const isRoot = process.getuid?.() === 0;
+
+/** loadError returns the ConfigError that loadConfig throws (failing the test when it does not). */
+function loadError(flags: Parameters<typeof loadConfig>[0], env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(flags, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify({ flags, env })}`);
+}
+
+describe("loadConfig", () => {
+  it("defaults to 0.0.0.0:3000, ./data, 300 requests per 60 s and every switch off", () => {
+    expect(loadConfig({}, {})).toEqual({
+      port: 3000,
+      host: "0.0.0.0",
+      dataDir: resolve("./data"),
+      rateLimit: { limit: 300, windowSeconds: 60 },
+      trustProxy: false,
+      faviconAllowPrivate: false,
+    });
+  });
+
+  it("resolves the data directory to an absolute path", () => {
+    expect(loadConfig({}, { LINKSHELF_DATA_DIR: "rel/dir" }).dataDir).toBe(join(process.cwd(), "rel/dir"));
+    expect(loadConfig({ "data-dir": "/srv/linkshelf" }, {}).dataDir).toBe("/srv/linkshelf");
+  });
+
+  it("takes the environment over the default", () => {
+    const config = loadConfig({}, { LINKSHELF_PORT: "8080", LINKSHELF_HOST: "127.0.0.1", LINKSHELF_DATA_DIR: "/var/lib/linkshelf" });
+    expect([config.port, config.host, config.dataDir]).toEqual([8080, "127.0.0.1", "/var/lib/linkshelf"]);
+  });
+
+  it("takes a flag over the environment", () => {
+    const config = loadConfig(
+      { port: "9090", host: "::1", "data-dir": "/flag/dir" },
+      { LINKSHELF_PORT: "8080", LINKSHELF_HOST: "127.0.0.1", LINKSHELF_DATA_DIR: "/env/dir" },
+    );
+    expect([config.port, config.host, config.dataDir]).toEqual([9090, "::1", "/flag/dir"]);
+  });
+
+  it("takes each flag over its own variable only", () => {
+    const config = loadConfig({ port: "9090" }, { LINKSHELF_HOST: "127.0.0.1", LINKSHELF_DATA_DIR: "/env/dir" });
+    expect([config.port, config.host, config.dataDir]).toEqual([9090, "127.0.0.1", "/env/dir"]);
+  });
+
+  it("judges a bad flag even when the environment is good", () => {
+    loadError({ port: "abc" }, { LINKSHELF_PORT: "8080" });
+  });
+
+  it.each(["0", "1", "65535", "3000"])("accepts port %p", (port) => {
+    expect(loadConfig({}, { LINKSHELF_PORT: port }).port).toBe(Number(port));
+    expect(loadConfig({ port }, {}).port).toBe(Number(port));
+  });
+
+  it.each(["abc", "65536", "-1", "", "3000.5", "1e3", "0x50", " 3000", "3000 ", "99999", "123456"])("refuses port %p with a ConfigError", (port) => {
+    const error = loadError({}, { LINKSHELF_PORT: port });
+    expect(error.message).toContain("port");
+    expect(error.message).not.toContain("\n");
+    loadError({ port }, {});
+  });
+
+  it("refuses an empty host", () => {
+    loadError({}, { LINKSHELF_HOST: "" });
+    loadError({ host: "  " }, {});
+  });
+
+  it.each([
+    ["off", null],
+    ["10/1", { limit: 10, windowSeconds: 1 }],
+    ["300/60", { limit: 300, windowSeconds: 60 }],
+    ["1/86400", { limit: 1, windowSeconds: 86400 }],
+  ] as const)("reads LINKSHELF_RATE_LIMIT %p", (value, expected) => {
+    expect(loadConfig({}, { LINKSHELF_RATE_LIMIT: value }).rateLimit).toEqual(expected);
+    expect(parseRateLimit(value)).toEqual(expected);
+  });
+
+  it.each(["abc", "10", "0/60", "10/0", "-1/5", "10/5/2", " 10/60", "10/60 ", "10 / 60", "/60", "10/", "1.5/60", "10/1e2", "Off", "", "0/0"])(
+    "refuses LINKSHELF_RATE_LIMIT %p with a ConfigError that names the variable",
+    (value) => {
+      const error = loadError({}, { LINKSHELF_RATE_LIMIT: value });
+      expect(error.message).toContain("LINKSHELF_RATE_LIMIT");
+      expect(error.message).not.toContain("\n");
+    },
+  );
+
+  it.each(["LINKSHELF_TRUST_PROXY", "LINKSHELF_FAVICON_ALLOW_PRIVATE"] as const)("reads %s: 1 is on, 0 or unset is off, anything else is an error", (name) => {
+    const key = name === "LINKSHELF_TRUST_PROXY" ? "trustProxy" : "faviconAllowPrivate";
+    expect(loadConfig({}, { [name]: "1" })[key]).toBe(true);
+    expect(loadConfig({}, { [name]: "0" })[key]).toBe(false);
+    expect(loadConfig({}, {})[key]).toBe(false);
+    for (const value of ["yes", "true", "on", "2", " 1"]) {
+      const error = loadError({}, { [name]: value });
+      expect(error.message).toContain(name);
+    }
+  });
+
+  it("keeps the two switches independent", () => {
+    const config = loadConfig({}, { LINKSHELF_TRUST_PROXY: "1" });
+    expect([config.trustProxy, config.faviconAllowPrivate]).toEqual([true, false]);
+  });
+});
+
+describe("databasePath", () => {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const path of made.splice(0)) {
+      chmodSync(path, 0o700);
+      rmSync(path, { recursive: true, force: true });
+    }
+  });
+  function scratch(): string {
+    const dir = mkdtempSync(join(tmpdir(), "linkshelf-config-"));
+    made.push(dir);
+    return dir;
+  }
+
+  it("creates the data directory, parents included, and names linkshelf.db in it", () => {
+    const dataDir = join(scratch(), "a", "b", "data");
+    expect(databasePath(dataDir)).toBe(join(dataDir, "linkshelf.db"));
+    expect(statSync(dataDir).isDirectory()).toBe(true);
+    expect(existsSync(join(dataDir, "linkshelf.db"))).toBe(false);
+  });
+
+  it("accepts a directory that already exists", () => {
+    const dataDir = scratch();
+    expect(databasePath(dataDir)).toBe(join(dataDir, "linkshelf.db"));
+  });
+
+  it("refuses a directory that can never be created (its parent is a file) with a one-line ConfigError naming it", () => {
+    const file = join(scratch(), "not-a-dir");
+    writeFileSync(file, "");
+    const dataDir = join(file, "sub");
+    let error: unknown;
+    try {
+      databasePath(dataDir);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(dataDir);
+    expect((error as ConfigError).message).not.toContain("\n");
+  });
+
+  it("refuses a path that is a file", () => {
+    const file = join(scratch(), "linkshelf.db");
+    writeFileSync(file, "");
+    expect(() => databasePath(file)).toThrow(ConfigError);
+  });
+
+  // Root passes every write-permission check, so a read-only directory proves nothing there.
+  it.skipIf(isRoot)("refuses a directory the server cannot write to", () => {
+    const dataDir = scratch();
+    chmodSync(dataDir, 0o500);
+    expect(() => databasePath(dataDir)).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,361 @@
+import { describe, expect, it } from "bun:test";
+import { createToken, revokeToken } from "../src/auth/tokens";
+import {
+  createCollection,
+  createLink,
+  createUser,
+  inboxOf,
+  makeEnv,
+  request,
+  snapshot,
+  type ApiResponse,
+  type TestEnv,
+  type TestUser,
+} from "./helpers";
+
+/** The ids a scenario can name: the owner's data, and the other user's own data. */
+interface Ids {
+  ownerLink: number;
+  ownerCollection: number;
+  ownerInbox: number;
+  otherLink: number;
+  otherCollection: number;
+}
+
+interface Fixture {
+  env: TestEnv;
+  owner: TestUser;
+  other: TestUser;
+  /** A token of the owner's that was revoked. */
+  revokedToken: string;
+  ids: Ids;
+}
+
+type Actor = "guest" | "owner" | "other" | "revoked";
+type Body = Record<string, unknown> | string;
+
+interface Scenario {
+  name: string;
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** `{ownerLink}` and the other keys of Ids are replaced by the fixture's ids. */
+  url: string;
+  as: Actor;
+  body?: Body | ((ids: Ids) => Body);
+  headers?: Record<string, string>;
+  expectStatus: number;
+  expectCode?: string;
+  /** Further checks on the answer; may send more requests. */
+  expect?: (response: ApiResponse, fixture: Fixture) => void | Promise<void>;
+}
+
+/** makeFixture: an owner with a favorite link in a collection of theirs, another user with the same, and a revoked token. */
+async function makeFixture(): Promise<Fixture> {
+  const env = makeEnv();
+  const owner = await createUser(env);
+  const other = await createUser(env);
+  const ownerCollection = await createCollection(env, owner, { name: "Owner's reading" });
+  const ownerLink = await createLink(env, owner, { name: "Owner's link", favorite: true, collectionIds: [ownerCollection.id] });
+  const otherCollection = await createCollection(env, other, { name: "Other's reading" });
+  const otherLink = await createLink(env, other, { name: "Other's link", favorite: true, collectionIds: [otherCollection.id] });
+  const { token: revokedToken, info } = createToken(env.db, owner.user.id, "revoked", env.clock.now++);
+  revokeToken(env.db, info.id);
+  return {
+    env,
+    owner,
+    other,
+    revokedToken,
+    ids: {
+      ownerLink: ownerLink.id,
+      ownerCollection: ownerCollection.id,
+      ownerInbox: await inboxOf(env, owner),
+      otherLink: otherLink.id,
+      otherCollection: otherCollection.id,
+    },
+  };
+}
+
+function tokenOf(fixture: Fixture, as: Actor): string | undefined {
+  switch (as) {
+    case "guest": return undefined;
+    case "owner": return fixture.owner.token;
+    case "other": return fixture.other.token;
+    case "revoked": return fixture.revokedToken;
+  }
+}
+
+function fillIds(url: string, ids: Ids): string {
+  return url.replace(/\{(\w+)\}/g, (_, key: string) => String(ids[key as keyof Ids]));
+}
+
+const linkBody = { name: "A page", url: "https://example.org/page", favorite: false };
+const collectionBody = { name: "Renamed", visibility: "PUBLIC" };
+
+/** Every route of the API as each kind of requester. */
+const scenarios: Scenario[] = [
+  // GET /api/v1/collections
+  { name: "GET /collections: a guest is refused", method: "GET", url: "/api/v1/collections", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /collections: a revoked token is refused", method: "GET", url: "/api/v1/collections", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /collections: the owner sees their own collections and links",
+    method: "GET", url: "/api/v1/collections", as: "owner", expectStatus: 200,
+    expect: (response, { ids, owner }) => {
+      expect(response.body.collections.map((c: { id: number }) => c.id).sort()).toEqual([ids.ownerInbox, ids.ownerCollection].sort());
+      const reading = response.body.collections.find((c: { id: number }) => c.id === ids.ownerCollection);
+      expect(reading.links.map((l: { id: number }) => l.id)).toEqual([ids.ownerLink]);
+      expect(reading.authorId).toBe(owner.user.id);
+      expect(reading.isOwner).toBe(true);
+    },
+  },
+  {
+    name: "GET /collections: another user sees only their own collections, never the owner's",
+    method: "GET", url: "/api/v1/collections", as: "other", expectStatus: 200,
+    expect: (response, { ids, other, owner }) => {
+      const collections: { id: number; authorId: number; author: { id: number; email: string }; links: { id: number; authorId: number }[] }[] = response.body.collections;
+      expect(collections.length).toBe(2);
+      for (const collection of collections) {
+        expect(collection.authorId).toBe(other.user.id);
+        expect(collection.author.id).toBe(other.user.id);
+        for (const link of collection.links) expect(link.authorId).toBe(other.user.id);
+      }
+      const ids_ = collections.map((c) => c.id);
+      expect(ids_).not.toContain(ids.ownerCollection);
+      expect(ids_).not.toContain(ids.ownerInbox);
+      expect(collections.flatMap((c) => c.links.map((l) => l.id))).toEqual([ids.otherLink]);
+      expect(response.text).not.toContain(owner.user.email);
+      expect(response.text).not.toContain("Owner's");
+    },
+  },
+
+  // POST /api/v1/collections
+  { name: "POST /collections: a guest is refused", method: "POST", url: "/api/v1/collections", as: "guest", body: collectionBody, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "POST /collections: a revoked token is refused", method: "POST", url: "/api/v1/collections", as: "revoked", body: collectionBody, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "POST /collections: the owner creates a collection of their own",
+    method: "POST", url: "/api/v1/collections", as: "owner", body: collectionBody, expectStatus: 201,
+    expect: (response, { owner }) => {
+      expect(response.body.collection.authorId).toBe(owner.user.id);
+      expect(response.body.collection.isOwner).toBe(true);
+    },
+  },
+
+  // PUT /api/v1/collections/:id
+  { name: "PUT /collections/:id: a guest is refused", method: "PUT", url: "/api/v1/collections/{ownerCollection}", as: "guest", body: collectionBody, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "PUT /collections/:id: a revoked token is refused", method: "PUT", url: "/api/v1/collections/{ownerCollection}", as: "revoked", body: collectionBody, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "PUT /collections/:id: the owner updates their collection",
+    method: "PUT", url: "/api/v1/collections/{ownerCollection}", as: "owner", body: collectionBody, expectStatus: 200,
+    expect: async (_, { env, owner, ids }) => {
+      const list = await request(env, "GET", "/api/v1/collections", { token: owner.token });
+      const updated = list.body.collections.find((c: { id: number }) => c.id === ids.ownerCollection);
+      expect(updated.name).toBe("Renamed");
+      expect(updated.visibility).toBe("PUBLIC");
+    },
+  },
+  {
+    name: "PUT /collections/:id: another user gets 404 for the owner's collection, as for an id that does not exist",
+    method: "PUT", url: "/api/v1/collections/{ownerCollection}", as: "other", body: collectionBody, expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other }) => {
+      const missing = await request(env, "PUT", "/api/v1/collections/999999", { token: other.token, body: collectionBody });
+      expect(response.body).toEqual(missing.body);
+    },
+  },
+  { name: "PUT /collections/:id: another user gets 404 for the owner's Inbox", method: "PUT", url: "/api/v1/collections/{ownerInbox}", as: "other", body: collectionBody, expectStatus: 404, expectCode: "NOT_FOUND" },
+
+  // DELETE /api/v1/collections/:id
+  { name: "DELETE /collections/:id: a guest is refused", method: "DELETE", url: "/api/v1/collections/{ownerCollection}", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "DELETE /collections/:id: a revoked token is refused", method: "DELETE", url: "/api/v1/collections/{ownerCollection}", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "DELETE /collections/:id: the owner deletes their collection",
+    method: "DELETE", url: "/api/v1/collections/{ownerCollection}", as: "owner", expectStatus: 200,
+    expect: async (_, { env, owner, ids }) => {
+      const list = await request(env, "GET", "/api/v1/collections", { token: owner.token });
+      expect(list.body.collections.map((c: { id: number }) => c.id)).toEqual([ids.ownerInbox]);
+    },
+  },
+  {
+    name: "DELETE /collections/:id: another user gets 404 for the owner's collection, as for an id that does not exist",
+    method: "DELETE", url: "/api/v1/collections/{ownerCollection}", as: "other", expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other }) => {
+      const missing = await request(env, "DELETE", "/api/v1/collections/999999", { token: other.token });
+      expect(response.body).toEqual(missing.body);
+    },
+  },
+  // 409 here would tell the other user that the id is someone's Inbox.
+  { name: "DELETE /collections/:id: another user gets 404, not 409, for the owner's Inbox", method: "DELETE", url: "/api/v1/collections/{ownerInbox}", as: "other", expectStatus: 404, expectCode: "NOT_FOUND" },
+
+  // POST /api/v1/links
+  { name: "POST /links: a guest is refused", method: "POST", url: "/api/v1/links", as: "guest", body: linkBody, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "POST /links: a revoked token is refused", method: "POST", url: "/api/v1/links", as: "revoked", body: linkBody, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "POST /links: the owner creates a link in their own collection",
+    method: "POST", url: "/api/v1/links", as: "owner", body: (ids) => ({ ...linkBody, collectionIds: [ids.ownerCollection] }), expectStatus: 201,
+    expect: (response, { owner, ids }) => {
+      expect(response.body.link.authorId).toBe(owner.user.id);
+      expect(response.body.link.collectionIds).toEqual([ids.ownerCollection]);
+    },
+  },
+  {
+    name: "POST /links: another user naming the owner's collection gets the same 422 as for an unknown id",
+    method: "POST", url: "/api/v1/links", as: "other", body: (ids) => ({ ...linkBody, collectionIds: [ids.ownerCollection] }),
+    expectStatus: 422, expectCode: "VALIDATION_FAILED",
+    expect: async (response, { env, other }) => {
+      const unknown = await request(env, "POST", "/api/v1/links", { token: other.token, body: { ...linkBody, collectionIds: [999999] } });
+      expect(unknown.status).toBe(422);
+      expect(response.body).toEqual(unknown.body);
+      expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(["/collectionIds"]);
+    },
+  },
+  {
+    name: "POST /links: another user naming the owner's collection among their own is still refused",
+    method: "POST", url: "/api/v1/links", as: "other", body: (ids) => ({ ...linkBody, collectionIds: [ids.otherCollection, ids.ownerCollection] }),
+    expectStatus: 422, expectCode: "VALIDATION_FAILED",
+  },
+  {
+    name: "POST /links: another user naming the owner's Inbox gets 422",
+    method: "POST", url: "/api/v1/links", as: "other", body: (ids) => ({ ...linkBody, collectionIds: [ids.ownerInbox] }),
+    expectStatus: 422, expectCode: "VALIDATION_FAILED",
+  },
+
+  // PUT /api/v1/links/:id
+  { name: "PUT /links/:id: a guest is refused", method: "PUT", url: "/api/v1/links/{ownerLink}", as: "guest", body: { ...linkBody, collectionIds: [] }, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "PUT /links/:id: a revoked token is refused", method: "PUT", url: "/api/v1/links/{ownerLink}", as: "revoked", body: { ...linkBody, collectionIds: [] }, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "PUT /links/:id: the owner updates their link",
+    method: "PUT", url: "/api/v1/links/{ownerLink}", as: "owner", body: (ids) => ({ ...linkBody, collectionIds: [ids.ownerCollection] }), expectStatus: 200,
+    expect: async (_, { env, owner, ids }) => {
+      const list = await request(env, "GET", "/api/v1/collections", { token: owner.token });
+      const reading = list.body.collections.find((c: { id: number }) => c.id === ids.ownerCollection);
+      expect(reading.links[0].name).toBe("A page");
+    },
+  },
+  {
+    name: "PUT /links/:id: another user gets 404 for the owner's link, as for an id that does not exist",
+    method: "PUT", url: "/api/v1/links/{ownerLink}", as: "other", body: (ids) => ({ ...linkBody, collectionIds: [ids.otherCollection] }),
+    expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other, ids }) => {
+      const missing = await request(env, "PUT", "/api/v1/links/999999", { token: other.token, body: { ...linkBody, collectionIds: [ids.otherCollection] } });
+      expect(response.body).toEqual(missing.body);
+    },
+  },
+  {
+    name: "PUT /links/:id: another user gets 404 for the owner's link even when naming the owner's collection",
+    method: "PUT", url: "/api/v1/links/{ownerLink}", as: "other", body: (ids) => ({ ...linkBody, collectionIds: [ids.ownerCollection] }),
+    expectStatus: 404, expectCode: "NOT_FOUND",
+  },
+  {
+    name: "PUT /links/:id: another user moving their own link into the owner's collection gets the same 422 as for an unknown id",
+    method: "PUT", url: "/api/v1/links/{otherLink}", as: "other", body: (ids) => ({ ...linkBody, collectionIds: [ids.ownerCollection] }),
+    expectStatus: 422, expectCode: "VALIDATION_FAILED",
+    expect: async (response, { env, other, ids }) => {
+      const unknown = await request(env, "PUT", `/api/v1/links/${ids.otherLink}`, { token: other.token, body: { ...linkBody, collectionIds: [999999] } });
+      expect(unknown.status).toBe(422);
+      expect(response.body).toEqual(unknown.body);
+    },
+  },
+
+  // DELETE /api/v1/links/:id
+  { name: "DELETE /links/:id: a guest is refused", method: "DELETE", url: "/api/v1/links/{ownerLink}", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "DELETE /links/:id: a revoked token is refused", method: "DELETE", url: "/api/v1/links/{ownerLink}", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "DELETE /links/:id: the owner deletes their link",
+    method: "DELETE", url: "/api/v1/links/{ownerLink}", as: "owner", expectStatus: 200,
+    expect: async (_, { env, owner }) => {
+      const favorites = await request(env, "GET", "/api/v1/links/favorites", { token: owner.token });
+      expect(favorites.body).toEqual([]);
+    },
+  },
+  {
+    name: "DELETE /links/:id: another user gets 404 for the owner's link, as for an id that does not exist",
+    method: "DELETE", url: "/api/v1/links/{ownerLink}", as: "other", expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other }) => {
+      const missing = await request(env, "DELETE", "/api/v1/links/999999", { token: other.token });
+      expect(response.body).toEqual(missing.body);
+    },
+  },
+
+  // GET /api/v1/links/favorites
+  { name: "GET /links/favorites: a guest is refused", method: "GET", url: "/api/v1/links/favorites", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /links/favorites: a revoked token is refused", method: "GET", url: "/api/v1/links/favorites", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /links/favorites: the owner sees their favorite",
+    method: "GET", url: "/api/v1/links/favorites", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => expect(response.body.map((l: { id: number }) => l.id)).toEqual([ids.ownerLink]),
+  },
+  {
+    name: "GET /links/favorites: another user sees only their own favorites, never the owner's",
+    method: "GET", url: "/api/v1/links/favorites", as: "other", expectStatus: 200,
+    expect: (response, { ids, other }) => {
+      expect(response.body.map((l: { id: number }) => l.id)).toEqual([ids.otherLink]);
+      expect(response.body[0].authorId).toBe(other.user.id);
+      expect(response.text).not.toContain("Owner's");
+    },
+  },
+
+  // Authentication is decided before the body is looked at.
+  {
+    name: "a guest sending malformed JSON gets 401, not 400",
+    method: "POST", url: "/api/v1/links", as: "guest", body: "{not json", headers: { "content-type": "application/json" },
+    expectStatus: 401, expectCode: "UNAUTHORIZED",
+  },
+  {
+    name: "a guest sending a body of the wrong media type gets 401, not 415",
+    method: "POST", url: "/api/v1/collections", as: "guest", body: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" },
+    expectStatus: 401, expectCode: "UNAUTHORIZED",
+  },
+  {
+    name: "a guest sending an invalid body gets 401, not 422",
+    method: "PUT", url: "/api/v1/links/{ownerLink}", as: "guest", body: { name: "" },
+    expectStatus: 401, expectCode: "UNAUTHORIZED",
+  },
+  {
+    name: "a revoked token sending malformed JSON gets 401, not 400",
+    method: "PUT", url: "/api/v1/collections/{ownerCollection}", as: "revoked", body: "{", headers: { "content-type": "application/json" },
+    expectStatus: 401, expectCode: "UNAUTHORIZED",
+  },
+  {
+    name: "a guest asking for an id that is not a number gets 401, not 404",
+    method: "DELETE", url: "/api/v1/links/abc", as: "guest",
+    expectStatus: 401, expectCode: "UNAUTHORIZED",
+  },
+];
+
+describe("permissions", () => {
+  it("covers every API route with a guest, the owner, another user and a revoked token", () => {
+    // POST /collections names nothing of the owner's, so "another user" has nothing to try there.
+    const routes: Record<string, Actor[]> = {
+      "GET /api/v1/collections": ["guest", "revoked", "owner", "other"],
+      "POST /api/v1/collections": ["guest", "revoked", "owner"],
+      "PUT /api/v1/collections/:id": ["guest", "revoked", "owner", "other"],
+      "DELETE /api/v1/collections/:id": ["guest", "revoked", "owner", "other"],
+      "POST /api/v1/links": ["guest", "revoked", "owner", "other"],
+      "PUT /api/v1/links/:id": ["guest", "revoked", "owner", "other"],
+      "DELETE /api/v1/links/:id": ["guest", "revoked", "owner", "other"],
+      "GET /api/v1/links/favorites": ["guest", "revoked", "owner", "other"],
+    };
+    const covered = new Set(scenarios.map((s) => `${s.method} ${s.url.replace(/\{\w+\}/, ":id")} ${s.as}`));
+    for (const [route, actors] of Object.entries(routes)) {
+      for (const actor of actors) expect(`${route} ${actor}: ${covered.has(`${route} ${actor}`)}`).toBe(`${route} ${actor}: true`);
+    }
+  });
+
+  for (const s of scenarios) {
+    it(s.name, async () => {
+      const fixture = await makeFixture();
+      const { env, ids } = fixture;
+      const before = snapshot(env);
+      const body = typeof s.body === "function" ? s.body(ids) : s.body;
+      const response = await request(env, s.method, fillIds(s.url, ids), { token: tokenOf(fixture, s.as), body, headers: s.headers });
+
+      expect(response.status).toBe(s.expectStatus);
+      if (s.expectCode !== undefined) expect(response.body.code).toBe(s.expectCode);
+      if (s.expectStatus >= 400) {
+        expect(Object.keys(response.body).sort()).toEqual(s.expectStatus === 422 ? ["code", "errors", "message"] : ["code", "message"]);
+        expect(snapshot(env)).toBe(before);
+      }
+      if (s.expectStatus === 401) expect(response.headers.get("www-authenticate")).toBe("Bearer");
+      else expect(response.headers.get("www-authenticate")).toBeNull();
+      if (s.method === "GET") expect(snapshot(env)).toBe(before);
+      await s.expect?.(response, fixture);
+    });
+  }
+});
