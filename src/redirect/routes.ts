@@ -42,9 +42,11 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards) {
 
   return new Elysia()
     .use(requester)
-    .get("/l/:id", async ({ params, requester, set }) => {
+    .get("/l/:id", async ({ params, request, requester, set }) => {
       const { id, location } = visibleTarget(params.id, requester);
-      await clicks.record(id);
+      // Elysia answers HEAD with the GET handler on paths its general router serves (app.handle,
+      // `/l/1/`), even though a HEAD route exists: a HEAD must never count.
+      if (request.method !== "HEAD") await clicks.record(id);
       return found(set, location);
     })
     .head("/l/:id", ({ params, requester, set }) => found(set, visibleTarget(params.id, requester).location));
