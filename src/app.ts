@@ -7,6 +7,8 @@ import type { Config } from "./config";
 import type { Db } from "./db/client";
 import { errorHandler } from "./errors";
 import { extensionRoutes } from "./extension/routes";
+import { faviconRoutes } from "./favicon/routes";
+import type { FaviconOptions } from "./favicon/service";
 import { linkRoutes } from "./links/routes";
 import { redirectRoutes } from "./redirect/routes";
 
@@ -17,6 +19,8 @@ export interface AppDeps {
   clock: () => number;
   /** The one-time code that unlocks `/setup` while no user exists (printed in the log). */
   setupCode?: string;
+  /** The favicon proxy's resolver, connection and timeout; tests inject them, the defaults are real. */
+  favicon?: FaviconOptions;
 }
 
 export const API_PREFIX = "/api/v1";
@@ -34,7 +38,8 @@ export function createApp(deps: AppDeps) {
     .use(api)
     .use(redirectRoutes(deps, guard))
     .use(authPages(deps))
-    .use(extensionRoutes(deps));
+    .use(extensionRoutes(deps))
+    .use(faviconRoutes(deps));
 }
 
 export type App = ReturnType<typeof createApp>;

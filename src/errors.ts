@@ -63,6 +63,12 @@ export class PayloadTooLarge extends AppError {
   }
 }
 
+export class InvalidUrl extends AppError {
+  constructor(message = "The url parameter must be an absolute http or https URL.") {
+    super(400, "INVALID_URL", message);
+  }
+}
+
 export interface ErrorBody {
   message: string;
   code: string;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Timestamps are stored as integer milliseconds since the epoch (UTC). */
 const millis = (name: string) => integer(name, { mode: "number" });
@@ -76,3 +76,19 @@ export const sessions = sqliteTable("sessions", {
 }, (table) => [index("sessions_user_idx").on(table.userId)]);
 
 export type SessionRow = typeof sessions.$inferSelect;
+
+/**
+ * The favicon proxy's cache, one row per origin (`https://example.com`). A found icon keeps
+ * its verified bytes, content type and ETag; a miss keeps `bytes` null (the placeholder is
+ * generated on the fly). Rows are served while `expires_at` is in the future.
+ */
+export const faviconCache = sqliteTable("favicon_cache", {
+  origin: text("origin").primaryKey(),
+  contentType: text("content_type"),
+  bytes: blob("bytes", { mode: "buffer" }),
+  etag: text("etag"),
+  fetchedAt: millis("fetched_at").notNull(),
+  expiresAt: millis("expires_at").notNull(),
+}, (table) => [index("favicon_cache_fetched_idx").on(table.fetchedAt)]);
+
+export type FaviconCacheRow = typeof faviconCache.$inferSelect;

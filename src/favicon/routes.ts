@@ -1,0 +1,38 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import { createFaviconService, parseFaviconTarget } from "./service";
+
+/** The content security policy an SVG is served with: no scripts, no fetches, sandboxed. */
+export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+/** matchesEtag: does `If-None-Match` name this ETag (weak comparison, as RFC 9110 asks), or `*`? */
+export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (ifNoneMatch === null) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}
+
+/**
+ * faviconRoutes: `GET /favicon?url=<http(s) URL>` answers the icon of the URL's origin,
+ * verified by its bytes and cached, or a generated placeholder; never an error for anything
+ * the origin does. A missing or non-http(s) `url` is 400 INVALID_URL. Options for tests
+ * (resolver, connection, timeout) come from `deps.favicon`.
+ */
+export function faviconRoutes(deps: AppDeps) {
+  const service = createFaviconService(deps, deps.favicon);
+  return new Elysia().get("/favicon", async ({ request, set }) => {
+    const target = parseFaviconTarget(new URL(request.url).searchParams.get("url"));
+    const image = await service.getFavicon(target);
+    // Written into `set` (not a new Response) so the RateLimit headers set earlier stay.
+    set.headers["content-type"] = image.contentType;
+    set.headers["cache-control"] = "public, max-age=86400";
+    set.headers.etag = image.etag;
+    set.headers["x-content-type-options"] = "nosniff";
+    if (image.contentType === "image/svg+xml") set.headers["content-security-policy"] = SVG_CSP;
+    if (matchesEtag(request.headers.get("if-none-match"), image.etag)) {
+      set.status = 304;
+      return null;
+    }
+    return image.bytes;
+  });
+}
