@@ -7,6 +7,7 @@ import type { Config } from "./config";
 import type { Db } from "./db/client";
 import { errorHandler } from "./errors";
 import { extensionRoutes } from "./extension/routes";
+import { API_PREFIX } from "./http";
 import { faviconRoutes } from "./favicon/routes";
 import type { FaviconOptions } from "./favicon/service";
 import { linkRoutes } from "./links/routes";
@@ -22,8 +23,6 @@ export interface AppDeps {
   /** The favicon proxy's resolver, connection and timeout; tests inject them, the defaults are real. */
   favicon?: FaviconOptions;
 }
-
-export const API_PREFIX = "/api/v1";
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
 export function createApp(deps: AppDeps) {

@@ -1,5 +1,8 @@
 import type { Server } from "bun";
 
+/** The versioned API lives under this prefix. */
+export const API_PREFIX = "/api/v1";
+
 /** The parts of a request's context that say who sent it and how. */
 export interface Origin {
   /** `http` or `https`, as the client used it. */
