@@ -2,6 +2,13 @@ import { Elysia } from "elysia";
 import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from "./errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Containers a body may nest (every valid body here nests 2). Deeper bodies are refused
+ * before validation: Elysia's validation error stringifies the failing value recursively,
+ * which overflowed the stack (a 500) at ~10,000 levels and took seconds well below that.
+ * RFC 8259 section 9 lets a parser limit nesting.
+ */
+export const MAX_JSON_DEPTH = 32;
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
 /**
@@ -15,12 +22,25 @@ export const jsonBody = new Elysia({ name: "linkshelf/json-body" }).onParse({ as
   // body labelled as JSON is malformed JSON (400), not the wrong media type (415).
   if (!JSON_MEDIA_TYPE.test(request.headers.get("content-type") ?? "")) throw new UnsupportedMediaType();
   const text = await readLimited(request, MAX_BODY_BYTES);
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text);
   } catch {
     throw new InvalidJson();
   }
+  if (nestsDeeper(body, MAX_JSON_DEPTH)) throw new InvalidJson(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  return body;
 });
+
+/** nestsDeeper is true when `value` holds more than `levels` nested arrays or objects; it recurses at most `levels` deep. */
+export function nestsDeeper(value: unknown, levels: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (levels === 0) return true;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    if (nestsDeeper(child, levels - 1)) return true;
+  }
+  return false;
+}
 
 /** readLimited reads a request body as UTF-8, refusing more than `limit` bytes without buffering them. */
 export async function readLimited(request: Request, limit: number): Promise<string> {

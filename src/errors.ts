@@ -46,8 +46,8 @@ export class Conflict extends AppError {
 }
 
 export class InvalidJson extends AppError {
-  constructor() {
-    super(400, "INVALID_JSON", "The request body is not valid JSON.");
+  constructor(message = "The request body is not valid JSON.") {
+    super(400, "INVALID_JSON", message);
   }
 }
 
