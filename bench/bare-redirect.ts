@@ -13,3 +13,6 @@ process.on("SIGTERM", () => {
   server.stop();
   process.exit(0);
 });
+
+// A module, so its names stay its own.
+export {};

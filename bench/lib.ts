@@ -1,5 +1,5 @@
 import autocannon from "autocannon";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -14,6 +14,33 @@ export async function compile(entry: string, outfile: string): Promise<string> {
 }
 
 export const tempDir = (name: string) => mkdtempSync(join(tmpdir(), `linkshelf-bench-${name}-`));
+
+/** cli runs one linkshelf command on a data dir and returns its stdout (trimmed). */
+export function cli(binary: string, dataDir: string, args: string[], stdin?: string): string {
+  const result = Bun.spawnSync([binary, ...args, "--data-dir", dataDir], { stdin: stdin ? Buffer.from(stdin) : undefined });
+  if (result.exitCode !== 0) throw new Error(`linkshelf ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout.toString().trim();
+}
+
+/** createBenchUser creates a user through the CLI (which creates and migrates the database) and returns an API token. */
+export function createBenchUser(binary: string, dataDir: string): string {
+  cli(binary, dataDir, ["user", "create", "--email", "bench@example.test", "--name", "Bench"], "bench password\n");
+  return cli(binary, dataDir, ["token", "create", "--email", "bench@example.test"]);
+}
+
+/** serveCommand is the command line that runs dist/linkshelf on loopback with a port chosen by the system. */
+export const serveCommand = (binary: string, dataDir: string, port = 0) =>
+  [binary, "serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir];
+
+/** A rate limit far above anything the benchmarks send: the limiter runs, never refuses. */
+export const NO_REFUSAL_RATE_LIMIT = "100000000/1";
+
+/** rssMiB reads a process's resident set size (VmRSS) from /proc. */
+export function rssMiB(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
 
 export interface Started {
   process: Subprocess<"pipe", "pipe", "pipe">;
@@ -45,6 +72,13 @@ export async function stop(started: Started): Promise<number> {
   return started.process.exited;
 }
 
+/** What every request of a load sends besides `GET url` (autocannon's own options). */
+export interface LoadRequest {
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+}
+
 export interface Load {
   requestsPerSecond: number;
   /** Responses by status code. */
@@ -58,12 +92,12 @@ export interface Load {
  * stored. Requests per second are timed from the first answer to the last (autocannon's own
  * duration is counted in whole seconds in this mode).
  */
-export async function load(url: string, amount: number, connections = 32): Promise<Load> {
+export async function load(url: string, amount: number, connections = 32, request: LoadRequest = {}): Promise<Load> {
   let first = 0;
   let last = 0;
   let answers = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, connections, amount }, (error, done) => (error ? reject(error) : resolve(done)));
+    const instance = autocannon({ url, connections, amount, ...request }, (error, done) => (error ? reject(error) : resolve(done)));
     instance.on("response", () => {
       last = performance.now();
       if (answers++ === 0) first = last;

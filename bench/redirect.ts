@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { compile, load, median, ROOT, start, stop, tempDir } from "./lib";
+import { compile, createBenchUser, load, median, NO_REFUSAL_RATE_LIMIT, ROOT, serveCommand, start, stop, tempDir } from "./lib";
 
 export interface RedirectFigure {
   bareRps: number;
@@ -22,18 +22,9 @@ export async function benchRedirect(linkshelfBin: string, options = { rounds: 3,
   const work = tempDir("redirect");
   const bareBin = await compile(join(ROOT, "bench", "bare-redirect.ts"), join(work, "bare-redirect"));
   const dataDir = join(work, "data");
-  const cli = (args: string[], stdin?: string) => {
-    const result = Bun.spawnSync([linkshelfBin, ...args, "--data-dir", dataDir], { stdin: stdin ? Buffer.from(stdin) : undefined });
-    if (result.exitCode !== 0) throw new Error(`linkshelf ${args.join(" ")}: ${result.stderr}`);
-    return result.stdout.toString().trim();
-  };
-  cli(["user", "create", "--email", "bench@example.test", "--name", "Bench"], "bench password\n");
-  const token = cli(["token", "create", "--email", "bench@example.test"]);
+  const token = createBenchUser(linkshelfBin, dataDir);
 
-  const app = await start([linkshelfBin, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], {
-    cwd: work,
-    env: { LINKSHELF_RATE_LIMIT: "100000000/1" },
-  });
+  const app = await start(serveCommand(linkshelfBin, dataDir), { cwd: work, env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT } });
   const bare = await start([bareBin], { cwd: work });
   try {
     const api = async (path: string, body: unknown) => {

@@ -1,5 +1,5 @@
-import { and, desc, eq, isNull, lt, or } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { preparedQueries, type Db } from "../db/client";
 import { apiTokens, users, type UserRow } from "../db/schema";
 
 export const TOKEN_PREFIX = "lks_";
@@ -36,15 +36,20 @@ export function createToken(db: Db, userId: number, name: string, now: number): 
   return { token, info };
 }
 
-/** findTokenUser returns the owner of a live token, and records its use (at most once a minute). */
-export function findTokenUser(db: Db, token: string, now: number): UserRow | undefined {
-  if (!TOKEN_SHAPE.test(token)) return undefined;
-  const row = db
+/** Every API request looks its token up: built once per database. */
+const tokenQueries = preparedQueries((db) => ({
+  owner: db
     .select({ user: users, tokenId: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
-    .where(eq(apiTokens.tokenHash, hashSecret(token)))
-    .get();
+    .where(eq(apiTokens.tokenHash, sql.placeholder("tokenHash")))
+    .prepare(),
+}));
+
+/** findTokenUser returns the owner of a live token, and records its use (at most once a minute). */
+export function findTokenUser(db: Db, token: string, now: number): UserRow | undefined {
+  if (!TOKEN_SHAPE.test(token)) return undefined;
+  const row = tokenQueries(db).owner.get({ tokenHash: hashSecret(token) });
   if (!row) return undefined;
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     db.update(apiTokens)

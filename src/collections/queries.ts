@@ -2,7 +2,7 @@ import { desc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { collections, linkCollections, links, type UserRow } from "../db/schema";
 import { toLinkJson, type LinkJson } from "../links/model";
-import { toCollectionJson, type CollectionJson } from "./model";
+import { toCollectionJson } from "./model";
 
 /** Inbox first, then by name ignoring case, then by id. */
 function compareCollections(a: { isDefault: boolean; name: string; id: number }, b: typeof a): number {
@@ -13,36 +13,63 @@ function compareCollections(a: { isDefault: boolean; name: string; id: number },
   return a.id - b.id;
 }
 
+/** One link in one of its collections, as the join returns it: a plain array, in this order. */
+type MembershipRow = [
+  collectionId: number, id: number, userId: number, name: string, description: string, url: string,
+  favorite: number, clicks: number, lastClickedAt: number | null, createdAt: number, updatedAt: number,
+];
+
 /**
- * listCollections returns all of the user's collections with their links (newest first).
- * Two queries, however many collections and links there are.
+ * collectionListBody is the body of `GET /api/v1/collections`: all of the user's collections
+ * with their links (newest first), `{"collections":[...]}` encoded as UTF-8 once, so that it
+ * can be kept and sent many times. Two queries, however many collections and links there are.
+ *
+ * Built for 10,000 links and more: the join's rows are read as plain arrays (drizzle's
+ * per-row mapping cost more than the query itself), and each link is stringified once, on
+ * its own, then spliced into its collections; one JSON.stringify over the whole nested list
+ * measured several times slower here.
  */
-export function listCollections(db: Db, user: UserRow): CollectionJson[] {
-  const collectionRows = db.select().from(collections).where(eq(collections.userId, user.id)).all();
-  const memberships = db
-    .select({ collectionId: linkCollections.collectionId, link: links })
-    .from(links)
-    .innerJoin(linkCollections, eq(linkCollections.linkId, links.id))
-    .where(eq(links.userId, user.id))
-    .orderBy(desc(links.createdAt), desc(links.id))
-    .all();
+export function collectionListBody(db: Db, user: UserRow): Uint8Array {
+  const collectionRows = db.select().from(collections).where(eq(collections.userId, user.id)).all().sort(compareCollections);
+  const memberships = db.values<MembershipRow>(
+    db.select({
+      collectionId: linkCollections.collectionId, id: links.id, userId: links.userId, name: links.name,
+      description: links.description, url: links.url, favorite: links.favorite, clicks: links.clicks,
+      lastClickedAt: links.lastClickedAt, createdAt: links.createdAt, updatedAt: links.updatedAt,
+    })
+      .from(links)
+      .innerJoin(linkCollections, eq(linkCollections.linkId, links.id))
+      .where(eq(links.userId, user.id))
+      .orderBy(desc(links.createdAt), desc(links.id)),
+  );
 
   const linkJsonById = new Map<number, LinkJson>();
-  const linksByCollection = new Map<number, LinkJson[]>();
-  for (const { collectionId, link } of memberships) {
-    let json = linkJsonById.get(link.id);
+  const linkIdsByCollection = new Map<number, number[]>();
+  for (const [collectionId, id, userId, name, description, url, favorite, clicks, lastClickedAt, createdAt, updatedAt] of memberships) {
+    let json = linkJsonById.get(id);
     if (!json) {
-      json = toLinkJson(link, []);
-      linkJsonById.set(link.id, json);
+      json = toLinkJson({ id, userId, name, description, url, favorite: favorite === 1, clicks, lastClickedAt, createdAt, updatedAt }, []);
+      linkJsonById.set(id, json);
     }
     json.collectionIds.push(collectionId);
-    const list = linksByCollection.get(collectionId);
-    if (list) list.push(json);
-    else linksByCollection.set(collectionId, [json]);
+    const ids = linkIdsByCollection.get(collectionId);
+    if (ids) ids.push(id);
+    else linkIdsByCollection.set(collectionId, [id]);
   }
-  for (const json of linkJsonById.values()) json.collectionIds.sort((a, b) => a - b);
+  const linkText = new Map<number, string>();
+  for (const json of linkJsonById.values()) {
+    json.collectionIds.sort((a, b) => a - b);
+    linkText.set(json.id, JSON.stringify(json));
+  }
 
-  return collectionRows
-    .sort(compareCollections)
-    .map((row) => toCollectionJson(row, user, linksByCollection.get(row.id) ?? []));
+  const parts = collectionRows.map((row) => {
+    const shell = JSON.stringify(toCollectionJson(row, user, []));
+    // The only unescaped `"links":[]` in the shell is the key itself: a quote inside a JSON string is always escaped.
+    const at = shell.indexOf(EMPTY_LINKS) + EMPTY_LINKS.length - 1;
+    const linkList = (linkIdsByCollection.get(row.id) ?? []).map((id) => linkText.get(id)).join(",");
+    return shell.slice(0, at) + linkList + shell.slice(at);
+  });
+  return new TextEncoder().encode(`{"collections":[${parts.join(",")}]}`);
 }
+
+const EMPTY_LINKS = '"links":[]';

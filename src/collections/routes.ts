@@ -1,16 +1,24 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/requester";
+import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { parseId } from "../ids";
 import { CollectionBody } from "./model";
-import { listCollections } from "./queries";
+import { collectionListBody } from "./queries";
 import { createCollection, deleteCollection, updateCollection } from "./service";
 
 /** collectionRoutes: `/api/v1/collections`. */
 export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
+  // The list is the extension's start-up read and can be megabytes: each user's answer is
+  // kept, encoded, until anything in the database changes (see src/db/stamp.ts).
+  const answers = new StampedAnswers<Uint8Array>();
   return new Elysia({ prefix: "/collections" })
     .use(apiUser)
-    .get("/", ({ user }) => ({ collections: listCollections(db, user) }))
+    .get("/", ({ user, set }) => {
+      const body = answers.get(readDatabaseStamp(db), user.id, () => collectionListBody(db, user));
+      set.headers["content-type"] = "application/json;charset=utf-8";
+      return body;
+    })
     .post("/", ({ user, body, status }) =>
       status(201, { message: "Collection created.", collection: createCollection(db, user, body, clock()) }),
       { body: CollectionBody })

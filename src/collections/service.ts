@@ -63,7 +63,7 @@ export function deleteCollection(db: Db, userId: number, id: number): void {
   db.transaction((tx) => {
     const collection = requireOwnedCollection(tx, userId, id);
     if (collection.isDefault) throw new Conflict("DEFAULT_COLLECTION", "The Inbox collection cannot be deleted.");
-    const inbox = inboxId(tx, userId);
+    const inbox = inboxId(db, userId);
     tx.run(sql`
       INSERT INTO ${linkCollections} (link_id, collection_id)
       SELECT lc.link_id, ${inbox} FROM ${linkCollections} AS lc

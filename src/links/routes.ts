@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/requester";
+import { GroupCommit } from "../db/group-commit";
 import { parseId } from "../ids";
 import { CreateLinkBody, UpdateLinkBody } from "./model";
 import { listFavorites } from "./queries";
@@ -8,12 +9,16 @@ import { createLink, deleteLink, updateLink } from "./service";
 
 /** linkRoutes: `/api/v1/links`. */
 export function linkRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
+  // Links are created in bursts (an import, the extension saving tabs): one commit per turn of the event loop.
+  const creates = new GroupCommit(db.$client);
   return new Elysia({ prefix: "/links" })
     .use(apiUser)
     .get("/favorites", ({ user }) => listFavorites(db, user.id))
-    .post("/", ({ user, body, status }) =>
-      status(201, { message: "Link created.", link: createLink(db, user.id, body, clock()) }),
-      { body: CreateLinkBody })
+    .post("/", async ({ user, body, status }) => {
+      const now = clock();
+      const link = await creates.run(() => createLink(db, user.id, body, now));
+      return status(201, { message: "Link created.", link });
+    }, { body: CreateLinkBody })
     .put("/:id", ({ user, params, body }) => {
       updateLink(db, user.id, parseId(params.id), body, clock());
       return { message: "Link updated." };

@@ -1,12 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { preparedQueries, type Db } from "../db/client";
 import { collections, linkCollections, links, type LinkRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { Rules } from "../rules";
 import { toLinkJson, type CreateLinkInput, type LinkJson, type UpdateLinkInput } from "./model";
 
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-type DbOrTx = Db | Tx;
+type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export const LINK_LIMITS = { name: 254, description: 300 } as const;
 
@@ -17,13 +16,40 @@ export function requireOwnedLink(db: DbOrTx, userId: number, id: number): LinkRo
   return link;
 }
 
-/** inboxId returns the id of the user's default collection. */
-export function inboxId(db: DbOrTx, userId: number): number {
-  return db
+/** What creating and updating a link runs, built once per database (a POST's own cost is mostly these). */
+const linkQueries = preparedQueries((db) => ({
+  inbox: db
     .select({ id: collections.id })
     .from(collections)
-    .where(and(eq(collections.userId, userId), eq(collections.isDefault, true)))
-    .get()!.id;
+    .where(and(eq(collections.userId, sql.placeholder("userId")), eq(collections.isDefault, true)))
+    .prepare(),
+  ownedCount: db
+    .select({ n: sql<number>`count(*)` })
+    .from(collections)
+    .where(and(
+      eq(collections.userId, sql.placeholder("userId")),
+      sql`${collections.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`,
+    ))
+    .prepare(),
+  insertLink: db
+    .insert(links)
+    .values({
+      userId: sql.placeholder("userId"), name: sql.placeholder("name"), description: sql.placeholder("description"),
+      url: sql.placeholder("url"), favorite: sql.placeholder("favorite"),
+      createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("now"),
+    })
+    .returning()
+    .prepare(),
+  clearMemberships: db.delete(linkCollections).where(eq(linkCollections.linkId, sql.placeholder("linkId"))).prepare(),
+  addMembership: db
+    .insert(linkCollections)
+    .values({ linkId: sql.placeholder("linkId"), collectionId: sql.placeholder("collectionId") })
+    .prepare(),
+}));
+
+/** inboxId returns the id of the user's default collection (inside a transaction too). */
+export function inboxId(db: Db, userId: number): number {
+  return linkQueries(db).inbox.get({ userId })!.id;
 }
 
 /**
@@ -31,38 +57,31 @@ export function inboxId(db: DbOrTx, userId: number): number {
  * records a violation unless every id is one of the user's collections. Unknown ids and
  * other users' ids get the same message, so nothing leaks.
  */
-function resolveCollectionIds(db: DbOrTx, userId: number, ids: number[] | undefined, rules: Rules): number[] {
+function resolveCollectionIds(db: Db, userId: number, ids: number[] | undefined, rules: Rules): number[] {
   const wanted = [...new Set(ids ?? [])].sort((a, b) => a - b);
   if (wanted.length === 0) return [inboxId(db, userId)];
-  const owned = db
-    .select({ n: sql<number>`count(*)` })
-    .from(collections)
-    .where(and(eq(collections.userId, userId), sql`${collections.id} IN (SELECT value FROM json_each(${JSON.stringify(wanted)}))`))
-    .get()!.n;
+  const owned = linkQueries(db).ownedCount.get({ userId, ids: JSON.stringify(wanted) })!.n;
   if (owned !== wanted.length) rules.fail("/collectionIds", "Expected ids of your own collections");
   return wanted;
 }
 
-function setMemberships(tx: Tx, linkId: number, collectionIds: number[]): void {
-  tx.delete(linkCollections).where(eq(linkCollections.linkId, linkId)).run();
-  tx.insert(linkCollections).values(collectionIds.map((collectionId) => ({ linkId, collectionId }))).run();
+/** addMemberships puts a link in collections (inside the caller's transaction). */
+function addMemberships(db: Db, linkId: number, collectionIds: number[]): void {
+  const { addMembership } = linkQueries(db);
+  for (const collectionId of collectionIds) addMembership.run({ linkId, collectionId });
 }
 
 /** createLink stores a new link (clicks 0) in its collections, or the Inbox. */
 export function createLink(db: Db, userId: number, input: CreateLinkInput, now: number): LinkJson {
-  return db.transaction((tx) => {
+  return db.transaction(() => {
     const rules = new Rules();
     const name = rules.text("/name", input.name, 1, LINK_LIMITS.name);
     const description = rules.text("/description", input.description ?? "", 0, LINK_LIMITS.description);
     const url = rules.url("/url", input.url);
-    const collectionIds = resolveCollectionIds(tx, userId, input.collectionIds, rules);
+    const collectionIds = resolveCollectionIds(db, userId, input.collectionIds, rules);
     rules.check();
-    const row = tx
-      .insert(links)
-      .values({ userId, name, description, url, favorite: input.favorite, createdAt: now, updatedAt: now })
-      .returning()
-      .all()[0]!;
-    setMemberships(tx, row.id, collectionIds);
+    const row = linkQueries(db).insertLink.all({ userId, name, description, url, favorite: input.favorite, now })[0]!;
+    addMemberships(db, row.id, collectionIds);
     return toLinkJson(row, collectionIds);
   }, { behavior: "immediate" });
 }
@@ -75,10 +94,11 @@ export function updateLink(db: Db, userId: number, id: number, input: UpdateLink
     const name = rules.text("/name", input.name, 1, LINK_LIMITS.name);
     const description = rules.text("/description", input.description ?? current.description, 0, LINK_LIMITS.description);
     const url = rules.url("/url", input.url);
-    const collectionIds = resolveCollectionIds(tx, userId, input.collectionIds, rules);
+    const collectionIds = resolveCollectionIds(db, userId, input.collectionIds, rules);
     rules.check();
     tx.update(links).set({ name, description, url, favorite: input.favorite, updatedAt: now }).where(eq(links.id, id)).run();
-    setMemberships(tx, id, collectionIds);
+    linkQueries(db).clearMemberships.run({ linkId: id });
+    addMemberships(db, id, collectionIds);
   }, { behavior: "immediate" });
 }
 

@@ -70,7 +70,10 @@ export async function setPassword(db: Db, userId: number, password: string): Pro
   }, { behavior: "immediate" });
 }
 
-/** countUsers tells how many users exist (none: the server is in first-run setup). */
+/**
+ * countUsers tells how many users exist (none: the server is in first-run setup). Plain SQL:
+ * it runs at every start, where drizzle's query builder, still cold, took ~1 ms.
+ */
 export function countUsers(db: Db): number {
-  return db.select({ n: sql<number>`count(*)` }).from(users).get()!.n;
+  return db.get<[number]>(sql`SELECT count(*) FROM ${users}`)[0];
 }

@@ -1,0 +1,89 @@
+import { join } from "node:path";
+import { compile, median, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+
+export interface Footprint {
+  /** Median milliseconds from spawn to the first `200 GET /healthz`. */
+  startMs: number;
+  /** Median VmRSS after start-up and a moment of idling, MiB. */
+  rssMiB: number;
+}
+
+export interface FootprintFigure {
+  bare: Footprint;
+  linkshelf: Footprint;
+  /** Elysia + drizzle + bun:sqlite and nothing of linkshelf's own: what no app built on them can go below. */
+  floor: Footprint;
+  startRatio: number;
+  startTarget: number;
+  rssRatio: number;
+  rssTarget: number;
+  floorStartRatio: number;
+  floorRssRatio: number;
+  starts: number;
+}
+
+/** One way to start a server: a command line for a fresh, empty data directory. */
+type Starter = (dataDir: string) => string[];
+
+/**
+ * startOnce spawns a server, waits for its `listening on` line, then asks `GET /healthz`
+ * until the answer is 200; the time counts from the spawn to that answer. With `idleMs`,
+ * the server then idles that long and its VmRSS is read.
+ */
+async function startOnce(command: string[], idleMs?: number): Promise<{ ms: number; rss?: number }> {
+  const began = performance.now();
+  const server = await start(command);
+  try {
+    for (;;) {
+      const response = await fetch(`${server.base}/healthz`);
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+    }
+    const ms = performance.now() - began;
+    if (idleMs === undefined) return { ms };
+    await Bun.sleep(idleMs);
+    return { ms, rss: rssMiB(server.process.pid) };
+  } finally {
+    await stop(server);
+  }
+}
+
+/**
+ * benchFootprint: start-up time and idle memory of dist/linkshelf (empty data directory,
+ * so migrations run), of a bare Bun.serve answering /healthz, and of the floor (Elysia +
+ * drizzle opening a database, no linkshelf code), all compiled the same way. They are
+ * started in turn, `starts` times each; the first `rssStarts` of each also idle 1.5 s
+ * before VmRSS is read. Medians are compared.
+ */
+export async function benchFootprint(linkshelfBin: string, options = { starts: 9, rssStarts: 5, idleMs: 1500 }): Promise<FootprintFigure> {
+  const work = tempDir("footprint");
+  const bareBin = await compile(join(ROOT, "bench", "bare-healthz.ts"), join(work, "bare-healthz"));
+  const floorBin = await compile(join(ROOT, "bench", "floor-elysia-drizzle.ts"), join(work, "floor-elysia-drizzle"));
+  const starters: Record<"bare" | "linkshelf" | "floor", Starter> = {
+    bare: () => [bareBin],
+    linkshelf: (dataDir) => serveCommand(linkshelfBin, dataDir),
+    floor: (dataDir) => [floorBin, dataDir],
+  };
+  const runs = { bare: [] as { ms: number; rss?: number }[], linkshelf: [] as { ms: number; rss?: number }[], floor: [] as { ms: number; rss?: number }[] };
+  for (let round = 0; round < options.starts; round++) {
+    for (const name of ["bare", "linkshelf", "floor"] as const) {
+      const dataDir = join(work, `${name}-${round}`);
+      runs[name].push(await startOnce(starters[name](dataDir), round < options.rssStarts ? options.idleMs : undefined));
+    }
+  }
+  const summary = (list: { ms: number; rss?: number }[]): Footprint => ({
+    startMs: median(list.map((run) => run.ms)),
+    rssMiB: median(list.flatMap((run) => (run.rss === undefined ? [] : [run.rss]))),
+  });
+  const bare = summary(runs.bare);
+  const linkshelf = summary(runs.linkshelf);
+  const floor = summary(runs.floor);
+  return {
+    bare, linkshelf, floor,
+    startRatio: linkshelf.startMs / bare.startMs, startTarget: 2,
+    rssRatio: linkshelf.rssMiB / bare.rssMiB, rssTarget: 1.3,
+    floorStartRatio: floor.startMs / bare.startMs,
+    floorRssRatio: floor.rssMiB / bare.rssMiB,
+    starts: options.starts,
+  };
+}

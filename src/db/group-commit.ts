@@ -1,0 +1,69 @@
+import type { Database } from "bun:sqlite";
+
+interface Job {
+  write(): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * GroupCommit runs the writes submitted during one turn of the event loop in one IMMEDIATE
+ * transaction, once that turn ends: one commit serves many requests (a commit, with its
+ * share of WAL checkpoints, cost more than the insert it carried).
+ *
+ * Each write runs in its own savepoint, so a write that throws (a rule broken, a collection
+ * not owned) is rolled back alone and only its caller hears the error. Every promise settles
+ * after the commit, so nothing is acknowledged before it is durable; if the commit itself
+ * fails, the whole batch is rolled back and every caller gets that error.
+ */
+export class GroupCommit {
+  private jobs: Job[] = [];
+  private scheduled = false;
+
+  private readonly inSavepoint;
+
+  constructor(private readonly sqlite: Database) {
+    // Called inside the batch's transaction, a bun:sqlite transaction function is a savepoint.
+    this.inSavepoint = sqlite.transaction((write: () => unknown) => write());
+  }
+
+  /** run queues `write` for this turn's transaction and resolves with its result once committed. */
+  run<T>(write: () => T): Promise<T> {
+    const settled = new Promise<T>((resolve, reject) => {
+      this.jobs.push({ write, resolve: resolve as (value: unknown) => void, reject });
+    });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return settled;
+  }
+
+  /** flush commits every write queued so far, then settles their promises. */
+  flush(): void {
+    const jobs = this.jobs;
+    this.jobs = [];
+    this.scheduled = false;
+    if (jobs.length === 0) return;
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.sqlite.transaction(() => {
+        for (const job of jobs) {
+          try {
+            outcomes.push({ ok: true, value: this.inSavepoint(job.write) });
+          } catch (error) {
+            outcomes.push({ ok: false, value: error });
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    jobs.forEach((job, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.value);
+    });
+  }
+}
