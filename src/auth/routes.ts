@@ -4,7 +4,7 @@ import { AppError } from "../errors";
 import { clientAddress, isCrossSitePost, ownOrigin, requestOrigin, safeNext } from "../http";
 import { loginPage, setupPage } from "../pages/auth";
 import { messagePage } from "../pages/layout";
-import { html, htmlResponse } from "../pages/html";
+import { htmlResponse } from "../pages/html";
 import { FixedWindowCounter } from "../ratelimit/window";
 import { countUsers, createUser, findUserByEmail } from "../users/service";
 import { resolveUser, sessionIdOf } from "./identity";
@@ -23,7 +23,32 @@ function field(body: unknown, name: string): string {
   return typeof value === "string" ? value : "";
 }
 
-/** authPages: the sign-in, sign-out and first-run setup pages, and a minimal home page. */
+/** The part of Elysia's cookie jar a session needs. */
+export type CookieJar = Record<string, { set(options: object): unknown }>;
+
+/**
+ * startBrowserSession starts a session for a user and sets its cookie on the response:
+ * HttpOnly, SameSite=Lax, Path=/, 30 days, Secure when the request came over HTTPS.
+ */
+export function startBrowserSession(
+  { db, config }: Pick<AppDeps, "db" | "config">,
+  request: Request,
+  cookie: CookieJar,
+  userId: number,
+  now: number,
+): void {
+  const session = createSession(db, userId, now);
+  cookie[SESSION_COOKIE]!.set({
+    value: session.id,
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/",
+    secure: requestOrigin(request, config.trustProxy).scheme === "https",
+    maxAge: Math.floor(SESSION_TTL_MS / 1000),
+  });
+}
+
+/** authPages: the sign-in, sign-out and first-run setup pages. */
 export function authPages({ db, config, clock, setupCode }: AppDeps) {
   const failures = new FixedWindowCounter(LOGIN_THROTTLE.windowMs, 10_000);
 
@@ -44,25 +69,10 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
     return undefined;
   };
 
-  const startSession = (request: Request, cookie: Record<string, { set(options: object): unknown }>, userId: number, now: number) => {
-    const session = createSession(db, userId, now);
-    cookie[SESSION_COOKIE]!.set({
-      value: session.id,
-      httpOnly: true,
-      sameSite: "lax",
-      path: "/",
-      secure: requestOrigin(request, config.trustProxy).scheme === "https",
-      maxAge: Math.floor(SESSION_TTL_MS / 1000),
-    });
-  };
+  const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
+    startBrowserSession({ db, config }, request, cookie, userId, now);
 
   return new Elysia()
-    .get("/", ({ request }) => {
-      const user = resolveUser(db, request, clock());
-      if (!user) return seeOther("/login");
-      return htmlResponse(messagePage("Signed in", `You are signed in as ${user.name} (${user.email}).`, html`
-<form method="post" action="/logout"><button type="submit">Sign out</button></form>`));
-    })
     .get("/login", ({ request, query }) => {
       const next = safeNext(query.next, ownOrigin(request, config.trustProxy));
       if (resolveUser(db, request, clock())) return seeOther(next);

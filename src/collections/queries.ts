@@ -1,6 +1,6 @@
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { collections, linkCollections, links, type UserRow } from "../db/schema";
+import { collections, linkCollections, links, users, type CollectionRow, type UserRow } from "../db/schema";
 import { toLinkJson, type LinkJson } from "../links/model";
 import { toCollectionJson } from "./model";
 
@@ -73,3 +73,31 @@ export function collectionListBody(db: Db, user: UserRow): Uint8Array {
 }
 
 const EMPTY_LINKS = '"links":[]';
+
+/** A collection as the pages list it: no links, their count instead. */
+export type CollectionSummary = CollectionRow & { linkCount: number };
+
+/** listCollectionSummaries lists the user's collections (Inbox first, then by name) with their link counts. One query. */
+export function listCollectionSummaries(db: Db, userId: number): CollectionSummary[] {
+  return db
+    .select({
+      collection: collections,
+      linkCount: sql<number>`(SELECT count(*) FROM ${linkCollections} WHERE ${linkCollections.collectionId} = ${collections.id})`,
+    })
+    .from(collections)
+    .where(eq(collections.userId, userId))
+    .all()
+    .map((row) => ({ ...row.collection, linkCount: row.linkCount }))
+    .sort(compareCollections);
+}
+
+/** findPublicCollection returns a PUBLIC collection and its author's name; private and unknown ids alike are undefined. */
+export function findPublicCollection(db: Db, id: number): { collection: CollectionRow; authorName: string } | undefined {
+  const row = db
+    .select({ collection: collections, authorName: users.name })
+    .from(collections)
+    .innerJoin(users, eq(users.id, collections.userId))
+    .where(and(eq(collections.id, id), eq(collections.visibility, "PUBLIC")))
+    .get();
+  return row;
+}

@@ -34,6 +34,8 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
 export interface PageOptions {
   status?: number;
   headers?: Record<string, string>;
+  /** The page loads a script from this server (`script-src 'self'`); no page runs inline script. */
+  script?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export function htmlResponse(body: Html, options: PageOptions = {}): Response {
       "Cache-Control": "no-store",
       "X-Frame-Options": "DENY",
       "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action ${FORM_ACTION}; frame-ancestors 'none'; base-uri 'none'`,
+      "Content-Security-Policy": `default-src 'none';${options.script ? " script-src 'self';" : ""} style-src 'unsafe-inline'; img-src 'self' data:; form-action ${FORM_ACTION}; frame-ancestors 'none'; base-uri 'none'`,
       "Referrer-Policy": "same-origin",
       ...options.headers,
     },

@@ -1,11 +1,15 @@
 import { html, Html } from "./html";
 
-const STYLE = `
+/** The palette every page shares (light and dark). */
+export const PALETTE = `
 :root { color-scheme: light dark; --bg: #f6f7f9; --card: #fff; --text: #1d2330; --muted: #5b6475;
   --border: #d5d9e0; --accent: #2f5bd3; --accent-text: #fff; --error-bg: #fdecec; --error: #a1261f; }
 @media (prefers-color-scheme: dark) { :root { --bg: #12151b; --card: #1b2029; --text: #e7eaf0; --muted: #9aa3b2;
   --border: #343b48; --accent: #7c9cff; --accent-text: #0d1220; --error-bg: #3a1d1d; --error: #ffb4ab; } }
 * { box-sizing: border-box; }
+`;
+
+const STYLE = `${PALETTE}
 body { margin: 0; min-height: 100vh; display: grid; place-items: center; padding: 1.5rem;
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--text); }
 main { width: 100%; max-width: 24rem; background: var(--card); border: 1px solid var(--border);

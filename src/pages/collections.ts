@@ -1,0 +1,68 @@
+import type { CollectionSummary } from "../collections/queries";
+import type { UserRow } from "../db/schema";
+import { errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
+import { html, type Html } from "./html";
+import { shell } from "./shell";
+
+/** What a collection form holds: as stored, or as typed when the service refused it. */
+export interface CollectionFormValues {
+  name: string;
+  description: string;
+  icon: string;
+  visibility: string;
+}
+
+export interface CollectionFormOptions {
+  user: UserRow;
+  /** Absent: a new collection. */
+  collection?: CollectionSummary;
+  values: CollectionFormValues;
+  errors: FieldErrors;
+}
+
+const VISIBILITIES = [
+  { value: "PRIVATE", label: "Private", hint: "Only you see it." },
+  { value: "PUBLIC", label: "Public", hint: "Anyone with the address can read it and its feed, and open its links." },
+] as const;
+
+/** collectionFormPage: create or edit a collection (name, description, emoji icon, visibility). */
+export function collectionFormPage(options: CollectionFormOptions): Html {
+  const { values, errors, collection } = options;
+  const visibilityErrors = errors.get("visibility");
+  const content = html`<div class="narrow card">
+<h1>${collection ? "Edit collection" : "New collection"}</h1>
+${errorSummary(errors, "The collection")}
+<form method="post" action="${collection ? `/collections/${collection.id}` : "/collections"}" novalidate>
+${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
+${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 254 characters" })}
+${textField({ name: "icon", label: "Icon", value: values.icon, errors, hint: "One emoji, such as 📚 🎵 🧪 or a flag; empty: the default icon", autocomplete: "off", extra: html` inputmode="text" spellcheck="false"` })}
+<fieldset${invalidGroup("visibility", visibilityErrors)}>
+<legend>Visibility</legend>
+${VISIBILITIES.map((option) => html`<label class="choice"><input type="radio" name="visibility" value="${option.value}"${values.visibility === option.value ? html` checked` : ""}> ${option.label} <span class="muted">— ${option.hint}</span></label>`)}
+${fieldMessages("visibility", visibilityErrors)}
+</fieldset>
+<div class="form-actions">
+<button type="submit">${collection ? "Save collection" : "Create collection"}</button>
+<a href="${collection ? `/?collection=${collection.id}` : "/"}">Cancel</a>
+${collection && !collection.isDefault ? html`<a href="/collections/${collection.id}/delete" class="push">Delete collection…</a>` : undefined}
+</div>
+${collection?.isDefault ? html`<p class="hint">The Inbox cannot be deleted: links without a collection live there.</p>` : undefined}
+</form>
+</div>`;
+  return shell({ title: collection ? "Edit collection" : "New collection", user: options.user, content });
+}
+
+/** collectionDeletePage asks before deleting, and says what happens to the links. */
+export function collectionDeletePage(user: UserRow, collection: CollectionSummary): Html {
+  const count = collection.linkCount === 1 ? "Its 1 link" : `Its ${collection.linkCount} links`;
+  const content = html`<div class="narrow card">
+<h1>Delete this collection?</h1>
+<p><span aria-hidden="true">${collection.icon}</span> <strong>${collection.name}</strong></p>
+<p>${count} stay: a link that is in no other collection moves to the Inbox. This cannot be undone.</p>
+<form method="post" action="/collections/${collection.id}/delete" class="form-actions">
+<button type="submit" class="danger">Delete collection</button>
+<a href="/collections/${collection.id}/edit">Cancel</a>
+</form>
+</div>`;
+  return shell({ title: "Delete collection", user, content });
+}

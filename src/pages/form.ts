@@ -1,0 +1,82 @@
+import type { FieldError } from "../errors";
+import { html, type Html } from "./html";
+
+/** The messages of a refused form, by field name (the service's path without its `/`). */
+export type FieldErrors = Map<string, string[]>;
+
+/** fieldErrorsOf turns a service's `{path, message}` list into messages by field name. */
+export function fieldErrorsOf(errors: FieldError[] | undefined): FieldErrors {
+  const byField: FieldErrors = new Map();
+  for (const error of errors ?? []) {
+    const name = error.path.replace(/^\//, "").split("/")[0] ?? "";
+    byField.set(name, [...(byField.get(name) ?? []), error.message]);
+  }
+  return byField;
+}
+
+/** formField reads one value of a form body; anything but a single string is "". */
+export function formField(body: unknown, name: string): string {
+  const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof value === "string" ? value : "";
+}
+
+/** formValues reads every value of a repeated form field (checkboxes). */
+export function formValues(body: unknown, name: string): string[] {
+  const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+/** errorSummary heads a refused form; announced to screen readers. */
+export function errorSummary(errors: FieldErrors, what: string): Html | undefined {
+  if (errors.size === 0) return undefined;
+  return html`<p class="error" role="alert">${what} was not saved: check the ${errors.size === 1 ? "field" : "fields"} marked below.</p>`;
+}
+
+/** fieldMessages renders a field's messages, referenced by the control's aria-describedby. */
+export function fieldMessages(id: string, messages: string[] | undefined): Html | undefined {
+  if (!messages?.length) return undefined;
+  return html`<p class="field-error" id="${id}-error">${messages.join(". ")}</p>`;
+}
+
+/** describedBy is the aria-describedby (hint, then error) and aria-invalid of a control. */
+function describedBy(id: string, hint: boolean, invalid: boolean): Html {
+  const ids = [hint ? `${id}-hint` : "", invalid ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return html`${ids ? html` aria-describedby="${ids}"` : ""}${invalid ? html` aria-invalid="true"` : ""}`;
+}
+
+export interface TextFieldOptions {
+  name: string;
+  label: string;
+  value: string;
+  errors: FieldErrors;
+  type?: "text" | "url" | "password" | "email";
+  required?: boolean;
+  hint?: string;
+  autocomplete?: string;
+  multiline?: boolean;
+  /** The form's id prefix, so two forms on one page do not share ids. */
+  idPrefix?: string;
+  extra?: Html;
+}
+
+/** textField: a labelled input (or textarea) with its hint and the service's messages beside it. */
+export function textField(options: TextFieldOptions): Html {
+  const id = `${options.idPrefix ?? ""}${options.name}`;
+  const messages = options.errors.get(options.name);
+  const aria = describedBy(id, options.hint !== undefined, Boolean(messages?.length));
+  const common = html`id="${id}" name="${options.name}"${options.required ? html` required` : ""}${
+    options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ""}${aria}${options.extra}`;
+  const control = options.multiline
+    ? html`<textarea ${common}>${options.value}</textarea>`
+    : html`<input ${common} type="${options.type ?? "text"}" value="${options.value}">`;
+  return html`<label for="${id}">${options.label}</label>
+${control}
+${options.hint !== undefined ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : undefined}
+${fieldMessages(id, messages)}`;
+}
+
+/** invalidGroup is the aria of a fieldset whose choices were refused. */
+export function invalidGroup(id: string, messages: string[] | undefined): Html {
+  return messages?.length ? html` aria-describedby="${id}-error" aria-invalid="true"` : html``;
+}

@@ -1,0 +1,98 @@
+import type { CollectionSummary } from "../collections/queries";
+import type { UserRow } from "../db/schema";
+import type { LinkJson } from "../links/model";
+import { html, type Html } from "./html";
+import { linkItem } from "./links";
+import { shell } from "./shell";
+
+/** What the home page shows: one collection, the favorites, or search results. */
+export type HomeView =
+  | { kind: "collection"; collection: CollectionSummary }
+  | { kind: "favorites" }
+  | { kind: "search"; query: string };
+
+export interface HomeOptions {
+  user: UserRow;
+  collections: CollectionSummary[];
+  view: HomeView;
+  links: LinkJson[];
+  /** The address of the next page of this list, if there is one. */
+  older?: string;
+  /** Whether this is a later page (a link back to the first). */
+  first?: string;
+  /** This page's own address: the favorite toggles come back here. */
+  self: string;
+  notice?: string;
+}
+
+function sidebar(options: HomeOptions): Html {
+  const { view } = options;
+  const current = (active: boolean) => (active ? html` aria-current="page"` : "");
+  return html`<nav class="sidebar card" aria-label="Collections">
+<h2>Views</h2>
+<ul>
+<li><a class="item" href="/?view=favorites"${current(view.kind === "favorites")}><span aria-hidden="true">★</span><span class="name">Favorites</span></a></li>
+</ul>
+<h2 class="gap">Collections</h2>
+<ul>
+${options.collections.map((collection) => html`<li><a class="item" href="/?collection=${collection.id}"${current(view.kind === "collection" && view.collection.id === collection.id)}>
+<span aria-hidden="true">${collection.icon}</span>
+<span class="name">${collection.name}</span>
+${collection.visibility === "PUBLIC" ? html`<span class="badge" title="Public">public</span>` : html`<span class="visually-hidden">private,</span>`}
+<span class="count"><span class="visually-hidden">links: </span>${collection.linkCount}</span>
+</a></li>`)}
+</ul>
+<a class="new" href="/collections/new">+ New collection</a>
+</nav>`;
+}
+
+function heading(options: HomeOptions): Html {
+  const { view } = options;
+  if (view.kind === "favorites") {
+    return html`<div class="heading"><h1 id="list-heading"><span aria-hidden="true">★</span> Favorites</h1></div>
+<p class="muted">Ranked the way the browser extension pins them: most clicked first, then most recently clicked.</p>`;
+  }
+  if (view.kind === "search") {
+    return html`<div class="heading"><h1 id="list-heading">Search: “${view.query}”</h1><div class="actions"><a href="/">Clear search</a></div></div>
+<p class="muted">Names, URLs and descriptions of all your links, newest first.</p>`;
+  }
+  const { collection } = view;
+  return html`<div class="heading">
+<h1 id="list-heading"><span aria-hidden="true">${collection.icon}</span> ${collection.name} <span class="badge">${collection.visibility === "PUBLIC" ? "Public" : "Private"}</span></h1>
+<div class="actions">
+<a class="button" href="/links/new?collection=${collection.id}">Add link</a>
+<a class="button secondary" href="/collections/${collection.id}/edit">Edit collection</a>
+${collection.visibility === "PUBLIC" ? html`<a href="/c/${collection.id}">Public page</a>` : undefined}
+</div>
+</div>
+${collection.description ? html`<p class="muted">${collection.description}</p>` : undefined}`;
+}
+
+function emptyText(view: HomeView): string {
+  if (view.kind === "favorites") return "No favorites yet: mark a link with ☆ to pin it.";
+  if (view.kind === "search") return "No link matches.";
+  return "No links in this collection yet.";
+}
+
+/** homePage: the collections sidebar and one list of links (a collection, the favorites or a search). */
+export function homePage(options: HomeOptions): Html {
+  const title = options.view.kind === "collection" ? options.view.collection.name
+    : options.view.kind === "favorites" ? "Favorites" : `Search: ${options.view.query}`;
+  const content = html`<section class="card" aria-labelledby="list-heading">
+${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
+${heading(options)}
+${options.links.length === 0 ? html`<p class="empty">${emptyText(options.view)}</p>`
+    : html`<ul class="links">${options.links.map((link) => linkItem(link, options.self))}</ul>`}
+${options.older || options.first ? html`<nav class="pager" aria-label="Pages">
+${options.first ? html`<a href="${options.first}">← Newest</a>` : html`<span></span>`}
+${options.older ? html`<a href="${options.older}">Older links →</a>` : undefined}
+</nav>` : undefined}
+</section>`;
+  return shell({
+    title,
+    user: options.user,
+    query: options.view.kind === "search" ? options.view.query : "",
+    sidebar: sidebar(options),
+    content,
+  });
+}

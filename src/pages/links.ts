@@ -1,0 +1,117 @@
+import type { CollectionSummary } from "../collections/queries";
+import type { UserRow } from "../db/schema";
+import type { LinkJson } from "../links/model";
+import { errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
+import { html, type Html } from "./html";
+import { shell } from "./shell";
+
+const DAY = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" });
+
+/** when shows an ISO timestamp as a short UTC date, the full instant in `datetime` and the tooltip. */
+export function when(isoTime: string): Html {
+  return html`<time datetime="${isoTime}" title="${isoTime}">${DAY.format(new Date(isoTime))}</time>`;
+}
+
+/** hostOf is the host a link points at, shown under its name. */
+export function hostOf(url: string): string {
+  return URL.parse(url)?.host ?? url;
+}
+
+/** faviconFor asks the server's own favicon proxy for the site's icon; one URL per origin, so the browser caches it once. */
+export function faviconFor(url: string): Html {
+  const origin = URL.parse(url)?.origin ?? url;
+  return html`<img src="/favicon?url=${encodeURIComponent(origin)}" alt="" width="16" height="16" loading="lazy" decoding="async">`;
+}
+
+/**
+ * linkItem is one row of a link list: icon, name (through `/l/:id`, so opening it counts a
+ * click), host, description, clicks and last click; the owner also gets a favorite toggle
+ * and an edit link. `back` is where the toggle returns to.
+ */
+export function linkItem(link: LinkJson, back: string): Html {
+  const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
+  return html`<li>
+${faviconFor(link.url)}
+<div>
+<a class="title" href="/l/${link.id}">${link.name}</a>
+<div class="host">${hostOf(link.url)}</div>
+${link.description ? html`<p class="description">${link.description}</p>` : undefined}
+<div class="meta">${clicks} · ${link.lastClickedAt ? html`last click ${when(link.lastClickedAt)}` : "never clicked"}</div>
+</div>
+<div class="row-actions">
+<form method="post" action="/links/${link.id}/favorite">
+<input type="hidden" name="next" value="${back}">
+<button type="submit" class="star" aria-pressed="${link.favorite ? "true" : "false"}" aria-label="Favorite: ${link.name}" title="${link.favorite ? "Remove from favorites" : "Mark as favorite"}">${link.favorite ? "★" : "☆"}</button>
+</form>
+<a href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>
+</div>
+</li>`;
+}
+
+/** What a link form holds: as stored, or as typed when the service refused it. */
+export interface LinkFormValues {
+  name: string;
+  url: string;
+  description: string;
+  favorite: boolean;
+  collectionIds: number[];
+}
+
+export interface LinkFormOptions {
+  user: UserRow;
+  /** Absent: a new link. */
+  linkId?: number;
+  values: LinkFormValues;
+  collections: CollectionSummary[];
+  errors: FieldErrors;
+  /** Where to go after saving or cancelling (a path on this server). */
+  next: string;
+}
+
+/** linkFormPage: add or edit a link; collections as a group of checkboxes (none: the Inbox). */
+export function linkFormPage(options: LinkFormOptions): Html {
+  const { values, errors, linkId } = options;
+  const editing = linkId !== undefined;
+  const chosen = new Set(values.collectionIds);
+  const collectionErrors = errors.get("collectionIds");
+  const content = html`<div class="narrow card">
+<h1>${editing ? "Edit link" : "Add a link"}</h1>
+${errorSummary(errors, "The link")}
+<form method="post" action="${editing ? `/links/${linkId}` : "/links"}" novalidate>
+<input type="hidden" name="next" value="${options.next}">
+${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
+${textField({ name: "url", label: "URL", value: values.url, errors, type: "url", required: true, hint: "An address starting with http:// or https://" })}
+${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 300 characters" })}
+<label class="choice"><input type="checkbox" name="favorite" value="on"${values.favorite ? html` checked` : ""}> Favorite (pinned by the browser extension)</label>
+<fieldset${invalidGroup("collectionIds", collectionErrors)}>
+<legend>Collections</legend>
+<p class="hint" id="collections-hint">None ticked: the link goes to the Inbox.</p>
+<div class="choices">
+${options.collections.map((collection) => html`<label class="choice"><input type="checkbox" name="collectionIds" value="${collection.id}"${chosen.has(collection.id) ? html` checked` : ""}> <span aria-hidden="true">${collection.icon}</span> ${collection.name}</label>`)}
+</div>
+${fieldMessages("collectionIds", collectionErrors)}
+</fieldset>
+<div class="form-actions">
+<button type="submit">${editing ? "Save link" : "Add link"}</button>
+<a href="${options.next}">Cancel</a>
+${editing ? html`<a href="/links/${linkId}/delete" class="push">Delete link…</a>` : undefined}
+</div>
+</form>
+</div>`;
+  return shell({ title: editing ? "Edit link" : "Add a link", user: options.user, content });
+}
+
+/** linkDeletePage asks before deleting: a form, so it works without scripts. */
+export function linkDeletePage(user: UserRow, link: LinkJson, next: string): Html {
+  const content = html`<div class="narrow card">
+<h1>Delete this link?</h1>
+<p><strong>${link.name}</strong><br><span class="muted">${link.url}</span></p>
+<p>It leaves every collection, with its ${link.clicks === 1 ? "1 click" : `${link.clicks} clicks`}. This cannot be undone.</p>
+<form method="post" action="/links/${link.id}/delete" class="form-actions">
+<input type="hidden" name="next" value="${next}">
+<button type="submit" class="danger">Delete link</button>
+<a href="/links/${link.id}/edit">Cancel</a>
+</form>
+</div>`;
+  return shell({ title: "Delete link", user, content });
+}

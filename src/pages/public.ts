@@ -1,0 +1,50 @@
+import type { CollectionRow } from "../db/schema";
+import type { LinkJson } from "../links/model";
+import { html, type Html } from "./html";
+import { faviconFor, hostOf } from "./links";
+import { shell } from "./shell";
+
+export interface PublicCollectionOptions {
+  collection: CollectionRow;
+  authorName: string;
+  links: LinkJson[];
+  older?: string;
+  first?: string;
+}
+
+/**
+ * publicCollectionPage: a PUBLIC collection, read-only, for anyone. Links go through `/l/:id`
+ * (clicks count); no click counts, favorites or edit controls are shown to visitors.
+ */
+export function publicCollectionPage(options: PublicCollectionOptions): Html {
+  const { collection } = options;
+  const feed = `/c/${collection.id}/feed`;
+  const content = html`<section class="narrow card" aria-labelledby="list-heading">
+<div class="heading">
+<h1 id="list-heading"><span aria-hidden="true">${collection.icon}</span> ${collection.name}</h1>
+<div class="actions"><a href="${feed}">Atom feed</a></div>
+</div>
+<p class="muted">A public collection by ${options.authorName}.</p>
+${collection.description ? html`<p>${collection.description}</p>` : undefined}
+${options.links.length === 0 ? html`<p class="empty">No links here yet.</p>` : html`<ul class="links public">
+${options.links.map((link) => html`<li>
+${faviconFor(link.url)}
+<div>
+<a class="title" href="/l/${link.id}">${link.name}</a>
+<div class="host">${hostOf(link.url)}</div>
+${link.description ? html`<p class="description">${link.description}</p>` : undefined}
+</div>
+</li>`)}
+</ul>`}
+${options.older || options.first ? html`<nav class="pager" aria-label="Pages">
+${options.first ? html`<a href="${options.first}">← Newest</a>` : html`<span></span>`}
+${options.older ? html`<a href="${options.older}">Older links →</a>` : undefined}
+</nav>` : undefined}
+</section>`;
+  return shell({
+    title: collection.name,
+    user: null,
+    content,
+    head: html`<link rel="alternate" type="application/atom+xml" title="${collection.name}" href="${feed}">`,
+  });
+}

@@ -1,0 +1,152 @@
+import type { UserRow } from "../db/schema";
+import { html, Html } from "./html";
+import { PALETTE } from "./layout";
+
+/**
+ * The signed-in pages' style: a top bar, an optional sidebar, cards and lists. Same palette
+ * and type as the sign-in page; a phone gets one column, the sidebar above the content.
+ */
+const STYLE = `${PALETTE}
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--text); }
+a { color: var(--accent); }
+a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible, textarea:focus-visible, .button:focus-visible {
+  outline: 3px solid var(--accent); outline-offset: 2px; }
+.skip { position: absolute; left: -999px; top: .5rem; }
+.skip:focus { left: .5rem; background: var(--card); padding: .4rem .7rem; border-radius: 8px; z-index: 1; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.top { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem 1rem; padding: .6rem 1rem;
+  background: var(--card); border-bottom: 1px solid var(--border); }
+.brand { font-weight: 700; color: var(--accent); text-decoration: none; letter-spacing: .02em; }
+.search { display: flex; gap: .4rem; flex: 1 1 16rem; max-width: 32rem; order: 3; width: 100%; }
+.search input { flex: 1; min-width: 0; }
+.top nav { display: flex; align-items: center; gap: .75rem; margin-left: auto; }
+.top nav form { margin: 0; }
+@media (min-width: 48rem) { .search { order: 0; width: auto; } }
+.shell { max-width: 72rem; margin: 0 auto; padding: 1rem; display: grid; gap: 1rem; }
+.shell.with-sidebar { grid-template-columns: minmax(0, 1fr); }
+@media (min-width: 48rem) { .shell.with-sidebar { grid-template-columns: 15rem minmax(0, 1fr); align-items: start; } }
+.stack > * + * { margin-top: 1rem; }
+.narrow { max-width: 40rem; width: 100%; margin: 0 auto; }
+.card { background: var(--card); border: 1px solid var(--border); border-radius: 12px; padding: 1rem 1.25rem; }
+h1 { font-size: 1.35rem; margin: 0 0 .75rem; overflow-wrap: anywhere; }
+h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
+p { margin: .25rem 0 .75rem; }
+.muted { color: var(--muted); }
+.sidebar h2 { margin: 0 0 .4rem; font-size: .8rem; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); }
+.sidebar h2.gap { margin-top: 1rem; }
+.sidebar ul { list-style: none; margin: 0; padding: 0; }
+.sidebar a.item { display: flex; align-items: center; gap: .5rem; padding: .35rem .5rem; border-radius: 8px;
+  color: var(--text); text-decoration: none; }
+.sidebar a.item:hover { background: var(--bg); }
+.sidebar a.item[aria-current="page"] { background: var(--accent); color: var(--accent-text); }
+.sidebar .name { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.sidebar .count { font-size: .85rem; font-variant-numeric: tabular-nums; opacity: .8; }
+.sidebar .new { display: inline-block; margin-top: .6rem; font-size: .9rem; }
+@media (max-width: 47.99rem) { .sidebar ul { display: flex; flex-wrap: wrap; gap: .25rem; }
+  .sidebar a.item { border: 1px solid var(--border); } .sidebar .name { max-width: 9rem; } }
+.badge { display: inline-block; font-size: .75rem; font-weight: 600; padding: .05rem .45rem; border-radius: 999px;
+  border: 1px solid var(--border); color: var(--muted); vertical-align: middle; }
+.heading { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; margin-bottom: .75rem; }
+.heading h1 { margin: 0; flex: 1 1 auto; }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.links { list-style: none; margin: 0; padding: 0; }
+.links > li { display: grid; grid-template-columns: 1.25rem minmax(0, 1fr) auto; gap: .15rem .6rem; padding: .7rem 0;
+  border-top: 1px solid var(--border); }
+.links.public > li { grid-template-columns: 1.25rem minmax(0, 1fr); }
+.links > li:first-child { border-top: 0; }
+.links img { width: 16px; height: 16px; margin-top: .25rem; border-radius: 3px; }
+.links .title { font-weight: 600; overflow-wrap: anywhere; }
+.links .host { color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }
+.links .description { margin: .15rem 0 0; overflow-wrap: anywhere; }
+.links .meta { color: var(--muted); font-size: .85rem; }
+.links .row-actions { display: flex; gap: .35rem; align-items: start; }
+.links .row-actions form { margin: 0; }
+.empty { color: var(--muted); padding: 1rem 0; }
+label, legend { display: block; font-weight: 600; font-size: .9rem; margin: 1rem 0 .3rem; }
+legend { padding: 0; }
+fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
+.hint { color: var(--muted); font-size: .85rem; margin: .2rem 0 0; }
+input, textarea, select { width: 100%; font: inherit; padding: .55rem .7rem; border: 1px solid var(--border);
+  border-radius: 8px; background: var(--bg); color: var(--text); }
+textarea { min-height: 5rem; resize: vertical; }
+input[type="checkbox"], input[type="radio"] { width: auto; margin: 0; accent-color: var(--accent); }
+.choice { display: flex; align-items: center; gap: .5rem; font-weight: 400; margin: .35rem 0; }
+.choices { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 0 1rem; }
+[aria-invalid="true"] { border-color: var(--error); }
+.field-error { color: var(--error); font-size: .9rem; margin: .3rem 0 0; }
+.error { background: var(--error-bg); color: var(--error); border-radius: 8px; padding: .6rem .8rem; margin: .5rem 0 1rem; }
+.notice { background: var(--bg); border: 1px solid var(--border); border-radius: 8px; padding: .6rem .8rem; margin: .5rem 0 1rem; }
+button, .button { display: inline-block; font: inherit; font-weight: 600; padding: .5rem .9rem; border: 1px solid var(--accent);
+  border-radius: 8px; background: var(--accent); color: var(--accent-text); cursor: pointer; text-decoration: none; line-height: 1.4; }
+button.secondary, .button.secondary { background: transparent; color: var(--accent); }
+button.danger { background: var(--error); border-color: var(--error); color: var(--card); }
+button.plain { background: none; border: 0; padding: 0; color: var(--accent); font-weight: 400; text-decoration: underline; }
+button.star { background: none; border: 0; padding: .1rem .3rem; font-size: 1.1rem; line-height: 1; color: var(--muted); }
+button.star[aria-pressed="true"] { color: #d99a00; }
+.push { margin-left: auto; }
+.form-actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin-top: 1.5rem; }
+.pager { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
+table { width: 100%; border-collapse: collapse; font-size: .95rem; }
+th, td { text-align: left; padding: .45rem .4rem; border-top: 1px solid var(--border); vertical-align: top; }
+th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .05em; border-top: 0; }
+td form { margin: 0; }
+.secret { display: flex; gap: .5rem; align-items: center; }
+.secret code { flex: 1; min-width: 0; padding: .5rem .6rem; background: var(--bg); border: 1px solid var(--border);
+  border-radius: 8px; word-break: break-all; font-size: .85rem; }
+@media (max-width: 30rem) { .hide-narrow { display: none; } }
+`;
+
+export interface ShellOptions {
+  title: string;
+  /** The signed-in user (null on the public pages: no account bar). */
+  user: UserRow | null;
+  content: Html;
+  /** Shown beside the content on wide screens, above it on phones. */
+  sidebar?: Html;
+  /** What the search box holds. */
+  query?: string;
+  /** Extra tags for `<head>` (the public page's feed link). */
+  head?: Html;
+  /** Pages with a script say so; the CSP allows `script-src 'self'` only for them. */
+  script?: string;
+}
+
+/** shell is the document of the signed-in (and public) pages: top bar, optional sidebar, main content. */
+export function shell(options: ShellOptions): Html {
+  const { user } = options;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${options.title} · linkshelf</title>
+<style>${new Html(STYLE)}</style>
+${options.head}
+${options.script ? html`<script src="${options.script}" defer></script>` : undefined}
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<a class="brand" href="/">linkshelf</a>
+${user ? html`<form class="search" role="search" action="/" method="get">
+<label class="visually-hidden" for="search">Search links</label>
+<input id="search" name="q" type="search" placeholder="Search names, URLs, descriptions" value="${options.query ?? ""}">
+<button type="submit" class="secondary">Search</button>
+</form>
+<nav aria-label="Account">
+<a href="/?view=favorites">Favorites</a>
+<a href="/account">Account</a>
+<form method="post" action="/logout"><button type="submit" class="plain">Sign out</button></form>
+</nav>` : undefined}
+</header>
+<div class="shell${options.sidebar ? " with-sidebar" : ""}">
+${options.sidebar}
+<main id="main">
+${options.content}
+</main>
+</div>
+</body>
+</html>
+`;
+}
