@@ -2,7 +2,9 @@ import { desc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { collections, linkCollections, links, type UserRow } from "../db/schema";
 import { toLinkJson, type LinkJson } from "../links/model";
-import { toCollectionJson } from "./model";
+import { collectionLinks } from "../links/queries";
+import { toCollectionJson, type CollectionJson } from "./model";
+import { requireOwnedCollection } from "./service";
 
 /** Inbox first, then by name ignoring case, then by id. */
 function compareCollections(a: { isDefault: boolean; name: string; id: number }, b: typeof a): number {
@@ -73,3 +75,9 @@ export function collectionListBody(db: Db, user: UserRow): Uint8Array {
 }
 
 const EMPTY_LINKS = '"links":[]';
+
+/** getCollection returns one of the user's collections with its links, newest first (another user's id: NotFound). */
+export function getCollection(db: Db, user: UserRow, id: number): CollectionJson {
+  const row = requireOwnedCollection(db, user.id, id);
+  return toCollectionJson(row, user, collectionLinks(db, user.id, id));
+}

@@ -3,8 +3,8 @@ import type { AppDeps } from "../app";
 import type { Guards } from "../auth/requester";
 import { GroupCommit } from "../db/group-commit";
 import { parseId } from "../ids";
-import { CreateLinkBody, UpdateLinkBody } from "./model";
-import { listFavorites } from "./queries";
+import { CreateLinkBody, LinkSearchQuery, UpdateLinkBody } from "./model";
+import { getLink, listFavorites, searchLinks } from "./queries";
 import { createLink, deleteLink, updateLink } from "./service";
 
 /** linkRoutes: `/api/v1/links`. */
@@ -13,7 +13,9 @@ export function linkRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
   const creates = new GroupCommit(db.$client);
   return new Elysia({ prefix: "/links" })
     .use(apiUser)
+    .get("/", ({ user, query }) => searchLinks(db, user.id, query), { query: LinkSearchQuery })
     .get("/favorites", ({ user }) => listFavorites(db, user.id))
+    .get("/:id", ({ user, params }) => ({ link: getLink(db, user.id, parseId(params.id)) }))
     .post("/", async ({ user, body, status }) => {
       const now = clock();
       const link = await creates.run(() => createLink(db, user.id, body, now));
