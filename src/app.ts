@@ -5,6 +5,7 @@ import { jsonBody } from "./body";
 import { collectionRoutes } from "./collections/routes";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
+import { GroupCommit } from "./db/group-commit";
 import { errorHandler } from "./errors";
 import { extensionRoutes } from "./extension/routes";
 import { API_PREFIX } from "./http";
@@ -27,15 +28,16 @@ export interface AppDeps {
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
 export function createApp(deps: AppDeps) {
   const guard = guards(deps);
+  const commits = new GroupCommit(deps.db.$client);
   const api = new Elysia({ prefix: API_PREFIX })
     .use(jsonBody)
-    .use(linkRoutes(deps, guard))
+    .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard));
   return new Elysia()
     .use(errorHandler)
     .get("/healthz", () => ({ status: "ok" }))
     .use(api)
-    .use(redirectRoutes(deps, guard))
+    .use(redirectRoutes(deps, guard, commits))
     .use(authPages(deps))
     .use(extensionRoutes(deps))
     .use(faviconRoutes(deps));

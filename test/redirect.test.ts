@@ -11,6 +11,7 @@ import type { Database } from "bun:sqlite";
 import { createSession, SESSION_COOKIE } from "../src/auth/sessions";
 import { createToken, revokeToken } from "../src/auth/tokens";
 import { closeDatabase, openDatabase, type Db } from "../src/db/client";
+import { GroupCommit } from "../src/db/group-commit";
 import { ClickRecorder } from "../src/redirect/clicks";
 import { queryFile } from "./binary";
 import {
@@ -376,42 +377,75 @@ describe("click counting", () => {
 });
 
 describe("group commit failure path", () => {
-  it("answers 500 INTERNAL to every request of a failed batch, stores none of its clicks, then counts new clicks normally", async () => {
+  /** A user with two links in a public collection, and a way to send ten clicks shared between them. */
+  async function twoLinks() {
     const env = makeEnv({ LINKSHELF_RATE_LIMIT: "off" });
     const owner = await createUser(env);
     const shared = await createCollection(env, owner, { visibility: "PUBLIC" });
     const doomed = await createLink(env, owner, { collectionIds: [shared.id] });
     const bystander = await createLink(env, owner, { collectionIds: [shared.id] });
-    env.db.$client.run(
-      `CREATE TRIGGER boom BEFORE UPDATE OF clicks ON links WHEN NEW.id = ${doomed.id} BEGIN SELECT RAISE(ABORT, 'boom'); END`,
-    );
-    const before = snapshot(env);
+    const clickBoth = () =>
+      Promise.all(Array.from({ length: 10 }, (_, i) => get(env, `/l/${i % 2 ? doomed.id : bystander.id}`, i % 4 ? {} : { token: owner.token })));
+    return { env, doomed, bystander, clickBoth };
+  }
+
+  const expectInternal = (response: ApiResponse) => {
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ message: expect.any(String), code: "INTERNAL" });
+    expect(response.headers.get("location")).toBeNull();
+    expect(response.text).not.toContain("boom");
+  };
+
+  /** After the failure is removed, clicks count normally again. */
+  async function expectRecovery(env: TestEnv, doomed: { id: number }, bystander: { id: number }, already: { doomed: number; bystander: number }) {
+    const after = await Promise.all([doomed, doomed, bystander, doomed, bystander].map((link) => get(env, `/l/${link.id}`)));
+    for (const response of after) expect(response.status).toBe(302);
+    expect(storedLink(env, doomed.id)!.clicks).toBe(already.doomed + 3);
+    expect(storedLink(env, bystander.id)!.clicks).toBe(already.bystander + 2);
+  }
+
+  it("answers 500 INTERNAL to a click that fails, counts none of its kind, and still commits the batch's other clicks", async () => {
+    const { env, doomed, bystander, clickBoth } = await twoLinks();
+    env.db.$client.run(`CREATE TRIGGER boom BEFORE UPDATE OF clicks ON links WHEN NEW.id = ${doomed.id} BEGIN SELECT RAISE(ABORT, 'boom'); END`);
     const logged = spyOn(console, "error").mockImplementation(() => {});
     try {
-      const responses = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => get(env, `/l/${i % 2 ? doomed.id : bystander.id}`, i % 4 ? {} : { token: owner.token })),
-      );
-      for (const response of responses) {
-        expect(response.status).toBe(500);
-        expect(response.body).toEqual({ message: expect.any(String), code: "INTERNAL" });
-        expect(response.headers.get("location")).toBeNull();
-        expect(response.text).not.toContain("boom");
-      }
+      const responses = await clickBoth();
+      responses.filter((_, i) => i % 2).forEach(expectInternal);
+      for (const response of responses.filter((_, i) => i % 2 === 0)) expect(response.status).toBe(302);
       expect(logged).toHaveBeenCalled();
     } finally {
       logged.mockRestore();
     }
-    // The whole batch rolled back: the bystander's clicks, which the UPDATE had applied, are gone too.
+    expect(storedLink(env, doomed.id)!.clicks).toBe(0);
+    expect(storedLink(env, bystander.id)!.clicks).toBe(5);
+    expect(env.db.$client.inTransaction).toBe(false);
+
+    env.db.$client.run("DROP TRIGGER boom");
+    await expectRecovery(env, doomed, bystander, { doomed: 0, bystander: 5 });
+  });
+
+  it("answers 500 INTERNAL to every request of a batch whose commit fails, and stores none of its clicks", async () => {
+    const { env, doomed, bystander, clickBoth } = await twoLinks();
+    // A deferred foreign key is only checked by COMMIT: the doomed link's click makes the whole commit fail.
+    env.db.$client.run("CREATE TABLE boom_parent (id INTEGER PRIMARY KEY)");
+    env.db.$client.run("CREATE TABLE boom_child (parent INTEGER REFERENCES boom_parent(id) DEFERRABLE INITIALLY DEFERRED)");
+    env.db.$client.run(`CREATE TRIGGER boom AFTER UPDATE OF clicks ON links WHEN NEW.id = ${doomed.id} BEGIN INSERT INTO boom_child VALUES (42); END`);
+    const before = snapshot(env);
+    const logged = spyOn(console, "error").mockImplementation(() => {});
+    try {
+      (await clickBoth()).forEach(expectInternal);
+      expect(logged).toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
+    // The whole batch rolled back: the bystander's clicks, which were applied, are gone too.
     expect(snapshot(env)).toBe(before);
     expect(storedLink(env, doomed.id)!.clicks).toBe(0);
     expect(storedLink(env, bystander.id)!.clicks).toBe(0);
     expect(env.db.$client.inTransaction).toBe(false);
 
     env.db.$client.run("DROP TRIGGER boom");
-    const after = await Promise.all([doomed, doomed, bystander, doomed, bystander].map((link) => get(env, `/l/${link.id}`)));
-    for (const response of after) expect(response.status).toBe(302);
-    expect(storedLink(env, doomed.id)!.clicks).toBe(3);
-    expect(storedLink(env, bystander.id)!.clicks).toBe(2);
+    await expectRecovery(env, doomed, bystander, { doomed: 0, bystander: 0 });
   });
 });
 
@@ -439,7 +473,7 @@ describe("ClickRecorder", () => {
   const clicksSeenElsewhere = (id: number) =>
     queryFile<{ clicks: number; last: number | null }>(path, "SELECT clicks, last_clicked_at AS last FROM links WHERE id = ?", [id])[0]!;
 
-  /** countingTransactions wraps the database so that every transaction the recorder runs is counted. */
+  /** countingTransactions wraps the database so that every transaction it runs (savepoints not counted) is counted. */
   function countingTransactions(sqlite: Database) {
     const counter = { transactions: 0 };
     const wrapped = new Proxy(sqlite, {
@@ -447,20 +481,32 @@ describe("ClickRecorder", () => {
         if (property === "transaction") {
           return (fn: (...args: never[]) => unknown) =>
             target.transaction((...args: never[]) => {
-              counter.transactions++;
-              return fn(...args);
+              if (!nested) counter.transactions++;
+              const outer = nested;
+              nested = true;
+              try {
+                return fn(...args);
+              } finally {
+                nested = outer;
+              }
             });
         }
         const value = Reflect.get(target, property, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
+    let nested = false;
     return { wrapped, counter };
   }
+  /** recorderOn builds a click recorder with its own group commit over `sqlite`. */
+  const recorderOn = (sqlite: Database) => {
+    const commits = new GroupCommit(sqlite);
+    return { commits, recorder: new ClickRecorder(sqlite, commits, () => CLICK_TIME) };
+  };
 
   it("settles record() only after the transaction holding its click has committed", async () => {
     const id = newLink();
-    const recorder = new ClickRecorder(db.$client, () => CLICK_TIME);
+    const { recorder } = recorderOn(db.$client);
     let settled = false;
     let seenAtSettle: { clicks: number; last: number | null } | undefined;
     let inTransactionAtSettle: boolean | undefined;
@@ -483,7 +529,7 @@ describe("ClickRecorder", () => {
     const a = newLink();
     const b = newLink();
     const { wrapped, counter } = countingTransactions(db.$client);
-    const recorder = new ClickRecorder(wrapped, () => CLICK_TIME);
+    const { recorder } = recorderOn(wrapped);
 
     const first = [a, b, a, a, b].map((id) => recorder.record(id));
     expect(counter.transactions).toBe(0);
@@ -502,9 +548,9 @@ describe("ClickRecorder", () => {
   it("commits what was recorded so far when flushed directly, and resolves those waiters", async () => {
     const a = newLink();
     const { wrapped, counter } = countingTransactions(db.$client);
-    const recorder = new ClickRecorder(wrapped, () => CLICK_TIME);
+    const { recorder, commits } = recorderOn(wrapped);
     const waiting = [recorder.record(a), recorder.record(a)];
-    recorder.flush();
+    commits.flush();
     expect(counter.transactions).toBe(1);
     expect(clicksSeenElsewhere(a).clicks).toBe(2);
     await Promise.all(waiting);
@@ -514,22 +560,22 @@ describe("ClickRecorder", () => {
     expect(clicksSeenElsewhere(a).clicks).toBe(2);
   });
 
-  it("rejects every waiter of a failed batch, keeps none of its clicks, and does not carry them into the next batch", async () => {
+  it("rejects a click that fails, alone and uncounted, while the batch's other clicks commit", async () => {
     const a = newLink();
     const b = newLink();
-    const recorder = new ClickRecorder(db.$client, () => CLICK_TIME);
+    const { recorder } = recorderOn(db.$client);
     db.$client.run(`CREATE TRIGGER boom_unit BEFORE UPDATE OF clicks ON links WHEN NEW.id = ${b} BEGIN SELECT RAISE(ABORT, 'boom'); END`);
     try {
       const outcomes = await Promise.allSettled([recorder.record(a), recorder.record(b), recorder.record(a)]);
-      expect(outcomes.map((outcome) => outcome.status)).toEqual(["rejected", "rejected", "rejected"]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     } finally {
       db.$client.run("DROP TRIGGER boom_unit");
     }
-    expect(clicksSeenElsewhere(a)).toEqual({ clicks: 0, last: null });
+    expect(clicksSeenElsewhere(a)).toEqual({ clicks: 2, last: CLICK_TIME });
     expect(clicksSeenElsewhere(b)).toEqual({ clicks: 0, last: null });
 
     await Promise.all([recorder.record(a), recorder.record(b)]);
-    expect(clicksSeenElsewhere(a).clicks).toBe(1);
+    expect(clicksSeenElsewhere(a).clicks).toBe(3);
     expect(clicksSeenElsewhere(b).clicks).toBe(1);
   });
 });

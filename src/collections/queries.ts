@@ -2,7 +2,9 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { collections, linkCollections, links, users, type CollectionRow, type UserRow } from "../db/schema";
 import { toLinkJson, type LinkJson } from "../links/model";
-import { toCollectionJson } from "./model";
+import { collectionLinks } from "../links/queries";
+import { toCollectionJson, type CollectionJson } from "./model";
+import { requireOwnedCollection } from "./service";
 
 /** Inbox first, then by name ignoring case, then by id. */
 function compareCollections(a: { isDefault: boolean; name: string; id: number }, b: typeof a): number {
@@ -100,4 +102,10 @@ export function findPublicCollection(db: Db, id: number): { collection: Collecti
     .where(and(eq(collections.id, id), eq(collections.visibility, "PUBLIC")))
     .get();
   return row;
+}
+
+/** getCollection returns one of the user's collections with its links, newest first (another user's id: NotFound). */
+export function getCollection(db: Db, user: UserRow, id: number): CollectionJson {
+  const row = requireOwnedCollection(db, user.id, id);
+  return toCollectionJson(row, user, collectionLinks(db, user.id, id));
 }

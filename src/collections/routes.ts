@@ -4,7 +4,7 @@ import type { Guards } from "../auth/requester";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { parseId } from "../ids";
 import { CollectionBody } from "./model";
-import { collectionListBody } from "./queries";
+import { collectionListBody, getCollection } from "./queries";
 import { createCollection, deleteCollection, updateCollection } from "./service";
 
 /** collectionRoutes: `/api/v1/collections`. */
@@ -19,6 +19,7 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
       set.headers["content-type"] = "application/json;charset=utf-8";
       return body;
     })
+    .get("/:id", ({ user, params }) => ({ collection: getCollection(db, user, parseId(params.id)) }))
     .post("/", ({ user, body, status }) =>
       status(201, { message: "Collection created.", collection: createCollection(db, user, body, clock()) }),
       { body: CollectionBody })

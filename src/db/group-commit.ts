@@ -9,7 +9,8 @@ interface Job {
 /**
  * GroupCommit runs the writes submitted during one turn of the event loop in one IMMEDIATE
  * transaction, once that turn ends: one commit serves many requests (a commit, with its
- * share of WAL checkpoints, cost more than the insert it carried).
+ * share of WAL checkpoints, cost more than the insert or click it carried). The app keeps
+ * one per database, shared by link creation and click counting.
  *
  * Each write runs in its own savepoint, so a write that throws (a rule broken, a collection
  * not owned) is rolled back alone and only its caller hears the error. Every promise settles

@@ -15,6 +15,15 @@ const linkFields = {
 export const CreateLinkBody = t.Object({ ...linkFields, collectionIds: t.Optional(t.Array(IdNumber)) });
 export const UpdateLinkBody = t.Object({ ...linkFields, collectionIds: t.Array(IdNumber) });
 
+/** `GET /api/v1/links` query: types only (Elysia converts the strings); the ranges are searchLinks' rules. */
+export const LinkSearchQuery = t.Object({
+  q: t.Optional(t.String()),
+  collectionId: t.Optional(t.Integer()),
+  favorite: t.Optional(t.Boolean()),
+  cursor: t.Optional(t.String()),
+  limit: t.Optional(t.Integer()),
+});
+
 export type CreateLinkInput = typeof CreateLinkBody.static;
 export type UpdateLinkInput = typeof UpdateLinkBody.static;
 

@@ -1,58 +1,25 @@
 import type { Database } from "bun:sqlite";
-
-interface Waiter {
-  resolve(): void;
-  reject(error: unknown): void;
-}
+import type { GroupCommit } from "../db/group-commit";
 
 /**
- * ClickRecorder counts clicks with group commit: every click recorded in one turn of the
- * event loop goes into one transaction, run once that turn ends, and each `record()`
- * settles only after the transaction holding its click has committed. So a redirect is
- * never sent before its click is durable, and one commit serves many requests.
- * If the transaction fails it rolls back whole and every waiter rejects: no click of the
- * batch is counted, none is acknowledged, none is counted twice.
+ * ClickRecorder counts clicks through the app's group commit (src/db/group-commit.ts): every
+ * click of one turn of the event loop is committed in that turn's transaction, and `record()`
+ * settles only after that commit. So a redirect is never sent before its click is durable,
+ * and one commit serves many requests. A click that fails is rolled back alone and rejected;
+ * a failed commit rejects, and keeps, none of its clicks: none is counted twice or unacknowledged.
  */
 export class ClickRecorder {
-  private clicks = new Map<number, number>();
-  private waiters: Waiter[] = [];
-  private scheduled = false;
   private readonly update;
-  private readonly applyBatch;
 
-  constructor(sqlite: Database, private readonly clock: () => number) {
+  constructor(sqlite: Database, private readonly commits: GroupCommit, private readonly clock: () => number) {
     // `.run()`, never `.get()`: a statement left un-reset would pin the WAL (see STACK.md).
-    this.update = sqlite.prepare("UPDATE links SET clicks = clicks + ?1, last_clicked_at = ?2 WHERE id = ?3");
-    this.applyBatch = sqlite.transaction((clicks: Map<number, number>, now: number) => {
-      for (const [linkId, count] of clicks) this.update.run(count, now, linkId);
-    });
+    this.update = sqlite.prepare("UPDATE links SET clicks = clicks + 1, last_clicked_at = ?1 WHERE id = ?2");
   }
 
   /** record counts one click of a link; resolves once it is committed. */
   record(linkId: number): Promise<void> {
-    this.clicks.set(linkId, (this.clicks.get(linkId) ?? 0) + 1);
-    const settled = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-    return settled;
-  }
-
-  /** flush commits every click recorded so far, then releases their waiters. */
-  flush(): void {
-    const clicks = this.clicks;
-    const waiters = this.waiters;
-    this.clicks = new Map();
-    this.waiters = [];
-    this.scheduled = false;
-    if (waiters.length === 0) return;
-    try {
-      this.applyBatch.immediate(clicks, this.clock());
-    } catch (error) {
-      for (const waiter of waiters) waiter.reject(error);
-      return;
-    }
-    for (const waiter of waiters) waiter.resolve();
+    return this.commits.run(() => {
+      this.update.run(this.clock(), linkId);
+    });
   }
 }

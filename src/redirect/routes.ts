@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/requester";
+import type { GroupCommit } from "../db/group-commit";
 import type { UserRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { parseId } from "../ids";
@@ -18,8 +19,8 @@ interface RedirectTarget {
  * when one of its collections is PUBLIC or the requester owns it; otherwise, and for unknown
  * or malformed ids, 404, so existence never leaks.
  */
-export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards) {
-  const clicks = new ClickRecorder(db.$client, clock);
+export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, commits: GroupCommit) {
+  const clicks = new ClickRecorder(db.$client, commits, clock);
   const target = db.$client.prepare<RedirectTarget, [number]>(`
     SELECT url, user_id AS userId,
       EXISTS (SELECT 1 FROM link_collections lc JOIN collections c ON c.id = lc.collection_id
