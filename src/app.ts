@@ -12,7 +12,9 @@ import { API_PREFIX } from "./http";
 import { faviconRoutes } from "./favicon/routes";
 import type { FaviconOptions } from "./favicon/service";
 import { linkRoutes } from "./links/routes";
+import { publicRoutes } from "./public/routes";
 import { redirectRoutes } from "./redirect/routes";
+import { webPages } from "./web/routes";
 
 export interface AppDeps {
   db: Db;
@@ -39,6 +41,8 @@ export function createApp(deps: AppDeps) {
     .use(api)
     .use(redirectRoutes(deps, guard, commits))
     .use(authPages(deps))
+    .use(webPages(deps))
+    .use(publicRoutes(deps))
     .use(extensionRoutes(deps))
     .use(faviconRoutes(deps));
 }

@@ -51,6 +51,8 @@ export function pageGuard({ db, config, clock }: Pick<AppDeps, "db" | "config" |
     }
   };
   return {
+    /** notFound is the page for an id that names nothing of this user's. */
+    notFound: (user: UserRow) => messageShell(user, "Not found", "There is nothing here.", { status: 404 }),
     /** page runs a `GET` page for the signed-in user. */
     page: (request: Request, handler: Handler) => run(request, handler, pathAndQuery(request)),
     /** form runs a `POST` for the signed-in user, refusing it when it came from another site. */

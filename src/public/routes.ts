@@ -1,0 +1,68 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import { findPublicCollection } from "../collections/queries";
+import { matchesEtag } from "../favicon/routes";
+import { ownOrigin } from "../http";
+import { parseId } from "../ids";
+import { searchLinks, type LinkPage } from "../links/queries";
+import { htmlResponse } from "../pages/html";
+import { messagePage } from "../pages/layout";
+import { publicCollectionPage } from "../pages/public";
+import { atomFeed } from "./atom";
+
+/** How many of the newest links the feed carries (feed readers keep what they saw). */
+export const FEED_ENTRIES = 50;
+
+const notFound = () => htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
+
+/** publicCollection finds a PUBLIC collection by a path id; private, unknown and malformed ids are all undefined. */
+function publicCollection(db: AppDeps["db"], rawId: string) {
+  let id: number;
+  try {
+    id = parseId(rawId);
+  } catch {
+    return undefined;
+  }
+  return findPublicCollection(db, id);
+}
+
+/**
+ * publicRoutes: `GET /c/:id`, a PUBLIC collection's read-only page for anyone, and
+ * `GET /c/:id/feed`, its Atom feed. A private collection answers exactly like an unknown
+ * id (the same 404 page), so nothing tells them apart. Links go through `/l/:id`, so a
+ * visitor's click counts.
+ */
+export function publicRoutes({ db, config }: AppDeps) {
+  return new Elysia()
+    .get("/c/:id", ({ params, query }) => {
+      const found = publicCollection(db, params.id);
+      if (!found) return notFound();
+      const cursor = typeof query.cursor === "string" && query.cursor !== "" ? query.cursor : undefined;
+      let page: LinkPage;
+      try {
+        page = searchLinks(db, found.collection.userId, { collectionId: found.collection.id, cursor });
+      } catch {
+        return notFound(); // a hand-made cursor names no page
+      }
+      const self = `/c/${found.collection.id}`;
+      return htmlResponse(publicCollectionPage({
+        ...found,
+        links: page.links,
+        older: page.nextCursor === null ? undefined : `${self}?cursor=${encodeURIComponent(page.nextCursor)}`,
+        first: cursor === undefined ? undefined : self,
+      }));
+    })
+    .get("/c/:id/feed", ({ params, request }) => {
+      const found = publicCollection(db, params.id);
+      if (!found) return notFound();
+      const { links } = searchLinks(db, found.collection.userId, { collectionId: found.collection.id, limit: FEED_ENTRIES });
+      const origin = ownOrigin(request, config.trustProxy) ?? new URL(request.url).origin;
+      const body = atomFeed({ ...found, links, origin });
+      const etag = `"${new Bun.CryptoHasher("sha256").update(body).digest("base64url").slice(0, 22)}"`;
+      // Feed readers poll: an unchanged feed costs them a 304. Revalidated every time, so a
+      // collection made private stops being served at once.
+      const headers = { "Content-Type": "application/atom+xml; charset=utf-8", "Cache-Control": "no-cache", ETag: etag, "X-Content-Type-Options": "nosniff" };
+      if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+      return new Response(body, { headers });
+    });
+}

@@ -1,0 +1,89 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import { startBrowserSession } from "../auth/routes";
+import { createToken, listTokens, revokeToken } from "../auth/tokens";
+import type { UserRow } from "../db/schema";
+import { parseId } from "../ids";
+import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
+import { fieldErrorsOf, formField } from "../pages/form";
+import { htmlResponse } from "../pages/html";
+import { Rules } from "../rules";
+import { checkPassword, setPassword } from "../users/service";
+import { seeOther, type PageGuard } from "./guard";
+import { noticeOf, withNotice } from "./notices";
+
+const TOKEN_NAME_MAX = 100;
+/** How long a new token waits to be shown, and how many may wait at once (oldest dropped). */
+const NEW_TOKEN_TTL_MS = 5 * 60 * 1000;
+const NEW_TOKEN_MAX = 1000;
+
+/**
+ * NewTokens keeps a freshly minted token in memory until the page it redirects to shows it,
+ * once: the post/redirect/get pattern without ever writing the token into a URL, a cookie or
+ * the database. The redirect carries a random key; only the same user can take it, and
+ * taking it removes it, so a reload or the back button does not show it again.
+ */
+class NewTokens {
+  private waiting = new Map<string, { userId: number; name: string; token: string; expiresAt: number }>();
+
+  put(userId: number, name: string, token: string, now: number): string {
+    for (const [key, entry] of this.waiting) if (entry.expiresAt <= now || this.waiting.size >= NEW_TOKEN_MAX) this.waiting.delete(key);
+    const key = crypto.randomUUID();
+    this.waiting.set(key, { userId, name, token, expiresAt: now + NEW_TOKEN_TTL_MS });
+    return key;
+  }
+
+  take(key: unknown, userId: number, now: number): { name: string; token: string } | undefined {
+    if (typeof key !== "string") return undefined;
+    const entry = this.waiting.get(key);
+    if (!entry || entry.userId !== userId) return undefined;
+    this.waiting.delete(key);
+    return entry.expiresAt > now ? { name: entry.name, token: entry.token } : undefined;
+  }
+}
+
+/**
+ * accountPages: `/account` to change the password (the current one is asked for; afterwards
+ * every session of the user ends, as `setPassword` does, and this browser gets a new one so
+ * it stays signed in), list, create and revoke API tokens (a new token is shown once), sign out.
+ */
+export function accountPages(deps: AppDeps, guard: PageGuard) {
+  const { db, clock } = deps;
+  const newTokens = new NewTokens();
+  const page = (user: UserRow, options: Omit<AccountOptions, "user" | "tokens"> = {}, status = 200) =>
+    htmlResponse(accountPage({ user, tokens: listTokens(db, user.id), ...options }), { status, script: true });
+
+  return new Elysia()
+    .get("/assets/account.js", () => new Response(ACCOUNT_JS, {
+      headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
+    }))
+    .get("/account", ({ request, query }) => guard.page(request, (user) =>
+      page(user, { notice: noticeOf(query.done), newToken: newTokens.take(query.token, user.id, clock()) })))
+    .post("/account/password", ({ request, body, cookie }) => guard.form(request, async (user) => {
+      const rules = new Rules();
+      const password = formField(body, "password");
+      if (!(await Bun.password.verify(formField(body, "current"), user.passwordHash))) rules.fail("/current", "The current password is not right");
+      checkPassword(rules, password);
+      if (formField(body, "confirm") !== password) rules.fail("/confirm", "The two new passwords differ");
+      // Passwords are never written back into the page: the fields come back empty.
+      if (rules.errors.length > 0) return page(user, { passwordErrors: fieldErrorsOf(rules.errors) }, 422);
+      await setPassword(db, user.id, password);
+      startBrowserSession(deps, request, cookie, user.id, clock());
+      return seeOther(withNotice("/account", "password-changed"));
+    }))
+    .post("/account/tokens", ({ request, body }) => guard.form(request, (user) => {
+      const typed = formField(body, "name");
+      const rules = new Rules();
+      const name = rules.text("/name", typed, 1, TOKEN_NAME_MAX);
+      if (rules.errors.length > 0) return page(user, { tokenErrors: fieldErrorsOf(rules.errors), tokenName: typed }, 422);
+      const now = clock();
+      const { token } = createToken(db, user.id, name, now);
+      return seeOther(`/account?token=${newTokens.put(user.id, name, token, now)}`);
+    }))
+    .post("/account/tokens/:id/revoke", ({ request, params }) => guard.form(request, (user) => {
+      const id = parseId(params.id);
+      if (!listTokens(db, user.id).some((token) => token.id === id)) return guard.notFound(user);
+      revokeToken(db, id);
+      return seeOther(withNotice("/account", "token-revoked"));
+    }));
+}
