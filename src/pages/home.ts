@@ -38,7 +38,7 @@ function sidebar(options: HomeOptions): Html {
 ${options.collections.map((collection) => html`<li><a class="item" href="/?collection=${collection.id}"${current(view.kind === "collection" && view.collection.id === collection.id)}>
 <span aria-hidden="true">${collection.icon}</span>
 <span class="name">${collection.name}</span>
-${collection.visibility === "PUBLIC" ? html`<span class="badge" title="Public">public</span>` : html`<span class="visually-hidden">private,</span>`}
+${collection.visibility === "PUBLIC" ? html`<span class="badge">Public</span>` : html`<span class="visually-hidden">private,</span>`}
 <span class="count"><span class="visually-hidden">links: </span>${collection.linkCount}</span>
 </a></li>`)}
 </ul>

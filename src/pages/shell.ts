@@ -30,6 +30,8 @@ a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible
 .card { background: var(--card); border: 1px solid var(--border); border-radius: 12px; padding: 1rem 1.25rem; }
 h1 { font-size: 1.35rem; margin: 0 0 .75rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.05rem; margin: 1.25rem 0 .5rem; }
+.card > h2:first-child { margin-top: 0; }
+time { white-space: nowrap; }
 p { margin: .25rem 0 .75rem; }
 .muted { color: var(--muted); }
 .sidebar h2 { margin: 0 0 .4rem; font-size: .8rem; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); }
@@ -39,11 +41,13 @@ p { margin: .25rem 0 .75rem; }
   color: var(--text); text-decoration: none; }
 .sidebar a.item:hover { background: var(--bg); }
 .sidebar a.item[aria-current="page"] { background: var(--accent); color: var(--accent-text); }
+.sidebar a.item[aria-current="page"] .badge { color: inherit; border-color: currentColor; }
 .sidebar .name { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .sidebar .count { font-size: .85rem; font-variant-numeric: tabular-nums; opacity: .8; }
 .sidebar .new { display: inline-block; margin-top: .6rem; font-size: .9rem; }
 @media (max-width: 47.99rem) { .sidebar ul { display: flex; flex-wrap: wrap; gap: .25rem; }
-  .sidebar a.item { border: 1px solid var(--border); } .sidebar .name { max-width: 9rem; } }
+  .sidebar a.item { border: 1px solid var(--border); } .sidebar a.item[aria-current="page"] .badge { color: inherit; border-color: currentColor; }
+.sidebar .name { max-width: 9rem; } }
 .badge { display: inline-block; font-size: .75rem; font-weight: 600; padding: .05rem .45rem; border-radius: 999px;
   border: 1px solid var(--border); color: var(--muted); vertical-align: middle; }
 .heading { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; margin-bottom: .75rem; }
@@ -55,7 +59,8 @@ p { margin: .25rem 0 .75rem; }
 .links.public > li { grid-template-columns: 1.25rem minmax(0, 1fr); }
 .links > li:first-child { border-top: 0; }
 .links img { width: 16px; height: 16px; margin-top: .25rem; border-radius: 3px; }
-.links .title { font-weight: 600; overflow-wrap: anywhere; }
+.links .title { font-weight: 600; overflow-wrap: anywhere; text-decoration: none; }
+.links .title:hover { text-decoration: underline; }
 .links .host { color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }
 .links .description { margin: .15rem 0 0; overflow-wrap: anywhere; }
 .links .meta { color: var(--muted); font-size: .85rem; }

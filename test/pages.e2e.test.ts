@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { createSession } from "../src/auth/sessions";
+import { createToken } from "../src/auth/tokens";
+import { createCollection } from "../src/collections/service";
+import type { UserRow } from "../src/db/schema";
+import { createLink } from "../src/links/service";
+import { createUser } from "../src/users/service";
+import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+
+const EMAIL = "reader@example.test";
+const PASSWORD = "correct horse battery";
+const TIMEOUT_MS = 90_000;
+
+let server: LiveServer | undefined;
+let browser: Promise<Browser> | undefined;
+let owner: UserRow | undefined;
+
+beforeAll(async () => {
+  server = startServer();
+  owner = await createUser(server.db, { email: EMAIL, name: "Robin Reader", password: PASSWORD }, Date.now());
+  browser = launchChromium();
+  browser.catch(() => undefined);
+});
+
+afterAll(async () => {
+  await (await browser?.catch(() => undefined))?.close();
+  await server?.stop();
+});
+
+const linkRows = () => server!.db.$client.query("SELECT id, name, url, favorite, clicks FROM links ORDER BY id").all() as
+  { id: number; name: string; url: string; favorite: number; clicks: number }[];
+
+/** signedInContext is a browser whose session cookie was made directly (the sign-in form has its own test). */
+async function signedInContext(user: UserRow, options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
+  const context = await (await browser!).newContext(options);
+  const { id } = createSession(server!.db, user.id, Date.now());
+  await context.addCookies([{ name: "linkshelf_session", value: id, url: server!.origin, httpOnly: true, sameSite: "Lax" }]);
+  return context;
+}
+
+describe("the web pages in Chromium", () => {
+  it("signs in, creates a collection and a link, favors, finds, opens, edits and deletes it", async () => {
+    const { origin } = server!;
+    const context = await (await browser!).newContext();
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, origin);
+
+      await page.goto(`${origin}/`);
+      expect(new URL(page.url()).pathname).toBe("/login");
+      await page.getByLabel("Email").fill(EMAIL);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await Promise.all([page.waitForURL(`${origin}/`), page.getByRole("button", { name: "Sign in" }).click()]);
+      await expect(page.locator("#list-heading").textContent()).resolves.toContain("Inbox");
+
+      // A collection with an emoji icon, public.
+      await page.getByRole("link", { name: "+ New collection" }).click();
+      await page.getByLabel("Name", { exact: true }).fill("Reading list");
+      await page.getByLabel("Icon").fill("📚");
+      await page.getByLabel("Public").check();
+      await page.getByRole("button", { name: "Create collection" }).click();
+      await expect(page.getByRole("status").textContent()).resolves.toBe("Collection created.");
+      const sidebar = page.getByRole("navigation", { name: "Collections" });
+      await expect(sidebar.getByRole("link", { name: /Reading list/ }).textContent()).resolves.toContain("📚");
+      await expect(page.locator("#list-heading").textContent()).resolves.toContain("Reading list");
+
+      // A link: first refused (the API's message beside the field, what was typed kept), then saved.
+      await page.getByRole("link", { name: "Add link" }).click();
+      await page.getByLabel("Name", { exact: true }).fill("Health check");
+      await page.getByLabel("URL").fill("javascript:alert(1)");
+      await page.getByLabel("Description (optional)").fill("The zebra endpoint");
+      const refused = page.waitForResponse((response) => response.request().method() === "POST");
+      await page.getByRole("button", { name: "Add link" }).click();
+      expect((await refused).status()).toBe(422);
+      await expect(page.locator("#url-error").textContent()).resolves.toBe("Expected an absolute http or https URL of at most 2048 characters");
+      expect(await page.getByLabel("URL").getAttribute("aria-invalid")).toBe("true");
+      expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Health check");
+      expect(await page.getByLabel("Description (optional)").inputValue()).toBe("The zebra endpoint");
+      expect(await page.getByRole("checkbox", { name: /Reading list/ }).isChecked()).toBe(true);
+      expect(linkRows()).toEqual([]);
+      await page.getByLabel("URL").fill(`${origin}/healthz`);
+      await page.getByRole("button", { name: "Add link" }).click();
+      await expect(page.getByRole("status").textContent()).resolves.toBe("Link added.");
+      expect(page.url()).toStartWith(`${origin}/?collection=`);
+      await expect(page.locator(".links .title").allTextContents()).resolves.toEqual(["Health check"]);
+
+      // Favorite, then the favorites view.
+      const star = page.getByRole("button", { name: "Favorite: Health check" });
+      expect(await star.getAttribute("aria-pressed")).toBe("false");
+      await star.click();
+      await page.waitForLoadState();
+      expect(await page.getByRole("button", { name: "Favorite: Health check" }).getAttribute("aria-pressed")).toBe("true");
+      expect(linkRows()[0]!.favorite).toBe(1);
+      await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Favorites" }).click();
+      await expect(page.locator(".links .title").allTextContents()).resolves.toEqual(["Health check"]);
+
+      // Search by a word of the description.
+      await page.getByLabel("Search links").fill("zebra");
+      await page.getByLabel("Search links").press("Enter");
+      await page.waitForURL((url) => url.searchParams.get("q") === "zebra");
+      await expect(page.locator(".links .title").allTextContents()).resolves.toEqual(["Health check"]);
+
+      // Open it through the page: /l/:id counts the click.
+      await Promise.all([page.waitForURL(`${origin}/healthz`), page.getByRole("link", { name: "Health check", exact: true }).click()]);
+      expect(await page.textContent("body")).toContain('"status":"ok"');
+      expect(linkRows()[0]!.clicks).toBe(1);
+      await page.goBack();
+      await page.reload();
+      await expect(page.locator(".links .meta").first().textContent()).resolves.toContain("1 click ·");
+
+      // Edit it.
+      await page.getByRole("link", { name: "Edit Health check" }).click();
+      expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Health check");
+      await page.getByLabel("Name", { exact: true }).fill("Server health");
+      await page.getByRole("button", { name: "Save link" }).click();
+      await expect(page.getByRole("status").textContent()).resolves.toBe("Link saved.");
+      await expect(page.locator(".links .title").allTextContents()).resolves.toEqual(["Server health"]);
+      expect(linkRows()[0]).toMatchObject({ name: "Server health", favorite: 1, clicks: 1 });
+
+      // Delete it, through the confirmation form.
+      await page.getByRole("link", { name: "Edit Server health" }).click();
+      await page.getByRole("link", { name: "Delete link…" }).click();
+      await expect(page.locator("h1").textContent()).resolves.toBe("Delete this link?");
+      expect(linkRows()).toHaveLength(1);
+      await page.getByRole("button", { name: "Delete link" }).click();
+      await expect(page.getByRole("status").textContent()).resolves.toBe("Link deleted.");
+      expect(linkRows()).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
+  it("creates a token shown once with a copy button, which works on the API, and revokes it", async () => {
+    const { origin } = server!;
+    const context = await signedInContext(owner!);
+    try {
+      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+      const page = await context.newPage();
+      await keepLocal(page, origin);
+      await page.goto(`${origin}/account`);
+      await page.getByLabel("New token's name").fill("laptop script");
+      await page.getByRole("button", { name: "Create token" }).click();
+      const token = await page.getByLabel("New API token").inputValue();
+      expect(token).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+      const copy = page.getByRole("button", { name: "Copy" });
+      expect(await copy.isVisible()).toBe(true);
+      await copy.click();
+      await page.waitForFunction('document.getElementById("new-token-status").textContent !== ""');
+      await expect(page.locator("#new-token-status").textContent()).resolves.toBe("Copied.");
+      expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(token);
+      expect((await fetch(`${origin}/api/v1/links`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+      // Shown once: a reload no longer has it.
+      await page.reload();
+      expect(await page.getByLabel("New API token").count()).toBe(0);
+      expect(await page.content()).not.toContain(token);
+
+      await page.getByRole("button", { name: "Revoke laptop script" }).click();
+      await expect(page.getByRole("status").first().textContent()).resolves.toBe("Token revoked.");
+      expect(await page.getByRole("button", { name: "Revoke laptop script" }).count()).toBe(0);
+      expect((await fetch(`${origin}/api/v1/links`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
+  it("renders home, edit and account on a phone and a desktop, light and dark (screenshots)", async () => {
+    const { db, origin } = server!;
+    const user = await createUser(db, { email: "shots@example.test", name: "Sam Shots", password: PASSWORD }, Date.now());
+    const now = Date.now();
+    const reading = createCollection(db, user, { name: "Reading", visibility: "PUBLIC", icon: "📚", description: "Long reads for the weekend" }, now);
+    createCollection(db, user, { name: "Music", visibility: "PRIVATE", icon: "🎵" }, now);
+    createCollection(db, user, { name: "A collection with a rather long name indeed", visibility: "PRIVATE", icon: "🧪" }, now);
+    const samples = [
+      { name: "SQLite documentation", url: "https://sqlite.localhost/docs.html", description: "The file format, the query planner and WAL mode.", favorite: true },
+      { name: "Bun runtime", url: "https://bun.localhost/", description: "", favorite: true },
+      { name: "A very long link name that goes on and on to see how the list wraps it on a phone", url: "https://long.localhost/a/very/long/path/that/does/not/fit/anywhere?with=query&and=more", description: "Some description text that is also fairly long, to see how it wraps under the name.", favorite: false },
+      { name: "Elysia", url: "http://elysia.localhost:8080/", description: "Web framework", favorite: false },
+    ];
+    const ids = samples.map((sample, i) => createLink(db, user.id, { ...sample, collectionIds: [reading.id] }, now + i).id);
+    db.$client.run("UPDATE links SET clicks = 12, last_clicked_at = ?1 WHERE id = ?2", [now, ids[0]!]);
+    db.$client.run("UPDATE links SET clicks = 3, last_clicked_at = ?1 WHERE id = ?2", [now - 86_400_000, ids[1]!]);
+    createToken(db, user.id, "Browser extension", now);
+    createToken(db, user.id, "laptop script", now);
+
+    const folder = mkdtempSync(join(tmpdir(), "linkshelf-page-screenshots-"));
+    const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
+    const pages: Record<string, (page: Page) => Promise<unknown>> = {
+      home: (page) => page.goto(`${origin}/?collection=${reading.id}`),
+      edit: (page) => page.goto(`${origin}/links/${ids[0]}/edit`),
+      "edit-refused": async (page) => {
+        await page.goto(`${origin}/links/${ids[0]}/edit`);
+        await page.getByLabel("Name", { exact: true }).fill("");
+        await page.getByLabel("URL").fill("ftp://files.localhost/");
+        await page.getByRole("button", { name: "Save link" }).click();
+        await page.waitForSelector(".field-error");
+      },
+      account: (page) => page.goto(`${origin}/account`),
+      public: (page) => page.goto(`${origin}/c/${reading.id}`),
+    };
+    const paths: string[] = [];
+    for (const [device, viewport] of Object.entries(viewports)) {
+      for (const colorScheme of ["light", "dark"] as const) {
+        const context = await signedInContext(user, { viewport, colorScheme });
+        try {
+          const page = await context.newPage();
+          await keepLocal(page, origin);
+          for (const [name, open] of Object.entries(pages)) {
+            await open(page);
+            const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
+            expect(background).toBe(colorScheme === "dark" ? "rgb(18, 21, 27)" : "rgb(246, 247, 249)");
+            // Nothing wider than the viewport: no sideways scrolling on a phone.
+            expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
+            const path = join(folder, `${name}-${device}-${colorScheme}.png`);
+            await page.screenshot({ path, fullPage: true });
+            paths.push(path);
+          }
+        } finally {
+          await context.close();
+        }
+      }
+    }
+    console.log(`page screenshots:\n${paths.join("\n")}`);
+    expect(paths).toHaveLength(4 * Object.keys(pages).length);
+  }, TIMEOUT_MS);
+});
