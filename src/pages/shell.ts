@@ -46,8 +46,7 @@ p { margin: .25rem 0 .75rem; }
 .sidebar .count { font-size: .85rem; font-variant-numeric: tabular-nums; opacity: .8; }
 .sidebar .new { display: inline-block; margin-top: .6rem; font-size: .9rem; }
 @media (max-width: 47.99rem) { .sidebar ul { display: flex; flex-wrap: wrap; gap: .25rem; }
-  .sidebar a.item { border: 1px solid var(--border); } .sidebar a.item[aria-current="page"] .badge { color: inherit; border-color: currentColor; }
-.sidebar .name { max-width: 9rem; } }
+  .sidebar a.item { border: 1px solid var(--border); } .sidebar .name { max-width: 9rem; } }
 .badge { display: inline-block; font-size: .75rem; font-weight: 600; padding: .05rem .45rem; border-radius: 999px;
   border: 1px solid var(--border); color: var(--muted); vertical-align: middle; }
 .heading { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; margin-bottom: .75rem; }
