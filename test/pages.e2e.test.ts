@@ -168,6 +168,60 @@ describe("the web pages in Chromium", () => {
     }
   }, TIMEOUT_MS);
 
+  it("serves a public collection's Atom feed that Chromium's XML parser reads whole, escaping intact", async () => {
+    const { db, origin } = server!;
+    const user = await createUser(db, { email: "feed@example.test", name: "Fay <Feed> & Co", password: PASSWORD }, Date.now());
+    const now = Date.now();
+    const shared = createCollection(db, user, { name: "Tom & \"Jerry\" <3 ]]>", visibility: "PUBLIC", description: "it's <b>bold</b>" }, now);
+    const names = ["bell\u0007 <script>alert(1)</script>", "Plain", "5 > 3 & 'quotes' 🎉"];
+    names.forEach((name, i) => createLink(db, user.id, { name, url: `https://x${i}.localhost/?a=1&b=2`, description: i === 0 ? "&amp; stays literal" : "", favorite: false, collectionIds: [shared.id] }, now + i));
+    const response = await fetch(`${origin}/c/${shared.id}/feed`);
+    expect(response.headers.get("content-type")).toBe("application/atom+xml; charset=utf-8");
+    const xml = await response.text();
+
+    const context = await (await browser!).newContext();
+    try {
+      const page = await context.newPage();
+      const parsed = await page.evaluate(([text]) => {
+        const ATOM = "http://www.w3.org/2005/Atom";
+        const doc = new DOMParser().parseFromString(text!, "application/xml");
+        const child = (parent: Element, name: string) => [...parent.children].find((element) => element.localName === name && element.namespaceURI === ATOM);
+        const root = doc.documentElement;
+        return {
+          error: doc.getElementsByTagName("parsererror")[0]?.textContent ?? null,
+          root: `${root.namespaceURI} ${root.localName}`,
+          title: child(root, "title")?.textContent,
+          subtitle: child(root, "subtitle")?.textContent,
+          author: child(root, "author")?.textContent,
+          updated: child(root, "updated")?.textContent,
+          entries: [...root.children].filter((element) => element.localName === "entry").map((entry) => ({
+            id: child(entry, "id")?.textContent,
+            title: child(entry, "title")?.textContent,
+            href: child(entry, "link")?.getAttribute("href"),
+            summary: child(entry, "summary")?.textContent ?? null,
+            updated: child(entry, "updated")?.textContent,
+          })),
+        };
+      }, [xml]);
+      expect(parsed.error).toBeNull();
+      expect(parsed.root).toBe("http://www.w3.org/2005/Atom feed");
+      expect(parsed.title).toBe("Tom & \"Jerry\" <3 ]]>");
+      expect(parsed.subtitle).toBe("it's <b>bold</b>");
+      expect(parsed.author).toBe("Fay <Feed> & Co");
+      expect(parsed.updated).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      const ids = linkRows().filter((row) => row.url.includes(".localhost/?a=1")).map((row) => row.id);
+      expect(parsed.entries).toEqual([...ids].reverse().map((id, i) => ({
+        id: `${origin}/l/${id}`,
+        title: [names[2], names[1], "bell <script>alert(1)</script>"][i],
+        href: `${origin}/l/${id}`,
+        summary: i === 2 ? "&amp; stays literal" : null,
+        updated: expect.stringMatching(/Z$/),
+      })));
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
   it("renders home, edit and account on a phone and a desktop, light and dark (screenshots)", async () => {
     const { db, origin } = server!;
     const user = await createUser(db, { email: "shots@example.test", name: "Sam Shots", password: PASSWORD }, Date.now());
