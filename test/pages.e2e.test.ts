@@ -267,6 +267,12 @@ describe("the web pages in Chromium", () => {
         await page.waitForSelector(".field-error");
       },
       account: (page) => page.goto(`${origin}/account`),
+      "account-new-token": async (page) => {
+        await page.goto(`${origin}/account`);
+        await page.getByLabel("New token's name").fill("phone shortcut");
+        await page.getByRole("button", { name: "Create token" }).click();
+        await page.waitForSelector("#new-token");
+      },
       public: (page) => page.goto(`${origin}/c/${reading.id}`),
     };
     const paths: string[] = [];

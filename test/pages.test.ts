@@ -420,6 +420,7 @@ describe("collection forms", () => {
     const w = await world();
     const edit = await open(w.env, `/collections/${w.inbox}/edit`, w.aliceCookie);
     expect(attributes(edit.text, `a[href="/collections/${w.inbox}/delete"]`)).toEqual([]);
+    expect((await open(w.env, `/collections/${w.inbox}/delete`, w.aliceCookie)).status).toBe(409);
     const before = snapshot(w.env);
     const response = await submit(w.env, `/collections/${w.inbox}/delete`, {}, w.aliceCookie);
     expect(response.status).toBe(409);

@@ -95,8 +95,7 @@ th, td { text-align: left; padding: .45rem .4rem; border-top: 1px solid var(--bo
 th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .05em; border-top: 0; }
 td form { margin: 0; }
 .secret { display: flex; gap: .5rem; align-items: center; }
-.secret code { flex: 1; min-width: 0; padding: .5rem .6rem; background: var(--bg); border: 1px solid var(--border);
-  border-radius: 8px; word-break: break-all; font-size: .85rem; }
+.secret input { flex: 1; min-width: 0; font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: .85rem; }
 @media (max-width: 30rem) { .hide-narrow { display: none; } }
 `;
 

@@ -9,7 +9,7 @@ import { parseId } from "../ids";
 import { collectionDeletePage, collectionFormPage, type CollectionFormValues } from "../pages/collections";
 import { fieldErrorsOf, formField, type FieldErrors } from "../pages/form";
 import { htmlResponse } from "../pages/html";
-import { seeOther, type PageGuard } from "./guard";
+import { messageShell, seeOther, type PageGuard } from "./guard";
 import { withNotice } from "./notices";
 
 /** collectionInput turns a form into the service's input; visibility is the one thing the service's types (not its rules) decide. */
@@ -75,6 +75,7 @@ export function collectionPages({ db, clock }: AppDeps, guard: PageGuard) {
     .get("/collections/:id/delete", ({ request, params }) => guard.page(request, (user) => {
       const collection = owned(user, params.id);
       if (!collection) return guard.notFound(user);
+      if (collection.isDefault) return messageShell(user, "Not possible", "The Inbox collection cannot be deleted.", { status: 409 });
       return htmlResponse(collectionDeletePage(user, collection));
     }))
     .post("/collections/:id/delete", ({ request, params }) => guard.form(request, (user) => {
