@@ -201,7 +201,7 @@ describe("POST /login", () => {
 
       const second = makeFileEnv(path);
       try {
-        const home = await get(second, "/", { headers: { cookie } });
+        const home = await get(second, "/account", { headers: { cookie } });
         expect(home.status).toBe(200);
         expect(home.text).toContain(alice.user.email);
       } finally {
@@ -443,7 +443,7 @@ describe("POST /logout", () => {
 
     const home = await get(env, "/", { headers: { cookie } });
     expect(home.status).toBe(303);
-    expect(home.headers.get("location")).toBe("/login");
+    expect(home.headers.get("location")).toBe("/login?next=%2F");
   });
 
   it("ends only that session", async () => {
@@ -477,7 +477,7 @@ describe("sessions", () => {
     await setPassword(env.db, alice.user.id, "a brand new password");
     const home = await get(env, "/", { headers: { cookie: aliceCookie } });
     expect(home.status).toBe(303);
-    expect(home.headers.get("location")).toBe("/login");
+    expect(home.headers.get("location")).toBe("/login?next=%2F");
     expect((await get(env, "/", { headers: { cookie: bobCookie } })).status).toBe(200);
     expect((await submit(env, "/login", { email: alice.user.email, password: alice.password })).status).toBe(401);
     expect((await submit(env, "/login", { email: alice.user.email, password: "a brand new password" })).status).toBe(303);
@@ -550,7 +550,7 @@ describe("/setup", () => {
       const inbox = env.db.$client.query("SELECT name, is_default FROM collections WHERE user_id = ?").all(users[0]!.id);
       expect(inbox).toEqual([{ name: "Inbox", is_default: 1 }]);
 
-      const home = await get(env, "/", { headers: { cookie } });
+      const home = await get(env, "/account", { headers: { cookie } });
       expect(home.status).toBe(200);
       expect(home.text).toContain(firstUser.email);
       expect((await submit(env, "/login", { email: firstUser.email, password: firstUser.password })).status).toBe(303);
@@ -616,7 +616,7 @@ describe("credentials that are not a bearer token", () => {
     const alice = await createUser(env);
     const signedIn = await submit(env, "/login", { email: alice.user.email, password: alice.password, next: "/" });
     const cookie = sessionCookieOf(signedIn.cookies);
-    const home = await get(env, "/", { headers: { cookie, authorization: "Basic dXNlcjpwYXNz" } });
+    const home = await get(env, "/account", { headers: { cookie, authorization: "Basic dXNlcjpwYXNz" } });
     expect(home.status).toBe(200);
     expect(home.text).toContain(alice.user.email);
   });
