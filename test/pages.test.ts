@@ -510,6 +510,27 @@ describe("the home page", () => {
     expect(seen).toEqual([...Array.from({ length: 119 }, (_, i) => `L${118 - i}`), "Bun"]);
   });
 
+  it("runs a fixed number of queries however many collections and links there are", async () => {
+    const counts: Record<string, number[]> = {};
+    for (const size of [1, 30]) {
+      const w = await world();
+      const extra = [];
+      for (let i = 0; i < size; i++) extra.push(await createCollection(w.env, w.alice, { name: `C${i}` }));
+      for (let i = 0; i < size * 3; i++) {
+        await createLink(w.env, w.alice, { name: `L${i}`, url: `https://l${i}.example/`, favorite: i % 2 === 0, collectionIds: [w.reading.id, extra[i % size].id] });
+      }
+      for (const path of ["/", `/?collection=${w.reading.id}`, "/?view=favorites", "/?q=example", `/links/${w.link.id}/edit`, `/c/${w.reading.id}`]) {
+        w.env.queries.length = 0;
+        await open(w.env, path, w.aliceCookie);
+        (counts[path.replace(/\d+/g, "N")] ??= []).push(w.env.queries.length);
+      }
+    }
+    for (const [path, [small, large]] of Object.entries(counts)) {
+      expect(small).toBeGreaterThan(1);
+      expect({ path, large }).toEqual({ path, large: small! });
+    }
+  });
+
   it("says so when a page address was tampered with", async () => {
     const w = await world();
     const page = await open(w.env, `/?collection=${w.reading.id}&cursor=garbage`, w.aliceCookie);
