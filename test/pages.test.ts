@@ -8,7 +8,7 @@ import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
 import { createToken, listTokens } from "../src/auth/tokens";
 import {
-  chars, createCollection, createLink, createUser, get, inboxOf, makeEnv, snapshot, type TestEnv, type TestUser,
+  chars, createCollection, createLink, createUser, get, inboxOf, makeEnv, put, snapshot, type TestEnv, type TestUser,
 } from "./helpers";
 
 type Fields = Record<string, string | string[]>;
@@ -514,6 +514,7 @@ describe("the home page", () => {
     const counts: Record<string, number[]> = {};
     for (const size of [1, 30]) {
       const w = await world();
+      await put(w.env, `/api/v1/collections/${w.reading.id}`, { token: w.alice.token, body: { name: "Reading", visibility: "PUBLIC" } });
       const extra = [];
       for (let i = 0; i < size; i++) extra.push(await createCollection(w.env, w.alice, { name: `C${i}` }));
       for (let i = 0; i < size * 3; i++) {
