@@ -3,6 +3,7 @@ import type { AppDeps } from "../app";
 import { AppError } from "../errors";
 import { clientAddress, isCrossSitePost, ownOrigin, requestOrigin, safeNext } from "../http";
 import { loginPage, setupPage } from "../pages/auth";
+import { formField as field } from "../pages/form";
 import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { FixedWindowCounter } from "../ratelimit/window";
@@ -16,12 +17,6 @@ const LOGIN_FAILED = "The email or password is not right.";
 /** Verified against when the email is unknown, so both failures take the same time. */
 let dummyHash: Promise<string> | undefined;
 const unknownUserHash = () => (dummyHash ??= Bun.password.hash("linkshelf-no-such-user"));
-
-/** field reads one value of a form body; anything but a single string is "". */
-function field(body: unknown, name: string): string {
-  const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
-  return typeof value === "string" ? value : "";
-}
 
 /** The part of Elysia's cookie jar a session needs. */
 export type CookieJar = Record<string, { set(options: object): unknown }>;

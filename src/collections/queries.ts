@@ -95,13 +95,12 @@ export function listCollectionSummaries(db: Db, userId: number): CollectionSumma
 
 /** findPublicCollection returns a PUBLIC collection and its author's name; private and unknown ids alike are undefined. */
 export function findPublicCollection(db: Db, id: number): { collection: CollectionRow; authorName: string } | undefined {
-  const row = db
+  return db
     .select({ collection: collections, authorName: users.name })
     .from(collections)
     .innerJoin(users, eq(users.id, collections.userId))
     .where(and(eq(collections.id, id), eq(collections.visibility, "PUBLIC")))
     .get();
-  return row;
 }
 
 /** getCollection returns one of the user's collections with its links, newest first (another user's id: NotFound). */
