@@ -86,7 +86,9 @@ button.secondary, .button.secondary { background: transparent; color: var(--acce
 button.danger { background: var(--error); border-color: var(--error); color: var(--card); }
 button.plain { background: none; border: 0; padding: 0; color: var(--accent); font-weight: 400; text-decoration: underline; }
 button.star { background: none; border: 0; padding: .1rem .3rem; font-size: 1.1rem; line-height: 1; color: var(--muted); }
-button.star[aria-pressed="true"] { color: #d99a00; }
+/* The filled star keeps 3:1 against the card in both schemes (WCAG 1.4.11). */
+button.star[aria-pressed="true"] { color: #a87400; }
+@media (prefers-color-scheme: dark) { button.star[aria-pressed="true"] { color: #f0b429; } }
 .push { margin-left: auto; }
 .form-actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin-top: 1.5rem; }
 .pager { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
