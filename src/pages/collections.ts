@@ -35,7 +35,7 @@ ${errorSummary(errors, "The collection")}
 <form method="post" action="${collection ? `/collections/${collection.id}` : "/collections"}" novalidate>
 ${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
 ${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 254 characters" })}
-${textField({ name: "icon", label: "Icon", value: values.icon, errors, hint: "One emoji, such as 📚 🎵 🧪 or a flag; empty: the default icon", autocomplete: "off", extra: html` inputmode="text" spellcheck="false"` })}
+${textField({ name: "icon", label: "Icon", value: values.icon, errors, hint: "One emoji, such as 📚 🎵 🧪 or a flag; empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
 <fieldset${invalidGroup("visibility", visibilityErrors)}>
 <legend>Visibility</legend>
 ${VISIBILITIES.map((option) => html`<label class="choice"><input type="radio" name="visibility" value="${option.value}"${values.visibility === option.value ? html` checked` : ""}> ${option.label} <span class="muted">— ${option.hint}</span></label>`)}
