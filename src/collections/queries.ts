@@ -4,8 +4,8 @@ import { collections, linkCollections, links, type UserRow } from "../db/schema"
 import { toLinkJson, type LinkJson } from "../links/model";
 import { toCollectionJson } from "./model";
 
-/** Inbox first, then by name ignoring case, then by id. */
-function compareCollections(a: { isDefault: boolean; name: string; id: number }, b: typeof a): number {
+/** compareCollections orders collections as every list shows them: the Inbox first, then by name ignoring case, then by id. */
+export function compareCollections(a: { isDefault: boolean; name: string; id: number }, b: typeof a): number {
   if (a.isDefault !== b.isDefault) return a.isDefault ? -1 : 1;
   const nameA = a.name.toLowerCase();
   const nameB = b.name.toLowerCase();
