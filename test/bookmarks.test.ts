@@ -61,8 +61,8 @@ const file = (body: string) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<META HTTP-
 const link = (url: string, name: string, extra = "") => `<DT><A HREF="${escapeHtml(url)}"${extra}>${escapeHtml(name)}</A>`;
 const folder = (name: string, body: string) => `<DT><H3>${escapeHtml(name)}</H3>\n<DL><p>\n${body}\n</DL><p>`;
 
-async function newEnv() {
-  const env = makeEnv();
+async function newEnv(settings: Record<string, string> = {}) {
+  const env = makeEnv(settings);
   return { env, alice: await createUser(env), bob: await createUser(env) };
 }
 
@@ -466,4 +466,158 @@ describe("a file of 20,000 bookmarks", () => {
     // Reported, never asserted: timing depends on the machine.
     console.log(`20,000 bookmarks (${(html.length / 1e6).toFixed(1)} MB): import ${importMillis.toFixed(0)} ms, export ${exportMillis.toFixed(0)} ms, dry run ${dryRunMillis.toFixed(0)} ms`);
   }, 120_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Round trip, property-based (fast-check). Seeded like test/fuzz.test.ts: `npm test` runs a
+// bounded number of cases from a fixed seed; FUZZ_RUNS / FUZZ_SEED lengthen or replay a run.
+
+const LONG_RUNS = Number(process.env.FUZZ_RUNS ?? 0) || 0;
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : LONG_RUNS > 0 ? Date.now() % 2 ** 31 : 20261123;
+const RUNS = LONG_RUNS > 0 ? LONG_RUNS : 120;
+
+type Entry = { kind: "link"; url: string; name: string; description: string } | { kind: "folder"; name: string; children: Entry[] };
+
+/** Any text but NUL, which HTML cannot carry (a parser reads it as U+FFFD). */
+const text = (maxLength: number) => fc.string({ unit: "binary", maxLength }).map((s) => s.replaceAll("\0", ""));
+const nameArb = fc.oneof(
+  { weight: 6, arbitrary: text(30) },
+  { weight: 2, arbitrary: fc.constantFrom("", "   ", "Inbox", "a & b <c> \"d\" 'e'", "שלום עולם", "🎉👨‍👩‍👧", "line\nbreak\r\n", "&amp; literally", "x / y") },
+  { weight: 1, arbitrary: fc.string({ minLength: 250, maxLength: 320 }) },
+);
+const urlArb = fc.oneof(
+  { weight: 6, arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }) },
+  // Repeats, also spelled differently, so that merging and duplicates are exercised.
+  { weight: 3, arbitrary: fc.constantFrom("https://pool.example/a", "https://pool.example/b?x=1&y=2", "HTTPS://POOL.example:443/a", "http://pool.example/a") },
+  { weight: 1, arbitrary: fc.constantFrom("javascript:void(0)", "place:sort=8", "file:///etc/hosts", "ftp://ftp.example/", "", "not a url") },
+);
+const { tree } = fc.letrec<{ tree: Entry[]; entry: Entry }>((tie) => ({
+  tree: fc.array(tie("entry"), { maxLength: 6 }),
+  entry: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.record({ kind: fc.constant("link" as const), url: urlArb, name: nameArb, description: fc.oneof(fc.constant(""), text(40), fc.string({ minLength: 290, maxLength: 320 })) }),
+    fc.record({ kind: fc.constant("folder" as const), name: nameArb, children: tie("tree") as fc.Arbitrary<Entry[]> }),
+  ),
+}));
+/** Two ways files are written: Chromium's (uppercase, escaped, CRLF) and a hand-made one (lowercase, raw characters, LF). */
+const styleArb = fc.constantFrom("chromium", "handmade");
+
+/** renderInput writes a generated tree as a bookmark file, independently of src/bookmarks' writer. */
+function renderInput(entries: Entry[], style: string): string {
+  const chromium = style === "chromium";
+  // The hand-made style escapes only what HTML requires, so raw control characters and quotes reach the parser.
+  const content = (s: string) => (chromium ? escapeHtml(s) : s.replaceAll("&", "&amp;").replaceAll("<", "&lt;"));
+  const attribute = (s: string) => (chromium ? escapeHtml(s) : s.replaceAll("&", "&amp;").replaceAll('"', "&quot;"));
+  const lines: string[] = [];
+  const walk = (list: Entry[], indent: string) => {
+    for (const entry of list) {
+      if (entry.kind === "link") {
+        lines.push(chromium
+          ? `${indent}<DT><A HREF="${attribute(entry.url)}" ADD_DATE="1700000000">${content(entry.name)}</A>`
+          : `${indent}<dt><a add_date=1700000000 href="${attribute(entry.url)}">${content(entry.name)}</a>`);
+        if (entry.description !== "") lines.push(`${indent}${chromium ? "<DD>" : "<dd>"}${content(entry.description)}`);
+      } else {
+        lines.push(chromium ? `${indent}<DT><H3 ADD_DATE="1700000000">${content(entry.name)}</H3>` : `${indent}<dt><h3>${content(entry.name)}</h3>`);
+        lines.push(`${indent}${chromium ? "<DL><p>" : "<dl><p>"}`);
+        walk(entry.children, indent + "    ");
+        lines.push(`${indent}${chromium ? "</DL><p>" : "</dl><p>"}`);
+      }
+    }
+  };
+  walk(entries, "    ");
+  const head = chromium ? file("") : "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<meta charset=utf-8>\n<title>Bookmarks</title>\n<h1>Bookmarks</h1>\n<dl><p>\n\n</dl>\n";
+  const [start, end] = head.split("\n\n");
+  return `${start}\n${lines.join("\n")}\n${end}`.replaceAll("\n", chromium ? "\r\n" : "\n");
+}
+
+/** The documented rules, written out again: fit to a limit, collection of a folder path, same page. */
+const fitTo = (s: string, max: number) => {
+  const trimmed = s.trim();
+  return [...trimmed].length <= max ? trimmed : [...trimmed].slice(0, max - 1).join("").trimEnd() + "…";
+};
+const pageOf = (url: string) => URL.parse(url)?.href ?? url;
+const collectionOf = (path: string[]) => {
+  const named = path.map((n) => n.trim()).filter((n) => n !== "");
+  const name = named.length === 0 ? "Inbox" : fitTo(named.join(" / "), 254);
+  return name;
+};
+
+interface Expected {
+  /** Page -> the first entry's name and every collection the page is in. */
+  links: Map<string, { name: string; collections: Set<string> }>;
+  /** Collections that exist after the import besides the Inbox: folders with new links, and empty folders. */
+  collections: Set<string>;
+}
+
+function expectedOf(entries: Entry[]): Expected {
+  const links: Expected["links"] = new Map();
+  const empty: string[] = [];
+  const walk = (list: Entry[], path: string[]) => {
+    for (const entry of list) {
+      if (entry.kind === "folder") {
+        if (entry.children.length === 0 && entry.name.trim() !== "") empty.push(collectionOf([...path, entry.name]));
+        walk(entry.children, [...path, entry.name]);
+        continue;
+      }
+      const url = entry.url.trim();
+      if (!/^https?:\/\//i.test(url) || !URL.parse(url) || [...url].length > 2048 || /[\s\p{Cc}]/u.test(url)) continue;
+      const known = links.get(pageOf(url));
+      if (known) known.collections.add(collectionOf(path));
+      else links.set(pageOf(url), { name: fitTo(entry.name.trim() === "" ? url : entry.name, 254), collections: new Set([collectionOf(path)]) });
+    }
+  };
+  walk(entries, []);
+  const collections = new Set([...empty, ...[...links.values()].flatMap((l) => [...l.collections])]);
+  collections.delete("Inbox");
+  return { links, collections };
+}
+
+/** The pages, names and folders (Inbox for none) of a file, as its own parse reads them back. */
+function readBack(html: string) {
+  const document = parseNetscape(html);
+  const links = new Map<string, { names: Set<string>; collections: Set<string> }>();
+  for (const bookmark of document.bookmarks) {
+    const page = pageOf(bookmark.href);
+    const entry = links.get(page) ?? { names: new Set<string>(), collections: new Set<string>() };
+    entry.names.add(bookmark.name);
+    entry.collections.add(bookmark.folder?.name ?? "Inbox");
+    links.set(page, entry);
+  }
+  return { links, folders: new Set(document.folders.map((f) => f.name)) };
+}
+
+describe("round trip (property)", () => {
+  it("export(import(x)) keeps every URL, name and folder of x, and import(export(db)) for a fresh user reproduces the same shelf", async () => {
+    // Many reads through the API: the rate limit would stop a long run.
+    const { env, alice, bob } = await newEnv({ LINKSHELF_RATE_LIMIT: "off" });
+    const reset = () => {
+      for (const user of [alice, bob]) {
+        env.db.$client.run("DELETE FROM links WHERE user_id = ?", [user.user.id]);
+        env.db.$client.run("DELETE FROM collections WHERE user_id = ? AND is_default = 0", [user.user.id]);
+      }
+    };
+    await fc.assert(fc.asyncProperty(tree, styleArb, async (entries, style) => {
+      reset();
+      const x = renderInput(entries, style);
+      const expected = expectedOf(entries);
+      importBookmarks(env.db, alice.user.id, x, NOW);
+      const exported = exportBookmarks(env.db, alice.user.id);
+
+      const back = readBack(exported);
+      expect(new Set(back.links.keys())).toEqual(new Set(expected.links.keys()));
+      for (const [page, want] of expected.links) {
+        const got = back.links.get(page)!;
+        expect(got.names).toEqual(new Set([want.name]));
+        expect(got.collections).toEqual(want.collections);
+      }
+      expect(back.folders).toEqual(expected.collections);
+
+      const report = importBookmarks(env.db, bob.user.id, exported, NOW);
+      expect(report).toEqual({ ...emptyReport(), linksCreated: expected.links.size, collectionsCreated: report.collectionsCreated });
+      const [a, b] = [await shelfOf(env, alice), await shelfOf(env, bob)];
+      expect(b.collections).toEqual(a.collections);
+      const withoutTime = (shelf: Shelf) => new Map([...shelf.links].map(([url, { createdAt: _, ...rest }]) => [url, rest]));
+      expect(withoutTime(b)).toEqual(withoutTime(a));
+    }), { seed: SEED, numRuns: RUNS });
+  }, LONG_RUNS > 0 ? 6 * 60 * 60 * 1000 : 60_000);
 });

@@ -106,8 +106,8 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
   for (const folder of document.folders) {
     const name = collectionName(folder);
     if (name === null || idsByName.has(name)) continue;
-    // An empty folder in the file is kept as an empty collection; a browser's own empty root is not.
-    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot)) continue;
+    // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not.
+    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || folder.name === "")) continue;
     const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
     const created = createCollection(db, user, { name, description, visibility: "PRIVATE" }, pastDate(folder.addDate, now));
     idsByName.set(name, created.id);
