@@ -213,6 +213,21 @@ describe("encodings and odd markup", () => {
   });
 });
 
+describe("hostile files", () => {
+  it("names the collections of folders nested 20,000 deep, each path built from its parent's", async () => {
+    const { env, alice } = await newEnv();
+    const depth = 20_000;
+    const html = file(`${"<DT><H3>ab</H3><DL><p>".repeat(depth)}${link("https://deep.example/", "Deep")}${"</DL><p>".repeat(depth)}`);
+    const report = importBookmarks(env.db, alice.user.id, html, NOW);
+    expect(report.linksCreated).toBe(1);
+    // Only the folder holding the link becomes a collection: "ab / ab / ..." cut to 254.
+    // 253 code points end in "ab / ab ", trimmed, then the ellipsis.
+    const name = `${Array(51).fill("ab").join(" / ")}…`;
+    expect(report.collectionsCreated).toEqual([name]);
+    expect((await shelfOf(env, alice)).links.get("https://deep.example/")?.collections).toEqual([name]);
+  }, 30_000);
+});
+
 describe("the rules of the API apply to every entry", () => {
   it("cuts names, descriptions and folder names to their limits, ending with an ellipsis", async () => {
     const { env, alice } = await newEnv();

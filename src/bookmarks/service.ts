@@ -25,7 +25,13 @@ export interface ImportReport {
 }
 
 /** Separates the names of nested folders in a collection's name: `Work / Projects`. */
-export const FOLDER_SEPARATOR = " / ";
+const FOLDER_SEPARATOR = " / ";
+/**
+ * How much of a folder path is kept while names are built: more than any collection name can
+ * hold (254 code points, at most 508 UTF-16 units), so cutting there changes no result, and a
+ * file nested thousands of folders deep costs linear time.
+ */
+const PATH_KEEP = 1024;
 
 /** One link the import will create: the first entry of its URL, in every collection the URL appears in. */
 interface PlannedLink {
@@ -66,6 +72,7 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
   if (!user) throw new NotFound();
   const report: ImportReport = { linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [] };
 
+  const collectionName = collectionNames(document.folders);
   const stored = new Set(db.select({ url: links.url }).from(links).where(eq(links.userId, userId)).all().map((row) => urlKey(row.url)));
   const planned = new Map<string, PlannedLink>();
   for (const bookmark of document.bookmarks) {
@@ -127,19 +134,25 @@ const byAge = (a: { isDefault: boolean; id: number }, b: { isDefault: boolean; i
   Number(b.isDefault) - Number(a.isDefault) || a.id - b.id;
 
 /**
- * collectionName is the collection a folder's bookmarks go to: the names of the folder and
- * its ancestors joined by " / " (`Work / Projects`), leaving out unnamed folders and a
+ * collectionNames names the collection each folder's bookmarks go to: the names of the folder
+ * and its ancestors joined by " / " (`Work / Projects`), leaving out unnamed folders and a
  * browser's own root folders above it (Chromium's "Bookmarks bar", Firefox's "Bookmarks
  * Toolbar" / "Other Bookmarks": their subfolders stand on their own, their own bookmarks go to
- * a collection of that name). Null (no named folder) is the Inbox.
+ * a collection of that name). Null (no named folder) is the Inbox. Built in one pass over the
+ * folders, parents first, each path from its parent's.
  */
-function collectionName(folder: NetscapeFolder | null): string | null {
-  const names: string[] = [];
-  for (let current = folder; current !== null; current = current.parent) {
-    if (current.name === "" || (current.browserRoot && current !== folder)) continue;
-    names.unshift(current.name);
+function collectionNames(folders: NetscapeFolder[]): (folder: NetscapeFolder | null) => string | null {
+  /** The path a folder's subfolders continue ("" for none), cut at PATH_KEEP. */
+  const pathForChildren = new Map<NetscapeFolder, string>();
+  const names = new Map<NetscapeFolder, string | null>();
+  for (const folder of folders) {
+    const above = folder.parent === null ? "" : pathForChildren.get(folder.parent)!;
+    const own = folder.name === "" ? above : above === "" ? folder.name : `${above}${FOLDER_SEPARATOR}${folder.name}`;
+    const path = own.slice(0, PATH_KEEP);
+    pathForChildren.set(folder, folder.browserRoot ? above : path);
+    names.set(folder, path === "" ? null : fit(path, COLLECTION_LIMITS.name));
   }
-  return names.length === 0 ? null : fit(names.join(FOLDER_SEPARATOR), COLLECTION_LIMITS.name);
+  return (folder) => (folder === null ? null : names.get(folder)!);
 }
 
 /** linkName is the bookmark's name, or its URL when it has none (as browsers show it), cut to the limit. */
