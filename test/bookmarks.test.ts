@@ -24,6 +24,7 @@ interface StoredLink {
   name: string;
   url: string;
   description: string;
+  favorite: boolean;
   createdAt: string;
   /** Names of its collections, sorted. */
   collections: string[];
@@ -32,6 +33,8 @@ interface StoredLink {
 interface Shelf {
   /** Collection name -> description (null when none); the Inbox included. */
   collections: Map<string, string | null>;
+  /** Collection name -> icon. */
+  icons: Map<string, string>;
   /** By URL. */
   links: Map<string, StoredLink>;
 }
@@ -41,16 +44,18 @@ async function shelfOf(env: TestEnv, as: TestUser): Promise<Shelf> {
   const response = await get(env, "/api/v1/collections", { token: as.token });
   expect(response.status).toBe(200);
   const collections = new Map<string, string | null>();
+  const icons = new Map<string, string>();
   const links = new Map<string, StoredLink>();
   for (const collection of response.body.collections) {
     collections.set(collection.name, collection.description);
+    icons.set(collection.name, collection.icon);
     for (const link of collection.links) {
       const known = links.get(link.url);
       if (known) known.collections = [...known.collections, collection.name].sort();
-      else links.set(link.url, { name: link.name, url: link.url, description: link.description, createdAt: link.createdAt, collections: [collection.name] });
+      else links.set(link.url, { name: link.name, url: link.url, description: link.description, favorite: link.favorite, createdAt: link.createdAt, collections: [collection.name] });
     }
   }
-  return { collections, links };
+  return { collections, icons, links };
 }
 
 const emptyReport = (): ImportReport => ({ linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [] });
@@ -84,7 +89,7 @@ describe("importing a file exported by Chromium", () => {
     const shelf = await shelfOf(env, alice);
     expect([...shelf.collections.keys()]).toEqual(["Inbox", "Bookmarks bar", "Dev", "Dev / Empty ideas", "Dev / JavaScript", "Recipes"]);
     expect(shelf.links.get("https://bun.sh/")).toEqual({
-      name: "Bun — A fast all-in-one JavaScript runtime", url: "https://bun.sh/", description: "",
+      name: "Bun — A fast all-in-one JavaScript runtime", url: "https://bun.sh/", description: "", favorite: false,
       createdAt: new Date(seconds(1700000001)).toISOString(), collections: ["Bookmarks bar"],
     });
     // Entities decoded in names; a raw `&` in an HREF (Chromium does not escape it) kept.
@@ -400,10 +405,10 @@ describe("users are kept apart", () => {
 describe("exporting", () => {
   it("writes the Inbox's links outside any folder and each collection as a folder, one <A> per membership, newest first", async () => {
     const { env, alice } = await newEnv();
-    const reading = await createCollection(env, alice, { name: "Reading", description: "Long reads & <essays>" });
+    const reading = await createCollection(env, alice, { name: "Reading", description: "Long reads & <essays>", icon: "📚", visibility: "PUBLIC" });
     const empty = await createCollection(env, alice, { name: "Zeta (empty)" });
     const inbox = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections[0].id;
-    await createLink(env, alice, { name: "Old", url: "https://old.example/", collectionIds: [reading.id] });
+    await createLink(env, alice, { name: "Old", url: "https://old.example/", favorite: true, collectionIds: [reading.id] });
     await createLink(env, alice, { name: "Both <b>&</b> \"quoted\" 'single'", url: "https://both.example/?a=1&b=2", description: "line one\nline two", collectionIds: [inbox, reading.id] });
     const html = exportBookmarks(env.db, alice.user.id);
 
@@ -418,14 +423,14 @@ describe("exporting", () => {
       "<DL><p>",
       expect.stringMatching(/^ {4}<DT><A HREF="https:\/\/both\.example\/\?a=1&amp;b=2" ADD_DATE="\d+" LAST_MODIFIED="\d+">Both &lt;b&gt;&amp;&lt;\/b&gt; &quot;quoted&quot; &#39;single&#39;<\/A>$/),
       "    <DD>line one&#10;line two",
-      expect.stringMatching(/^ {4}<DT><H3 ADD_DATE="\d+" LAST_MODIFIED="\d+">Reading<\/H3>$/),
+      expect.stringMatching(/^ {4}<DT><H3 ADD_DATE="\d+" LAST_MODIFIED="\d+" LINKSHELF_ICON="📚">Reading<\/H3>$/),
       "    <DD>Long reads &amp; &lt;essays&gt;",
       "    <DL><p>",
       expect.stringMatching(/^ {8}<DT><A HREF="https:\/\/both\.example\/\?a=1&amp;b=2" .*<\/A>$/),
       "        <DD>line one&#10;line two",
-      expect.stringMatching(/^ {8}<DT><A HREF="https:\/\/old\.example\/" .*>Old<\/A>$/),
+      expect.stringMatching(/^ {8}<DT><A HREF="https:\/\/old\.example\/" ADD_DATE="\d+" LAST_MODIFIED="\d+" LINKSHELF_FAVORITE="true">Old<\/A>$/),
       "    </DL><p>",
-      expect.stringMatching(/^ {4}<DT><H3 .*>Zeta \(empty\)<\/H3>$/),
+      expect.stringMatching(/^ {4}<DT><H3 .* LINKSHELF_ICON="📁">Zeta \(empty\)<\/H3>$/),
       "    <DL><p>",
       "    </DL><p>",
       "</DL><p>",
@@ -441,6 +446,24 @@ describe("exporting", () => {
       name: "Both <b>&</b> \"quoted\" 'single'", description: "line one\nline two", collections: ["Inbox", "Reading"],
     });
     expect(copy.collections.get("Reading")).toBe("Long reads & <essays>");
+    // Favorites and icons travel; visibility does not: an imported collection is always private.
+    expect(copy.links.get("https://old.example/")?.favorite).toBe(true);
+    expect(copy.links.get("https://both.example/?a=1&b=2")?.favorite).toBe(false);
+    expect(copy.icons.get("Reading")).toBe("📚");
+    const copied = (await get(env, "/api/v1/collections", { token: bob.token })).body.collections;
+    expect(copied.map((c: { visibility: string }) => c.visibility)).toEqual(["PRIVATE", "PRIVATE", "PRIVATE"]);
+  });
+
+  it("ignores a LINKSHELF_ICON the API would refuse, and LINKSHELF_FAVORITE other than \"true\"", async () => {
+    const { env, alice } = await newEnv();
+    const html = file([
+      `<DT><H3 LINKSHELF_ICON="not an emoji">Words</H3>\n<DL><p>\n${link("https://w.example/", "W", ' LINKSHELF_FAVORITE="yes"')}\n</DL><p>`,
+      `<DT><H3 LINKSHELF_ICON="🇫🇷">Flag</H3>\n<DL><p>\n${link("https://f.example/", "F", ' LINKSHELF_FAVORITE="true"')}\n</DL><p>`,
+    ].join("\n"));
+    expect(importBookmarks(env.db, alice.user.id, html, NOW).collectionsCreated).toEqual(["Words", "Flag"]);
+    const shelf = await shelfOf(env, alice);
+    expect([shelf.icons.get("Words"), shelf.icons.get("Flag")]).toEqual(["📁", "🇫🇷"]);
+    expect([shelf.links.get("https://w.example/")?.favorite, shelf.links.get("https://f.example/")?.favorite]).toEqual([false, true]);
   });
 
   it("exports an empty shelf as a valid file without entries", async () => {

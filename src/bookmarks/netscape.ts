@@ -19,6 +19,8 @@ export interface NetscapeFolder {
   lastModified: number | null;
   /** A browser's own root folder (PERSONAL_TOOLBAR_FOLDER, UNFILED_BOOKMARKS_FOLDER), not one the user made. */
   browserRoot: boolean;
+  /** LINKSHELF_ICON, as linkshelf's export writes it (unchecked); null when absent. */
+  icon: string | null;
   parent: NetscapeFolder | null;
 }
 
@@ -30,6 +32,8 @@ export interface NetscapeBookmark {
   description: string;
   addDate: number | null;
   lastModified: number | null;
+  /** LINKSHELF_FAVORITE="true", as linkshelf's export writes it. */
+  favorite: boolean;
   /** The folder it is in; null outside any folder. */
   folder: NetscapeFolder | null;
 }
@@ -80,6 +84,7 @@ export function parseNetscape(html: string): NetscapeDocument {
       description: "",
       addDate: readDate(attributes.add_date),
       lastModified: readDate(attributes.last_modified),
+      favorite: attributes.linkshelf_favorite === "true",
       folder: top().folder,
     };
     bookmarks.push(bookmark);
@@ -121,6 +126,7 @@ export function parseNetscape(html: string): NetscapeDocument {
           addDate: readDate(attributes.add_date),
           lastModified: readDate(attributes.last_modified),
           browserRoot: "personal_toolbar_folder" in attributes || "unfiled_bookmarks_folder" in attributes,
+          icon: attributes.linkshelf_icon ?? null,
           parent: top().folder,
         };
         folders.push(folder);
@@ -224,11 +230,13 @@ export interface RenderBookmark {
   /** Milliseconds. */
   addDate: number;
   lastModified: number;
+  favorite: boolean;
 }
 
 export interface RenderFolder {
   name: string;
   description: string | null;
+  icon: string;
   addDate: number;
   lastModified: number;
   bookmarks: RenderBookmark[];
@@ -239,7 +247,9 @@ export interface RenderFolder {
  * tags, one item per line, `<DL><p>` / `</DL><p>` lines, dates in seconds), because
  * Chromium's importer reads it line by line rather than as HTML; Firefox parses it as HTML.
  * `<DD>` lines carry descriptions (Chromium skips them). Loose bookmarks come first, outside
- * any folder.
+ * any folder. What only linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on
+ * a folder, LINKSHELF_FAVORITE on a favorite (names that contain none of the attribute names
+ * Chromium's reader searches for as substrings: HREF, ICON, ADD_DATE, SHORTCUTURL, POST_DATA, FEEDURL).
  */
 export function renderNetscape(loose: RenderBookmark[], folders: RenderFolder[]): string {
   const lines = [
@@ -253,12 +263,13 @@ export function renderNetscape(loose: RenderBookmark[], folders: RenderFolder[])
     "<DL><p>",
   ];
   const writeBookmark = (bookmark: RenderBookmark, indent: string) => {
-    lines.push(`${indent}<DT><A HREF="${escapeHtml(bookmark.url)}" ADD_DATE="${seconds(bookmark.addDate)}" LAST_MODIFIED="${seconds(bookmark.lastModified)}">${escapeHtml(bookmark.name)}</A>`);
+    const favorite = bookmark.favorite ? ' LINKSHELF_FAVORITE="true"' : "";
+    lines.push(`${indent}<DT><A HREF="${escapeHtml(bookmark.url)}" ADD_DATE="${seconds(bookmark.addDate)}" LAST_MODIFIED="${seconds(bookmark.lastModified)}"${favorite}>${escapeHtml(bookmark.name)}</A>`);
     if (bookmark.description !== "") lines.push(`${indent}<DD>${escapeHtml(bookmark.description)}`);
   };
   for (const bookmark of loose) writeBookmark(bookmark, "    ");
   for (const folder of folders) {
-    lines.push(`    <DT><H3 ADD_DATE="${seconds(folder.addDate)}" LAST_MODIFIED="${seconds(folder.lastModified)}">${escapeHtml(folder.name)}</H3>`);
+    lines.push(`    <DT><H3 ADD_DATE="${seconds(folder.addDate)}" LAST_MODIFIED="${seconds(folder.lastModified)}" LINKSHELF_ICON="${escapeHtml(folder.icon)}">${escapeHtml(folder.name)}</H3>`);
     if (folder.description) lines.push(`    <DD>${escapeHtml(folder.description)}`);
     lines.push("    <DL><p>");
     for (const bookmark of folder.bookmarks) writeBookmark(bookmark, "        ");

@@ -38,6 +38,7 @@ interface PlannedLink {
   name: string;
   url: string;
   description: string;
+  favorite: boolean;
   createdAt: number;
   /** Collection names; null is the Inbox. */
   collections: Set<string | null>;
@@ -95,6 +96,7 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
         name,
         url,
         description: fit(bookmark.description, LINK_LIMITS.description),
+        favorite: bookmark.favorite,
         createdAt: pastDate(bookmark.addDate, now),
         collections: new Set([collection]),
       });
@@ -116,7 +118,9 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
     // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not.
     if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || folder.name === "")) continue;
     const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
-    const created = createCollection(db, user, { name, description, visibility: "PRIVATE" }, pastDate(folder.addDate, now));
+    // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
+    const icon = folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
+    const created = createCollection(db, user, { name, description, visibility: "PRIVATE", icon }, pastDate(folder.addDate, now));
     idsByName.set(name, created.id);
     report.collectionsCreated.push(name);
   }
@@ -124,7 +128,7 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
   const inbox = inboxId(db, userId);
   for (const plan of planned.values()) {
     const collectionIds = [...plan.collections].map((name) => (name === null ? inbox : idsByName.get(name)!));
-    createLink(db, userId, { name: plan.name, description: plan.description, url: plan.url, favorite: false, collectionIds }, plan.createdAt);
+    createLink(db, userId, { name: plan.name, description: plan.description, url: plan.url, favorite: plan.favorite, collectionIds }, plan.createdAt);
     report.linksCreated++;
   }
   return report;
@@ -167,6 +171,13 @@ function fit(text: string, max: number): string {
   return [...trimmed].slice(0, max - 1).join("").trimEnd() + "…";
 }
 
+/** isIcon applies the API's icon rule without failing: an icon it would refuse is simply not imported. */
+function isIcon(icon: string): boolean {
+  const rules = new Rules();
+  rules.emoji("/icon", icon);
+  return rules.errors.length === 0;
+}
+
 /** pastDate is the file's date when it has one that is not in the future, else now. */
 function pastDate(millis: number | null, now: number): number {
   return millis !== null && millis <= now ? millis : now;
@@ -205,7 +216,7 @@ export function exportBookmarks(db: Db, userId: number): string {
   const memberships: MembershipRow[] = db
     .select({
       collectionId: linkCollections.collectionId, name: links.name, url: links.url, description: links.description,
-      addDate: links.createdAt, lastModified: links.updatedAt,
+      addDate: links.createdAt, lastModified: links.updatedAt, favorite: links.favorite,
     })
     .from(links)
     .innerJoin(linkCollections, eq(linkCollections.linkId, links.id))
@@ -223,7 +234,7 @@ export function exportBookmarks(db: Db, userId: number): string {
   for (const row of collectionRows) {
     const bookmarks = byCollection.get(row.id) ?? [];
     if (row.isDefault) loose = bookmarks;
-    else folders.push({ name: row.name, description: row.description, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks });
+    else folders.push({ name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks });
   }
   return renderNetscape(loose, folders);
 }
