@@ -248,8 +248,9 @@ export interface RenderFolder {
  * Chromium's importer reads it line by line rather than as HTML; Firefox parses it as HTML.
  * `<DD>` lines carry descriptions (Chromium skips them). Loose bookmarks come first, outside
  * any folder. What only linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on
- * a folder, LINKSHELF_FAVORITE on a favorite (names that contain none of the attribute names
- * Chromium's reader searches for as substrings: HREF, ICON, ADD_DATE, SHORTCUTURL, POST_DATA, FEEDURL).
+ * a folder, LINKSHELF_FAVORITE on a favorite. Chromium's reader finds attributes by substring:
+ * LINKSHELF_FAVORITE contains none of the names it seeks on an <A> (HREF, ICON, ADD_DATE,
+ * SHORTCUTURL, POST_DATA, FEEDURL), and on an <H3> it seeks only ADD_DATE and PERSONAL_TOOLBAR_FOLDER.
  */
 export function renderNetscape(loose: RenderBookmark[], folders: RenderFolder[]): string {
   const lines = [
