@@ -466,6 +466,18 @@ describe("exporting", () => {
     expect([shelf.links.get("https://w.example/")?.favorite, shelf.links.get("https://f.example/")?.favorite]).toEqual([false, true]);
   });
 
+  it("is read right by a port of Chromium's line-based importer (bookmark_html_reader.cc)", async () => {
+    const { env, alice } = await newEnv();
+    const tricky = await createCollection(env, alice, { name: `Q&A <"quotes"> 'n' > done`, icon: "📚" });
+    await createLink(env, alice, { name: "a </A> b > c & d \"e\" 'f'", url: "https://x.example/?a=1&b=\"2\"&c=<3>", favorite: true, collectionIds: [tricky.id] });
+    await createLink(env, alice, { name: "In the Inbox", url: "https://inbox.example/" });
+
+    expect(readLikeChromium(exportBookmarks(env.db, alice.user.id))).toEqual([
+      { path: [], title: "In the Inbox", url: "https://inbox.example/" },
+      { path: [`Q&A <"quotes"> 'n' > done`], title: "a </A> b > c & d \"e\" 'f'", url: "https://x.example/?a=1&b=\"2\"&c=<3>" },
+    ]);
+  });
+
   it("exports an empty shelf as a valid file without entries", async () => {
     const { env, alice } = await newEnv();
     const html = exportBookmarks(env.db, alice.user.id);
@@ -473,6 +485,48 @@ describe("exporting", () => {
     expect(html.endsWith("<DL><p>\n</DL><p>\n")).toBe(true);
   });
 });
+
+/**
+ * readLikeChromium follows Chromium's bookmark_html_reader.cc: the file is split into lines,
+ * each trimmed; "<DT>" is stripped; a line starting "<H3" names the next folder, one starting
+ * "<A" is a bookmark (title between the last ">" before the first "</A>" and that "</A>",
+ * attributes found by searching for `NAME="` and reading to the next unescaped quote), "<DL>"
+ * enters the named folder, "</DL>" leaves it. Text goes through base::UnescapeForHTML, which
+ * knows &amp; &lt; &gt; &quot; &#39; only.
+ */
+function readLikeChromium(html: string): { path: string[]; title: string; url: string }[] {
+  const unescape = (s: string) => s.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&amp;", "&");
+  const attribute = (list: string, name: string) => {
+    const begin = list.indexOf(`${name}="`);
+    if (begin === -1) return null;
+    const start = begin + name.length + 2;
+    let end = start + 1;
+    while (end < list.length && !(list[end] === '"' && list[end - 1] !== "\\")) end++;
+    return end === list.length ? null : list.slice(start, end);
+  };
+  const entries: { path: string[]; title: string; url: string }[] = [];
+  const path: string[] = [];
+  let lastFolder: string | null = null;
+  for (const raw of html.split("\n")) {
+    let line = raw.trim();
+    if (line.toUpperCase().startsWith("<DT>")) line = line.slice(4).trim();
+    for (const [open, close] of [["<H3", "</H3>"], ["<A", "</A>"]] as const) {
+      if (!line.startsWith(open)) continue;
+      const end = line.indexOf(close);
+      const tagEnd = line.lastIndexOf(">", end) + 1;
+      const text = unescape(line.slice(tagEnd, end));
+      if (open === "<H3") lastFolder = text;
+      else entries.push({ path: [...path], title: text, url: unescape(attribute(line.slice(2, tagEnd - 1), "HREF") ?? "") });
+    }
+    if (line.toUpperCase().startsWith("<DL>") && lastFolder !== null) {
+      path.push(lastFolder);
+      lastFolder = null;
+    } else if (line.toUpperCase().startsWith("</DL>")) {
+      path.pop();
+    }
+  }
+  return entries;
+}
 
 describe("a file of 20,000 bookmarks", () => {
   it("imports in one go, and exports and re-imports to the same shelf", async () => {
