@@ -14,9 +14,8 @@ export interface NetscapeFolder {
   name: string;
   /** The text of a `<DD>` right after the heading, trimmed ("" when none). */
   description: string;
-  /** ADD_DATE / LAST_MODIFIED in milliseconds, null when absent or unreadable. */
+  /** ADD_DATE in milliseconds, null when absent or unreadable (LAST_MODIFIED is not read). */
   addDate: number | null;
-  lastModified: number | null;
   /** A browser's own root folder (PERSONAL_TOOLBAR_FOLDER, UNFILED_BOOKMARKS_FOLDER), not one the user made. */
   browserRoot: boolean;
   /** LINKSHELF_ICON, as linkshelf's export writes it (unchecked); null when absent. */
@@ -31,7 +30,6 @@ export interface NetscapeBookmark {
   href: string;
   description: string;
   addDate: number | null;
-  lastModified: number | null;
   /** LINKSHELF_FAVORITE="true", as linkshelf's export writes it. */
   favorite: boolean;
   /** The folder it is in; null outside any folder. */
@@ -83,7 +81,6 @@ export function parseNetscape(html: string): NetscapeDocument {
       href: (attributes.href ?? "").trim(),
       description: "",
       addDate: readDate(attributes.add_date),
-      lastModified: readDate(attributes.last_modified),
       favorite: attributes.linkshelf_favorite === "true",
       folder: top().folder,
     };
@@ -124,8 +121,7 @@ export function parseNetscape(html: string): NetscapeDocument {
           name: text.trim(),
           description: "",
           addDate: readDate(attributes.add_date),
-          lastModified: readDate(attributes.last_modified),
-          browserRoot: "personal_toolbar_folder" in attributes || "unfiled_bookmarks_folder" in attributes,
+              browserRoot: "personal_toolbar_folder" in attributes || "unfiled_bookmarks_folder" in attributes,
           icon: attributes.linkshelf_icon ?? null,
           parent: top().folder,
         };
@@ -152,7 +148,7 @@ export function parseNetscape(html: string): NetscapeDocument {
 }
 
 /**
- * readDate reads ADD_DATE / LAST_MODIFIED, which are seconds since the epoch; some tools
+ * readDate reads ADD_DATE, which is seconds since the epoch; some tools
  * write milliseconds or microseconds, told apart by size (seconds stay below 10^11 until the
  * year 5138). Anything that is not a plain positive integer is null.
  */
