@@ -1,11 +1,14 @@
 import { join } from "node:path";
-import { compile, median, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+import { compile, median, ROOT, rssMiB, rssParts, serveCommand, start, stop, tempDir } from "./lib";
 
 export interface Footprint {
   /** Median milliseconds from spawn to the first `200 GET /healthz`. */
   startMs: number;
   /** Median VmRSS after start-up and a moment of idling, MiB. */
   rssMiB: number;
+  /** Of which anonymous memory (heaps), and file-backed pages (the executable's code), medians. */
+  anonMiB: number;
+  fileMiB: number;
 }
 
 export interface FootprintFigure {
@@ -30,7 +33,9 @@ type Starter = (dataDir: string) => string[];
  * until the answer is 200; the time counts from the spawn to that answer. With `idleMs`,
  * the server then idles that long and its VmRSS is read.
  */
-async function startOnce(command: string[], idleMs?: number): Promise<{ ms: number; rss?: number }> {
+type Run = { ms: number; rss?: number; anon?: number; file?: number };
+
+async function startOnce(command: string[], idleMs?: number): Promise<Run> {
   const began = performance.now();
   const server = await start(command);
   try {
@@ -42,7 +47,8 @@ async function startOnce(command: string[], idleMs?: number): Promise<{ ms: numb
     const ms = performance.now() - began;
     if (idleMs === undefined) return { ms };
     await Bun.sleep(idleMs);
-    return { ms, rss: rssMiB(server.process.pid) };
+    const { anonMiB, fileMiB } = rssParts(server.process.pid);
+    return { ms, rss: rssMiB(server.process.pid), anon: anonMiB, file: fileMiB };
   } finally {
     await stop(server);
   }
@@ -64,16 +70,19 @@ export async function benchFootprint(linkshelfBin: string, options = { starts: 9
     linkshelf: (dataDir) => serveCommand(linkshelfBin, dataDir),
     floor: (dataDir) => [floorBin, dataDir],
   };
-  const runs = { bare: [] as { ms: number; rss?: number }[], linkshelf: [] as { ms: number; rss?: number }[], floor: [] as { ms: number; rss?: number }[] };
+  const runs = { bare: [] as Run[], linkshelf: [] as Run[], floor: [] as Run[] };
   for (let round = 0; round < options.starts; round++) {
     for (const name of ["bare", "linkshelf", "floor"] as const) {
       const dataDir = join(work, `${name}-${round}`);
       runs[name].push(await startOnce(starters[name](dataDir), round < options.rssStarts ? options.idleMs : undefined));
     }
   }
-  const summary = (list: { ms: number; rss?: number }[]): Footprint => ({
+  const idled = (list: Run[], key: "rss" | "anon" | "file") => median(list.flatMap((run) => (run[key] === undefined ? [] : [run[key]])));
+  const summary = (list: Run[]): Footprint => ({
     startMs: median(list.map((run) => run.ms)),
-    rssMiB: median(list.flatMap((run) => (run.rss === undefined ? [] : [run.rss]))),
+    rssMiB: idled(list, "rss"),
+    anonMiB: idled(list, "anon"),
+    fileMiB: idled(list, "file"),
   });
   const bare = summary(runs.bare);
   const linkshelf = summary(runs.linkshelf);

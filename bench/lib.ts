@@ -42,6 +42,16 @@ export function rssMiB(pid: number): number {
   return Number(match[1]) / 1024;
 }
 
+/**
+ * rssParts splits VmRSS into anonymous memory (heaps, stacks: what a program allocates) and
+ * file-backed pages (mostly the executable itself: the Bun runtime's code the process touched).
+ */
+export function rssParts(pid: number): { anonMiB: number; fileMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1] ?? NaN);
+  return { anonMiB: kib("RssAnon") / 1024, fileMiB: (kib("RssFile") + kib("RssShmem")) / 1024 };
+}
+
 export interface Started {
   process: Subprocess<"pipe", "pipe", "pipe">;
   base: string;

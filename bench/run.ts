@@ -61,6 +61,8 @@ const lines = [
   `      floor, Elysia + drizzle + bun:sqlite with no linkshelf code, compiled the same way:`,
   `        idle RSS ${footprint.floor.rssMiB.toFixed(1)} MiB = ${x(footprint.floorRssRatio)} bare, start ${footprint.floor.startMs.toFixed(1)} ms = ${x(footprint.floorStartRatio)} bare` +
     ` (linkshelf: ${x(footprint.linkshelf.rssMiB / footprint.floor.rssMiB)} and ${x(footprint.linkshelf.startMs / footprint.floor.startMs)} the floor)`,
+  `      idle RSS = anonymous + file-backed (the executable's pages): linkshelf ${footprint.linkshelf.anonMiB.toFixed(1)} + ${footprint.linkshelf.fileMiB.toFixed(1)},` +
+    ` floor ${footprint.floor.anonMiB.toFixed(1)} + ${footprint.floor.fileMiB.toFixed(1)}, bare ${footprint.bare.anonMiB.toFixed(1)} + ${footprint.bare.fileMiB.toFixed(1)} MiB`,
   `      FLOOR: the target is below what the floor itself measures, so no app on this stack can meet it here.`,
   `      load average ${machine.loadAverageAtStart.toFixed(2)} at start, ${loadAverageAtEnd.toFixed(2)} at end; ${((performance.now() - began) / 1000).toFixed(0)} s in all`,
 ];

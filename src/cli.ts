@@ -3,6 +3,7 @@ import pkg from "../package.json" with { type: "json" };
 import { createToken, listTokens, revokeToken } from "./auth/tokens";
 import { ConfigError, databasePath, loadConfig, type Config } from "./config";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
+import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
 import { iso } from "./ids";
 import { serve } from "./server";
@@ -18,6 +19,9 @@ Commands:
   token list --email E               list a user's tokens (never the tokens themselves)
   token revoke --id N                revoke a token
   backup FILE                        write a consistent copy of the database to FILE
+  import FILE --email E [--dry-run]  import a Netscape bookmark file (folders become collections);
+                                     --dry-run reports what would happen and stores nothing
+  export --email E                   write the user's links as a Netscape bookmark file on stdout
 
 Passwords are read from the first line of stdin when it is not a terminal,
 otherwise prompted for twice without echo (at least 8 characters).
@@ -38,7 +42,8 @@ class UsageError extends Error {}
 /** A command that could not do its job: one line on stderr, exit 1. */
 class CommandError extends Error {}
 
-type Flag = "port" | "host" | "data-dir" | "email" | "name" | "id";
+type Flag = "port" | "host" | "data-dir" | "email" | "name" | "id" | "dry-run";
+/** A flag's value; a switch that was given (`--dry-run`) is "". */
 type Flags = Partial<Record<Flag, string>>;
 
 interface Command {
@@ -52,6 +57,8 @@ interface Command {
 interface Io {
   env: Record<string, string | undefined>;
   out(line: string): void;
+  /** Text as is, without a line break added. */
+  write(text: string): void;
   err(line: string): void;
 }
 
@@ -106,6 +113,31 @@ const COMMANDS: Record<string, Command> = {
       return 0;
     }),
   },
+  import: {
+    flags: ["email", "dry-run", "data-dir"], required: ["email"], args: 1,
+    run: (config, flags, [file], io) => withDb(config, async (db) => {
+      const user = requireUser(db, flags.email!);
+      const bytes = await Bun.file(file!).bytes().catch((error: Error) => {
+        throw new CommandError(`cannot read ${file}: ${error.message}`);
+      });
+      // Loaded on demand: the parser is not needed to serve, and start-up time counts.
+      const { decodeBookmarkFile } = await import("./bookmarks/netscape");
+      const { importBookmarks } = await import("./bookmarks/service");
+      const dryRun = flags["dry-run"] !== undefined;
+      const report = importBookmarks(db, user.id, decodeBookmarkFile(bytes), Date.now(), { dryRun });
+      for (const line of describeImport(report, dryRun)) io.out(line);
+      return 0;
+    }),
+  },
+  export: {
+    flags: ["email", "data-dir"], required: ["email"], args: 0,
+    run: (config, flags, _a, io) => withDb(config, async (db) => {
+      const user = requireUser(db, flags.email!);
+      const { exportBookmarks } = await import("./bookmarks/service");
+      io.write(exportBookmarks(db, user.id));
+      return 0;
+    }),
+  },
   backup: {
     flags: ["data-dir"], required: [], args: 1,
     run: (config, _f, [file], io) => withDb(config, async (db) => {
@@ -119,7 +151,7 @@ const COMMANDS: Record<string, Command> = {
 
 /** runCli carries out one command line and resolves with the process exit code. */
 export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  const io: Io = { env, out: (line) => console.log(line), err: (line) => console.error(line) };
+  const io: Io = { env, out: (line) => console.log(line), write: (text) => process.stdout.write(text), err: (line) => console.error(line) };
   try {
     const { command, flags, args } = parseCommandLine(argv);
     if (command === "--help") {
@@ -169,7 +201,7 @@ function parseCommandLine(argv: string[]): { command: string; flags: Flags; args
   const flags: Flags = {};
   for (const [flag, value] of Object.entries(values)) {
     if (!command.flags.includes(flag as Flag)) throw new UsageError(`${name} does not take --${flag}`);
-    flags[flag as Flag] = value as string;
+    flags[flag as Flag] = value === true ? "" : (value as string);
   }
   for (const flag of command.required) {
     if (flags[flag] === undefined) throw new UsageError(`${name} needs --${flag}`);
@@ -178,7 +210,7 @@ function parseCommandLine(argv: string[]): { command: string; flags: Flags; args
 }
 
 const STRING_FLAGS = new Set(["port", "host", "data-dir", "email", "name", "id"]);
-const SWITCHES = new Set(["help", "version"]);
+const SWITCHES = new Set(["help", "version", "dry-run"]);
 
 /**
  * readWords splits a command line into flags and words the way node:util's strict parseArgs
@@ -226,6 +258,25 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
     db.$client.close();
   }
 }
+
+/**
+ * describeImport is the import's report for a terminal: a summary line, then one tab-separated
+ * line per entry that was not imported (`duplicate URL NAME`, `skipped URL NAME REASON`).
+ */
+function describeImport(report: ImportReport, dryRun: boolean): string[] {
+  const created = report.collectionsCreated;
+  const lines = [
+    `${dryRun ? "dry run, nothing stored: would import" : "imported"} ${report.linksCreated} link(s); `
+      + `${created.length} new collection(s)${created.length > 0 ? ` (${created.join(", ")})` : ""}; `
+      + `${report.duplicates.length} duplicate(s); ${report.skipped.length} skipped`,
+  ];
+  for (const entry of report.duplicates) lines.push(["duplicate", entry.url, entry.name].map(oneLine).join("\t"));
+  for (const entry of report.skipped) lines.push(["skipped", entry.url, entry.name, entry.reason].map(oneLine).join("\t"));
+  return lines;
+}
+
+/** oneLine keeps a field from breaking the line-and-tab layout. */
+const oneLine = (text: string) => text.replace(/[\t\r\n]+/g, " ");
 
 function requireUser(db: Db, email: string) {
   const user = findUserByEmail(db, email);

@@ -5,7 +5,7 @@ import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../src/db/client";
+import { closeDatabase, openDatabase } from "../src/db/client";
 import { applyMigrations, embeddedMigrations } from "../src/db/migrate";
 import { findUserByEmail } from "../src/users/service";
 import { REPO_ROOT } from "./binary";
@@ -126,6 +126,20 @@ describe("applyMigrations", () => {
 });
 
 describe("openDatabase", () => {
+  it("syncs commits as NORMAL once open, on a new file (set up unsynced) and on an existing one", () => {
+    const path = join(dir, "sync.db");
+    for (const state of ["new", "existing"]) {
+      const db = openDatabase(path);
+      try {
+        expect(db.$client.query("PRAGMA synchronous").get(), state).toEqual({ synchronous: 1 });
+        expect(db.$client.query("PRAGMA journal_mode").get(), state).toEqual({ journal_mode: "wal" });
+        expect(db.$client.query("SELECT count(*) AS n FROM __drizzle_migrations").get(), state).toEqual({ n: embeddedMigrations.length });
+      } finally {
+        closeDatabase(db);
+      }
+    }
+  });
+
   it("sets WAL mode, foreign keys and a busy timeout on a file database", () => {
     const db = openDatabase(join(dir, "linkshelf.db"));
     try {

@@ -6,8 +6,8 @@ import { collectionLinks } from "../links/queries";
 import { toCollectionJson, type CollectionJson } from "./model";
 import { requireOwnedCollection } from "./service";
 
-/** Inbox first, then by name ignoring case, then by id. */
-function compareCollections(a: { isDefault: boolean; name: string; id: number }, b: typeof a): number {
+/** compareCollections orders collections as every list shows them: the Inbox first, then by name ignoring case, then by id. */
+export function compareCollections(a: { isDefault: boolean; name: string; id: number }, b: typeof a): number {
   if (a.isDefault !== b.isDefault) return a.isDefault ? -1 : 1;
   const nameA = a.name.toLowerCase();
   const nameB = b.name.toLowerCase();

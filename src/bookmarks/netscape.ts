@@ -1,0 +1,292 @@
+/**
+ * The Netscape bookmark file (`<!DOCTYPE NETSCAPE-Bookmark-file-1>`), the format every browser
+ * and bookmark service imports and exports: folders are `<DT><H3>name</H3>` followed by a
+ * `<DL><p>` of their children, bookmarks are `<DT><A HREF=...>name</A>`, and a `<DD>` after
+ * either carries its description. `<DT>`, `<DD>` and `<p>` are never closed, so the file is
+ * read with htmlparser2, which applies HTML's implied end tags and decodes entities, and
+ * walked as a stream of open/close/text events the way Firefox's own importer walks its DOM.
+ * No regular expression reads the HTML.
+ */
+import { Parser } from "htmlparser2";
+
+export interface NetscapeFolder {
+  /** The heading's text, trimmed (may be empty). */
+  name: string;
+  /** The text of a `<DD>` right after the heading, trimmed ("" when none). */
+  description: string;
+  /** ADD_DATE in milliseconds, null when absent or unreadable (LAST_MODIFIED is not read). */
+  addDate: number | null;
+  /** A browser's own root folder (PERSONAL_TOOLBAR_FOLDER, UNFILED_BOOKMARKS_FOLDER), not one the user made. */
+  browserRoot: boolean;
+  /** LINKSHELF_ICON, as linkshelf's export writes it (unchecked); null when absent. */
+  icon: string | null;
+  parent: NetscapeFolder | null;
+}
+
+export interface NetscapeBookmark {
+  /** The link text, trimmed (may be empty). */
+  name: string;
+  /** The HREF attribute, trimmed ("" when missing). */
+  href: string;
+  description: string;
+  addDate: number | null;
+  /** LINKSHELF_FAVORITE="true", as linkshelf's export writes it. */
+  favorite: boolean;
+  /** The folder it is in; null outside any folder. */
+  folder: NetscapeFolder | null;
+}
+
+export interface NetscapeDocument {
+  /** Every folder in document order (parents before their children). */
+  folders: NetscapeFolder[];
+  /** Every `<A>` inside a `<DL>`, in document order. */
+  bookmarks: NetscapeBookmark[];
+}
+
+const HEADINGS = new Set(["h2", "h3", "h4", "h5", "h6"]);
+/** Tags after which a `<DD>`'s text is over: it is never closed explicitly. */
+const ENDS_DESCRIPTION = new Set(["dt", "dd", "dl", "a", "h1", "h2", "h3", "h4", "h5", "h6", "hr"]);
+
+interface Frame {
+  folder: NetscapeFolder | null;
+  /** `<DL>`s opened and not yet closed while this frame was current. */
+  openLists: number;
+}
+
+type Capture =
+  | { kind: "heading"; text: string; attributes: Record<string, string> }
+  | { kind: "link"; text: string; attributes: Record<string, string> }
+  | { kind: "description"; text: string; target: NetscapeFolder | NetscapeBookmark };
+
+/** parseNetscape reads a bookmark file's folders and bookmarks; it never throws on malformed HTML. */
+export function parseNetscape(html: string): NetscapeDocument {
+  const folders: NetscapeFolder[] = [];
+  const bookmarks: NetscapeBookmark[] = [];
+  const frames: Frame[] = [{ folder: null, openLists: 0 }];
+  let openLists = 0;
+  let capture: Capture | null = null;
+  let lastItem: NetscapeFolder | NetscapeBookmark | null = null;
+  const top = () => frames[frames.length - 1]!;
+
+  const finishDescription = () => {
+    if (capture?.kind !== "description") return;
+    capture.target.description = capture.text.trim();
+    capture = null;
+  };
+  const finishLink = () => {
+    if (capture?.kind !== "link") return;
+    const { text, attributes } = capture;
+    const bookmark: NetscapeBookmark = {
+      name: text.trim(),
+      href: (attributes.href ?? "").trim(),
+      description: "",
+      addDate: readDate(attributes.add_date),
+      favorite: attributes.linkshelf_favorite === "true",
+      folder: top().folder,
+    };
+    bookmarks.push(bookmark);
+    lastItem = bookmark;
+    capture = null;
+  };
+
+  const parser = new Parser({
+    onopentag(name, attributes) {
+      if (ENDS_DESCRIPTION.has(name)) finishDescription();
+      if (name === "a" || HEADINGS.has(name)) finishLink();
+      if (HEADINGS.has(name)) {
+        // A heading right after another one, before any <DL>: the first folder was empty (Firefox reads it so too).
+        if (top().folder !== null && top().openLists === 0) frames.pop();
+        capture = { kind: "heading", text: "", attributes };
+      } else if (name === "a") {
+        // Links outside every <DL> are a page's navigation, not bookmarks.
+        if (openLists > 0) capture = { kind: "link", text: "", attributes };
+      } else if (name === "dl") {
+        top().openLists++;
+        openLists++;
+      } else if (name === "dd") {
+        if (lastItem) capture = { kind: "description", text: "", target: lastItem };
+      } else if (name === "hr" || name === "h1") {
+        lastItem = null;
+      }
+    },
+    ontext(text) {
+      if (capture) capture.text += text;
+    },
+    onclosetag(name) {
+      if (name === "a") {
+        finishLink();
+      } else if (HEADINGS.has(name) && capture?.kind === "heading") {
+        const { text, attributes } = capture;
+        const folder: NetscapeFolder = {
+          name: text.trim(),
+          description: "",
+          addDate: readDate(attributes.add_date),
+              browserRoot: "personal_toolbar_folder" in attributes || "unfiled_bookmarks_folder" in attributes,
+          icon: attributes.linkshelf_icon ?? null,
+          parent: top().folder,
+        };
+        folders.push(folder);
+        frames.push({ folder, openLists: 0 });
+        lastItem = folder;
+        capture = null;
+      } else if (name === "dd") {
+        finishDescription();
+      } else if (name === "dl") {
+        finishDescription();
+        finishLink();
+        if (openLists === 0) return;
+        openLists--;
+        const frame = top();
+        if (frame.openLists > 0) frame.openLists--;
+        if (frame.folder !== null && frame.openLists === 0) frames.pop();
+        lastItem = null;
+      }
+    },
+  }, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+  parser.end(html);
+  return { folders, bookmarks };
+}
+
+/**
+ * readDate reads ADD_DATE, which is seconds since the epoch; some tools
+ * write milliseconds or microseconds, told apart by size (seconds stay below 10^11 until the
+ * year 5138). Anything that is not a plain positive integer is null.
+ */
+function readDate(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const digits = value.trim();
+  if (digits === "" || digits.length > 19 || ![...digits].every((c) => c >= "0" && c <= "9")) return null;
+  const n = Number(digits);
+  if (n <= 0) return null;
+  if (n < 1e11) return n * 1000;
+  if (n < 1e14) return n;
+  return Math.floor(n / 1000);
+}
+
+/** How much of the file is searched for the `<META>` that declares its encoding (HTML's prescan reads 1024 bytes). */
+const PRESCAN_BYTES = 4096;
+
+/**
+ * decodeBookmarkFile turns a file's bytes into text: a byte order mark wins, then the
+ * charset its `<META>` declares (old exports say windows-1252 or ISO-8859-1), then UTF-8 when
+ * the bytes are valid UTF-8, and windows-1252 otherwise (what browsers assume for such files).
+ * An unknown charset label is treated as undeclared.
+ */
+export function decodeBookmarkFile(bytes: Uint8Array): string {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return new TextDecoder("utf-8").decode(bytes);
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes);
+  const declared = declaredCharset(bytes.subarray(0, PRESCAN_BYTES));
+  if (declared) return declared.decode(bytes);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return new TextDecoder("windows-1252").decode(bytes);
+  }
+}
+
+/** declaredCharset finds `<meta charset>` or `<meta http-equiv content="...; charset=X">` in the head of a file. */
+function declaredCharset(head: Uint8Array): TextDecoder | null {
+  // Every charset a META can name is ASCII-compatible, so windows-1252 reads the tags right.
+  const text = new TextDecoder("windows-1252").decode(head);
+  let label: string | null = null;
+  const parser = new Parser({
+    onopentag(name, attributes) {
+      if (name !== "meta" || label !== null) return;
+      label = attributes.charset ?? charsetParameter(attributes.content ?? "");
+    },
+  }, { lowerCaseTags: true, lowerCaseAttributeNames: true });
+  parser.end(text);
+  if (label === null) return null;
+  try {
+    const decoder = new TextDecoder(label);
+    // HTML ignores a META that claims UTF-16: the META itself was just read as ASCII.
+    return decoder.encoding.startsWith("utf-16") ? new TextDecoder("utf-8") : decoder;
+  } catch {
+    return null;
+  }
+}
+
+/** charsetParameter reads `charset=X` out of a Content-Type value such as `text/html; charset=UTF-8`. */
+function charsetParameter(contentType: string): string | null {
+  for (const part of contentType.split(";")) {
+    const [key, value] = part.split("=", 2);
+    if (key?.trim().toLowerCase() === "charset" && value) return value.trim().replace(/^["']|["']$/g, "");
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export interface RenderBookmark {
+  name: string;
+  url: string;
+  description: string;
+  /** Milliseconds. */
+  addDate: number;
+  lastModified: number;
+  favorite: boolean;
+}
+
+export interface RenderFolder {
+  name: string;
+  description: string | null;
+  icon: string;
+  addDate: number;
+  lastModified: number;
+  bookmarks: RenderBookmark[];
+}
+
+/**
+ * renderNetscape writes a bookmark file laid out exactly as Chromium writes one (uppercase
+ * tags, one item per line, `<DL><p>` / `</DL><p>` lines, dates in seconds), because
+ * Chromium's importer reads it line by line rather than as HTML; Firefox parses it as HTML.
+ * `<DD>` lines carry descriptions (Chromium skips them). Loose bookmarks come first, outside
+ * any folder. What only linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on
+ * a folder, LINKSHELF_FAVORITE on a favorite. Chromium's reader finds attributes by substring:
+ * LINKSHELF_FAVORITE contains none of the names it seeks on an <A> (HREF, ICON, ADD_DATE,
+ * SHORTCUTURL, POST_DATA, FEEDURL), and on an <H3> it seeks only ADD_DATE and PERSONAL_TOOLBAR_FOLDER.
+ */
+export function renderNetscape(loose: RenderBookmark[], folders: RenderFolder[]): string {
+  const lines = [
+    "<!DOCTYPE NETSCAPE-Bookmark-file-1>",
+    "<!-- This is an automatically generated file.",
+    "     It will be read and overwritten.",
+    "     DO NOT EDIT! -->",
+    '<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">',
+    "<TITLE>Bookmarks</TITLE>",
+    "<H1>Bookmarks</H1>",
+    "<DL><p>",
+  ];
+  const writeBookmark = (bookmark: RenderBookmark, indent: string) => {
+    const favorite = bookmark.favorite ? ' LINKSHELF_FAVORITE="true"' : "";
+    lines.push(`${indent}<DT><A HREF="${escapeHtml(bookmark.url)}" ADD_DATE="${seconds(bookmark.addDate)}" LAST_MODIFIED="${seconds(bookmark.lastModified)}"${favorite}>${escapeHtml(bookmark.name)}</A>`);
+    if (bookmark.description !== "") lines.push(`${indent}<DD>${escapeHtml(bookmark.description)}`);
+  };
+  for (const bookmark of loose) writeBookmark(bookmark, "    ");
+  for (const folder of folders) {
+    lines.push(`    <DT><H3 ADD_DATE="${seconds(folder.addDate)}" LAST_MODIFIED="${seconds(folder.lastModified)}" LINKSHELF_ICON="${escapeHtml(folder.icon)}">${escapeHtml(folder.name)}</H3>`);
+    if (folder.description) lines.push(`    <DD>${escapeHtml(folder.description)}`);
+    lines.push("    <DL><p>");
+    for (const bookmark of folder.bookmarks) writeBookmark(bookmark, "        ");
+    lines.push("    </DL><p>");
+  }
+  lines.push("</DL><p>");
+  return lines.join("\n") + "\n";
+}
+
+const seconds = (millis: number) => Math.floor(millis / 1000);
+
+/** The five references Chromium's importer decodes (`base::UnescapeForHTML`); every HTML parser knows them too. */
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const NEEDS_ESCAPE = /[&<>"'\u0000-\u001f\u007f]/g;
+
+/**
+ * escapeHtml makes text safe inside an element or a double-quoted attribute. C0 control
+ * characters (a line break in a name would split Chromium's line-based reading) become
+ * numeric references, which HTML parsers decode back to the same character.
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(NEEDS_ESCAPE, (char) => ESCAPES[char] ?? `&#${char.charCodeAt(0)};`);
+}

@@ -1,0 +1,240 @@
+/**
+ * Import and export of Netscape bookmark files: folders are collections, bookmarks are links.
+ * Every link and collection an import makes goes through createLink / createCollection, the
+ * functions behind the API, so the same rules apply; the whole import is one transaction.
+ */
+import { asc, desc, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { collections, linkCollections, links } from "../db/schema";
+import { NotFound } from "../errors";
+import { COLLECTION_LIMITS, createCollection } from "../collections/service";
+import { compareCollections } from "../collections/queries";
+import { createLink, inboxId, LINK_LIMITS } from "../links/service";
+import { codePoints, isHttpUrl, Rules } from "../rules";
+import { findUserById } from "../users/service";
+import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
+
+export interface ImportReport {
+  linksCreated: number;
+  /** Names of the collections the import created, in the order of the file. */
+  collectionsCreated: string[];
+  /** Entries whose URL the user had already, or that repeat an entry of the file in the same collection. */
+  duplicates: { name: string; url: string }[];
+  /** Entries linkshelf cannot store (no URL, not http(s), too long...), with the reason. */
+  skipped: { name: string; url: string; reason: string }[];
+}
+
+/** Separates the names of nested folders in a collection's name: `Work / Projects`. */
+const FOLDER_SEPARATOR = " / ";
+/**
+ * How much of a folder path is kept while names are built: more than any collection name can
+ * hold (254 code points, at most 508 UTF-16 units), so cutting there changes no result, and a
+ * file nested thousands of folders deep costs linear time.
+ */
+const PATH_KEEP = 1024;
+
+/** One link the import will create: the first entry of its URL, in every collection the URL appears in. */
+interface PlannedLink {
+  name: string;
+  url: string;
+  description: string;
+  favorite: boolean;
+  createdAt: number;
+  /** Collection names; null is the Inbox. */
+  collections: Set<string | null>;
+}
+
+/** Thrown inside a dry run's transaction so that it rolls back, carrying the report out. */
+class DryRunDone {
+  constructor(readonly report: ImportReport) {}
+}
+
+/**
+ * importBookmarks stores the bookmarks of a Netscape bookmark file for a user, in one
+ * transaction: nothing is stored when anything fails. With `dryRun` it does exactly the same
+ * work and rolls it back, so the report is the one a real import would give.
+ */
+export function importBookmarks(db: Db, userId: number, html: string, now: number, options: { dryRun?: boolean } = {}): ImportReport {
+  const document = parseNetscape(html);
+  try {
+    return db.transaction(() => {
+      const report = writeImport(db, userId, document, now);
+      if (options.dryRun) throw new DryRunDone(report);
+      return report;
+    }, { behavior: "immediate" });
+  } catch (error) {
+    if (error instanceof DryRunDone) return error.report;
+    throw error;
+  }
+}
+
+function writeImport(db: Db, userId: number, document: NetscapeDocument, now: number): ImportReport {
+  const user = findUserById(db, userId);
+  if (!user) throw new NotFound();
+  const report: ImportReport = { linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [] };
+
+  const collectionName = collectionNames(document.folders);
+  const stored = new Set(db.select({ url: links.url }).from(links).where(eq(links.userId, userId)).all().map((row) => urlKey(row.url)));
+  const planned = new Map<string, PlannedLink>();
+  for (const bookmark of document.bookmarks) {
+    const url = bookmark.href;
+    const name = linkName(bookmark);
+    const problem = urlProblem(url);
+    if (problem !== null) {
+      report.skipped.push({ name, url, reason: problem });
+      continue;
+    }
+    const key = urlKey(url);
+    const collection = collectionName(bookmark.folder);
+    const plan = planned.get(key);
+    if (stored.has(key) || plan?.collections.has(collection)) {
+      report.duplicates.push({ name, url });
+    } else if (plan) {
+      plan.collections.add(collection);
+    } else {
+      planned.set(key, {
+        name,
+        url,
+        description: fit(bookmark.description, LINK_LIMITS.description),
+        favorite: bookmark.favorite,
+        createdAt: pastDate(bookmark.addDate, now),
+        collections: new Set([collection]),
+      });
+    }
+  }
+
+  // Collections by name: an existing one (the first, Inbox first) is reused, else the folder makes one.
+  const idsByName = new Map<string, number>();
+  for (const row of db.select().from(collections).where(eq(collections.userId, userId)).all().sort(byAge)) {
+    if (!idsByName.has(row.name)) idsByName.set(row.name, row.id);
+  }
+  const used = new Set<string | null>([...planned.values()].flatMap((plan) => [...plan.collections]));
+  const hasContent = new Set<NetscapeFolder>();
+  for (const bookmark of document.bookmarks) if (bookmark.folder) hasContent.add(bookmark.folder);
+  for (const folder of document.folders) if (folder.parent) hasContent.add(folder.parent);
+  for (const folder of document.folders) {
+    const name = collectionName(folder);
+    if (name === null || idsByName.has(name)) continue;
+    // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not.
+    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || folder.name === "")) continue;
+    const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
+    // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
+    const icon = folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
+    const created = createCollection(db, user, { name, description, visibility: "PRIVATE", icon }, pastDate(folder.addDate, now));
+    idsByName.set(name, created.id);
+    report.collectionsCreated.push(name);
+  }
+
+  const inbox = inboxId(db, userId);
+  for (const plan of planned.values()) {
+    const collectionIds = [...plan.collections].map((name) => (name === null ? inbox : idsByName.get(name)!));
+    createLink(db, userId, { name: plan.name, description: plan.description, url: plan.url, favorite: plan.favorite, collectionIds }, plan.createdAt);
+    report.linksCreated++;
+  }
+  return report;
+}
+
+const byAge = (a: { isDefault: boolean; id: number }, b: { isDefault: boolean; id: number }) =>
+  Number(b.isDefault) - Number(a.isDefault) || a.id - b.id;
+
+/**
+ * collectionNames names the collection each folder's bookmarks go to: the names of the folder
+ * and its ancestors joined by " / " (`Work / Projects`), leaving out unnamed folders and a
+ * browser's own root folders above it (Chromium's "Bookmarks bar", Firefox's "Bookmarks
+ * Toolbar" / "Other Bookmarks": their subfolders stand on their own, their own bookmarks go to
+ * a collection of that name). Null (no named folder) is the Inbox. Built in one pass over the
+ * folders, parents first, each path from its parent's.
+ */
+function collectionNames(folders: NetscapeFolder[]): (folder: NetscapeFolder | null) => string | null {
+  /** The path a folder's subfolders continue ("" for none), cut at PATH_KEEP. */
+  const pathForChildren = new Map<NetscapeFolder, string>();
+  const names = new Map<NetscapeFolder, string | null>();
+  for (const folder of folders) {
+    const above = folder.parent === null ? "" : pathForChildren.get(folder.parent)!;
+    const own = folder.name === "" ? above : above === "" ? folder.name : `${above}${FOLDER_SEPARATOR}${folder.name}`;
+    const path = own.slice(0, PATH_KEEP);
+    pathForChildren.set(folder, folder.browserRoot ? above : path);
+    names.set(folder, path === "" ? null : fit(path, COLLECTION_LIMITS.name));
+  }
+  return (folder) => (folder === null ? null : names.get(folder)!);
+}
+
+/** linkName is the bookmark's name, or its URL when it has none (as browsers show it), cut to the limit. */
+function linkName(bookmark: NetscapeBookmark): string {
+  return fit(bookmark.name === "" ? bookmark.href : bookmark.name, LINK_LIMITS.name);
+}
+
+/** fit trims text and cuts it to `max` code points, ending with "…" when cut. */
+function fit(text: string, max: number): string {
+  const trimmed = text.trim();
+  if (codePoints(trimmed) <= max) return trimmed;
+  return [...trimmed].slice(0, max - 1).join("").trimEnd() + "…";
+}
+
+/** isIcon applies the API's icon rule without failing: an icon it would refuse is simply not imported. */
+function isIcon(icon: string): boolean {
+  const rules = new Rules();
+  rules.emoji("/icon", icon);
+  return rules.errors.length === 0;
+}
+
+/** pastDate is the file's date when it has one that is not in the future, else now. */
+function pastDate(millis: number | null, now: number): number {
+  return millis !== null && millis <= now ? millis : now;
+}
+
+/** urlProblem says why a URL cannot be stored, with the rule the API applies, or null when it can. */
+function urlProblem(url: string): string | null {
+  if (url === "") return "The bookmark has no URL.";
+  const parsed = URL.parse(url);
+  if (parsed === null) return "The URL is not an absolute URL.";
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return `linkshelf keeps only http and https links, not ${parsed.protocol} ones.`;
+  }
+  if (isHttpUrl(url)) return null;
+  const rules = new Rules();
+  rules.url("/url", url);
+  return `${rules.errors[0]!.message}.`;
+}
+
+/** urlKey is what two URLs of the same page share (host case, default port, empty path spelled out). */
+function urlKey(url: string): string {
+  return URL.parse(url)?.href ?? url;
+}
+
+/** One membership of one link, as exportBookmarks reads them. */
+type MembershipRow = RenderBookmark & { collectionId: number };
+
+/**
+ * exportBookmarks writes all of a user's links as a Netscape bookmark file: one folder per
+ * collection (Inbox first, then by name), one `<A>` per membership (a link in two collections
+ * appears in both), newest first. The Inbox's links stand outside any folder, where an import
+ * (ours, or a browser's) takes them back to the Inbox / the import's own folder.
+ */
+export function exportBookmarks(db: Db, userId: number): string {
+  const collectionRows = db.select().from(collections).where(eq(collections.userId, userId)).all().sort(compareCollections);
+  const memberships: MembershipRow[] = db
+    .select({
+      collectionId: linkCollections.collectionId, name: links.name, url: links.url, description: links.description,
+      addDate: links.createdAt, lastModified: links.updatedAt, favorite: links.favorite,
+    })
+    .from(links)
+    .innerJoin(linkCollections, eq(linkCollections.linkId, links.id))
+    .where(eq(links.userId, userId))
+    .orderBy(desc(links.createdAt), desc(links.id), asc(linkCollections.collectionId))
+    .all();
+  const byCollection = new Map<number, RenderBookmark[]>();
+  for (const { collectionId, ...bookmark } of memberships) {
+    const list = byCollection.get(collectionId);
+    if (list) list.push(bookmark);
+    else byCollection.set(collectionId, [bookmark]);
+  }
+  let loose: RenderBookmark[] = [];
+  const folders: RenderFolder[] = [];
+  for (const row of collectionRows) {
+    const bookmarks = byCollection.get(row.id) ?? [];
+    if (row.isDefault) loose = bookmarks;
+    else folders.push({ name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks });
+  }
+  return renderNetscape(loose, folders);
+}

@@ -1,0 +1,168 @@
+/**
+ * `linkshelf import FILE --email E [--dry-run]` and `linkshelf export --email E` through the
+ * real executable (built with build.ts, run from a directory without node_modules), also
+ * while a server runs on the same data. Only 127.0.0.1 is contacted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildBinary, queryFile, runBinary, startServer, type RunningServer } from "./binary";
+
+const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
+/** Per-test limit for tests that spawn several processes (argon2 hashing included). */
+const SLOW = 30_000;
+
+let root: string;
+let binary: string;
+let cwd: string;
+let dataDir: string;
+let dbPath: string;
+let server: RunningServer;
+let emailCounter = 0;
+
+const cli = (args: string[], stdin?: string) => runBinary(binary, [...args, "--data-dir", dataDir], { cwd, stdin });
+const lines = (text: string) => text.trimEnd().split("\n");
+
+/** newUser creates a user through the CLI and returns their email and a fresh token. */
+async function newUser(): Promise<{ email: string; token: string }> {
+  const email = `importer${++emailCounter}@example.test`;
+  expect((await cli(["user", "create", "--email", email, "--name", "Importer"], "long enough password\n")).exitCode).toBe(0);
+  const token = await cli(["token", "create", "--email", email]);
+  return { email, token: token.stdout.trim() };
+}
+
+/** counts of a user's rows, read from the file with a connection of its own. */
+function counts(email: string) {
+  const [row] = queryFile<{ links: number; collections: number; memberships: number }>(dbPath, `
+    SELECT (SELECT count(*) FROM links l JOIN users u ON u.id = l.user_id WHERE u.email = ?1) AS links,
+           (SELECT count(*) FROM collections c JOIN users u ON u.id = c.user_id WHERE u.email = ?1) AS collections,
+           (SELECT count(*) FROM link_collections lc JOIN links l ON l.id = lc.link_id JOIN users u ON u.id = l.user_id WHERE u.email = ?1) AS memberships`,
+  [email]);
+  return row!;
+}
+
+async function collectionsOf(token: string) {
+  const response = await fetch(`${server.origin}/api/v1/collections`, { headers: { authorization: `Bearer ${token}` } });
+  expect(response.status).toBe(200);
+  const body = await response.json() as { collections: { name: string; links: { url: string; name: string; description: string }[] }[] };
+  return body.collections.map((c) => ({ name: c.name, links: c.links.map((l) => `${l.name} <${l.url}> ${l.description}`).sort() }));
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "linkshelf-bookmarks-"));
+  mkdirSync(join(root, "bin"));
+  binary = buildBinary(join(root, "bin", "linkshelf"));
+  cwd = join(root, "run");
+  mkdirSync(cwd);
+  dataDir = join(cwd, "data");
+  dbPath = join(dataDir, "linkshelf.db");
+  server = await startServer(binary, { cwd, dataDir });
+}, 60_000);
+
+afterAll(async () => {
+  if (server) await server.stop();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("linkshelf import", () => {
+  it("imports a Firefox file while the server runs, prints the report, and the server serves the result", async () => {
+    const { email, token } = await newUser();
+    const result = await cli(["import", join(FIXTURES, "firefox.html"), "--email", email]);
+
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe("");
+    const [summary, ...entries] = lines(result.stdout);
+    expect(summary).toBe("imported 8 link(s); 5 new collection(s) (Mozilla Firefox, Mozilla Firefox / Add-ons, Bookmarks Toolbar, Daily, Other Bookmarks); 0 duplicate(s); 5 skipped");
+    expect(entries).toEqual([
+      "skipped\tplace:parent=menu________&sort=12&maxResults=10\tRecent Tags\tlinkshelf keeps only http and https links, not place: ones.",
+      "skipped\tfile:///home/me/notes.txt\tMy notes\tlinkshelf keeps only http and https links, not file: ones.",
+      "skipped\tdata:text/html,<h1>hi</h1>\tA data page\tlinkshelf keeps only http and https links, not data: ones.",
+      "skipped\t\tBroken entry without HREF\tThe bookmark has no URL.",
+      "skipped\tplace:sort=8&maxResults=10\tMost Visited\tlinkshelf keeps only http and https links, not place: ones.",
+    ]);
+    const served = await collectionsOf(token);
+    expect(served.map((c) => c.name)).toEqual(["Inbox", "Bookmarks Toolbar", "Daily", "Mozilla Firefox", "Mozilla Firefox / Add-ons", "Other Bookmarks"]);
+    expect(served[0]!.links).toContain("Getting Started <https://www.mozilla.org/en-US/firefox/central/> Firefox's welcome page & tour");
+
+    const again = await cli(["import", join(FIXTURES, "firefox.html"), "--email", email]);
+    expect(again.exitCode).toBe(0);
+    expect(lines(again.stdout)[0]).toBe("imported 0 link(s); 0 new collection(s); 11 duplicate(s); 5 skipped");
+    expect(lines(again.stdout)).toContain("duplicate\thttps://github.com/\tGitHub");
+  }, SLOW);
+
+  it("decodes a windows-1252 file", async () => {
+    const { email, token } = await newUser();
+    const result = await cli(["import", join(FIXTURES, "windows-1252.html"), "--email", email]);
+    expect(result.exitCode).toBe(0);
+    expect((await collectionsOf(token))[1]).toEqual({
+      name: "Café & Crème",
+      links: ["Le “meilleur” café – Paris <https://example.org/caf%C3%A9> Prix : 5 € ; Straße, Ærø, naïve"],
+    });
+  }, SLOW);
+
+  it("stores nothing with --dry-run, and says so", async () => {
+    const { email } = await newUser();
+    const before = counts(email);
+    const result = await cli(["import", join(FIXTURES, "chromium.html"), "--email", email, "--dry-run"]);
+    expect(result.exitCode).toBe(0);
+    expect(lines(result.stdout)[0]).toBe("dry run, nothing stored: would import 8 link(s); 5 new collection(s) (Bookmarks bar, Dev, Dev / JavaScript, Dev / Empty ideas, Recipes); 0 duplicate(s); 2 skipped");
+    expect(counts(email)).toEqual(before);
+  }, SLOW);
+
+  it("refuses a missing file, an unknown email and missing words with one line on stderr, storing nothing", async () => {
+    const { email } = await newUser();
+    const before = counts(email);
+
+    const missing = await cli(["import", join(cwd, "nope.html"), "--email", email]);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stdout).toBe("");
+    expect(lines(missing.stderr)).toEqual([expect.stringMatching(/^linkshelf: cannot read .*nope\.html: /)]);
+
+    const unknown = await cli(["import", join(FIXTURES, "chromium.html"), "--email", "nobody@example.test"]);
+    expect(unknown.exitCode).toBe(1);
+    expect(lines(unknown.stderr)).toEqual(["linkshelf: no user has the email nobody@example.test"]);
+
+    const noFile = await cli(["import", "--email", email]);
+    expect(noFile.exitCode).toBe(2);
+    expect(lines(noFile.stderr)[0]).toBe("linkshelf: import needs 1 argument(s)");
+    const noEmail = await cli(["import", join(FIXTURES, "chromium.html")]);
+    expect(noEmail.exitCode).toBe(2);
+    expect(lines(noEmail.stderr)[0]).toBe("linkshelf: import needs --email");
+    const wrongFlag = await cli(["export", "--email", email, "--dry-run"]);
+    expect(wrongFlag.exitCode).toBe(2);
+    expect(lines(wrongFlag.stderr)[0]).toBe("linkshelf: export does not take --dry-run");
+
+    expect(counts(email)).toEqual(before);
+  }, SLOW);
+});
+
+describe("linkshelf export", () => {
+  it("writes the file on stdout, and importing it for another user reproduces the same collections and links", async () => {
+    const first = await newUser();
+    expect((await cli(["import", join(FIXTURES, "chromium.html"), "--email", first.email])).exitCode).toBe(0);
+    expect((await cli(["import", join(FIXTURES, "odd.html"), "--email", first.email])).exitCode).toBe(0);
+
+    const exported = await cli(["export", "--email", first.email]);
+    expect(exported.exitCode).toBe(0);
+    expect(exported.stderr).toBe("");
+    expect(exported.stdout.startsWith("<!DOCTYPE NETSCAPE-Bookmark-file-1>\n")).toBe(true);
+    expect(exported.stdout.endsWith("</DL><p>\n")).toBe(true);
+
+    const file = join(cwd, "export.html");
+    writeFileSync(file, exported.stdout);
+    const second = await newUser();
+    const imported = await cli(["import", file, "--email", second.email]);
+    expect(imported.exitCode).toBe(0);
+    expect(lines(imported.stdout)[0]).toMatch(/^imported 18 link\(s\); 9 new collection\(s\) \(.*\); 0 duplicate\(s\); 0 skipped$/);
+    expect(await collectionsOf(second.token)).toEqual(await collectionsOf(first.token));
+    expect(counts(second.email)).toEqual(counts(first.email));
+  }, SLOW);
+
+  it("lists import and export in --help", async () => {
+    const help = await runBinary(binary, ["--help"], { cwd });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain("import FILE --email E [--dry-run]");
+    expect(help.stdout).toContain("export --email E");
+  });
+});
