@@ -201,6 +201,34 @@ describe("the web pages in Chromium", () => {
     }
   }, TIMEOUT_MS);
 
+  it("works without JavaScript and from the keyboard: skip link first, delete through the confirmation form", async () => {
+    const { db, origin } = server!;
+    const user = await createUser(db, { email: "nojs@example.test", name: "No Script", password: PASSWORD }, Date.now());
+    const link = createLink(db, user.id, { name: "Keyboard only", url: `${origin}/healthz`, favorite: false }, Date.now());
+    const context = await signedInContext(user, { javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, origin);
+      await page.goto(`${origin}/`);
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate<string | null>("document.activeElement.textContent")).toBe("Skip to content");
+      expect(await page.evaluate<string | null>("document.activeElement.getAttribute('href')")).toBe("#main");
+
+      await page.getByRole("link", { name: "Edit Keyboard only" }).focus();
+      await page.keyboard.press("Enter");
+      await page.waitForURL(`${origin}/links/${link.id}/edit`);
+      await page.getByRole("link", { name: "Delete link…" }).focus();
+      await page.keyboard.press("Enter");
+      await page.waitForURL((url) => url.pathname === `/links/${link.id}/delete`);
+      await page.getByRole("button", { name: "Delete link" }).focus();
+      await page.keyboard.press("Enter");
+      await expect(page.getByRole("status").textContent()).resolves.toBe("Link deleted.");
+      expect(linkRows().some((row) => row.id === link.id)).toBe(false);
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
   it("serves a public collection's Atom feed that Chromium's XML parser reads whole, escaping intact", async () => {
     const { db, origin } = server!;
     const user = await createUser(db, { email: "feed@example.test", name: "Fay <Feed> & Co", password: PASSWORD }, Date.now());
