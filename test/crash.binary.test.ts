@@ -45,8 +45,10 @@ function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
   };
 }
+/** Kill delays; each worker draws its operations from a generator of its own (see runWorkers). */
 const random = seededRandom(SEED);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+type Random = () => number;
+const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 // ---------------------------------------------------------------------------------------
 // The model: what each worker was told, and the one request it may have in flight.
@@ -128,7 +130,7 @@ function applyOp(state: Owned, op: Op, newId: number | undefined): Owned {
 }
 
 /** chooseOp draws the worker's next operation from its own objects (creates when it has nothing to change). */
-function chooseOp(worker: number, serial: string): Op | { kind: "click"; id: number } {
+function chooseOp(random: Random, worker: number, serial: string): Op | { kind: "click"; id: number } {
   const mine = owned[worker]!;
   const linkIds = [...mine.links.keys()];
   const collectionIds = [...mine.collections.keys()];
@@ -143,17 +145,17 @@ function chooseOp(worker: number, serial: string): Op | { kind: "click"; id: num
   const collectionBody = (): CollectionState => ({
     name: `${ownerPrefix(worker)} collection ${serial}`,
     visibility: random() < 0.5 ? "PUBLIC" : "PRIVATE",
-    icon: pick(ICONS),
+    icon: pick(random, ICONS),
   });
   const roll = random();
   if (roll < 0.25) {
     const everyLink = owned.flatMap((o) => [...o.links.keys()]);
-    if (everyLink.length) return { kind: "click", id: pick(everyLink) };
+    if (everyLink.length) return { kind: "click", id: pick(random, everyLink) };
   }
-  if (roll < 0.45 && linkIds.length) return { kind: "updateLink", id: pick(linkIds), body: linkBody() };
-  if (roll < 0.55 && linkIds.length) return { kind: "deleteLink", id: pick(linkIds) };
-  if (roll < 0.63 && collectionIds.length) return { kind: "deleteCollection", id: pick(collectionIds) };
-  if (roll < 0.68 && collectionIds.length) return { kind: "updateCollection", id: pick(collectionIds), body: collectionBody() };
+  if (roll < 0.45 && linkIds.length) return { kind: "updateLink", id: pick(random, linkIds), body: linkBody() };
+  if (roll < 0.55 && linkIds.length) return { kind: "deleteLink", id: pick(random, linkIds) };
+  if (roll < 0.63 && collectionIds.length) return { kind: "deleteCollection", id: pick(random, collectionIds) };
+  if (roll < 0.68 && collectionIds.length) return { kind: "updateCollection", id: pick(random, collectionIds), body: collectionBody() };
   if (roll < 0.8 || collectionIds.length > 6) return { kind: "createLink", body: linkBody() };
   return { kind: "createCollection", body: collectionBody() };
 }
@@ -221,16 +223,19 @@ interface Burst {
 /**
  * runWorkers runs every worker's loop (one request at a time each, from its own model) until
  * its request fails because the server is gone. `firstAnswer` resolves at the first answer.
+ * Each worker draws from a generator seeded by the seed, the round and the worker, so its
+ * sequence does not depend on how the workers happen to interleave.
  */
-function runWorkers(server: RunningServer, round: string): { burst: Burst; firstAnswer: Promise<void>; done: Promise<void> } {
+function runWorkers(server: RunningServer, round: number): { burst: Burst; firstAnswer: Promise<void>; done: Promise<void> } {
   const burst: Burst = { pending: [], wrong: [], unanswered: [], answered: 0 };
   let answered!: () => void;
   const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
   const deleting = new Set<number>();
+  const randoms = Array.from({ length: WORKERS }, (_, w) => seededRandom(SEED + 7919 * (w + 1) + 104_729 * round));
 
   const worker = async (w: number) => {
     for (let n = 0; ; n++) {
-      const op = chooseOp(w, `${round}.${n}`);
+      const op = chooseOp(randoms[w]!, w, `r${round}.${n}`);
       if (op.kind === "click") {
         bump(clicks.inFlight, op.id);
         let response: Response;
@@ -425,7 +430,7 @@ describe("kill -9 during mixed bursts, through the binary", () => {
   it(`keeps every acknowledged write and applies nothing by halves, over ${ROUNDS} rounds`, async () => {
     for (let round = 1; round <= ROUNDS; round++) {
       const server = await start();
-      const { burst, firstAnswer, done } = runWorkers(server, `r${round}`);
+      const { burst, firstAnswer, done } = runWorkers(server, round);
       await firstAnswer;
       const killDelay = 20 + Math.floor(random() * 230);
       // The delay chooses where in the burst the kill lands; correctness never waits on it.
@@ -480,7 +485,7 @@ describe("SIGTERM under load, through the binary", () => {
     owned[heldWorker]!.links.set(heldLink, { name: `${ownerPrefix(heldWorker)} before`, url: "https://example.com/held", description: "", favorite: false, collectionIds: [inbox] });
     clicks.base.set(heldLink, 0);
 
-    const { burst, firstAnswer, done } = runWorkers(server, "term");
+    const { burst, firstAnswer, done } = runWorkers(server, ROUNDS + 1);
     await firstAnswer;
     await Bun.sleep(20 + Math.floor(random() * 100));
     const heldOps: Op[] = [
