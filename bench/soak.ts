@@ -14,7 +14,7 @@
  * Nothing outside 127.0.0.1 is contacted: favicon URLs name private addresses, which the proxy
  * refuses locally (no DNS, no connection) and answers with its placeholder.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { cli, compile, median, ROOT, rssMiB, serveCommand, tempDir } from "./lib";
@@ -338,6 +338,7 @@ const walAtEnd = walBytes();
 server.kill("SIGTERM");
 const exitCode = await server.exited;
 const walAfterStop = walBytes();
+rmSync(work, { recursive: true, force: true });
 
 // ---------------------------------------------------------------------------------------
 // Report.
