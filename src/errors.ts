@@ -87,15 +87,27 @@ export function toAppError(code: string | number, error: unknown): AppError {
   if (error instanceof AppError) return error;
   // Elysia wraps whatever a body parser throws in its own ParseError.
   if (code === "PARSE") return error instanceof Error && error.cause instanceof AppError ? error.cause : new InvalidJson();
-  if (error instanceof ElysiaValidationError) {
-    return new ValidationFailed(error.all.map((issue) => ({
-      path: "path" in issue ? issue.path : "",
-      message: issue.message,
-    })));
-  }
+  if (error instanceof ElysiaValidationError) return new ValidationFailed(fieldErrors(error));
   if (code === "NOT_FOUND") return new NotFound();
   console.error("unexpected error:", error);
   return new AppError(500, "INTERNAL", "Something went wrong on the server.");
+}
+
+/**
+ * fieldErrors gives one error per path: TypeBox reports a missing field of a union type twice
+ * ("Expected required property", then "Expected union value"), and the first says it best. A
+ * union of literals (visibility) names its allowed values instead of "Expected union value".
+ */
+function fieldErrors(error: ElysiaValidationError): FieldError[] {
+  const messages = new Map<string, string>();
+  for (const issue of error.all) {
+    if (messages.has(issue.path)) continue;
+    const literals = (issue.schema.anyOf as { const?: unknown }[] | undefined)?.map((member) => member.const);
+    const allowed = literals?.every((value) => typeof value === "string") ? `Expected ${literals.map((value) => JSON.stringify(value)).join(" or ")}` : undefined;
+    // A missing field (value undefined) keeps "Expected required property".
+    messages.set(issue.path, allowed && issue.value !== undefined ? allowed : issue.message);
+  }
+  return [...messages].map(([path, message]) => ({ path, message }));
 }
 
 /**
