@@ -1,12 +1,20 @@
-import { Elysia, ValidationError as ElysiaValidationError } from "elysia";
+import { Elysia, t, ValidationError as ElysiaValidationError } from "elysia";
 import { messagePage } from "./pages/layout";
 import { htmlResponse } from "./pages/html";
 
-export interface FieldError {
-  /** JSON pointer into the request body, e.g. `/name`. */
-  path: string;
-  message: string;
-}
+export const FieldErrorJson = t.Object({
+  path: t.String({ description: "JSON pointer into the request body, e.g. `/name`." }),
+  message: t.String(),
+});
+export type FieldError = typeof FieldErrorJson.static;
+
+/** The one error body of the API, `/l/:id` (non-HTML clients) and `/favicon` (CONTRACT section 3). */
+export const ErrorJson = t.Object({
+  message: t.String({ description: "A sentence for people." }),
+  code: t.String({ description: "Stable, for programs: UNAUTHORIZED, INVALID_JSON, VALIDATION_FAILED, NOT_FOUND..." }),
+  errors: t.Optional(t.Array(FieldErrorJson, { description: "On 422 VALIDATION_FAILED only: every violation of the request." })),
+});
+export type ErrorBody = typeof ErrorJson.static;
 
 /** A failure the client caused or must hear about; the one onError below shapes it. */
 export class AppError extends Error {
@@ -69,11 +77,6 @@ export class InvalidUrl extends AppError {
   }
 }
 
-export interface ErrorBody {
-  message: string;
-  code: string;
-  errors?: FieldError[];
-}
 
 /** errorResponse renders the contract's error body. */
 export function errorResponse(error: AppError): Response {
