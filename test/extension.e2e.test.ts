@@ -1,0 +1,183 @@
+/**
+ * The extension end to end in Debian's Chromium: the compiled server, the built extension loaded
+ * unpacked into a persistent profile, and the real sign-in window of `identity.launchWebAuthFlow`
+ * (headless Chromium opens it as an ordinary page, which the test fills in). Skipped, with a
+ * message, only when /usr/bin/chromium is absent; CI installs it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import { buildExtension } from "../extension/build";
+import { buildBinary, runBinary, startServer, type RunningServer } from "./binary";
+import type { WebExt } from "../extension/src/webext";
+import { CHROMIUM_PATH } from "./browser";
+
+/** Inside the extension's service worker and pages (the functions given to evaluate run there). */
+declare const chrome: WebExt & { developerPrivate: { addHostPermission(id: string, host: string): Promise<void> } };
+
+const EMAIL = "owner@example.test";
+const PASSWORD = "correct horse battery";
+const TIMEOUT_MS = 120_000;
+const present = existsSync(CHROMIUM_PATH);
+if (!present) console.warn(`test/extension.e2e.test.ts skipped: ${CHROMIUM_PATH} is not installed (apt-get install chromium).`);
+
+let root = "";
+let server: RunningServer | undefined;
+let site: ReturnType<typeof Bun.serve> | undefined;
+let context: BrowserContext | undefined;
+
+/** waitUntil polls `probe` until it returns a value `done` accepts; at the deadline it fails with the last value. */
+async function waitUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await Bun.sleep(100);
+  }
+}
+
+/** pinned reads the "linkshelf" folder on the bookmarks bar from inside the extension. */
+function pinned(worker: Worker): Promise<{ bar: string[]; folder: { title: string; url: string }[] }> {
+  return worker.evaluate(async () => {
+    const [bar] = await chrome.bookmarks.getChildren("0");
+    const children = await chrome.bookmarks.getChildren(bar!.id);
+    const folder = children.find((node) => node.url === undefined && node.title === "linkshelf");
+    const inside = folder ? await chrome.bookmarks.getChildren(folder.id) : [];
+    return {
+      bar: children.map((node) => (node.url === undefined ? `${node.title}/` : `${node.title} ${node.url}`)),
+      folder: inside.map((node) => ({ title: node.title, url: node.url ?? "" })),
+    };
+  });
+}
+
+beforeAll(async () => {
+  if (!present) return;
+  root = mkdtempSync(join(tmpdir(), "linkshelf-extension-e2e-"));
+  const binary = buildBinary(join(root, "linkshelf"));
+  await buildExtension(join(root, "extension"));
+  const dataDir = join(root, "data");
+  const created = await runBinary(binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { cwd: root, stdin: `${PASSWORD}\n` });
+  if (created.exitCode !== 0) throw new Error(created.stderr);
+  server = await startServer(binary, { cwd: root, dataDir });
+  // The pages the user saves: a second loopback server, since nothing else is reachable.
+  site = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) => {
+      const name = new URL(request.url).pathname.slice(1);
+      return new Response(`<!doctype html><title>Page ${name}</title><p>${name}</p>`, { headers: { "content-type": "text/html" } });
+    },
+  });
+}, TIMEOUT_MS);
+
+afterAll(async () => {
+  await context?.close();
+  site?.stop(true);
+  await server?.stop();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe.skipIf(!present)("the extension in Chromium", () => {
+  it("signs in from the options page, saves pages, and pins favorites to the bookmarks bar in click order", async () => {
+    const { origin } = server!;
+    const extension = join(root, "extension", "chromium");
+    context = await chromium.launchPersistentContext(join(root, "profile"), {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", `--disable-extensions-except=${extension}`, `--load-extension=${extension}`,
+      ],
+    });
+    const requested: string[] = [];
+    context.on("request", (request) => void requested.push(request.url()));
+    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+    const id = new URL(worker.url()).host;
+    expect(id).toMatch(/^[a-p]{32}$/);
+
+    // One bookmark of the user's own, which must stay as it is.
+    await worker.evaluate(() => chrome.bookmarks.create({ parentId: "1", title: "Mine", url: "https://mine.example/" }));
+
+    // A permission prompt is browser UI that headless Chromium cannot show or answer. The test
+    // grants the server's host the way a user can in the extension's "Site access" settings
+    // (chrome://extensions), so the options page's permissions.request finds it granted.
+    const admin = await context.newPage();
+    await admin.goto(`chrome://extensions/?id=${id}`);
+    await admin.evaluate(([extensionId, host]) => chrome.developerPrivate.addHostPermission(extensionId!, host!), [id, "http://127.0.0.1/*"]);
+    await admin.close();
+
+    // Sign in: the options page opens the real launchWebAuthFlow window on the server's login form.
+    const options = await context.newPage();
+    await options.goto(`chrome-extension://${id}/options.html`);
+    await options.fill("#server", origin);
+    const [login] = await Promise.all([context.waitForEvent("page"), options.click("#sign-in")]);
+    await login.waitForURL((url) => url.pathname === "/login");
+    await login.getByLabel("Email").fill(EMAIL);
+    await login.getByLabel("Password").fill(PASSWORD);
+    await login.getByRole("button", { name: "Sign in" }).click();
+    await options.waitForSelector("#message.ok");
+    expect(await options.textContent("#message")).toBe("Signed in. Your favorites appear in the “linkshelf” folder on the bookmarks bar.");
+    expect(await options.textContent("#account-server")).toBe(origin);
+    const token = await worker.evaluate(async () => (await chrome.storage.local.get(["token"])).token as string);
+    expect(token).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+
+    // Save three pages as favorites through the popup (as the context menu opens it).
+    const pages = ["a", "b", "c"].map((name) => ({ url: `http://127.0.0.1:${site!.port}/${name}`, title: `Page ${name}` }));
+    const save = async (page: { url: string; title: string }): Promise<Page> => {
+      const popup = await context!.newPage();
+      await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams(page)}`);
+      await popup.waitForSelector("#collections input");
+      return popup;
+    };
+    for (const page of pages) {
+      const popup = await save(page);
+      expect(await popup.inputValue("#name")).toBe(page.title);
+      expect(await popup.isChecked("#collections input")).toBe(true);
+      await popup.check("#favorite");
+      await popup.click("#submit");
+      await popup.waitForSelector("#result.ok");
+      expect(await popup.textContent("#result")).toBe("Saved to Inbox.");
+      await popup.close();
+    }
+    const saved = await waitUntil(() => pinned(worker), (state) => state.folder.length === 3, "the folder after saving");
+    expect(saved.folder.map((node) => node.title)).toEqual(["Page a", "Page b", "Page c"]);
+    expect(saved.folder.every((node) => node.url.startsWith(`${origin}/l/`))).toBe(true);
+    expect(saved.bar).toEqual(["Mine https://mine.example/", "linkshelf/"]);
+
+    // Saving the same page again warns; the popup lists favorites with icons from the server.
+    const again = await save(pages[0]!);
+    await again.waitForSelector("#duplicate:not([hidden])");
+    expect(await again.textContent("#duplicate")).toBe("Already saved, in 📥 Inbox.");
+    const icons = await again.$$eval("#favorites img", (images) => images.map((image) => image.getAttribute("src")));
+    expect(icons).toEqual(pages.map((page) => `${origin}/favicon?url=${encodeURIComponent(page.url)}`));
+    await again.close();
+
+    // Click through the pinned bookmarks: c three times, b once. The folder follows the clicks.
+    const byTitle = new Map(saved.folder.map((node) => [node.title, node.url]));
+    const browse = await context.newPage();
+    for (const title of ["Page c", "Page c", "Page b", "Page c"]) {
+      await browse.goto(byTitle.get(title)!);
+      expect(await browse.title()).toBe(title);
+    }
+    await options.click("#refresh");
+    const ranked = await waitUntil(() => pinned(worker), (state) => state.folder[0]?.title === "Page c", "the folder after clicks");
+    expect(ranked.folder.map((node) => node.title)).toEqual(["Page c", "Page b", "Page a"]);
+
+    // Fewer pins: the folder keeps the two most clicked.
+    await options.fill("#pin-count", "2");
+    await options.press("#pin-count", "Tab");
+    const fewer = await waitUntil(() => pinned(worker), (state) => state.folder.length === 2, "the folder after pinning fewer");
+    expect(fewer.folder.map((node) => node.title)).toEqual(["Page c", "Page b"]);
+    expect(fewer.bar).toEqual(["Mine https://mine.example/", "linkshelf/"]);
+
+    // Nothing but the server and the saved pages was asked for, besides the sign-in window's
+    // callback address, which Chromium catches itself; a fragment is never part of a request.
+    const callback = `${id}.chromiumapp.org`;
+    const web = requested.filter((url) => /^https?:/.test(url));
+    expect([...new Set(web.map((url) => new URL(url).hostname))].filter((host) => host !== callback)).toEqual(["127.0.0.1"]);
+    expect(web.filter((url) => url.includes("lks_"))).toEqual([]);
+  }, TIMEOUT_MS);
+});
