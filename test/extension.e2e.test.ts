@@ -110,8 +110,10 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     await admin.close();
 
     // Sign in: the options page opens the real launchWebAuthFlow window on the server's login form.
-    const options = await context.newPage();
-    await options.goto(`chrome-extension://${id}/options.html`);
+    // A fresh install opens the options page by itself.
+    const isOptions = (page: Page) => page.url() === `chrome-extension://${id}/options.html`;
+    const options = context.pages().find(isOptions) ?? (await context.waitForEvent("page", { predicate: isOptions }));
+    await options.waitForSelector("#server");
     await options.fill("#server", origin);
     const [login] = await Promise.all([context.waitForEvent("page"), options.click("#sign-in")]);
     await login.waitForURL((url) => url.pathname === "/login");

@@ -33,10 +33,12 @@ function start() {
   void refresh();
 }
 
-ext.runtime.onInstalled.addListener(() => {
+ext.runtime.onInstalled.addListener(({ reason }) => {
   void ext.contextMenus.removeAll().then(() => {
     ext.contextMenus.create({ id: MENU_ID, title: "Save to linkshelf…", contexts: ["page", "link"] });
   });
+  // A new install has no server yet: the options page is where that starts.
+  if (reason === "install") void ext.runtime.openOptionsPage();
   start();
 });
 ext.runtime.onStartup.addListener(start);

@@ -81,7 +81,7 @@ export interface WebExt {
     sendMessage(message: unknown): Promise<unknown>;
     onMessage: Event<(message: unknown, sender: unknown, respond: (answer: unknown) => void) => boolean | void>;
     onStartup: Event<() => void>;
-    onInstalled: Event<() => void>;
+    onInstalled: Event<(details: { reason: string }) => void>;
   };
 }
 
