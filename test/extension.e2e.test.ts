@@ -5,39 +5,22 @@
  * message, only when /usr/bin/chromium is absent; CI installs it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
-import { buildExtension } from "../extension/build";
-import { buildBinary, runBinary, startServer, type RunningServer } from "./binary";
 import type { WebExt } from "../extension/src/webext";
 import { CHROMIUM_PATH } from "./browser";
+import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
 
 /** Inside the extension's service worker and pages (the functions given to evaluate run there). */
 declare const chrome: WebExt & { developerPrivate: { addHostPermission(id: string, host: string): Promise<void> } };
 
-const EMAIL = "owner@example.test";
-const PASSWORD = "correct horse battery";
 const TIMEOUT_MS = 120_000;
 const present = existsSync(CHROMIUM_PATH);
 if (!present) console.warn(`test/extension.e2e.test.ts skipped: ${CHROMIUM_PATH} is not installed (apt-get install chromium).`);
 
-let root = "";
-let server: RunningServer | undefined;
-let site: ReturnType<typeof Bun.serve> | undefined;
+let stack: Stack | undefined;
 let context: BrowserContext | undefined;
-
-/** waitUntil polls `probe` until it returns a value `done` accepts; at the deadline it fails with the last value. */
-async function waitUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await Bun.sleep(100);
-  }
-}
 
 /** pinned reads the "linkshelf" folder on the bookmarks bar from inside the extension. */
 function pinned(worker: Worker): Promise<{ bar: string[]; folder: { title: string; url: string }[] }> {
@@ -54,37 +37,19 @@ function pinned(worker: Worker): Promise<{ bar: string[]; folder: { title: strin
 }
 
 beforeAll(async () => {
-  if (!present) return;
-  root = mkdtempSync(join(tmpdir(), "linkshelf-extension-e2e-"));
-  const binary = buildBinary(join(root, "linkshelf"));
-  await buildExtension(join(root, "extension"));
-  const dataDir = join(root, "data");
-  const created = await runBinary(binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { cwd: root, stdin: `${PASSWORD}\n` });
-  if (created.exitCode !== 0) throw new Error(created.stderr);
-  server = await startServer(binary, { cwd: root, dataDir });
-  // The pages the user saves: a second loopback server, since nothing else is reachable.
-  site = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: (request) => {
-      const name = new URL(request.url).pathname.slice(1);
-      return new Response(`<!doctype html><title>Page ${name}</title><p>${name}</p>`, { headers: { "content-type": "text/html" } });
-    },
-  });
+  if (present) stack = await startStack();
 }, TIMEOUT_MS);
 
 afterAll(async () => {
   await context?.close();
-  site?.stop(true);
-  await server?.stop();
-  if (root) rmSync(root, { recursive: true, force: true });
+  await stack?.stop();
 });
 
 describe.skipIf(!present)("the extension in Chromium", () => {
   it("signs in from the options page, saves pages, and pins favorites to the bookmarks bar in click order", async () => {
-    const { origin } = server!;
-    const extension = join(root, "extension", "chromium");
-    context = await chromium.launchPersistentContext(join(root, "profile"), {
+    const { origin } = stack!.server;
+    const extension = stack!.extension("chromium");
+    context = await chromium.launchPersistentContext(join(stack!.root, "chromium-profile"), {
       executablePath: CHROMIUM_PATH,
       headless: true,
       args: [
@@ -127,7 +92,7 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     expect(token).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
 
     // Save three pages as favorites through the popup (as the context menu opens it).
-    const pages = ["a", "b", "c"].map((name) => ({ url: `http://127.0.0.1:${site!.port}/${name}`, title: `Page ${name}` }));
+    const pages = ["a", "b", "c"].map((name) => ({ url: `${stack!.siteOrigin}/${name}`, title: `Page ${name}` }));
     const save = async (page: { url: string; title: string }): Promise<Page> => {
       const popup = await context!.newPage();
       await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams(page)}`);
