@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
 import type { WebExt } from "../extension/src/webext";
+import { runBinary } from "./binary";
 import { CHROMIUM_PATH } from "./browser";
 import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
 
@@ -79,6 +80,16 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     const isOptions = (page: Page) => page.url() === `chrome-extension://${id}/options.html`;
     const options = context.pages().find(isOptions) ?? (await context.waitForEvent("page", { predicate: isOptions }));
     await options.waitForSelector("#server");
+
+    // An address with nothing behind it is reported before any sign-in window opens.
+    const nothing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const deadAddress = `http://127.0.0.1:${nothing.port}`;
+    nothing.stop(true);
+    await options.fill("#server", deadAddress);
+    await options.click("#sign-in");
+    await options.waitForSelector("#message.error");
+    expect(await options.textContent("#message")).toBe(`Cannot reach ${deadAddress}. Check the address and that linkshelf is running there.`);
+    expect(context.pages().some((page) => page.url().includes("/login"))).toBe(false);
     await options.fill("#server", origin);
     const [login] = await Promise.all([context.waitForEvent("page"), options.click("#sign-in")]);
     await login.waitForURL((url) => url.pathname === "/login");
@@ -139,6 +150,22 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     const fewer = await waitUntil(() => pinned(worker), (state) => state.folder.length === 2, "the folder after pinning fewer");
     expect(fewer.folder.map((node) => node.title)).toEqual(["Page c", "Page b"]);
     expect(fewer.bar).toEqual(["Mine https://mine.example/", "linkshelf/"]);
+
+    // Revoking the token on the server signs the extension out, and it says so.
+    const tokens = await runBinary(stack!.binary, ["token", "list", "--email", EMAIL, "--data-dir", stack!.dataDir], { cwd: stack!.root });
+    const extensionToken = tokens.stdout.split("\n").find((line) => line.includes("Browser extension"))!.split("\t")[0]!;
+    const revoked = await runBinary(stack!.binary, ["token", "revoke", "--id", extensionToken, "--data-dir", stack!.dataDir], { cwd: stack!.root });
+    expect(revoked.exitCode).toBe(0);
+    await options.click("#refresh");
+    await options.waitForSelector("#message.error");
+    expect(await options.textContent("#message")).toBe("The server no longer accepts this browser's token (it was revoked). Sign in again.");
+    expect(await options.isHidden("#account")).toBe(true);
+    expect(await options.textContent("#sign-in")).toBe("Sign in");
+    const signedOut = await context.newPage();
+    await signedOut.goto(`chrome-extension://${id}/popup.html`);
+    await signedOut.waitForSelector("#signed-out:not([hidden])");
+    expect(await signedOut.textContent("#notice")).toBe("The server no longer accepts this browser's token (it was revoked). Sign in again.");
+    expect((await pinned(worker)).folder.length).toBe(2);
 
     // Nothing but the server and the saved pages was asked for, besides the sign-in window's
     // callback address, which Chromium catches itself; a fragment is never part of a request.

@@ -14,6 +14,9 @@ export const PASSWORD = "correct horse battery";
 
 export interface Stack {
   root: string;
+  /** The compiled linkshelf, for CLI commands against the running server's data. */
+  binary: string;
+  dataDir: string;
   server: RunningServer;
   /** `http://127.0.0.1:<port>/<name>` answers a page titled `Page <name>`. */
   siteOrigin: string;
@@ -40,6 +43,8 @@ export async function startStack(): Promise<Stack> {
   });
   return {
     root,
+    binary,
+    dataDir,
     server,
     siteOrigin: `http://127.0.0.1:${site.port}`,
     extension: (target) => join(root, "extension", target),
