@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
 import type { WebExt } from "../extension/src/webext";
-import { runBinary } from "./binary";
+import { cleanEnv, runBinary, startServer } from "./binary";
 import { CHROMIUM_PATH } from "./browser";
 import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
 
@@ -21,7 +21,44 @@ const present = existsSync(CHROMIUM_PATH);
 if (!present) console.warn(`test/extension.e2e.test.ts skipped: ${CHROMIUM_PATH} is not installed (apt-get install chromium).`);
 
 let stack: Stack | undefined;
-let context: BrowserContext | undefined;
+const contexts: BrowserContext[] = [];
+
+/** launchWithExtension starts Chromium on a new profile with the built extension loaded unpacked. */
+async function launchWithExtension(profile: string): Promise<{ context: BrowserContext; worker: Worker; id: string; options: Page }> {
+  const extension = stack!.extension("chromium");
+  const context = await chromium.launchPersistentContext(join(stack!.root, profile), {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", `--disable-extensions-except=${extension}`, `--load-extension=${extension}`,
+    ],
+  });
+  contexts.push(context);
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+  const id = new URL(worker.url()).host;
+  expect(id).toMatch(/^[a-p]{32}$/);
+  // A fresh install opens the options page by itself (waited for, so no other navigation races it).
+  const isOptions = (page: Page) => page.url() === `chrome-extension://${id}/options.html`;
+  // Chromium may open it in the profile's first tab, which is a navigation, not a new page.
+  const options = (await waitUntil(async () => context.pages().find(isOptions), (page) => page !== undefined, "the options page"))!;
+  await options.waitForSelector("#server");
+  return { context, worker, id, options };
+}
+
+/**
+ * grantLoopback gives the extension access to 127.0.0.1. A permission prompt is browser UI that
+ * headless Chromium cannot show or answer, so the test grants the host the way a user can in the
+ * extension's "Site access" settings (chrome://extensions); permissions.request then finds it granted.
+ */
+async function grantLoopback(context: BrowserContext, id: string, extensionPage: Page): Promise<void> {
+  const admin = await context.newPage();
+  await admin.goto(`chrome://extensions/?id=${id}`);
+  await admin.evaluate(([extensionId, host]) => chrome.developerPrivate.addHostPermission(extensionId!, host!), [id, "http://127.0.0.1/*"]);
+  await admin.close();
+  // Chromium applies it once the extension asks, which it then does without a prompt.
+  expect(await extensionPage.evaluate(() => chrome.permissions.request({ origins: ["http://127.0.0.1/*"] }))).toBe(true);
+}
 
 /** pinned reads the "linkshelf" folder on the bookmarks bar from inside the extension. */
 function pinned(worker: Worker): Promise<{ bar: string[]; folder: { title: string; url: string }[] }> {
@@ -42,44 +79,21 @@ beforeAll(async () => {
 }, TIMEOUT_MS);
 
 afterAll(async () => {
-  await context?.close();
+  for (const context of contexts) await context.close();
   await stack?.stop();
 });
 
 describe.skipIf(!present)("the extension in Chromium", () => {
   it("signs in from the options page, saves pages, and pins favorites to the bookmarks bar in click order", async () => {
     const { origin } = stack!.server;
-    const extension = stack!.extension("chromium");
-    context = await chromium.launchPersistentContext(join(stack!.root, "chromium-profile"), {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", `--disable-extensions-except=${extension}`, `--load-extension=${extension}`,
-      ],
-    });
+    const { context, worker, id, options } = await launchWithExtension("chromium-profile");
     const requested: string[] = [];
     context.on("request", (request) => void requested.push(request.url()));
-    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
-    const id = new URL(worker.url()).host;
-    expect(id).toMatch(/^[a-p]{32}$/);
 
     // One bookmark of the user's own, which must stay as it is.
     await worker.evaluate(() => chrome.bookmarks.create({ parentId: "1", title: "Mine", url: "https://mine.example/" }));
+    await grantLoopback(context, id, options);
 
-    // A permission prompt is browser UI that headless Chromium cannot show or answer. The test
-    // grants the server's host the way a user can in the extension's "Site access" settings
-    // (chrome://extensions), so the options page's permissions.request finds it granted.
-    const admin = await context.newPage();
-    await admin.goto(`chrome://extensions/?id=${id}`);
-    await admin.evaluate(([extensionId, host]) => chrome.developerPrivate.addHostPermission(extensionId!, host!), [id, "http://127.0.0.1/*"]);
-    await admin.close();
-
-    // Sign in: the options page opens the real launchWebAuthFlow window on the server's login form.
-    // A fresh install opens the options page by itself.
-    const isOptions = (page: Page) => page.url() === `chrome-extension://${id}/options.html`;
-    const options = context.pages().find(isOptions) ?? (await context.waitForEvent("page", { predicate: isOptions }));
-    await options.waitForSelector("#server");
 
     // An address with nothing behind it is reported before any sign-in window opens.
     const nothing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
@@ -90,6 +104,7 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     await options.waitForSelector("#message.error");
     expect(await options.textContent("#message")).toBe(`Cannot reach ${deadAddress}. Check the address and that linkshelf is running there.`);
     expect(context.pages().some((page) => page.url().includes("/login"))).toBe(false);
+    // Sign in: the options page opens the real launchWebAuthFlow window on the server's login form.
     await options.fill("#server", origin);
     const [login] = await Promise.all([context.waitForEvent("page"), options.click("#sign-in")]);
     await login.waitForURL((url) => url.pathname === "/login");
@@ -173,5 +188,37 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     const web = requested.filter((url) => /^https?:/.test(url));
     expect([...new Set(web.map((url) => new URL(url).hostname))].filter((host) => host !== callback)).toEqual(["127.0.0.1"]);
     expect(web.filter((url) => url.includes("lks_"))).toEqual([]);
+  }, TIMEOUT_MS);
+
+  it("holds the Save button and says when to retry when the server rate-limits", async () => {
+    // A server of its own, allowing 3 requests a minute per user.
+    const dataDir = join(stack!.root, "limited-data");
+    const cli = { cwd: stack!.root, env: cleanEnv() };
+    await runBinary(stack!.binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { ...cli, stdin: `${PASSWORD}\n` });
+    const token = (await runBinary(stack!.binary, ["token", "create", "--email", EMAIL, "--data-dir", dataDir], cli)).stdout.trim();
+    const limited = await startServer(stack!.binary, { cwd: stack!.root, dataDir, env: cleanEnv({ LINKSHELF_RATE_LIMIT: "3/60" }) });
+    try {
+      const { context, worker, id, options } = await launchWithExtension("chromium-limited-profile");
+      await grantLoopback(context, id, options);
+      // Request 1: the background's refresh after the settings change.
+      await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [limited.origin, token]);
+      const lastSync = () => worker.evaluate(async () => ((await chrome.storage.local.get(["lastSync"])).lastSync ?? null) as { ok: boolean } | null);
+      await waitUntil(lastSync, (last) => last?.ok === true, "the refresh after signing in");
+      // Requests 2 and 3: the popup's collections and favorites. Saving is the fourth.
+      const popup = await context.newPage();
+      await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams({ url: `${stack!.siteOrigin}/x`, title: "Page x" })}`);
+      await popup.waitForSelector("#collections input");
+      await popup.click("#submit");
+      await popup.waitForSelector("#notice.error");
+      expect(await popup.textContent("#notice")).toMatch(/^Too many requests for now\. Try again in [1-6]?\d s\.$/);
+      expect(await popup.isDisabled("#submit")).toBe(true);
+      expect(await popup.textContent("#result")).toBe("");
+      // The background's refresh hears the same, and the options page shows it.
+      await options.click("#refresh");
+      await options.waitForSelector("#last-sync.error");
+      expect(await options.textContent("#last-sync")).toMatch(/^Too many requests for now\. Try again in [1-6]?\d s\. \(/);
+    } finally {
+      await limited.stop();
+    }
   }, TIMEOUT_MS);
 });
