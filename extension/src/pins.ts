@@ -3,7 +3,7 @@ import { reconcile, type Op, type Target } from "./reconcile";
 import { forgetToken, loadState, type LastSync } from "./state";
 import type { BookmarkNode, Bookmarks, StorageArea } from "./webext";
 
-/** The one folder the extension owns; nothing outside it is ever read for writing or changed. */
+/** The one folder the extension owns: it changes nothing outside it. */
 export const FOLDER_TITLE = "linkshelf";
 
 /** favoriteTargets: the first `count` favorites (the server's order: most clicked first), each opened through `/l/:id` so a click counts. */
