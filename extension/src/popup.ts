@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   if (state.server === null || state.token === null) return showSignedOut(state.signedOutReason);
   const client = createClient({ origin: state.server, token: state.token });
   const page = await currentPage();
-  byId<HTMLInputElement>("name").value = page.title.slice(0, 254);
+  byId<HTMLInputElement>("name").value = (page.title || page.url).slice(0, 254);
   urlInput.value = page.url;
   form.hidden = false;
   form.addEventListener("submit", (event) => {
