@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { guards } from "./auth/requester";
 import { authPages } from "./auth/routes";
 import { jsonBody } from "./body";
@@ -12,6 +12,8 @@ import { API_PREFIX } from "./http";
 import { faviconRoutes } from "./favicon/routes";
 import type { FaviconOptions } from "./favicon/service";
 import { linkRoutes } from "./links/routes";
+import { describeRoute } from "./openapi/describe";
+import { openApiRoutes } from "./openapi/routes";
 import { publicRoutes } from "./public/routes";
 import { redirectRoutes } from "./redirect/routes";
 import { webPages } from "./web/routes";
@@ -35,9 +37,14 @@ export function createApp(deps: AppDeps) {
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard));
-  return new Elysia()
+  const app = new Elysia()
     .use(errorHandler)
-    .get("/healthz", () => ({ status: "ok" }))
+    .get("/healthz", () => ({ status: "ok" }), {
+      detail: describeRoute({
+        tag: "service", summary: "Liveness: the database is open and migrated",
+        responses: { 200: { description: "Serving.", json: t.Object({ status: t.Literal("ok") }) } },
+      }),
+    })
     .use(api)
     .use(redirectRoutes(deps, guard, commits))
     .use(authPages(deps))
@@ -45,6 +52,7 @@ export function createApp(deps: AppDeps) {
     .use(publicRoutes(deps))
     .use(extensionRoutes(deps))
     .use(faviconRoutes(deps));
+  return app.use(openApiRoutes(() => app));
 }
 
 export type App = ReturnType<typeof createApp>;

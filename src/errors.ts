@@ -1,12 +1,20 @@
-import { Elysia, ValidationError as ElysiaValidationError } from "elysia";
+import { Elysia, t, ValidationError as ElysiaValidationError } from "elysia";
 import { messagePage } from "./pages/layout";
 import { htmlResponse } from "./pages/html";
 
-export interface FieldError {
-  /** JSON pointer into the request body, e.g. `/name`. */
-  path: string;
-  message: string;
-}
+export const FieldErrorJson = t.Object({
+  path: t.String({ description: "JSON pointer into the request body, e.g. `/name`." }),
+  message: t.String(),
+});
+export type FieldError = typeof FieldErrorJson.static;
+
+/** The one error body of the API, `/l/:id` (non-HTML clients) and `/favicon` (CONTRACT section 3). */
+export const ErrorJson = t.Object({
+  message: t.String({ description: "A sentence for people." }),
+  code: t.String({ description: "Stable, for programs: UNAUTHORIZED, INVALID_JSON, VALIDATION_FAILED, NOT_FOUND..." }),
+  errors: t.Optional(t.Array(FieldErrorJson, { description: "On 422 VALIDATION_FAILED only: every violation of the request." })),
+});
+export type ErrorBody = typeof ErrorJson.static;
 
 /** A failure the client caused or must hear about; the one onError below shapes it. */
 export class AppError extends Error {
@@ -69,11 +77,6 @@ export class InvalidUrl extends AppError {
   }
 }
 
-export interface ErrorBody {
-  message: string;
-  code: string;
-  errors?: FieldError[];
-}
 
 /** errorResponse renders the contract's error body. */
 export function errorResponse(error: AppError): Response {
@@ -87,15 +90,27 @@ export function toAppError(code: string | number, error: unknown): AppError {
   if (error instanceof AppError) return error;
   // Elysia wraps whatever a body parser throws in its own ParseError.
   if (code === "PARSE") return error instanceof Error && error.cause instanceof AppError ? error.cause : new InvalidJson();
-  if (error instanceof ElysiaValidationError) {
-    return new ValidationFailed(error.all.map((issue) => ({
-      path: "path" in issue ? issue.path : "",
-      message: issue.message,
-    })));
-  }
+  if (error instanceof ElysiaValidationError) return new ValidationFailed(fieldErrors(error));
   if (code === "NOT_FOUND") return new NotFound();
   console.error("unexpected error:", error);
   return new AppError(500, "INTERNAL", "Something went wrong on the server.");
+}
+
+/**
+ * fieldErrors gives one error per path: TypeBox reports a missing field of a union type twice
+ * ("Expected required property", then "Expected union value"), and the first says it best. A
+ * union of literals (visibility) names its allowed values instead of "Expected union value".
+ */
+function fieldErrors(error: ElysiaValidationError): FieldError[] {
+  const messages = new Map<string, string>();
+  for (const issue of error.all) {
+    if (messages.has(issue.path)) continue;
+    const literals = (issue.schema.anyOf as { const?: unknown }[] | undefined)?.map((member) => member.const);
+    const allowed = literals?.every((value) => typeof value === "string") ? `Expected ${literals.map((value) => JSON.stringify(value)).join(" or ")}` : undefined;
+    // A missing field (value undefined) keeps "Expected required property".
+    messages.set(issue.path, allowed && issue.value !== undefined ? allowed : issue.message);
+  }
+  return [...messages].map(([path, message]) => ({ path, message }));
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { Server } from "bun";
+import { t } from "elysia";
 
 /** The versioned API lives under this prefix. */
 export const API_PREFIX = "/api/v1";
+/** The OpenAPI document of the whole HTTP surface; public, like the reference page at `/api/docs`. */
+export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+
+/** The answer of a write that returns nothing else (PUT, DELETE). */
+export const MessageJson = t.Object({ message: t.String() });
 
 /** The parts of a request's context that say who sent it and how. */
 export interface Origin {

@@ -110,6 +110,23 @@ describe("start-up of the binary from another directory", () => {
   });
 });
 
+describe("API documentation in the binary", () => {
+  it("serves the OpenAPI document and the reference page without a token, and the page loads nothing from elsewhere", async () => {
+    const document = await api("/api/v1/openapi.json");
+    expect(document.status).toBe(200);
+    const body = (await document.json()) as { openapi: string; paths: Record<string, Record<string, { summary?: string }>> };
+    expect(body.openapi).toMatch(/^3\.1\./);
+    expect(body.paths["/api/v1/links"]?.post?.summary).toBeString();
+    expect(body.paths["/l/{id}"]?.get?.summary).toBeString();
+    const page = await api("/api/docs");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await page.text();
+    expect(html).toContain("<code>/api/v1/collections</code>");
+    expect(html).not.toMatch(/<script|(src|href)="(https?:)?\/\//i);
+  });
+});
+
 describe("user create", () => {
   it("creates the user and their Inbox with the first line of stdin as password", async () => {
     const email = newEmail();

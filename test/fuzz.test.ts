@@ -341,9 +341,16 @@ function expectAcceptedWrite(world: World, sent: Sent, answer: Answer, before: {
     .toEqual({ name: stored(input.name), visibility: input.visibility, icon, description });
 }
 
-/** expectListedLinks: every link a list shows has its stored collections, sorted ascending. */
+/**
+ * expectListedLinks: every link an answer shows has its stored collections, sorted ascending
+ * (favorites `[Link]`, `{collections}`, `{collection}`, `{links, nextCursor}`, `{link}`).
+ */
 function expectListedLinks(world: World, json: any): void {
-  const links: any[] = Array.isArray(json) ? json : json.collections.flatMap((c: { links: unknown[] }) => c.links);
+  const links: any[] = Array.isArray(json) ? json
+    : json.collections ? json.collections.flatMap((c: { links: unknown[] }) => c.links)
+    : json.collection ? json.collection.links
+    : json.links ?? [json.link];
+  expect(links.every((link) => link && typeof link.id === "number")).toBe(true);
   for (const link of links) {
     expect(link.collectionIds).toEqual(sortedUnique(link.collectionIds));
     expect(link.collectionIds).toEqual(membershipsOf(world, link.id));
@@ -855,6 +862,28 @@ describe("fuzzing /api/v1", () => {
       .chain(({ method, path, withBody }) => a.request(method, fc.constant(path), withBody ? fc.oneof(a.linkBody(false), a.collectionBody) : undefined));
     await fc.assert(fc.asyncProperty(requests, async (sent) => void (await run(world, sent))), options(250));
     printSeen(world, "any method");
+  }, TIMEOUT);
+});
+
+describe("fuzzing GET /api/v1/links queries", () => {
+  it("answers any query string with 200 or a 4xx in the error shape, never a 5xx, and pages only through the requester's links", async () => {
+    const world = await makeWorld();
+    const a = arbitrariesOf(world);
+    const value = fc.oneof(
+      fc.string({ maxLength: 30 }), fc.string({ unit: "grapheme", maxLength: 250 }), fc.integer().map(String),
+      fc.constantFrom("", "0", "-1", "1.5", "1e3", "NaN", "Infinity", "true", "false", "null", "%", "_", "\\", "%25", "__proto__", "MTc5.NQ", "a".repeat(5000)),
+      a.collectionId.map(String),
+    );
+    const query = fc.array(fc.tuple(fc.constantFrom("q", "collectionId", "favorite", "cursor", "limit", "__proto__", "constructor", "x"), value), { maxLength: 6 });
+    await fc.assert(fc.asyncProperty(query, async (pairs) => {
+      const search = pairs.map(([key, v]) => `${encodeURIComponent(key)}=${encodeURIComponent(v)}`).join("&");
+      const answer = await run(world, { method: "GET", path: `/api/v1/links?${search}`, headers: [["authorization", `Bearer ${world.alice.token}`]], body: undefined });
+      expect(answer.status === 200 || (answer.status >= 400 && answer.status < 500), search).toBe(true);
+      if (answer.status === 200) {
+        expect(answer.json.links.length).toBeLessThanOrEqual(100);
+        for (const link of answer.json.links) expect(link.authorId).toBe(world.alice.user.id);
+      }
+    }), options(150));
   }, TIMEOUT);
 });
 

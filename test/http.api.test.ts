@@ -297,8 +297,8 @@ describe("routes", () => {
   it("answers an unknown route with 404 NOT_FOUND as JSON, inside and outside the API", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
-    expectError(await get(env, "/api/v1/links", { token: alice.token }), 404, "NOT_FOUND");
-    expectError(await get(env, "/api/v1/links/1", { token: alice.token }), 404, "NOT_FOUND");
+    expectError(await get(env, "/api/v1/link", { token: alice.token }), 404, "NOT_FOUND");
+    expectError(await get(env, "/api/v1/links/1/clicks", { token: alice.token }), 404, "NOT_FOUND");
     expectError(await get(env, "/api/v2/collections", { token: alice.token }), 404, "NOT_FOUND");
     expectError(await get(env, "/api/v1", { token: alice.token }), 404, "NOT_FOUND");
     expectError(await get(env, "/no/such/page"), 404, "NOT_FOUND");
@@ -331,7 +331,7 @@ describe("routes", () => {
     expectError(await del(env, "/api/v1/collections", { token }), 404, "NOT_FOUND");
     expectError(await put(env, "/api/v1/collections", { token, body: { name: "X", visibility: "PUBLIC" } }), 404, "NOT_FOUND");
     expectError(await post(env, `/api/v1/links/${link.id}`, { token, body }), 404, "NOT_FOUND");
-    expectError(await get(env, `/api/v1/collections/${collection.id}`, { token }), 404, "NOT_FOUND");
+    expectError(await post(env, "/api/v1/links/favorites", { token, body }), 404, "NOT_FOUND");
     expectError(await post(env, "/healthz", { body: {} }), 404, "NOT_FOUND");
     expect(snapshot(env)).toBe(before);
   });

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { UserRow } from "../db/schema";
 import { Unauthorized } from "../errors";
-import { API_PREFIX, clientAddress } from "../http";
+import { API_PREFIX, clientAddress, OPENAPI_PATH } from "../http";
 import { RateLimiter } from "../ratelimit/limiter";
 import { pathOf, userFromAuthorization } from "./bearer";
 import { resolveUser } from "./identity";
@@ -12,6 +12,8 @@ export type GuardedArea = "api" | "redirect" | "favicon";
 
 /** guardedArea tells which guarded area a path belongs to, if any. */
 export function guardedArea(path: string): GuardedArea | undefined {
+  // The OpenAPI document describes the API and holds no one's data: public, like /api/docs.
+  if (path === OPENAPI_PATH) return undefined;
   if (path.startsWith(`${API_PREFIX}/`)) return "api";
   if (path.startsWith("/l/")) return "redirect";
   if (path === "/favicon") return "favicon";

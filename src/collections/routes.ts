@@ -2,8 +2,10 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/requester";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
+import { MessageJson } from "../http";
 import { parseId } from "../ids";
-import { CollectionBody } from "./model";
+import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
+import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "./model";
 import { collectionListBody, getCollection } from "./queries";
 import { createCollection, deleteCollection, updateCollection } from "./service";
 
@@ -18,17 +20,49 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
       const body = answers.get(readDatabaseStamp(db), user.id, () => collectionListBody(db, user));
       set.headers["content-type"] = "application/json;charset=utf-8";
       return body;
+    }, {
+      detail: describeRoute({
+        tag: "collections", summary: "List your collections with their links",
+        responses: { 200: { description: "Every collection of yours, the Inbox included.", json: CollectionListJson }, ...apiErrors({ body: false, id: false }) },
+      }),
     })
-    .get("/:id", ({ user, params }) => ({ collection: getCollection(db, user, parseId(params.id)) }))
+    .get("/:id", ({ user, params }) => ({ collection: getCollection(db, user, parseId(params.id)) }), {
+      detail: describeRoute({
+        tag: "collections", summary: "Read one of your collections with its links",
+        responses: { 200: { description: "The collection, its links newest first.", json: CollectionItemJson }, ...apiErrors({ body: false, id: true }) },
+      }),
+    })
     .post("/", ({ user, body, status }) =>
-      status(201, { message: "Collection created.", collection: createCollection(db, user, body, clock()) }),
-      { body: CollectionBody })
+      status(201, { message: "Collection created.", collection: createCollection(db, user, body, clock()) }), {
+      body: CollectionBody,
+      detail: describeRoute({
+        tag: "collections", summary: "Create a collection",
+        responses: { 201: { description: "Created, with no links.", json: CollectionCreatedJson }, ...apiErrors({ body: true, id: false }) },
+      }),
+    })
     .put("/:id", ({ user, params, body }) => {
       updateCollection(db, user.id, parseId(params.id), body, clock());
       return { message: "Collection updated." };
-    }, { body: CollectionBody })
+    }, {
+      body: CollectionBody,
+      detail: describeRoute({
+        tag: "collections", summary: "Update a collection",
+        description: "An omitted description or icon keeps its stored value. The Inbox can be renamed, re-iconed and made public.",
+        responses: { 200: { description: "Updated.", json: MessageJson }, ...apiErrors({ body: true, id: true }) },
+      }),
+    })
     .delete("/:id", ({ user, params }) => {
       deleteCollection(db, user.id, parseId(params.id));
       return { message: "Collection deleted." };
+    }, {
+      detail: describeRoute({
+        tag: "collections", summary: "Delete a collection (never its links)",
+        description: "Links that were only in it move to the Inbox; links also elsewhere just leave it. One transaction.",
+        responses: {
+          200: { description: "Deleted.", json: MessageJson },
+          409: errorDoc("DEFAULT_COLLECTION: the Inbox cannot be deleted."),
+          ...apiErrors({ body: false, id: true }),
+        },
+      }),
     });
 }

@@ -20,6 +20,8 @@ interface Job {
 export class GroupCommit {
   private jobs: Job[] = [];
   private scheduled = false;
+  /** Counts the batches flushed so far: writes of one batch see the same number. */
+  batches = 0;
 
   private readonly inSavepoint;
 
@@ -46,6 +48,7 @@ export class GroupCommit {
     this.jobs = [];
     this.scheduled = false;
     if (jobs.length === 0) return;
+    this.batches++;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
       this.sqlite.transaction(() => {

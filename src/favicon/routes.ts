@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
+import { describeRoute, errorDoc, rateLimited } from "../openapi/describe";
 import { createFaviconService, parseFaviconTarget } from "./service";
 
 /** The content security policy an SVG is served with: no scripts, no fetches, sandboxed. */
@@ -34,5 +35,21 @@ export function faviconRoutes(deps: AppDeps) {
       return null;
     }
     return image.bytes;
+  }, {
+    detail: describeRoute({
+      tag: "favicon", summary: "The icon of a URL's site",
+      description: "Found through the site's root page or /favicon.ico, checked by its bytes and cached; a generated SVG placeholder when there is none. No authentication.",
+      query: { url: { description: "An absolute http(s) URL, URL-encoded.", required: true } },
+      responses: {
+        200: {
+          description: "The icon, or the placeholder.",
+          media: ["image/png", "image/x-icon", "image/svg+xml", "image/gif", "image/jpeg", "image/webp"],
+          headers: { "Cache-Control": "public, max-age=86400", ETag: "Of the bytes.", "X-Content-Type-Options": "nosniff" },
+        },
+        304: { description: "If-None-Match named the ETag." },
+        400: errorDoc("INVALID_URL: the url parameter is missing, unparsable or not http(s)."),
+        429: rateLimited(),
+      },
+    }),
   });
 }

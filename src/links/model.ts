@@ -5,15 +5,22 @@ import { iso } from "../ids";
 /** Elysia's t.Integer also accepts numeric strings; ids in a body must be JSON numbers. */
 export const IdNumber = t.Number({ multipleOf: 1 });
 
+// Descriptions document the rules the service applies (src/rules.ts); they validate nothing.
 const linkFields = {
-  name: t.String(),
-  description: t.Optional(t.String()),
-  url: t.String(),
+  name: t.String({ description: "1-254 characters (Unicode code points, counted after trimming; stored trimmed)." }),
+  description: t.Optional(t.String({ description: "At most 300 characters. Default \"\" on POST; omitted on PUT keeps the stored value, \"\" clears it." })),
+  url: t.String({ description: "An absolute http: or https: URL of at most 2048 characters." }),
   favorite: t.Boolean(),
 };
 
-export const CreateLinkBody = t.Object({ ...linkFields, collectionIds: t.Optional(t.Array(IdNumber)) });
-export const UpdateLinkBody = t.Object({ ...linkFields, collectionIds: t.Array(IdNumber) });
+export const CreateLinkBody = t.Object({
+  ...linkFields,
+  collectionIds: t.Optional(t.Array(IdNumber, { description: "Ids of your collections; duplicates are folded. Omitted or empty: the Inbox." })),
+});
+export const UpdateLinkBody = t.Object({
+  ...linkFields,
+  collectionIds: t.Array(IdNumber, { description: "Ids of your collections; duplicates are folded. Empty: the Inbox." }),
+});
 
 /** `GET /api/v1/links` query: types only (Elysia converts the strings); the ranges are searchLinks' rules. */
 export const LinkSearchQuery = t.Object({
@@ -27,20 +34,34 @@ export const LinkSearchQuery = t.Object({
 export type CreateLinkInput = typeof CreateLinkBody.static;
 export type UpdateLinkInput = typeof UpdateLinkBody.static;
 
+/** An integer in an answer (Elysia's t.Integer also admits numeric strings, which the answers never hold). */
+export const Int = (options: { description?: string } = {}) => t.Unsafe<number>({ type: "integer", ...options });
+
+/** A timestamp as the contract writes it: ISO 8601 UTC with milliseconds. */
+export const Timestamp = t.String({ format: "date-time", examples: ["2026-11-22T05:52:24.123Z"] });
+
 export const LinkJson = t.Object({
-  id: t.Number(),
+  id: Int(),
   name: t.String(),
   description: t.String(),
   url: t.String(),
   favorite: t.Boolean(),
-  clicks: t.Number(),
-  lastClickedAt: t.Union([t.String(), t.Null()]),
-  collectionIds: t.Array(t.Number()),
-  authorId: t.Number(),
-  createdAt: t.String(),
-  updatedAt: t.String(),
+  clicks: Int({ description: "Counted by GET /l/{id}." }),
+  lastClickedAt: t.Union([Timestamp, t.Null()], { description: "Null until the first click." }),
+  collectionIds: t.Array(Int(), { description: "Sorted ascending." }),
+  authorId: Int(),
+  createdAt: Timestamp,
+  updatedAt: t.String({ format: "date-time", description: "Moves on PUT only, not on clicks." }),
 });
 export type LinkJson = typeof LinkJson.static;
+
+export const LinkCreatedJson = t.Object({ message: t.String(), link: LinkJson });
+export const LinkItemJson = t.Object({ link: LinkJson });
+export const LinkPageJson = t.Object({
+  links: t.Array(LinkJson, { description: "Newest first." }),
+  nextCursor: t.Union([t.String(), t.Null()], { description: "Pass as cursor for the next page; null on the last page." }),
+});
+export const FavoritesJson = t.Array(LinkJson, { description: "Most clicked first, then most recently clicked (never clicked last), then id." });
 
 /** toLinkJson shapes a stored link for clients; `collectionIds` must already be sorted. */
 export function toLinkJson(row: LinkRow, collectionIds: number[]): LinkJson {

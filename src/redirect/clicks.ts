@@ -10,6 +10,8 @@ import type { GroupCommit } from "../db/group-commit";
  */
 export class ClickRecorder {
   private readonly update;
+  /** Clicks committed together share one time: the clock is read once per batch. */
+  private time = { batch: -1, at: 0 };
 
   constructor(sqlite: Database, private readonly commits: GroupCommit, private readonly clock: () => number) {
     // `.run()`, never `.get()`: a statement left un-reset would pin the WAL (see STACK.md).
@@ -19,7 +21,8 @@ export class ClickRecorder {
   /** record counts one click of a link; resolves once it is committed. */
   record(linkId: number): Promise<void> {
     return this.commits.run(() => {
-      this.update.run(this.clock(), linkId);
+      if (this.time.batch !== this.commits.batches) this.time = { batch: this.commits.batches, at: this.clock() };
+      this.update.run(this.time.at, linkId);
     });
   }
 }

@@ -5,7 +5,21 @@ import type { GroupCommit } from "../db/group-commit";
 import type { UserRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { parseId } from "../ids";
+import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { ClickRecorder } from "./clicks";
+
+const notVisible = {
+  ...errorDoc("NOT_FOUND: no such link, a malformed id, or a link that is in no PUBLIC collection and not yours. A browser (Accept: text/html) gets an HTML page."),
+  media: ["text/html"],
+};
+const redirectDoc = (summary: string, description: string): RouteDoc => ({
+  tag: "redirect", summary, description,
+  responses: {
+    302: { description: "The link's URL.", headers: { Location: "The link's URL.", "Cache-Control": "no-store" } },
+    404: notVisible,
+    429: rateLimited(),
+  },
+});
 
 interface RedirectTarget {
   url: string;
@@ -49,6 +63,13 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, co
       // `/l/1/`), even though a HEAD route exists: a HEAD must never count.
       if (request.method !== "HEAD") await clicks.record(id);
       return found(set, location);
+    }, {
+      detail: describeRoute(redirectDoc(
+        "Open a link, counting one click",
+        "Visible when one of the link's collections is PUBLIC, or to its owner (session cookie or bearer token). The click is committed before the answer.",
+      )),
     })
-    .head("/l/:id", ({ params, requester, set }) => found(set, visibleTarget(params.id, requester).location));
+    .head("/l/:id", ({ params, requester, set }) => found(set, visibleTarget(params.id, requester).location), {
+      detail: describeRoute(redirectDoc("Check a link without counting a click", "Answers like GET, for link checkers and unfurlers.")),
+    });
 }

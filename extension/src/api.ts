@@ -1,0 +1,137 @@
+/** The linkshelf API as the extension sees it (CONTRACT sections 2, 3 and 8). */
+
+export interface Link {
+  id: number;
+  name: string;
+  description: string;
+  url: string;
+  favorite: boolean;
+  clicks: number;
+  lastClickedAt: string | null;
+  collectionIds: number[];
+}
+
+export interface Collection {
+  id: number;
+  name: string;
+  icon: string;
+  isDefault: boolean;
+  links: Link[];
+}
+
+export interface NewLink {
+  name: string;
+  url: string;
+  description: string;
+  favorite: boolean;
+  collectionIds: number[];
+}
+
+export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
+
+/** ApiError carries a sentence fit for the user and what the caller should do about it. */
+export class ApiError extends Error {
+  constructor(
+    readonly kind: ApiErrorKind,
+    message: string,
+    /** For "rate-limited": seconds to wait, from `Retry-After`. */
+    readonly retryAfterSeconds = 0,
+  ) {
+    super(message);
+  }
+}
+
+export interface ClientOptions {
+  origin: string;
+  token: string;
+  fetch?: typeof fetch;
+  /** A request that takes longer counts as an unreachable server. */
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+export interface Client {
+  listCollections(): Promise<Collection[]>;
+  listFavorites(): Promise<Link[]>;
+  createLink(input: NewLink): Promise<Link>;
+}
+
+/** parseRetryAfter reads `Retry-After` as seconds or an HTTP date; without one, a minute. */
+export function parseRetryAfter(value: string | null, now: number): number {
+  if (value === null || value.trim() === "") return 60;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? 60 : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** createClient talks to one server with one token. */
+export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 10_000, now = Date.now }: ClientOptions): Client {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: "application/json" };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    let response: Response;
+    try {
+      response = await send(`${origin}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch {
+      throw new ApiError("unreachable", `Cannot reach ${origin}. Check the address and that linkshelf is running there.`);
+    }
+    if (response.status === 401) {
+      throw new ApiError("unauthorized", "The server no longer accepts this browser's token (it was revoked). Sign in again.");
+    }
+    if (response.status === 429) {
+      const seconds = parseRetryAfter(response.headers.get("Retry-After"), now());
+      throw new ApiError("rate-limited", `Too many requests for now. Try again in ${seconds} s.`, seconds);
+    }
+    const text = await response.text();
+    const json = parseJson(text);
+    if (!response.ok) {
+      throw new ApiError("refused", describeRefusal(response.status, json));
+    }
+    if (json === undefined) throw new ApiError("refused", `${origin} answered with something other than JSON. Is it a linkshelf server?`);
+    return json as T;
+  }
+
+  return {
+    listCollections: async () => (await call<{ collections: Collection[] }>("GET", "/api/v1/collections")).collections,
+    listFavorites: () => call<Link[]>("GET", "/api/v1/links/favorites"),
+    createLink: async (input) => (await call<{ link: Link }>("POST", "/api/v1/links", input)).link,
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** describeRefusal is the server's own message, with each field's problem when it lists them. */
+function describeRefusal(status: number, json: unknown): string {
+  const body = (json ?? {}) as { message?: unknown; errors?: { path?: unknown; message?: unknown }[] };
+  const message = typeof body.message === "string" ? body.message : `The server answered ${status}.`;
+  const details = Array.isArray(body.errors)
+    ? body.errors.map((error) => `${String(error.path ?? "").replace(/^\//, "")}: ${String(error.message ?? "")}`)
+    : [];
+  return details.length > 0 ? `${message} (${details.join("; ")})` : message;
+}
+
+/** checkServer tells apart an address with nothing behind it and one that is not linkshelf, before the sign-in window opens. */
+export async function checkServer(origin: string, send: typeof fetch = fetch, timeoutMs = 10_000): Promise<ApiError | null> {
+  let response: Response;
+  try {
+    response = await send(`${origin}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch {
+    return new ApiError("unreachable", `Cannot reach ${origin}. Check the address and that linkshelf is running there.`);
+  }
+  const body = parseJson(await response.text()) as { status?: unknown } | undefined;
+  if (response.status !== 200 || body?.status !== "ok") {
+    return new ApiError("refused", `${origin} answered, but not like a linkshelf server (status ${response.status}).`);
+  }
+  return null;
+}

@@ -1,0 +1,63 @@
+/**
+ * The background script (Chromium service worker, Firefox event page): keeps the pinned folder
+ * in step with the server, on start, on a timer, after a save and when the settings change, and
+ * offers "Save to linkshelf…" in the context menu. Listeners are registered at the top level so
+ * a restarted worker receives the event that woke it.
+ */
+import { syncFavorites, type SyncOutcome } from "./pins";
+import { webext } from "./webext";
+
+const ext = webext();
+const REFRESH_ALARM = "linkshelf-refresh";
+const RETRY_ALARM = "linkshelf-retry";
+const REFRESH_MINUTES = 15;
+const MENU_ID = "linkshelf-save";
+/** Settings whose change calls for a refresh (the sync's own writes are not among them). */
+const WATCHED = ["server", "token", "pinCount"];
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/** refresh runs one sync after any running one (two at once would both add the same bookmarks). */
+function refresh(): Promise<SyncOutcome> {
+  const next = queue.then(() => syncFavorites({ bookmarks: ext.bookmarks, storage: ext.storage.local }));
+  queue = next.catch(() => undefined);
+  return next.then((outcome) => {
+    // Rate limited: try once more when the server says, not before.
+    if (outcome.retryAfterSeconds > 0) void ext.alarms.create(RETRY_ALARM, { when: Date.now() + outcome.retryAfterSeconds * 1000 });
+    return outcome;
+  });
+}
+
+function start() {
+  void ext.alarms.create(REFRESH_ALARM, { periodInMinutes: REFRESH_MINUTES });
+  void refresh();
+}
+
+ext.runtime.onInstalled.addListener(({ reason }) => {
+  void ext.contextMenus.removeAll().then(() => {
+    ext.contextMenus.create({ id: MENU_ID, title: "Save to linkshelf…", contexts: ["page", "link"] });
+  });
+  // A new install has no server yet: the options page is where that starts.
+  if (reason === "install") void ext.runtime.openOptionsPage();
+  start();
+});
+ext.runtime.onStartup.addListener(start);
+ext.alarms.onAlarm.addListener(() => void refresh());
+
+ext.storage.onChanged.addListener((changes, area) => {
+  if (area === "local" && WATCHED.some((key) => key in changes)) void refresh();
+});
+
+ext.runtime.onMessage.addListener((message, _sender, respond) => {
+  if ((message as { type?: unknown } | null)?.type !== "refresh") return;
+  refresh().then(respond, (error: unknown) => respond({ lastSync: { at: Date.now(), ok: false, message: String(error) } }));
+  return true;
+});
+
+ext.contextMenus.onClicked.addListener((info, tab) => {
+  if (info.menuItemId !== MENU_ID) return;
+  const url = info.linkUrl ?? info.pageUrl ?? tab?.url ?? "";
+  const title = info.linkUrl ? (info.linkText ?? info.linkUrl) : (tab?.title ?? url);
+  const query = new URLSearchParams({ url, title });
+  void ext.windows.create({ url: ext.runtime.getURL(`popup.html?${query}`), type: "popup", width: 440, height: 640 });
+});

@@ -1,0 +1,74 @@
+/** The options page: the server's address, signing in and out, and how many favorites to pin. */
+import { checkServer } from "./api";
+import { hostPermission, parseServerAddress } from "./address";
+import { signIn } from "./auth";
+import { byId, say } from "./dom";
+import { forgetToken, loadState, MAX_PIN_COUNT, saveSignIn } from "./state";
+import { webext } from "./webext";
+
+const ext = webext();
+const storage = ext.storage.local;
+const serverInput = byId<HTMLInputElement>("server");
+const signInButton = byId<HTMLButtonElement>("sign-in");
+const message = byId("message");
+const pinCount = byId<HTMLInputElement>("pin-count");
+
+async function render(): Promise<void> {
+  const state = await loadState(storage);
+  if (serverInput.value === "") serverInput.value = state.server ?? "";
+  const signedIn = state.server !== null && state.token !== null;
+  byId("account").hidden = !signedIn;
+  byId("account-server").textContent = state.server ?? "";
+  signInButton.textContent = signedIn ? "Sign in again" : "Sign in";
+  if (!signedIn && state.signedOutReason) say(message, state.signedOutReason, "error");
+  if (document.activeElement !== pinCount) pinCount.value = String(state.pinCount);
+  const last = state.lastSync;
+  say(byId("last-sync"), last ? `${last.message} (${new Date(last.at).toLocaleString()})` : "", last && !last.ok ? "error" : "info");
+}
+
+byId("server-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const address = parseServerAddress(serverInput.value);
+  if (!address.ok) return say(message, address.reason, "error");
+  // Asked before anything is awaited: browsers show a permission prompt only during the click.
+  const granted = ext.permissions.request({ origins: [hostPermission(address.origin)] }).catch(() => false);
+  void connect(address.origin, granted);
+});
+
+async function connect(origin: string, granted: Promise<boolean>): Promise<void> {
+  signInButton.disabled = true;
+  try {
+    if (!(await granted)) {
+      return say(message, `linkshelf needs your permission to reach ${new URL(origin).host}; without it the browser blocks every request to the server.`, "error");
+    }
+    say(message, `Checking ${origin}…`);
+    const problem = await checkServer(origin);
+    if (problem) return say(message, problem.message, "error");
+    say(message, "Sign in to linkshelf in the window that opened…");
+    const result = await signIn(ext.identity, origin);
+    if (!result.ok) return say(message, result.reason, "error");
+    await saveSignIn(storage, origin, result.token);
+    say(message, "Signed in. Your favorites appear in the “linkshelf” folder on the bookmarks bar.", "ok");
+  } finally {
+    signInButton.disabled = false;
+    await render();
+  }
+}
+
+byId("sign-out").addEventListener("click", async () => {
+  await forgetToken(storage, null);
+  say(message, "Signed out. The server keeps this browser's token until you revoke it there (linkshelf token list / token revoke).", "ok");
+  await render();
+});
+
+pinCount.addEventListener("change", async () => {
+  const count = Number(pinCount.value);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_PIN_COUNT) {
+    return say(byId("last-sync"), `Pin between 1 and ${MAX_PIN_COUNT} favorites.`, "error");
+  }
+  await storage.set({ pinCount: count });
+});
+
+byId("refresh").addEventListener("click", () => void ext.runtime.sendMessage({ type: "refresh" }).then(render));
+ext.storage.onChanged.addListener(() => void render());
+void render();

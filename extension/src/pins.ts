@@ -1,0 +1,99 @@
+import { ApiError, createClient, type Link } from "./api";
+import { reconcile, type Op, type Target } from "./reconcile";
+import { forgetToken, loadState, type LastSync } from "./state";
+import type { BookmarkNode, Bookmarks, StorageArea } from "./webext";
+
+/** The one folder the extension owns: it changes nothing outside it. */
+export const FOLDER_TITLE = "linkshelf";
+
+/** favoriteTargets: the first `count` favorites (the server's order: most clicked first), each opened through `/l/:id` so a click counts. */
+export function favoriteTargets(origin: string, favorites: readonly Link[], count: number): Target[] {
+  return favorites.slice(0, count).map((link) => ({ title: link.name, url: `${origin}/l/${link.id}` }));
+}
+
+/** findBookmarksBar picks the bookmarks bar among the roots: Chromium's "bookmarks-bar" (id "1"), Firefox's "toolbar_____". */
+export function findBookmarksBar(tree: readonly BookmarkNode[]): BookmarkNode {
+  const roots = tree[0]?.children ?? [];
+  const bar = roots.find((node) => node.folderType === "bookmarks-bar" || node.id === "toolbar_____") ?? roots.find((node) => node.id === "1") ?? roots[0];
+  if (!bar) throw new Error("This browser has no bookmarks bar.");
+  return bar;
+}
+
+/** ensureFolder returns the remembered folder if it still exists, else a "linkshelf" folder on the bar (found or created). */
+export async function ensureFolder(bookmarks: Bookmarks, rememberedId: string | null): Promise<string> {
+  if (rememberedId !== null) {
+    const found = await bookmarks.get(rememberedId).catch(() => []);
+    if (found[0] && found[0].url === undefined) return rememberedId;
+  }
+  const bar = findBookmarksBar(await bookmarks.getTree());
+  const existing = (await bookmarks.getChildren(bar.id)).find((node) => node.url === undefined && node.title === FOLDER_TITLE);
+  return existing?.id ?? (await bookmarks.create({ parentId: bar.id, title: FOLDER_TITLE })).id;
+}
+
+/** applyOps carries out reconcile's operations inside `folderId`. */
+export async function applyOps(bookmarks: Bookmarks, folderId: string, ops: readonly Op[]): Promise<void> {
+  for (const op of ops) {
+    if (op.type === "remove") await (op.folder ? bookmarks.removeTree(op.id) : bookmarks.remove(op.id));
+    else if (op.type === "rename") await bookmarks.update(op.id, { title: op.title });
+    else if (op.type === "create") await bookmarks.create({ parentId: folderId, index: op.index, title: op.title, url: op.url });
+    else await moveTo(bookmarks, folderId, op.id, op.index);
+  }
+}
+
+/**
+ * moveTo puts a bookmark at final position `index` of its folder. Moving towards the end of the
+ * same folder is where browsers differ: Chromium reads the index as a position before the
+ * bookmark leaves its place, so it lands one short; that case is detected and corrected.
+ */
+async function moveTo(bookmarks: Bookmarks, parentId: string, id: string, index: number): Promise<void> {
+  const from = (await bookmarks.get(id))[0]?.index;
+  await bookmarks.move(id, { parentId, index });
+  if (from === undefined || from >= index) return;
+  if ((await bookmarks.get(id))[0]?.index === index - 1) await bookmarks.move(id, { parentId, index: index + 1 });
+}
+
+export interface SyncOutcome {
+  lastSync: LastSync;
+  /** When the server asked to wait (429), the seconds to wait before trying again. */
+  retryAfterSeconds: number;
+  ops: Op[];
+}
+
+export interface SyncDeps {
+  bookmarks: Bookmarks;
+  storage: StorageArea;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+/**
+ * syncFavorites mirrors the server's favorites into the folder: reads them, finds or creates
+ * the folder, and applies the fewest operations. A revoked token signs the extension out; every
+ * outcome is stored as `lastSync` for the options page.
+ */
+export async function syncFavorites({ bookmarks, storage, fetch: send, now = Date.now }: SyncDeps): Promise<SyncOutcome> {
+  const state = await loadState(storage);
+  let outcome: SyncOutcome;
+  if (state.server === null || state.token === null) {
+    outcome = { lastSync: { at: now(), ok: false, message: "Not signed in." }, retryAfterSeconds: 0, ops: [] };
+  } else {
+    try {
+      const favorites = await createClient({ origin: state.server, token: state.token, fetch: send, now }).listFavorites();
+      const folderId = await ensureFolder(bookmarks, state.folderId);
+      if (folderId !== state.folderId) await storage.set({ folderId });
+      const current = (await bookmarks.getChildren(folderId)).map(({ id, title, url }) => ({ id, title, url }));
+      const targets = favoriteTargets(state.server, favorites, state.pinCount);
+      const ops = reconcile(current, targets);
+      await applyOps(bookmarks, folderId, ops);
+      const message = `${targets.length} favorite${targets.length === 1 ? "" : "s"} pinned to the bookmarks bar.`;
+      outcome = { lastSync: { at: now(), ok: true, message }, retryAfterSeconds: 0, ops };
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === "unauthorized") await forgetToken(storage, error.message);
+      const message = error instanceof ApiError ? error.message : `Could not update the bookmarks folder: ${String(error)}`;
+      const retryAfterSeconds = error instanceof ApiError ? error.retryAfterSeconds : 0;
+      outcome = { lastSync: { at: now(), ok: false, message }, retryAfterSeconds, ops: [] };
+    }
+  }
+  await storage.set({ lastSync: outcome.lastSync });
+  return outcome;
+}

@@ -1,0 +1,94 @@
+/**
+ * The part of the WebExtension API linkshelf uses, typed here instead of pulling in
+ * `@types/chrome`: it is exactly the boundary the unit tests fake. In Manifest V3 both
+ * Chromium's `chrome` and Firefox's `browser` return promises from these calls.
+ */
+
+export interface BookmarkNode {
+  id: string;
+  parentId?: string;
+  index?: number;
+  title: string;
+  url?: string;
+  children?: BookmarkNode[];
+  /** Chromium 134+ names its permanent folders ("bookmarks-bar", "other", "mobile"). */
+  folderType?: string;
+}
+
+export interface Bookmarks {
+  getTree(): Promise<BookmarkNode[]>;
+  get(id: string): Promise<BookmarkNode[]>;
+  getChildren(id: string): Promise<BookmarkNode[]>;
+  create(details: { parentId: string; index?: number; title: string; url?: string }): Promise<BookmarkNode>;
+  move(id: string, destination: { parentId: string; index: number }): Promise<BookmarkNode>;
+  update(id: string, changes: { title: string }): Promise<BookmarkNode>;
+  remove(id: string): Promise<void>;
+  removeTree(id: string): Promise<void>;
+}
+
+export interface StorageArea {
+  get(keys: string[]): Promise<Record<string, unknown>>;
+  set(items: Record<string, unknown>): Promise<void>;
+  remove(keys: string[]): Promise<void>;
+}
+
+export interface Identity {
+  getRedirectURL(): string;
+  launchWebAuthFlow(details: { url: string; interactive: boolean }): Promise<string | undefined>;
+}
+
+export interface Permissions {
+  request(permissions: { origins: string[] }): Promise<boolean>;
+}
+
+export interface Tab {
+  id?: number;
+  url?: string;
+  title?: string;
+}
+
+export interface MenuClick {
+  menuItemId: string | number;
+  pageUrl?: string;
+  linkUrl?: string;
+  linkText?: string;
+}
+
+interface Event<Listener> {
+  addListener(listener: Listener): void;
+}
+
+/** The whole API object the extension's scripts use. */
+export interface WebExt {
+  bookmarks: Bookmarks;
+  storage: { local: StorageArea; onChanged: Event<(changes: Record<string, unknown>, area: string) => void> };
+  identity: Identity;
+  permissions: Permissions;
+  tabs: { query(query: { active: boolean; currentWindow: boolean }): Promise<Tab[]>; create(details: { url: string }): Promise<Tab> };
+  windows: { create(details: { url: string; type: "popup"; width: number; height: number }): Promise<unknown> };
+  alarms: {
+    create(name: string, info: { periodInMinutes?: number; when?: number }): Promise<void> | void;
+    onAlarm: Event<(alarm: { name: string }) => void>;
+  };
+  contextMenus: {
+    create(details: { id: string; title: string; contexts: string[] }): void;
+    removeAll(): Promise<void>;
+    onClicked: Event<(info: MenuClick, tab?: Tab) => void>;
+  };
+  runtime: {
+    getURL(path: string): string;
+    openOptionsPage(): Promise<void>;
+    sendMessage(message: unknown): Promise<unknown>;
+    onMessage: Event<(message: unknown, sender: unknown, respond: (answer: unknown) => void) => boolean | void>;
+    onStartup: Event<() => void>;
+    onInstalled: Event<(details: { reason: string }) => void>;
+  };
+}
+
+/** webext is Firefox's `browser` where it exists, else Chromium's `chrome`. */
+export function webext(): WebExt {
+  const scope = globalThis as { browser?: WebExt; chrome?: WebExt };
+  const api = scope.browser ?? scope.chrome;
+  if (!api) throw new Error("not running inside a browser extension");
+  return api;
+}

@@ -1,0 +1,83 @@
+import { t, type DocumentDecoration } from "elysia";
+import { ErrorJson } from "../errors";
+
+type Parameter = NonNullable<DocumentDecoration["parameters"]>[number];
+/** A body schema written with Elysia's `t` (TypeBox is JSON Schema; src/openapi/document.ts tidies it for OpenAPI). */
+type JsonSchema = ReturnType<typeof t.Object> | ReturnType<typeof t.Array>;
+
+export interface ResponseDoc {
+  description: string;
+  /** The JSON body, as the route sends it. */
+  json?: JsonSchema;
+  /** Media types of other bodies the answer may carry (an image, an HTML page). */
+  media?: string[];
+  /** Headers worth knowing, by name, with what they carry. */
+  headers?: Record<string, string>;
+}
+
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** The part of the service the route belongs to (links, collections, ...). */
+  tag: string;
+  /** Query parameters: the routes read them by hand, so no schema declares them. */
+  query?: Record<string, { description: string; required: boolean }>;
+  responses: Record<number, ResponseDoc>;
+}
+
+/**
+ * describeRoute is a route's OpenAPI `detail`: summary, tag, query parameters and responses.
+ * Responses are described here, not as the route's `response` option, because Elysia would
+ * then validate and reshape every answer (and the collection list is sent as ready-made bytes).
+ */
+export function describeRoute(doc: RouteDoc): DocumentDecoration {
+  const responses = Object.fromEntries(Object.entries(doc.responses).map(([status, response]) => {
+    const content: Record<string, { schema?: JsonSchema }> = {};
+    if (response.json) content["application/json"] = { schema: response.json };
+    for (const type of response.media ?? []) content[type] = {};
+    const headers = response.headers && Object.fromEntries(Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: "string" as const } }]));
+    return [status, { description: response.description, ...(headers ? { headers } : {}), ...(Object.keys(content).length ? { content } : {}) }];
+  }));
+  const parameters: Parameter[] = Object.entries(doc.query ?? {}).map(([name, { description, required }]) => ({
+    name, in: "query", required, description, schema: { type: "string" },
+  }));
+  return {
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: [doc.tag],
+    ...(parameters.length ? { parameters } : {}),
+    responses,
+  };
+}
+
+/** errorDoc describes an error answer in the contract's shape. */
+export function errorDoc(description: string): ResponseDoc {
+  return { description, json: ErrorJson };
+}
+
+/** The headers of every rate-limited answer (CONTRACT section 8). */
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": "Requests allowed per window.",
+  "RateLimit-Remaining": "Requests left in this window.",
+  "RateLimit-Reset": "Seconds until the window resets.",
+};
+
+/** The refusals every `/api/v1` route can answer, and those of a route that takes a JSON body or an id. */
+export function apiErrors(options: { body: boolean; id: boolean }): Record<number, ResponseDoc> {
+  const errors: Record<number, ResponseDoc> = {};
+  if (options.body) {
+    errors[400] = errorDoc("INVALID_JSON: the body is not JSON, or nests deeper than 32 levels.");
+    errors[413] = errorDoc("PAYLOAD_TOO_LARGE: the body is larger than 1 MiB.");
+    errors[415] = errorDoc("UNSUPPORTED_MEDIA_TYPE: the body was not sent as application/json.");
+    errors[422] = errorDoc("VALIDATION_FAILED: a field breaks the schema or a rule; `errors` lists each one by JSON pointer.");
+  }
+  errors[401] = { ...errorDoc("UNAUTHORIZED: no, malformed, unknown or revoked bearer token."), headers: { "WWW-Authenticate": "Bearer" } };
+  if (options.id) errors[404] = errorDoc("NOT_FOUND: the id does not exist, is not a positive integer, or belongs to another user.");
+  errors[429] = rateLimited();
+  return errors;
+}
+
+/** rateLimited describes a 429 (CONTRACT section 8). */
+export function rateLimited(): ResponseDoc {
+  return { ...errorDoc("RATE_LIMITED: over the rate limit."), headers: { ...RATE_LIMIT_HEADERS, "Retry-After": "Seconds to wait." } };
+}

@@ -1,0 +1,103 @@
+import { toOpenAPISchema, unwrapSchema } from "@elysiajs/openapi/openapi";
+import type { AnyElysia, AnySchema, DocumentDecoration } from "elysia";
+import pkg from "../../package.json" with { type: "json" };
+import { API_PREFIX } from "../http";
+
+/** The sign-in pages serve people in a browser, not API clients: they are left out. */
+export const BROWSER_PAGES = ["/", "/login", "/logout", "/setup"];
+
+export type Operation = DocumentDecoration & { operationId?: string };
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; description: string };
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string; description: string }> };
+}
+
+const TAGS = [
+  { name: "links", description: "Bookmarked links. Every /api/v1 route needs Authorization: Bearer <token>." },
+  { name: "collections", description: "Collections of links; every user has an Inbox that cannot be deleted." },
+  { name: "redirect", description: "Opening a link through the service counts its clicks." },
+  { name: "favicon", description: "Site icons, fetched by the server so clients never contact third parties." },
+  { name: "extension", description: "The browser extension's token handoff." },
+  { name: "service", description: "Health of the running service." },
+];
+
+/** `/api/v1/links/` and `/l/:id` as OpenAPI writes paths: `/api/v1/links`, `/l/{id}`. */
+export function openApiPath(routePath: string): string {
+  const trimmed = routePath.length > 1 ? routePath.replace(/\/$/, "") : routePath;
+  return trimmed.replace(/:([^/]+)/g, "{$1}");
+}
+
+/** convertResponses turns the `t` schemas of a route's documented responses into OpenAPI's JSON Schema. */
+function convertResponses(responses: Operation["responses"]): Operation["responses"] {
+  if (!responses) return responses;
+  return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
+    if (!("content" in response) || !response.content) return [status, response];
+    const content = Object.fromEntries(Object.entries(response.content).map(([type, media]) =>
+      [type, media.schema ? { ...media, schema: unwrapSchema(media.schema as AnySchema, undefined, "output") } : media]));
+    return [status, { ...response, content }];
+  }));
+}
+
+/** Who may call a path: the API takes a bearer token; /l/{id} is open, and recognises its owner. */
+function securityOf(path: string): Operation["security"] {
+  if (path.startsWith(`${API_PREFIX}/`)) return [{ bearerToken: [] }];
+  if (path === "/l/{id}") return [{}, { sessionCookie: [] }, { bearerToken: [] }];
+  if (path === "/extension/authorize") return [{ sessionCookie: [] }];
+  return [{}];
+}
+
+/**
+ * buildDocument is the OpenAPI 3.1 document of an app, generated from its routes by the
+ * Elysia OpenAPI plugin's generator (paths, path parameters, operation ids, each route's
+ * `detail`), then completed where the generator cannot see: request bodies (it drops the
+ * schema of a route whose body is read by a custom parser, as src/body.ts is), response
+ * schemas (written with `t` in `detail`, converted here by the plugin's own converter:
+ * literal unions become enums, `T | null` becomes `type: [T, "null"]`), the path `id` (a
+ * positive integer, 404 otherwise), prefix routes written without their trailing slash,
+ * and who may call each route.
+ */
+export function buildDocument(app: AnyElysia): OpenApiDocument {
+  const generated = toOpenAPISchema(app, { paths: BROWSER_PAGES });
+  const bodies = new Map<string, AnySchema>();
+  for (const route of app.routes) {
+    const body = route.hooks.body as AnySchema | undefined;
+    if (body) bodies.set(`${route.method.toLowerCase()} ${openApiPath(route.path)}`, body);
+  }
+
+  const paths: OpenApiDocument["paths"] = {};
+  for (const [rawPath, item] of Object.entries(generated.paths)) {
+    const path = openApiPath(rawPath);
+    for (const [method, generatedOperation] of Object.entries(item as Record<string, Operation>)) {
+      const operation: Operation = { ...generatedOperation, responses: convertResponses(generatedOperation.responses), security: securityOf(path) };
+      const body = bodies.get(`${method} ${path}`);
+      if (body) operation.requestBody = { required: true, content: { "application/json": { schema: unwrapSchema(body) } } };
+      else delete operation.requestBody;
+      operation.parameters = operation.parameters?.map((parameter) =>
+        "in" in parameter && parameter.in === "path"
+          ? { ...parameter, description: "A positive integer; anything else is 404.", schema: { type: "integer", minimum: 1 } }
+          : parameter);
+      (paths[path] ??= {})[method] = operation;
+    }
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "linkshelf",
+      version: pkg.version,
+      description: "A self-hosted bookmark store. Errors are {message, code, errors?}; lengths count Unicode code points after trimming.",
+    },
+    tags: TAGS,
+    paths,
+    components: {
+      securitySchemes: {
+        bearerToken: { type: "http", scheme: "bearer", description: "An API token (lks_...), from `linkshelf token create` or the extension handoff." },
+        sessionCookie: { type: "apiKey", in: "cookie", name: "linkshelf_session", description: "The browser session of /login." },
+      },
+    },
+  };
+}

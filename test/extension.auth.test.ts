@@ -1,0 +1,131 @@
+import { describe, expect, it } from "bun:test";
+import { hostPermission, parseServerAddress } from "../extension/src/address";
+import { authorizeUrl, signIn, tokenFromRedirect } from "../extension/src/auth";
+import type { Identity } from "../extension/src/webext";
+import { createSession } from "../src/auth/sessions";
+import { APP_ORIGIN } from "./extension.fakes";
+import { createUser, get, makeEnv, type TestEnv } from "./helpers";
+
+const REDIRECT = "https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/";
+const FIREFOX_REDIRECT = "https://0123456789abcdef0123456789abcdef01234567.extensions.allizom.org/";
+
+describe("parseServerAddress", () => {
+  const cases: [string, string | null][] = [
+    ["http://192.168.1.20:3000", "http://192.168.1.20:3000"],
+    ["192.168.1.20:3000", "http://192.168.1.20:3000"],
+    ["  nas.local:3000/  ", "http://nas.local:3000"],
+    ["https://links.example.org", "https://links.example.org"],
+    ["HTTP://NAS.LOCAL:3000", "http://nas.local:3000"],
+    ["http://[fd00::20]:3000", "http://[fd00::20]:3000"],
+    ["", null],
+    ["ftp://nas.local", null],
+    ["javascript:alert(1)", null],
+    ["http://me:secret@nas.local:3000", null],
+    ["http://nas.local:3000/linkshelf", null],
+    ["http://nas.local:3000/?x=1", null],
+    ["http://nas.local:99999", null],
+  ];
+  for (const [input, origin] of cases) {
+    it(`${origin ? "accepts" : "refuses"} ${JSON.stringify(input)}`, () => {
+      const result = parseServerAddress(input);
+      expect(result.ok ? result.origin : null).toBe(origin);
+      if (!result.ok) expect(result.reason.length).toBeGreaterThan(10);
+    });
+  }
+});
+
+describe("hostPermission", () => {
+  it("names the server's host only, without the port Firefox refuses in match patterns", () => {
+    expect(hostPermission("http://192.168.1.20:3000")).toBe("http://192.168.1.20/*");
+    expect(hostPermission("https://links.example.org")).toBe("https://links.example.org/*");
+    expect(hostPermission("http://[fd00::20]:3000")).toBe("http://[fd00::20]/*");
+  });
+});
+
+describe("the handoff URLs", () => {
+  it("asks the server's authorize route to come back to the extension's callback", () => {
+    const url = new URL(authorizeUrl("http://192.168.1.20:3000", REDIRECT));
+    expect(url.origin + url.pathname).toBe("http://192.168.1.20:3000/extension/authorize");
+    expect([...url.searchParams]).toEqual([["redirect_uri", REDIRECT]]);
+  });
+
+  it("reads the token from the callback's fragment, decoded", () => {
+    expect(tokenFromRedirect(`${REDIRECT}#token=lks_abc%2Bdef-_`, REDIRECT)).toEqual({ ok: true, token: "lks_abc+def-_" });
+    expect(tokenFromRedirect(`${FIREFOX_REDIRECT}cb?x=1#token=lks_x`, FIREFOX_REDIRECT)).toEqual({ ok: true, token: "lks_x" });
+  });
+
+  it("refuses a final URL that is not the extension's callback, or carries no token", () => {
+    for (const [url, because] of [
+      [undefined, "did not come back"],
+      ["not a url", "did not come back"],
+      [`https://evil.example/#token=lks_x`, "did not come back"],
+      [`https://bbcdefghijklmnopabcdefghijklmnop.chromiumapp.org/#token=lks_x`, "did not come back"],
+      [`${REDIRECT}?token=lks_x`, "did not hand over a token"],
+      [`${REDIRECT}#token=`, "did not hand over a token"],
+      [`${REDIRECT}#error=denied`, "did not hand over a token"],
+    ] as const) {
+      const result = tokenFromRedirect(url, REDIRECT);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.reason).toContain(because);
+    }
+  });
+});
+
+/**
+ * A browser's sign-in window, faked at the identity API: it opens the URL in a browser that has
+ * `cookie` (or none), follows the server's redirects and stops, like the browser does, at the
+ * first URL on the callback's origin. Without a session it lands on the login form, which this
+ * fake user then closes.
+ */
+function fakeIdentity(env: TestEnv, cookie: string | undefined, redirectUrl = REDIRECT): Identity & { opened: string[] } {
+  const opened: string[] = [];
+  return {
+    opened,
+    getRedirectURL: () => redirectUrl,
+    async launchWebAuthFlow({ url, interactive }) {
+      expect(interactive).toBe(true);
+      opened.push(url);
+      let next = url;
+      for (let hop = 0; hop < 5; hop++) {
+        if (new URL(next).origin === new URL(redirectUrl).origin) return next;
+        const response = await get(env, next.slice(APP_ORIGIN.length), { headers: cookie ? { cookie } : {} });
+        const location = response.headers.get("location");
+        if (response.status < 300 || response.status > 399 || !location) break;
+        next = new URL(location, next).href;
+      }
+      throw new Error("The user did not approve access.");
+    },
+  };
+}
+
+describe("signIn against the real server", () => {
+  it("comes back with a working token when the browser has a session", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = `linkshelf_session=${createSession(env.db, alice.user.id, env.clock.now++).id}`;
+    const identity = fakeIdentity(env, cookie);
+    const result = await signIn(identity, APP_ORIGIN);
+    expect(identity.opened).toEqual([authorizeUrl(APP_ORIGIN, REDIRECT)]);
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.token).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+    const response = await get(env, "/api/v1/collections", { token: result.token });
+    expect(response.status).toBe(200);
+    expect(response.body.collections[0].authorId).toBe(alice.user.id);
+  });
+
+  it("works with Firefox's callback address too", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = `linkshelf_session=${createSession(env.db, alice.user.id, env.clock.now++).id}`;
+    const result = await signIn(fakeIdentity(env, cookie, FIREFOX_REDIRECT), APP_ORIGIN);
+    expect(result.ok).toBe(true);
+  });
+
+  it("says the sign-in was cancelled when the window is closed on the login form", async () => {
+    const env = makeEnv();
+    await createUser(env);
+    const result = await signIn(fakeIdentity(env, undefined), APP_ORIGIN);
+    expect(result).toEqual({ ok: false, reason: "Sign-in was cancelled, or the sign-in page could not be shown." });
+    expect(env.db.$client.query("SELECT name FROM api_tokens").all()).toEqual([{ name: "test" }]);
+  });
+});

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { unzipSync } from "fflate";
+import { buildExtension, GECKO_ID } from "../extension/build";
+
+let out = "";
+let zips: string[] = [];
+
+beforeAll(async () => {
+  out = mkdtempSync(join(tmpdir(), "linkshelf-extension-build-"));
+  zips = await buildExtension(out);
+});
+
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+const manifestOf = (target: string) => JSON.parse(readFileSync(join(out, target, "manifest.json"), "utf8"));
+
+describe("npm run build:extension", () => {
+  it("writes a Chromium and a Firefox package, with their zips holding exactly the same files", () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dir, "..", "package.json"), "utf8"));
+    expect(zips).toEqual([join(out, `linkshelf-chromium-${version}.zip`), join(out, `linkshelf-firefox-${version}.zip`)]);
+    for (const target of ["chromium", "firefox"]) {
+      const files = readdirSync(join(out, target)).sort();
+      expect(files).toEqual(["background.js", "manifest.json", "options.html", "options.js", "popup.html", "popup.js", "style.css"]);
+      const zipped = unzipSync(new Uint8Array(readFileSync(join(out, `linkshelf-${target}-${version}.zip`))));
+      expect(Object.keys(zipped).sort()).toEqual(files);
+      for (const file of files) expect(Buffer.from(zipped[file]!).equals(readFileSync(join(out, target, file)))).toBe(true);
+    }
+  });
+
+  it("gives Chromium a service worker and Firefox a background script and an add-on id", () => {
+    const chromium = manifestOf("chromium");
+    const firefox = manifestOf("firefox");
+    expect(chromium.manifest_version).toBe(3);
+    expect(chromium.background).toEqual({ service_worker: "background.js" });
+    expect(chromium.browser_specific_settings).toBeUndefined();
+    expect(firefox.background).toEqual({ scripts: ["background.js"] });
+    expect(firefox.browser_specific_settings.gecko.id).toBe(GECKO_ID);
+    const { background: _c, ...chromiumRest } = chromium;
+    const { background: _f, browser_specific_settings: _s, ...firefoxRest } = firefox;
+    expect(firefoxRest).toEqual(chromiumRest);
+  });
+
+  it("asks for no host at install: the server's host is requested at sign-in", () => {
+    for (const target of ["chromium", "firefox"]) {
+      const manifest = manifestOf(target);
+      expect(manifest.host_permissions).toBeUndefined();
+      expect(manifest.permissions.filter((permission: string) => permission.includes("/") || permission === "<all_urls>")).toEqual([]);
+      expect(manifest.optional_host_permissions).toEqual(["http://*/*", "https://*/*"]);
+    }
+  });
+
+  it("writes the same zip bytes on every build", async () => {
+    const first = zips.map((zip) => readFileSync(zip));
+    const again = mkdtempSync(join(tmpdir(), "linkshelf-extension-build-"));
+    try {
+      const second = (await buildExtension(again)).map((zip) => readFileSync(zip));
+      expect(second.map((bytes, index) => bytes.equals(first[index]!))).toEqual([true, true]);
+    } finally {
+      rmSync(again, { recursive: true, force: true });
+    }
+  });
+});

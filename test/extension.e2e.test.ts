@@ -1,0 +1,224 @@
+/**
+ * The extension end to end in Debian's Chromium: the compiled server, the built extension loaded
+ * unpacked into a persistent profile, and the real sign-in window of `identity.launchWebAuthFlow`
+ * (headless Chromium opens it as an ordinary page, which the test fills in). Skipped, with a
+ * message, only when /usr/bin/chromium is absent; CI installs it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import type { WebExt } from "../extension/src/webext";
+import { cleanEnv, runBinary, startServer } from "./binary";
+import { CHROMIUM_PATH } from "./browser";
+import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
+
+/** Inside the extension's service worker and pages (the functions given to evaluate run there). */
+declare const chrome: WebExt & { developerPrivate: { addHostPermission(id: string, host: string): Promise<void> } };
+
+const TIMEOUT_MS = 120_000;
+const present = existsSync(CHROMIUM_PATH);
+if (!present) console.warn(`test/extension.e2e.test.ts skipped: ${CHROMIUM_PATH} is not installed (apt-get install chromium).`);
+
+let stack: Stack | undefined;
+const contexts: BrowserContext[] = [];
+
+/** launchWithExtension starts Chromium on a new profile with the built extension loaded unpacked. */
+async function launchWithExtension(profile: string): Promise<{ context: BrowserContext; worker: Worker; id: string; options: Page }> {
+  const extension = stack!.extension("chromium");
+  const context = await chromium.launchPersistentContext(join(stack!.root, profile), {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", `--disable-extensions-except=${extension}`, `--load-extension=${extension}`,
+    ],
+  });
+  contexts.push(context);
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+  const id = new URL(worker.url()).host;
+  expect(id).toMatch(/^[a-p]{32}$/);
+  // A fresh install opens the options page by itself (waited for, so no other navigation races it).
+  const isOptions = (page: Page) => page.url() === `chrome-extension://${id}/options.html`;
+  // Chromium may open it in the profile's first tab, which is a navigation, not a new page.
+  const options = (await waitUntil(async () => context.pages().find(isOptions), (page) => page !== undefined, "the options page"))!;
+  await options.waitForSelector("#server");
+  return { context, worker, id, options };
+}
+
+/**
+ * grantLoopback gives the extension access to 127.0.0.1. A permission prompt is browser UI that
+ * headless Chromium cannot show or answer, so the test grants the host the way a user can in the
+ * extension's "Site access" settings (chrome://extensions); permissions.request then finds it granted.
+ */
+async function grantLoopback(context: BrowserContext, id: string, extensionPage: Page): Promise<void> {
+  const admin = await context.newPage();
+  await admin.goto(`chrome://extensions/?id=${id}`);
+  await admin.evaluate(([extensionId, host]) => chrome.developerPrivate.addHostPermission(extensionId!, host!), [id, "http://127.0.0.1/*"]);
+  await admin.close();
+  // Chromium applies it once the extension asks, which it then does without a prompt.
+  expect(await extensionPage.evaluate(() => chrome.permissions.request({ origins: ["http://127.0.0.1/*"] }))).toBe(true);
+}
+
+/** pinned reads the "linkshelf" folder on the bookmarks bar from inside the extension. */
+function pinned(worker: Worker): Promise<{ bar: string[]; folder: { title: string; url: string }[] }> {
+  return worker.evaluate(async () => {
+    const [bar] = await chrome.bookmarks.getChildren("0");
+    const children = await chrome.bookmarks.getChildren(bar!.id);
+    const folder = children.find((node) => node.url === undefined && node.title === "linkshelf");
+    const inside = folder ? await chrome.bookmarks.getChildren(folder.id) : [];
+    return {
+      bar: children.map((node) => (node.url === undefined ? `${node.title}/` : `${node.title} ${node.url}`)),
+      folder: inside.map((node) => ({ title: node.title, url: node.url ?? "" })),
+    };
+  });
+}
+
+beforeAll(async () => {
+  if (present) stack = await startStack();
+}, TIMEOUT_MS);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close();
+  await stack?.stop();
+});
+
+describe.skipIf(!present)("the extension in Chromium", () => {
+  it("signs in from the options page, saves pages, and pins favorites to the bookmarks bar in click order", async () => {
+    const { origin } = stack!.server;
+    const { context, worker, id, options } = await launchWithExtension("chromium-profile");
+    const requested: string[] = [];
+    context.on("request", (request) => void requested.push(request.url()));
+
+    // One bookmark of the user's own, which must stay as it is.
+    await worker.evaluate(() => chrome.bookmarks.create({ parentId: "1", title: "Mine", url: "https://mine.example/" }));
+    await grantLoopback(context, id, options);
+
+
+    // An address with nothing behind it is reported before any sign-in window opens.
+    const nothing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const deadAddress = `http://127.0.0.1:${nothing.port}`;
+    nothing.stop(true);
+    await options.fill("#server", deadAddress);
+    await options.click("#sign-in");
+    await options.waitForSelector("#message.error");
+    expect(await options.textContent("#message")).toBe(`Cannot reach ${deadAddress}. Check the address and that linkshelf is running there.`);
+    expect(context.pages().some((page) => page.url().includes("/login"))).toBe(false);
+    // Sign in: the options page opens the real launchWebAuthFlow window on the server's login form.
+    await options.fill("#server", origin);
+    const [login] = await Promise.all([context.waitForEvent("page"), options.click("#sign-in")]);
+    await login.waitForURL((url) => url.pathname === "/login");
+    await login.getByLabel("Email").fill(EMAIL);
+    await login.getByLabel("Password").fill(PASSWORD);
+    await login.getByRole("button", { name: "Sign in" }).click();
+    await options.waitForSelector("#message.ok");
+    expect(await options.textContent("#message")).toBe("Signed in. Your favorites appear in the “linkshelf” folder on the bookmarks bar.");
+    expect(await options.textContent("#account-server")).toBe(origin);
+    const token = await worker.evaluate(async () => (await chrome.storage.local.get(["token"])).token as string);
+    expect(token).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+
+    // Save three pages as favorites through the popup (as the context menu opens it).
+    const pages = ["a", "b", "c"].map((name) => ({ url: `${stack!.siteOrigin}/${name}`, title: `Page ${name}` }));
+    const save = async (page: { url: string; title: string }): Promise<Page> => {
+      const popup = await context!.newPage();
+      await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams(page)}`);
+      await popup.waitForSelector("#collections input");
+      return popup;
+    };
+    for (const page of pages) {
+      const popup = await save(page);
+      expect(await popup.inputValue("#name")).toBe(page.title);
+      expect(await popup.isChecked("#collections input")).toBe(true);
+      await popup.check("#favorite");
+      await popup.click("#submit");
+      await popup.waitForSelector("#result.ok");
+      expect(await popup.textContent("#result")).toBe("Saved to Inbox.");
+      await popup.close();
+    }
+    const saved = await waitUntil(() => pinned(worker), (state) => state.folder.length === 3, "the folder after saving");
+    expect(saved.folder.map((node) => node.title)).toEqual(["Page a", "Page b", "Page c"]);
+    expect(saved.folder.every((node) => node.url.startsWith(`${origin}/l/`))).toBe(true);
+    expect(saved.bar).toEqual(["Mine https://mine.example/", "linkshelf/"]);
+
+    // Saving the same page again warns; the popup lists favorites with icons from the server.
+    const again = await save(pages[0]!);
+    await again.waitForSelector("#duplicate:not([hidden])");
+    expect(await again.textContent("#duplicate")).toBe("Already saved, in 📥 Inbox.");
+    const icons = await again.$$eval("#favorites img", (images) => images.map((image) => image.getAttribute("src")));
+    expect(icons).toEqual(pages.map((page) => `${origin}/favicon?url=${encodeURIComponent(page.url)}`));
+    await again.close();
+
+    // Click through the pinned bookmarks: c three times, b once. The folder follows the clicks.
+    const byTitle = new Map(saved.folder.map((node) => [node.title, node.url]));
+    const browse = await context.newPage();
+    for (const title of ["Page c", "Page c", "Page b", "Page c"]) {
+      await browse.goto(byTitle.get(title)!);
+      expect(await browse.title()).toBe(title);
+    }
+    await options.click("#refresh");
+    const ranked = await waitUntil(() => pinned(worker), (state) => state.folder[0]?.title === "Page c", "the folder after clicks");
+    expect(ranked.folder.map((node) => node.title)).toEqual(["Page c", "Page b", "Page a"]);
+
+    // Fewer pins: the folder keeps the two most clicked.
+    await options.fill("#pin-count", "2");
+    await options.press("#pin-count", "Tab");
+    const fewer = await waitUntil(() => pinned(worker), (state) => state.folder.length === 2, "the folder after pinning fewer");
+    expect(fewer.folder.map((node) => node.title)).toEqual(["Page c", "Page b"]);
+    expect(fewer.bar).toEqual(["Mine https://mine.example/", "linkshelf/"]);
+
+    // Revoking the token on the server signs the extension out, and it says so.
+    const tokens = await runBinary(stack!.binary, ["token", "list", "--email", EMAIL, "--data-dir", stack!.dataDir], { cwd: stack!.root });
+    const extensionToken = tokens.stdout.split("\n").find((line) => line.includes("Browser extension"))!.split("\t")[0]!;
+    const revoked = await runBinary(stack!.binary, ["token", "revoke", "--id", extensionToken, "--data-dir", stack!.dataDir], { cwd: stack!.root });
+    expect(revoked.exitCode).toBe(0);
+    await options.click("#refresh");
+    await options.waitForSelector("#message.error");
+    expect(await options.textContent("#message")).toBe("The server no longer accepts this browser's token (it was revoked). Sign in again.");
+    expect(await options.isHidden("#account")).toBe(true);
+    expect(await options.textContent("#sign-in")).toBe("Sign in");
+    const signedOut = await context.newPage();
+    await signedOut.goto(`chrome-extension://${id}/popup.html`);
+    await signedOut.waitForSelector("#signed-out:not([hidden])");
+    expect(await signedOut.textContent("#notice")).toBe("The server no longer accepts this browser's token (it was revoked). Sign in again.");
+    expect((await pinned(worker)).folder.length).toBe(2);
+
+    // Nothing but the server and the saved pages was asked for, besides the sign-in window's
+    // callback address, which Chromium catches itself; a fragment is never part of a request.
+    const callback = `${id}.chromiumapp.org`;
+    const web = requested.filter((url) => /^https?:/.test(url));
+    expect([...new Set(web.map((url) => new URL(url).hostname))].filter((host) => host !== callback)).toEqual(["127.0.0.1"]);
+    expect(web.filter((url) => url.includes("lks_"))).toEqual([]);
+  }, TIMEOUT_MS);
+
+  it("holds the Save button and says when to retry when the server rate-limits", async () => {
+    // A server of its own, allowing 3 requests a minute per user.
+    const dataDir = join(stack!.root, "limited-data");
+    const cli = { cwd: stack!.root, env: cleanEnv() };
+    await runBinary(stack!.binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { ...cli, stdin: `${PASSWORD}\n` });
+    const token = (await runBinary(stack!.binary, ["token", "create", "--email", EMAIL, "--data-dir", dataDir], cli)).stdout.trim();
+    const limited = await startServer(stack!.binary, { cwd: stack!.root, dataDir, env: cleanEnv({ LINKSHELF_RATE_LIMIT: "3/60" }) });
+    try {
+      const { context, worker, id, options } = await launchWithExtension("chromium-limited-profile");
+      await grantLoopback(context, id, options);
+      // Request 1: the background's refresh after the settings change.
+      await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [limited.origin, token]);
+      const lastSync = () => worker.evaluate(async () => ((await chrome.storage.local.get(["lastSync"])).lastSync ?? null) as { ok: boolean } | null);
+      await waitUntil(lastSync, (last) => last?.ok === true, "the refresh after signing in");
+      // Requests 2 and 3: the popup's collections and favorites. Saving is the fourth.
+      const popup = await context.newPage();
+      await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams({ url: `${stack!.siteOrigin}/x`, title: "Page x" })}`);
+      await popup.waitForSelector("#collections input");
+      await popup.click("#submit");
+      await popup.waitForSelector("#notice.error");
+      expect(await popup.textContent("#notice")).toMatch(/^Too many requests for now\. Try again in [1-6]?\d s\.$/);
+      expect(await popup.isDisabled("#submit")).toBe(true);
+      expect(await popup.textContent("#result")).toBe("");
+      // The background's refresh hears the same, and the options page shows it.
+      await options.click("#refresh");
+      await options.waitForSelector("#last-sync.error");
+      expect(await options.textContent("#last-sync")).toMatch(/^Too many requests for now\. Try again in [1-6]?\d s\. \(/);
+    } finally {
+      await limited.stop();
+    }
+  }, TIMEOUT_MS);
+});

@@ -1,0 +1,103 @@
+/**
+ * The Firefox package end to end in Debian's firefox-esr (140), over WebDriver BiDi: installed as
+ * a temporary add-on, signed in through Firefox's own `launchWebAuthFlow` window, saving pages,
+ * and the toolbar folder following the clicks. Skipped, with a message, only when
+ * /usr/bin/firefox-esr is absent; CI installs it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { GECKO_ID } from "../extension/build";
+import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
+import { FIREFOX_PATH, launchFirefox, type Bidi, type RunningFirefox } from "./firefox";
+
+const TIMEOUT_MS = 120_000;
+/** Fixed through a pref, so the test knows the extension's pages' addresses. */
+const UUID = "6c1f6a3e-2f4b-4c1e-9a57-3d0e5b8f2a41";
+const BASE = `moz-extension://${UUID}`;
+const present = existsSync(FIREFOX_PATH);
+if (!present) console.warn(`test/extension.firefox.e2e.test.ts skipped: ${FIREFOX_PATH} is not installed (apt-get install firefox-esr).`);
+
+let stack: Stack | undefined;
+let firefox: RunningFirefox | undefined;
+
+beforeAll(async () => {
+  if (present) stack = await startStack();
+}, TIMEOUT_MS);
+
+afterAll(async () => {
+  await firefox?.stop();
+  await stack?.stop();
+});
+
+/** The toolbar's "linkshelf" folder, read inside the extension (Firefox's bookmarks toolbar is `toolbar_____`). */
+const READ_FOLDER = `browser.bookmarks.getChildren("toolbar_____").then(async (children) => {
+  const folder = children.find((node) => node.url === undefined && node.title === "linkshelf");
+  const inside = folder ? await browser.bookmarks.getChildren(folder.id) : [];
+  return JSON.stringify({ bar: children.map((node) => node.title), folder: inside.map((node) => ({ title: node.title, url: node.url })) });
+})`;
+
+async function pinned(bidi: Bidi, context: string): Promise<{ bar: string[]; folder: { title: string; url: string }[] }> {
+  return JSON.parse(await bidi.text(context, READ_FOLDER));
+}
+
+describe.skipIf(!present)("the extension in Firefox", () => {
+  it("installs, signs in through Firefox's sign-in window, saves pages and pins favorites in click order", async () => {
+    const { origin } = stack!.server;
+    firefox = await launchFirefox(join(stack!.root, "firefox-profile"), {
+      "extensions.webextensions.uuids": JSON.stringify({ [GECKO_ID]: UUID }),
+      // Headless Firefox cannot show the host-permission prompt; with this pref Firefox grants
+      // optional permissions without asking (the request itself still needs a real click).
+      "extensions.webextOptionalPermissionPrompts": false,
+      "browser.shell.checkDefaultBrowser": false,
+      "datareporting.policy.dataSubmissionEnabled": false,
+      "browser.startup.homepage_override.mstone": "ignore",
+    });
+    const { bidi } = firefox;
+    const installed = await bidi.send<{ extension: string }>("webExtension.install", { extensionData: { type: "path", path: stack!.extension("firefox") } });
+    expect(installed.extension).toBe(GECKO_ID);
+
+    // A fresh install opens the options page by itself.
+    const options = (await waitUntil(() => bidi.urls(), (tabs) => tabs.some((tab) => tab.url === `${BASE}/options.html`), "the options page")).find(
+      (tab) => tab.url === `${BASE}/options.html`,
+    )!.context;
+    await waitUntil(() => bidi.text(options, `document.readyState`), (state) => state === "complete", "the options page loading");
+    expect(await bidi.text(options, "browser.identity.getRedirectURL()")).toMatch(/^https:\/\/[0-9a-f]{40}\.extensions\.allizom\.org\/$/);
+
+    await bidi.evaluate(options, `document.querySelector("#server").value = ${JSON.stringify(origin)}`);
+    await bidi.click(options, "#sign-in");
+    const login = (await waitUntil(() => bidi.urls(), (tabs) => tabs.some((tab) => tab.url.startsWith(`${origin}/login`)), "the sign-in window")).find((tab) =>
+      tab.url.startsWith(`${origin}/login`),
+    )!.context;
+    await waitUntil(() => bidi.text(login, `document.readyState`), (state) => state === "complete", "the login form loading");
+    await bidi.evaluate(login, `(() => {
+      document.querySelector("input[name=email]").value = ${JSON.stringify(EMAIL)};
+      document.querySelector("input[name=password]").value = ${JSON.stringify(PASSWORD)};
+      document.querySelector("form").requestSubmit();
+    })()`);
+    const signedIn = await waitUntil(() => bidi.text(options, `document.querySelector("#message").textContent`), (text) => text.startsWith("Signed in"), "signing in");
+    expect(signedIn).toBe("Signed in. Your favorites appear in the “linkshelf” folder on the bookmarks bar.");
+    expect(await bidi.text(options, `browser.storage.local.get(["token"]).then((stored) => stored.token)`)).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+
+    // Save two pages as favorites through the popup page (as the context menu opens it).
+    for (const name of ["a", "b"]) {
+      const query = new URLSearchParams({ url: `${stack!.siteOrigin}/${name}`, title: `Page ${name}` });
+      const popup = await bidi.newTab(`${BASE}/popup.html?${query}`);
+      await waitUntil(() => bidi.text(popup, `String(document.querySelectorAll("#collections input").length)`), (count) => count === "1", "the collections");
+      await bidi.evaluate(popup, `document.querySelector("#favorite").checked = true`);
+      await bidi.click(popup, "#submit");
+      expect(await waitUntil(() => bidi.text(popup, `document.querySelector("#result").textContent`), (text) => text !== "", "saving")).toBe("Saved to Inbox.");
+    }
+    const saved = await waitUntil(() => pinned(bidi, options), (state) => state.folder.length === 2, "the folder after saving");
+    expect(saved.folder.map((node) => node.title)).toEqual(["Page a", "Page b"]);
+    expect(saved.bar).toContain("linkshelf");
+
+    // Open Page b's pinned bookmark twice: it moves to the front.
+    const browse = await bidi.newTab("about:blank");
+    for (let i = 0; i < 2; i++) await bidi.send("browsingContext.navigate", { context: browse, url: saved.folder[1]!.url, wait: "complete" });
+    expect(await bidi.text(browse, "document.title")).toBe("Page b");
+    await bidi.click(options, "#refresh");
+    const ranked = await waitUntil(() => pinned(bidi, options), (state) => state.folder[0]?.title === "Page b", "the folder after clicks");
+    expect(ranked.folder.map((node) => node.title)).toEqual(["Page b", "Page a"]);
+  }, TIMEOUT_MS);
+});

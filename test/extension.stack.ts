@@ -1,0 +1,68 @@
+/**
+ * What both browsers' end-to-end tests of the extension run against: the compiled server with
+ * one user, the built extension, and a second loopback server with the pages to save (nothing
+ * else is reachable).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildExtension } from "../extension/build";
+import { buildBinary, runBinary, startServer, type RunningServer } from "./binary";
+
+export const EMAIL = "owner@example.test";
+export const PASSWORD = "correct horse battery";
+
+export interface Stack {
+  root: string;
+  /** The compiled linkshelf, for CLI commands against the running server's data. */
+  binary: string;
+  dataDir: string;
+  server: RunningServer;
+  /** `http://127.0.0.1:<port>/<name>` answers a page titled `Page <name>`. */
+  siteOrigin: string;
+  /** The unpacked extension for a browser. */
+  extension(target: "chromium" | "firefox"): string;
+  stop(): Promise<void>;
+}
+
+export async function startStack(): Promise<Stack> {
+  const root = mkdtempSync(join(tmpdir(), "linkshelf-extension-e2e-"));
+  const binary = buildBinary(join(root, "linkshelf"));
+  await buildExtension(join(root, "extension"));
+  const dataDir = join(root, "data");
+  const created = await runBinary(binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { cwd: root, stdin: `${PASSWORD}\n` });
+  if (created.exitCode !== 0) throw new Error(created.stderr);
+  const server = await startServer(binary, { cwd: root, dataDir });
+  const site = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) => {
+      const name = new URL(request.url).pathname.slice(1);
+      return new Response(`<!doctype html><title>Page ${name}</title><p>${name}</p>`, { headers: { "content-type": "text/html" } });
+    },
+  });
+  return {
+    root,
+    binary,
+    dataDir,
+    server,
+    siteOrigin: `http://127.0.0.1:${site.port}`,
+    extension: (target) => join(root, "extension", target),
+    async stop() {
+      site.stop(true);
+      await server.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** waitUntil polls `probe` until `done` accepts its value; past a deadline it fails with the last value. */
+export async function waitUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await Bun.sleep(100);
+  }
+}
