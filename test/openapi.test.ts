@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { BROWSER_PAGES, openApiPath } from "../src/openapi/document";
+import { WEB_PAGE_PATHS, webPages } from "../src/web/routes";
 import { createCollection, createLink, createUser, del, get, inboxOf, makeEnv, post, put, request, type ApiResponse } from "./helpers";
 
 const HIDDEN = ["GET /api/v1/openapi.json", "GET /api/docs"];
@@ -59,6 +60,11 @@ async function documentOf(env = makeEnv()) {
 }
 
 /** The routes the app serves, as `METHOD /path` with the route, the browser pages and the docs themselves left out. */
+/** webPageRoutes lists `METHOD path` of every signed-in web page, from the pages' own plugin. */
+function webPageRoutes(env: ReturnType<typeof makeEnv>): string[] {
+  return webPages({ db: env.db, config: env.config, clock: () => env.clock.now }).routes.map((route) => `${route.method} ${route.path}`);
+}
+
 function servedRoutes(env: ReturnType<typeof makeEnv>) {
   return env.app.routes
     .filter((route) => !BROWSER_PAGES.includes(route.path) && !HIDDEN.includes(`${route.method} ${route.path}`))
@@ -96,9 +102,11 @@ describe("GET /api/v1/openapi.json", () => {
     const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method} ${path}`));
     expect(documented.sort()).toEqual(routes.map(({ method, path }) => `${method} ${path}`).sort());
     // Only the sign-in pages and the two docs routes are left out, nothing else.
-    expect(BROWSER_PAGES).toEqual(["/", "/login", "/logout", "/setup"]);
+    expect(BROWSER_PAGES).toEqual(["/", "/login", "/logout", "/setup", ...WEB_PAGE_PATHS]);
     const left = env.app.routes.filter((route) => !routes.some((r) => r.route === route)).map((route) => `${route.method} ${route.path}`);
-    expect(left.sort()).toEqual(["GET /", "GET /login", "POST /login", "POST /logout", "GET /setup", "POST /setup", ...HIDDEN].sort());
+    const webPages = webPageRoutes(env);
+    expect(webPages.length).toBeGreaterThan(WEB_PAGE_PATHS.length);
+    expect(left.sort()).toEqual(["GET /login", "POST /login", "POST /logout", "GET /setup", "POST /setup", ...webPages, ...HIDDEN].sort());
   });
 
   it("gives every route a summary, a tag, its path parameters, its request body and its responses", async () => {

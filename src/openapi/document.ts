@@ -2,9 +2,10 @@ import { toOpenAPISchema, unwrapSchema } from "@elysiajs/openapi/openapi";
 import type { AnyElysia, AnySchema, DocumentDecoration } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
 import { API_PREFIX } from "../http";
+import { WEB_PAGE_PATHS } from "../web/routes";
 
-/** The sign-in pages serve people in a browser, not API clients: they are left out. */
-export const BROWSER_PAGES = ["/", "/login", "/logout", "/setup"];
+/** The sign-in pages and the signed-in web pages serve people in a browser, not API clients: they are left out. */
+export const BROWSER_PAGES = ["/", "/login", "/logout", "/setup", ...WEB_PAGE_PATHS];
 
 export type Operation = DocumentDecoration & { operationId?: string };
 
@@ -22,6 +23,7 @@ const TAGS = [
   { name: "redirect", description: "Opening a link through the service counts its clicks." },
   { name: "favicon", description: "Site icons, fetched by the server so clients never contact third parties." },
   { name: "extension", description: "The browser extension's token handoff." },
+  { name: "public", description: "PUBLIC collections for anyone: a read-only page and an Atom feed. A private collection answers like an unknown id." },
   { name: "service", description: "Health of the running service." },
 ];
 

@@ -6,6 +6,7 @@ import { ownOrigin } from "../http";
 import { parseId } from "../ids";
 import { searchLinks, type LinkPage } from "../links/queries";
 import { htmlResponse } from "../pages/html";
+import { describeRoute } from "../openapi/describe";
 import { messagePage } from "../pages/layout";
 import { publicCollectionPage } from "../pages/public";
 import { atomFeed } from "./atom";
@@ -51,6 +52,16 @@ export function publicRoutes({ db, config }: AppDeps) {
         older: page.nextCursor === null ? undefined : `${self}?cursor=${encodeURIComponent(page.nextCursor)}`,
         first: cursor === undefined ? undefined : self,
       }));
+    }, {
+      detail: describeRoute({
+        tag: "public", summary: "A public collection's page",
+        description: "Read-only HTML for anyone: the collection, its owner's name and its links (newest first, 50 a page), each through /l/{id} so clicks count.",
+        query: { cursor: { description: "The next page, from the page's \"Older links\" link.", required: false } },
+        responses: {
+          200: { description: "The page.", media: ["text/html"] },
+          404: { description: "No public collection has this id (private, unknown or malformed alike), or the cursor names no page.", media: ["text/html"] },
+        },
+      }),
     })
     .get("/c/:id/feed", ({ params, request }) => {
       const found = publicCollection(db, params.id);
@@ -64,5 +75,15 @@ export function publicRoutes({ db, config }: AppDeps) {
       const headers = { "Content-Type": "application/atom+xml; charset=utf-8", "Cache-Control": "no-cache", ETag: etag, "X-Content-Type-Options": "nosniff" };
       if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
       return new Response(body, { headers });
+    }, {
+      detail: describeRoute({
+        tag: "public", summary: "A public collection's Atom feed",
+        description: `Atom 1.0 with the collection's ${FEED_ENTRIES} newest links, newest first; entries link through /l/{id}.`,
+        responses: {
+          200: { description: "The feed.", media: ["application/atom+xml"], headers: { ETag: "Of the feed.", "Cache-Control": "no-cache" } },
+          304: { description: "If-None-Match named the current ETag." },
+          404: { description: "No public collection has this id (private, unknown or malformed alike).", media: ["text/html"] },
+        },
+      }),
     });
 }

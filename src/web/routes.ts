@@ -6,6 +6,16 @@ import { pageGuard } from "./guard";
 import { homeRoutes } from "./home";
 import { linkPages } from "./links";
 
+/**
+ * The paths of the signed-in pages: for people in a browser, not API clients, so the OpenAPI
+ * document leaves them out like the sign-in pages (its test fails if a page is missing here).
+ */
+export const WEB_PAGE_PATHS = [
+  "/links", "/links/new", "/links/:id", "/links/:id/edit", "/links/:id/delete", "/links/:id/favorite",
+  "/collections", "/collections/new", "/collections/:id", "/collections/:id/edit", "/collections/:id/delete",
+  "/account", "/account/password", "/account/tokens", "/account/tokens/:id/revoke", "/assets/account.js",
+];
+
 /** webPages: the signed-in web pages (home, links, collections, account), all behind the session. */
 export function webPages(deps: AppDeps) {
   const guard = pageGuard(deps);
