@@ -634,6 +634,24 @@ describe("the account page", () => {
     });
   }
 
+  it("locks the password form for 15 minutes after 10 wrong current passwords, even for the right one", async () => {
+    const w = await world();
+    const wrong = { current: "not the password", password: "a brand new passphrase", confirm: "a brand new passphrase" };
+    for (let i = 0; i < 10; i++) expect((await submit(w.env, "/account/password", wrong, w.aliceCookie)).status).toBe(422);
+    const before = snapshot(w.env);
+    const right = { ...wrong, current: w.alice.password };
+    const locked = await submit(w.env, "/account/password", right, w.aliceCookie);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(snapshot(w.env)).toBe(before);
+    // Another account is not affected.
+    const bobs = await submit(w.env, "/account/password", { ...right, current: w.bob.password }, w.bobCookie);
+    expect(bobs.status).toBe(303);
+    w.env.clock.now += 15 * 60 * 1000;
+    const fresh = cookieFor(w.env, w.alice);
+    expect((await submit(w.env, "/account/password", right, fresh)).status).toBe(303);
+  });
+
   it("serves the copy script as JavaScript from this server", async () => {
     const env = makeEnv();
     const response = await env.app.handle(new Request("http://localhost/assets/account.js"));

@@ -1,15 +1,16 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
-import { startBrowserSession } from "../auth/routes";
+import { LOGIN_THROTTLE, startBrowserSession } from "../auth/routes";
 import { createToken, listTokens, revokeToken } from "../auth/tokens";
 import type { UserRow } from "../db/schema";
 import { parseId } from "../ids";
 import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
 import { fieldErrorsOf, formField } from "../pages/form";
 import { htmlResponse } from "../pages/html";
+import { FixedWindowCounter } from "../ratelimit/window";
 import { Rules } from "../rules";
 import { checkPassword, setPassword } from "../users/service";
-import { seeOther, type PageGuard } from "./guard";
+import { messageShell, seeOther, type PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
 
 const TOKEN_NAME_MAX = 100;
@@ -45,11 +46,15 @@ class NewTokens {
 /**
  * accountPages: `/account` to change the password (the current one is asked for; afterwards
  * every session of the user ends, as `setPassword` does, and this browser gets a new one so
- * it stays signed in), list, create and revoke API tokens (a new token is shown once), sign out.
+ * it stays signed in; 10 wrong current passwords in 15 minutes lock the form, as sign-in does),
+ * list, create and revoke API tokens (a new token is shown once), sign out.
  */
 export function accountPages(deps: AppDeps, guard: PageGuard) {
   const { db, clock } = deps;
   const newTokens = new NewTokens();
+  // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
+  // current password at argon2 speed: the sign-in form's limit, per account.
+  const wrongCurrent = new FixedWindowCounter(LOGIN_THROTTLE.windowMs, 10_000);
   const page = (user: UserRow, options: Omit<AccountOptions, "user" | "tokens"> = {}, status = 200) =>
     htmlResponse(accountPage({ user, tokens: listTokens(db, user.id), ...options }), { status, script: true });
 
@@ -60,9 +65,21 @@ export function accountPages(deps: AppDeps, guard: PageGuard) {
     .get("/account", ({ request, query }) => guard.page(request, (user) =>
       page(user, { notice: noticeOf(query.done), newToken: newTokens.take(query.token, user.id, clock()) })))
     .post("/account/password", ({ request, body, cookie }) => guard.form(request, async (user) => {
+      const now = clock();
+      const key = `user:${user.id}`;
+      const window = wrongCurrent.peek(key, now);
+      if (window && window.count >= LOGIN_THROTTLE.failures) {
+        return messageShell(user, "Too many attempts", "The current password was wrong too many times. Try again later.", {
+          status: 429,
+          headers: { "Retry-After": String(Math.max(1, Math.ceil((window.resetAt - now) / 1000))) },
+        });
+      }
       const rules = new Rules();
       const password = formField(body, "password");
-      if (!(await Bun.password.verify(formField(body, "current"), user.passwordHash))) rules.fail("/current", "The current password is not right");
+      if (!(await Bun.password.verify(formField(body, "current"), user.passwordHash))) {
+        wrongCurrent.hit(key, now);
+        rules.fail("/current", "The current password is not right");
+      }
       checkPassword(rules, password);
       if (formField(body, "confirm") !== password) rules.fail("/confirm", "The two new passwords differ");
       // Passwords are never written back into the page: the fields come back empty.
