@@ -7,7 +7,8 @@ import { countUsers } from "./users/service";
 
 /**
  * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
- * requests finish, checkpoints the WAL and closes the database. Resolves with the exit code.
+ * requests finish, checkpoints the WAL, closes the database and ends the process (exit 0).
+ * Resolves with the exit code only when it cannot listen.
  */
 export async function serve(config: Config, log: (line: string) => void): Promise<number> {
   const db = openDatabase(databasePath(config.dataDir));
@@ -35,5 +36,8 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   await server.stop();
   closeDatabase(db);
   log("linkshelf: stopped");
-  return 0;
+  // server.stop() stops waiting for a request its client abandoned; that request's handler may
+  // still be running and would reach the closed database. Every answered write is committed
+  // and the WAL checkpointed by now: nothing is left that ending the process could lose.
+  process.exit(0);
 }
