@@ -1,5 +1,6 @@
 import type { OpenApiDocument, Operation } from "../openapi/document";
 import { html, Html } from "./html";
+import { documentHead } from "./layout";
 
 /** The part of a JSON schema the reference shows. */
 interface Schema {
@@ -129,14 +130,7 @@ code { font-size: .9em; word-break: break-word; }
 /** docsPage renders the API reference from the OpenAPI document: no script, nothing fetched from anywhere. */
 export function docsPage(document: OpenApiDocument, documentPath: string): Html {
   const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>API reference · linkshelf</title>
-<style>${new Html(STYLE)}</style>
+  return html`${documentHead("API reference", STYLE)}
 </head>
 <body>
 <main>

@@ -27,8 +27,12 @@ button { margin-top: 1.5rem; width: 100%; font: inherit; font-weight: 600; paddi
 code { font-size: .9em; word-break: break-all; }
 `;
 
-/** layout wraps a page's content in the shared document: small, phone-sized, dark-mode aware. */
-export function layout(title: string, content: Html): Html {
+/**
+ * documentHead opens every page's document up to its `<head>`'s last element: language,
+ * charset, phone viewport, light and dark colour schemes, the title and the page's style.
+ * The caller adds what else its head needs, then closes it.
+ */
+export function documentHead(title: string, style: string): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -36,7 +40,12 @@ export function layout(title: string, content: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${title} · linkshelf</title>
-<style>${new Html(STYLE)}</style>
+<style>${new Html(style)}</style>`;
+}
+
+/** layout wraps a page's content in the shared document: small, phone-sized, dark-mode aware. */
+export function layout(title: string, content: Html): Html {
+  return html`${documentHead(title, STYLE)}
 </head>
 <body>
 <main>

@@ -1,6 +1,6 @@
 import type { UserRow } from "../db/schema";
 import { html, Html } from "./html";
-import { PALETTE } from "./layout";
+import { documentHead, PALETTE } from "./layout";
 
 /**
  * The signed-in pages' style: a top bar, an optional sidebar, cards and lists. Same palette
@@ -119,14 +119,7 @@ export interface ShellOptions {
 /** shell is the document of the signed-in (and public) pages: top bar, optional sidebar, main content. */
 export function shell(options: ShellOptions): Html {
   const { user } = options;
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>${options.title} · linkshelf</title>
-<style>${new Html(STYLE)}</style>
+  return html`${documentHead(options.title, STYLE)}
 ${options.head}
 ${options.script ? html`<script src="${options.script}" defer></script>` : undefined}
 </head>
