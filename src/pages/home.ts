@@ -3,7 +3,7 @@ import type { UserRow } from "../db/schema";
 import type { LinkJson } from "../links/model";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
-import { shell } from "./shell";
+import { pager, shell } from "./shell";
 
 /** What the home page shows: one collection, the favorites, or search results. */
 export type HomeView =
@@ -83,10 +83,7 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
 ${heading(options)}
 ${options.links.length === 0 ? html`<p class="empty">${emptyText(options.view)}</p>`
     : html`<ul class="links">${options.links.map((link) => linkItem(link, options.self))}</ul>`}
-${options.older || options.first ? html`<nav class="pager" aria-label="Pages">
-${options.first ? html`<a href="${options.first}">← Newest</a>` : html`<span></span>`}
-${options.older ? html`<a href="${options.older}">Older links →</a>` : undefined}
-</nav>` : undefined}
+${pager(options)}
 </section>`;
   return shell({
     title,

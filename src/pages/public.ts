@@ -2,7 +2,7 @@ import type { CollectionRow } from "../db/schema";
 import type { LinkJson } from "../links/model";
 import { html, type Html } from "./html";
 import { faviconFor, hostOf } from "./links";
-import { shell } from "./shell";
+import { pager, shell } from "./shell";
 
 export interface PublicCollectionOptions {
   collection: CollectionRow;
@@ -36,10 +36,7 @@ ${link.description ? html`<p class="description">${link.description}</p>` : unde
 </div>
 </li>`)}
 </ul>`}
-${options.older || options.first ? html`<nav class="pager" aria-label="Pages">
-${options.first ? html`<a href="${options.first}">← Newest</a>` : html`<span></span>`}
-${options.older ? html`<a href="${options.older}">Older links →</a>` : undefined}
-</nav>` : undefined}
+${pager(options)}
 </section>`;
   return shell({
     title: collection.name,

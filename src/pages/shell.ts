@@ -148,3 +148,12 @@ ${options.content}
 </html>
 `;
 }
+
+/** pager links a list's pages: back to the newest and on to older links (either may be absent). */
+export function pager(pages: { first?: string; older?: string }): Html | undefined {
+  if (!pages.older && !pages.first) return undefined;
+  return html`<nav class="pager" aria-label="Pages">
+${pages.first ? html`<a href="${pages.first}">← Newest</a>` : html`<span></span>`}
+${pages.older ? html`<a href="${pages.older}">Older links →</a>` : undefined}
+</nav>`;
+}
