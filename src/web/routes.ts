@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
+import { formBody } from "../body";
 import { accountPages } from "./account";
 import { collectionPages } from "./collections";
 import { pageGuard } from "./guard";
@@ -16,10 +17,11 @@ export const WEB_PAGE_PATHS = [
   "/account", "/account/password", "/account/tokens", "/account/tokens/:id/revoke", "/assets/account.js",
 ];
 
-/** webPages: the signed-in web pages (home, links, collections, account), all behind the session. */
+/** webPages: the signed-in web pages (home, links, collections, account), all behind the session; their forms are read by `formBody` (at most 64 KiB). */
 export function webPages(deps: AppDeps) {
   const guard = pageGuard(deps);
   return new Elysia()
+    .use(formBody())
     .use(homeRoutes(deps, guard))
     .use(linkPages(deps, guard))
     .use(collectionPages(deps, guard))
