@@ -151,7 +151,7 @@ describe("importing through the page", () => {
 
     expect(texts(preview.text, "h1")).toEqual(["Import preview"]);
     expect(preview.text).toContain("Chromium export.html");
-    expect(texts(preview.text, ".counts dt")).toEqual(["Links to create", "Collections to create", "Duplicates, left out", "Skipped"]);
+    expect(texts(preview.text, ".counts dt")).toEqual(["New links", "New collections", "Duplicates", "Skipped"]);
     expect(texts(preview.text, ".counts dd")).toEqual([expected.linksCreated, expected.collectionsCreated.length, expected.duplicates.length, expected.skipped.length].map(String));
     expect(texts(preview.text, ".names li")).toEqual(expected.collectionsCreated);
     const listed = texts(preview.text, ".entries li");

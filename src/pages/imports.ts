@@ -15,6 +15,7 @@ const STYLE = html`<style>
 .entries { list-style: none; margin: 0; padding: 0; }
 .entries > li { padding: .5rem 0; border-top: 1px solid var(--border); overflow-wrap: anywhere; }
 .entries > li:first-child { border-top: 0; }
+.entries .entry { font-weight: 600; }
 .entries .url { display: block; color: var(--muted); font-size: .85rem; }
 .entries .reason { display: block; font-size: .9rem; }
 .names { margin: 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
@@ -64,12 +65,12 @@ ${options.error ? html`<p class="error" role="alert" id="file-error">${options.e
   return shell({ title: "Import / export", user: options.user, content, head: STYLE });
 }
 
-/** counts: the four numbers of a report, as a definition list. */
-function counts(report: ImportReport, done: boolean): Html {
+/** counts: the four numbers of a report, as a definition list (the page's heading says whether they happened yet). */
+function counts(report: ImportReport): Html {
   const items: [string, number][] = [
-    [done ? "Links created" : "Links to create", report.linksCreated],
-    [done ? "Collections created" : "Collections to create", report.collectionsCreated.length],
-    ["Duplicates, left out", report.duplicates.length],
+    ["New links", report.linksCreated],
+    ["New collections", report.collectionsCreated.length],
+    ["Duplicates", report.duplicates.length],
     ["Skipped", report.skipped.length],
   ];
   return html`<dl class="counts">${items.map(([label, count]) => html`<div><dt>${label}</dt><dd>${count.toLocaleString("en-US")}</dd></div>`)}</dl>`;
@@ -94,13 +95,13 @@ ${more(collectionsCreated.length)}
 ${duplicates.length > 0 ? html`<section class="card" aria-labelledby="duplicates-heading">
 <h2 id="duplicates-heading">Duplicates</h2>
 <p class="muted">You already have these URLs (or the file repeats them in one folder): the links you have are left as they are.</p>
-<ul class="entries">${duplicates.slice(0, LISTED_ENTRIES).map((entry) => html`<li>${entry.name}<span class="url">${entry.url}</span></li>`)}</ul>
+<ul class="entries">${duplicates.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span><span class="url">${entry.url}</span></li>`)}</ul>
 ${more(duplicates.length)}
 </section>` : undefined}
 ${skipped.length > 0 ? html`<section class="card" aria-labelledby="skipped-heading">
 <h2 id="skipped-heading">Skipped</h2>
 <p class="muted">linkshelf cannot store these entries.</p>
-<ul class="entries">${skipped.slice(0, LISTED_ENTRIES).map((entry) => html`<li>${entry.name}<span class="url">${entry.url === "" ? "(no URL)" : entry.url}</span><span class="reason">${entry.reason}</span></li>`)}</ul>
+<ul class="entries">${skipped.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span><span class="url">${entry.url === "" ? "(no URL)" : entry.url}</span><span class="reason">${entry.reason}</span></li>`)}</ul>
 ${more(skipped.length)}
 </section>` : undefined}`;
 }
@@ -124,7 +125,7 @@ export function importPreviewPage(options: ImportPreviewOptions): Html {
 <h1 id="preview-heading">Import preview</h1>
 <p>${options.fileName === "" ? "The file" : html`<strong>${options.fileName}</strong>`} (${sizeText(options.fileBytes)}).
 ${nothing ? "There is nothing new in it to import." : "Nothing is stored until you import it."}</p>
-${counts(report, false)}
+${counts(report)}
 <div class="form-actions">
 ${nothing ? undefined : html`<form method="post" action="/import/${options.key}/confirm"><button type="submit">Import ${plural(report.linksCreated, "link", "links")}</button></form>`}
 <form method="post" action="/import/${options.key}/cancel"><button type="submit" class="secondary">${nothing ? "Back" : "Cancel"}</button></form>
@@ -151,7 +152,7 @@ export function importReportPage(options: ImportReportOptions): Html {
 <section class="card" aria-labelledby="report-heading">
 <h1 id="report-heading">Import done</h1>
 <p class="notice" role="status">Imported ${plural(report.linksCreated, "link", "links")} and created ${plural(report.collectionsCreated.length, "collection", "collections")}${options.fileName === "" ? "" : ` from ${options.fileName}`}.</p>
-${counts(report, true)}
+${counts(report)}
 <div class="form-actions"><a class="button" href="/">See your links</a><a href="/import">Import another file</a></div>
 </section>
 ${details(report, true, options.collectionLink)}
