@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { createSession } from "../src/auth/sessions";
 import { MAX_FORM_BYTES } from "../src/body";
 import { importBookmarks } from "../src/bookmarks/service";
-import { MAX_IMPORT_FILE_BYTES } from "../src/web/imports";
+import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../src/web/imports";
+import { Pending } from "../src/web/pending";
 import { createCollection, createLink, createUser, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
@@ -284,6 +285,32 @@ describe("size limits", () => {
     expect(file.length).toBeGreaterThan(4 * MAX_FORM_BYTES);
     const key = keyOf(await upload(env, file, aliceCookie));
     expect(texts((await open(env, `/import/${key}`, aliceCookie)).text, ".counts dd").slice(0, 2)).toEqual(["5,000", "10"]);
+    await confirm(env, key, aliceCookie);
+    // Again: 5,000 duplicates, of which the page lists 200 and counts the rest.
+    const again = await open(env, `/import/${keyOf(await upload(env, file, aliceCookie))}`, aliceCookie);
+    expect(texts(again.text, ".counts dd")).toEqual(["0", "0", "5,000", "0"]);
+    expect(texts(again.text, ".entries li")).toHaveLength(200);
+    expect(texts(again.text, "p.muted")).toContain("…and 4,800 more not listed here.");
+  });
+
+  it("keeps at most 20 uploads waiting, dropping the oldest", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const keys: string[] = [];
+    for (let i = 0; i <= MAX_WAITING; i++) keys.push(keyOf(await upload(env, CHROMIUM, aliceCookie)));
+    expect((await open(env, `/import/${keys[0]}`, aliceCookie)).status).toBe(404);
+    for (const key of keys.slice(1)) expect((await open(env, `/import/${key}`, aliceCookie)).status).toBe(200);
+  });
+
+  it("keeps the waiting values within their byte bound, dropping the oldest (the store itself)", () => {
+    const store = new Pending<string>({ ttlMs: 1000, maxEntries: 10, maxBytes: 10, sizeOf: (value) => value.length });
+    const first = store.put(1, "aaaa", 0);
+    const second = store.put(1, "bbbb", 0);
+    const third = store.put(2, "cccc", 0);
+    expect([store.get(first, 1, 1), store.get(second, 1, 1), store.get(third, 2, 1)]).toEqual([undefined, "bbbb", "cccc"]);
+    expect(store.get(third, 1, 1)).toBeUndefined();
+    expect(store.replace(second, 1, "bbbbbb", 2)).toBe(true);
+    expect([store.get(second, 1, 3), store.get(third, 2, 3)]).toEqual(["bbbbbb", "cccc"]);
+    expect(store.get(third, 2, 1000)).toBeUndefined();
   });
 
   it("refuses a file over 32 MiB with a 413 page and stores nothing", async () => {

@@ -21,9 +21,9 @@ const MULTIPART_FRAMING_BYTES = 64 * 1024;
 /** How long a preview (then its report) waits for the same user. */
 const IMPORT_TTL_MS = 10 * 60 * 1000;
 /** Uploads waiting at once, all users together (the oldest are dropped first). */
-const MAX_WAITING = 20;
-/** Bytes waiting at once: four of the largest files with their reports. */
-const MAX_WAITING_BYTES = 4 * 2 * MAX_IMPORT_FILE_BYTES;
+export const MAX_WAITING = 20;
+/** Bytes waiting at once, files and reports together: two of the largest files with reports as large. */
+const MAX_WAITING_BYTES = 4 * MAX_IMPORT_FILE_BYTES;
 const MULTIPART_MEDIA_TYPE = /^multipart\/form-data\s*;/i;
 
 const TOO_LARGE = `The file is larger than ${sizeText(MAX_IMPORT_FILE_BYTES)}, the most linkshelf imports from this page. Nothing was stored.`;
