@@ -184,12 +184,14 @@ describe("the import / export page in Chromium", () => {
           await page.getByRole("button", { name: /^Import \d+ links$/ }).click();
           await page.waitForSelector("text=Import done");
           await shoot("report");
+          await page.goto(`${origin}/account`);
+          await shoot("account");
         } finally {
           await context.close();
         }
       }
     }
     console.log(`import page screenshots:\n${paths.join("\n")}`);
-    expect(paths).toHaveLength(12);
+    expect(paths).toHaveLength(16);
   }, TIMEOUT_MS);
 });

@@ -18,6 +18,7 @@ const STYLE = html`<style>
 .entries .entry { font-weight: 600; }
 .entries .url { display: block; color: var(--muted); font-size: .85rem; }
 .entries .reason { display: block; font-size: .9rem; }
+.file { overflow-wrap: anywhere; }
 .names { margin: 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
 input[type="file"] { padding: .45rem; }
 </style>`;
@@ -123,7 +124,7 @@ export function importPreviewPage(options: ImportPreviewOptions): Html {
   const content = html`<div class="narrow stack">
 <section class="card" aria-labelledby="preview-heading">
 <h1 id="preview-heading">Import preview</h1>
-<p>${options.fileName === "" ? "The file" : html`<strong>${options.fileName}</strong>`} (${sizeText(options.fileBytes)}).
+<p class="file">${options.fileName === "" ? "The file" : html`<strong>${options.fileName}</strong>`} (${sizeText(options.fileBytes)}).
 ${nothing ? "There is nothing new in it to import." : "Nothing is stored until you import it."}</p>
 ${counts(report)}
 <div class="form-actions">
