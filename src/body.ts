@@ -77,7 +77,7 @@ const FORM_MEDIA_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const MULTIPART_MEDIA_TYPE = /^multipart\/form-data\s*;/i;
 
 /** A form body as the pages read it: one string per field, an array for a repeated field. */
-export type FormRecord = Record<string, string | string[]>;
+type FormRecord = Record<string, string | string[]>;
 
 /** formRecord collects a form's string fields (files are left out); a null prototype keeps `__proto__` an ordinary name. */
 function formRecord(entries: Iterable<[string, unknown]>): FormRecord {
