@@ -44,15 +44,66 @@ export function nestsDeeper(value: unknown, levels: number): boolean {
 
 /** readLimited reads a request body as UTF-8, refusing more than `limit` bytes without buffering them. */
 export async function readLimited(request: Request, limit: number): Promise<string> {
+  return new TextDecoder("utf-8", { fatal: false }).decode(await readLimitedBytes(request, limit));
+}
+
+/**
+ * readLimitedBytes reads a request body, refusing (PayloadTooLarge, with `message` when given)
+ * a declared Content-Length over `limit` before reading anything, and otherwise as soon as the
+ * bytes read pass it: at most `limit` bytes plus one chunk are ever held.
+ */
+export async function readLimitedBytes(request: Request, limit: number, message?: string): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > limit) throw new PayloadTooLarge(limit);
-  if (!request.body) return "";
+  if (declared > limit) throw new PayloadTooLarge(limit, message);
+  if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
     size += chunk.byteLength;
-    if (size > limit) throw new PayloadTooLarge(limit);
+    if (size > limit) throw new PayloadTooLarge(limit, message);
     chunks.push(chunk);
   }
-  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
+
+/**
+ * The page forms (sign-in, links, collections, account) send a few fields; 64 KiB holds the
+ * longest a form can validly carry (a 2048-character URL, a description of 2000 code points,
+ * every collection ticked) many times over. Without it Bun would buffer up to its default
+ * `maxRequestBodySize` (128 MiB) before any handler ran.
+ */
+export const MAX_FORM_BYTES = 64 * 1024;
+const FORM_MEDIA_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+const MULTIPART_MEDIA_TYPE = /^multipart\/form-data\s*;/i;
+
+/** A form body as the pages read it: one string per field, an array for a repeated field. */
+type FormRecord = Record<string, string | string[]>;
+
+/** formRecord collects a form's string fields (files are left out); a null prototype keeps `__proto__` an ordinary name. */
+function formRecord(entries: Iterable<[string, unknown]>): FormRecord {
+  const record: FormRecord = Object.create(null);
+  for (const [name, value] of entries) {
+    if (typeof value !== "string") continue;
+    const seen = record[name];
+    record[name] = seen === undefined ? value : [...[seen].flat(), value];
+  }
+  return record;
+}
+
+/**
+ * formBody makes the routes of the instance that uses it read their POST bodies as forms of
+ * at most MAX_FORM_BYTES (413 past it, an HTML page for a browser): URL-encoded or multipart
+ * fields; any other body is an empty form. Not named, so that each instance using it gets it.
+ */
+export const formBody = () => new Elysia().onParse({ as: "scoped" }, async ({ request }) => {
+  if (request.method !== "POST") return {};
+  const bytes = await readLimitedBytes(request, MAX_FORM_BYTES, "The form sent more than 64 KiB, more than any form here needs. Nothing was saved.");
+  const type = request.headers.get("content-type") ?? "";
+  if (FORM_MEDIA_TYPE.test(type)) return formRecord(new URLSearchParams(new TextDecoder().decode(bytes)));
+  if (!MULTIPART_MEDIA_TYPE.test(type)) return {};
+  try {
+    return formRecord(await new Response(bytes, { headers: { "content-type": type } }).formData());
+  } catch {
+    return {};
+  }
+});

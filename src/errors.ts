@@ -66,8 +66,8 @@ export class UnsupportedMediaType extends AppError {
 }
 
 export class PayloadTooLarge extends AppError {
-  constructor(limitBytes: number) {
-    super(413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${limitBytes} bytes.`);
+  constructor(limitBytes: number, message = `The request body is larger than ${limitBytes} bytes.`) {
+    super(413, "PAYLOAD_TOO_LARGE", message);
   }
 }
 
@@ -124,7 +124,7 @@ function prefersHtml(request: Request): boolean {
 }
 
 function errorPage(error: AppError): Response {
-  const titles: Record<number, string> = { 404: "Not found", 429: "Too many requests" };
+  const titles: Record<number, string> = { 404: "Not found", 413: "Too large", 429: "Too many requests" };
   const title = titles[error.status] ?? "Something went wrong";
   return htmlResponse(messagePage(title, error.message), { status: error.status, headers: error.headers });
 }

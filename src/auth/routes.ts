@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
+import { formBody } from "../body";
 import { AppError } from "../errors";
 import { clientAddress, isCrossSitePost, ownOrigin, requestOrigin, safeNext } from "../http";
 import { loginPage, setupPage } from "../pages/auth";
@@ -68,6 +69,7 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
     startBrowserSession({ db, config }, request, cookie, userId, now);
 
   return new Elysia()
+    .use(formBody())
     .get("/login", ({ request, query }) => {
       const next = safeNext(query.next, ownOrigin(request, config.trustProxy));
       if (resolveUser(db, request, clock())) return seeOther(next);

@@ -93,6 +93,12 @@ ${textField({ name: "confirm", label: "New password again", value: "", errors: p
 <div class="form-actions"><button type="submit">Change password</button></div>
 </form>
 </section>
+
+<section class="card" aria-labelledby="transfer-heading">
+<h2 id="transfer-heading">Import / export</h2>
+<p class="muted">Bring in the bookmarks a browser exported, or download all your links as a bookmarks file.</p>
+<div class="actions"><a class="button secondary" href="/import">Import bookmarks</a><a class="button secondary" href="/export">Export all</a></div>
+</section>
 </div>`;
   return shell({ title: "Account", user, content, script: ACCOUNT_SCRIPT });
 }

@@ -12,36 +12,17 @@ import { Rules } from "../rules";
 import { checkPassword, setPassword } from "../users/service";
 import { messageShell, seeOther, type PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
+import { Pending } from "./pending";
 
 const TOKEN_NAME_MAX = 100;
-/** How long a new token waits to be shown, and how many may wait at once (oldest dropped). */
-const NEW_TOKEN_TTL_MS = 5 * 60 * 1000;
-const NEW_TOKEN_MAX = 1000;
 
 /**
- * NewTokens keeps a freshly minted token in memory until the page it redirects to shows it,
- * once: the post/redirect/get pattern without ever writing the token into a URL, a cookie or
- * the database. The redirect carries a random key; only the same user can take it, and
- * taking it removes it, so a reload or the back button does not show it again.
+ * A freshly minted token waits in memory until the page it redirects to shows it, once: the
+ * token never goes into a URL, a cookie or the database. The redirect carries the key; taking
+ * it removes it, so a reload or the back button does not show it again. At most 5 minutes,
+ * 1000 at once (the oldest dropped).
  */
-class NewTokens {
-  private waiting = new Map<string, { userId: number; name: string; token: string; expiresAt: number }>();
-
-  put(userId: number, name: string, token: string, now: number): string {
-    for (const [key, entry] of this.waiting) if (entry.expiresAt <= now || this.waiting.size >= NEW_TOKEN_MAX) this.waiting.delete(key);
-    const key = crypto.randomUUID();
-    this.waiting.set(key, { userId, name, token, expiresAt: now + NEW_TOKEN_TTL_MS });
-    return key;
-  }
-
-  take(key: unknown, userId: number, now: number): { name: string; token: string } | undefined {
-    if (typeof key !== "string") return undefined;
-    const entry = this.waiting.get(key);
-    if (!entry || entry.userId !== userId) return undefined;
-    this.waiting.delete(key);
-    return entry.expiresAt > now ? { name: entry.name, token: entry.token } : undefined;
-  }
-}
+const newTokens = () => new Pending<{ name: string; token: string }>({ ttlMs: 5 * 60 * 1000, maxEntries: 1000 });
 
 /**
  * accountPages: `/account` to change the password (the current one is asked for; afterwards
@@ -51,7 +32,7 @@ class NewTokens {
  */
 export function accountPages(deps: AppDeps, guard: PageGuard) {
   const { db, clock } = deps;
-  const newTokens = new NewTokens();
+  const fresh = newTokens();
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
   // current password at argon2 speed: the sign-in form's limit, per account.
   const wrongCurrent = new FixedWindowCounter(LOGIN_THROTTLE.windowMs, 10_000);
@@ -63,7 +44,7 @@ export function accountPages(deps: AppDeps, guard: PageGuard) {
       headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
     }))
     .get("/account", ({ request, query }) => guard.page(request, (user) =>
-      page(user, { notice: noticeOf(query.done), newToken: newTokens.take(query.token, user.id, clock()) })))
+      page(user, { notice: noticeOf(query.done), newToken: fresh.take(query.token, user.id, clock()) })))
     .post("/account/password", ({ request, body, cookie }) => guard.form(request, async (user) => {
       const now = clock();
       const key = `user:${user.id}`;
@@ -95,7 +76,7 @@ export function accountPages(deps: AppDeps, guard: PageGuard) {
       if (rules.errors.length > 0) return page(user, { tokenErrors: fieldErrorsOf(rules.errors), tokenName: typed }, 422);
       const now = clock();
       const { token } = createToken(db, user.id, name, now);
-      return seeOther(`/account?token=${newTokens.put(user.id, name, token, now)}`);
+      return seeOther(`/account?token=${fresh.put(user.id, { name, token }, now)}`);
     }))
     .post("/account/tokens/:id/revoke", ({ request, params }) => guard.form(request, (user) => {
       const id = parseId(params.id);

@@ -1,0 +1,162 @@
+import type { ImportReport } from "../bookmarks/service";
+import type { UserRow } from "../db/schema";
+import { html, Html } from "./html";
+import { shell } from "./shell";
+
+/** At most this many duplicates or skipped entries are listed on a page; the rest are counted. */
+export const LISTED_ENTRIES = 200;
+
+/** The import pages' own few rules (the shell's style covers the rest). */
+const STYLE = html`<style>
+.counts { display: grid; grid-template-columns: repeat(auto-fit, minmax(8.5rem, 1fr)); gap: .5rem; margin: .75rem 0 0; }
+.counts div { border: 1px solid var(--border); border-radius: 8px; padding: .5rem .7rem; }
+.counts dt { font-size: .85rem; color: var(--muted); }
+.counts dd { margin: 0; font-size: 1.4rem; font-weight: 700; font-variant-numeric: tabular-nums; }
+.entries { list-style: none; margin: 0; padding: 0; }
+.entries > li { padding: .5rem 0; border-top: 1px solid var(--border); overflow-wrap: anywhere; }
+.entries > li:first-child { border-top: 0; }
+.entries .entry { font-weight: 600; }
+.entries .url { display: block; color: var(--muted); font-size: .85rem; }
+.entries .reason { display: block; font-size: .9rem; }
+.file { overflow-wrap: anywhere; }
+.names { margin: 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
+input[type="file"] { padding: .45rem; }
+</style>`;
+
+/** sizeText says how big a file is, the way people read it. */
+export function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+const plural = (count: number, one: string, many: string) => `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
+
+export interface ImportPageOptions {
+  user: UserRow;
+  /** Why the last upload was not read, shown above the form. */
+  error?: string;
+  /** The largest file accepted, in bytes. */
+  maxBytes: number;
+}
+
+/** importPage: download everything as a bookmarks file, or upload one to preview its import. */
+export function importPage(options: ImportPageOptions): Html {
+  const content = html`<div class="narrow stack">
+<section class="card" aria-labelledby="export-heading">
+<h1 id="export-heading">Import / export</h1>
+<h2>Export</h2>
+<p>All your links as one bookmarks file (HTML, the format every browser imports): each collection is a folder, the Inbox's links stand outside any folder.</p>
+<p><a class="button" href="/export">Download bookmarks file</a></p>
+</section>
+
+<section class="card" aria-labelledby="import-heading">
+<h2 id="import-heading">Import</h2>
+<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari) or by linkshelf. Folders become private collections, bookmarks outside any folder go to the Inbox, and links you already have are left as they are.</p>
+<p class="muted">You see what would happen first: nothing is stored until you confirm.</p>
+${options.error ? html`<p class="error" role="alert" id="file-error">${options.error}</p>` : undefined}
+<form method="post" action="/import" enctype="multipart/form-data">
+<label for="file">Bookmarks file</label>
+<input id="file" name="file" type="file" accept=".html,.htm,text/html" required aria-describedby="file-hint${options.error ? " file-error" : ""}"${options.error ? new Html(' aria-invalid="true"') : ""}>
+<p class="hint" id="file-hint">An .html file of at most ${sizeText(options.maxBytes)}.</p>
+<div class="form-actions"><button type="submit">Preview import</button></div>
+</form>
+</section>
+</div>`;
+  return shell({ title: "Import / export", user: options.user, content, head: STYLE });
+}
+
+/** counts: the four numbers of a report, as a definition list (the page's heading says whether they happened yet). */
+function counts(report: ImportReport): Html {
+  const items: [string, number][] = [
+    ["New links", report.linksCreated],
+    ["New collections", report.collectionsCreated.length],
+    ["Duplicates", report.duplicates.length],
+    ["Skipped", report.skipped.length],
+  ];
+  return html`<dl class="counts">${items.map(([label, count]) => html`<div><dt>${label}</dt><dd>${count.toLocaleString("en-US")}</dd></div>`)}</dl>`;
+}
+
+/** more says how many entries a list left out. */
+function more(total: number): Html | undefined {
+  return total > LISTED_ENTRIES ? html`<p class="muted">…and ${plural(total - LISTED_ENTRIES, "more", "more")} not listed here.</p>` : undefined;
+}
+
+/** details: the collections by name, then every duplicate and skipped entry (up to LISTED_ENTRIES each). */
+function details(report: ImportReport, done: boolean, collectionLink: (name: string) => string | undefined): Html {
+  const { collectionsCreated, duplicates, skipped } = report;
+  return html`${collectionsCreated.length > 0 ? html`<section class="card" aria-labelledby="collections-heading">
+<h2 id="collections-heading">${done ? "Collections created" : "Collections to create"}</h2>
+<ul class="names">${collectionsCreated.slice(0, LISTED_ENTRIES).map((name) => {
+  const href = collectionLink(name);
+  return html`<li>${href ? html`<a href="${href}">${name}</a>` : name}</li>`;
+})}</ul>
+${more(collectionsCreated.length)}
+</section>` : undefined}
+${duplicates.length > 0 ? html`<section class="card" aria-labelledby="duplicates-heading">
+<h2 id="duplicates-heading">Duplicates</h2>
+<p class="muted">You already have these URLs (or the file repeats them in one folder): the links you have are left as they are.</p>
+<ul class="entries">${duplicates.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span><span class="url">${entry.url}</span></li>`)}</ul>
+${more(duplicates.length)}
+</section>` : undefined}
+${skipped.length > 0 ? html`<section class="card" aria-labelledby="skipped-heading">
+<h2 id="skipped-heading">Skipped</h2>
+<p class="muted">linkshelf cannot store these entries.</p>
+<ul class="entries">${skipped.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span><span class="url">${entry.url === "" ? "(no URL)" : entry.url}</span><span class="reason">${entry.reason}</span></li>`)}</ul>
+${more(skipped.length)}
+</section>` : undefined}`;
+}
+
+export interface ImportPreviewOptions {
+  user: UserRow;
+  key: string;
+  fileName: string;
+  fileBytes: number;
+  report: ImportReport;
+  /** How long the preview waits, in minutes. */
+  keptMinutes: number;
+}
+
+/** importPreviewPage: what a dry run of the uploaded file found, and the button that imports it for real. */
+export function importPreviewPage(options: ImportPreviewOptions): Html {
+  const { report } = options;
+  const nothing = report.linksCreated === 0 && report.collectionsCreated.length === 0;
+  const content = html`<div class="narrow stack">
+<section class="card" aria-labelledby="preview-heading">
+<h1 id="preview-heading">Import preview</h1>
+<p class="file">${options.fileName === "" ? "The file" : html`<strong>${options.fileName}</strong>`} (${sizeText(options.fileBytes)}).
+${nothing ? "There is nothing new in it to import." : "Nothing is stored until you import it."}</p>
+${counts(report)}
+<div class="form-actions">
+${nothing ? undefined : html`<form method="post" action="/import/${options.key}/confirm"><button type="submit">Import ${plural(report.linksCreated, "link", "links")}</button></form>`}
+<form method="post" action="/import/${options.key}/cancel"><button type="submit" class="secondary">${nothing ? "Back" : "Cancel"}</button></form>
+</div>
+<p class="hint">This preview is kept for ${options.keptMinutes} minutes.</p>
+</section>
+${details(report, false, () => undefined)}
+</div>`;
+  return shell({ title: "Import preview", user: options.user, content, head: STYLE });
+}
+
+export interface ImportReportOptions {
+  user: UserRow;
+  fileName: string;
+  report: ImportReport;
+  /** The address of a collection by name, for the ones that still exist. */
+  collectionLink: (name: string) => string | undefined;
+}
+
+/** importReportPage: what the import stored, and what it left out and why. */
+export function importReportPage(options: ImportReportOptions): Html {
+  const { report } = options;
+  const content = html`<div class="narrow stack">
+<section class="card" aria-labelledby="report-heading">
+<h1 id="report-heading">Import done</h1>
+<p class="notice" role="status">Imported ${plural(report.linksCreated, "link", "links")} and created ${plural(report.collectionsCreated.length, "collection", "collections")}${options.fileName === "" ? "" : ` from ${options.fileName}`}.</p>
+${counts(report)}
+<div class="form-actions"><a class="button" href="/">See your links</a><a href="/import">Import another file</a></div>
+</section>
+${details(report, true, options.collectionLink)}
+</div>`;
+  return shell({ title: "Import done", user: options.user, content, head: STYLE });
+}

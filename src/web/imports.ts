@@ -1,0 +1,148 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import { formBody, readLimitedBytes } from "../body";
+import { decodeBookmarkFile } from "../bookmarks/netscape";
+import { exportBookmarks, importBookmarks, type ImportReport } from "../bookmarks/service";
+import { listCollectionSummaries } from "../collections/queries";
+import type { UserRow } from "../db/schema";
+import { PayloadTooLarge } from "../errors";
+import { htmlResponse } from "../pages/html";
+import { importPage, importPreviewPage, importReportPage, sizeText } from "../pages/imports";
+import { seeOther, type PageGuard } from "./guard";
+import { Pending } from "./pending";
+
+/**
+ * The largest bookmarks file the page takes. A 20,000-entry Chromium export is about 8 MB;
+ * 32 MiB leaves room for four times that, and bounds what one upload holds in memory.
+ */
+export const MAX_IMPORT_FILE_BYTES = 32 * 1024 * 1024;
+/** Room for the multipart framing around the file (boundary lines, part headers, the file's name). */
+const MULTIPART_FRAMING_BYTES = 64 * 1024;
+/** How long a preview (then its report) waits for the same user. */
+const IMPORT_TTL_MS = 10 * 60 * 1000;
+/** Uploads waiting at once, all users together (the oldest are dropped first). */
+export const MAX_WAITING = 20;
+/** Bytes waiting at once, files and reports together: two of the largest files with reports as large. */
+const MAX_WAITING_BYTES = 4 * MAX_IMPORT_FILE_BYTES;
+const MULTIPART_MEDIA_TYPE = /^multipart\/form-data\s*;/i;
+
+const TOO_LARGE = `The file is larger than ${sizeText(MAX_IMPORT_FILE_BYTES)}, the most linkshelf imports from this page. Nothing was stored.`;
+const NO_FILE = "Choose a bookmarks file to import.";
+const EXPIRED = `This import is not here any more: a preview waits ${IMPORT_TTL_MS / 60_000} minutes, and a restart forgets it. Upload the file again.`;
+
+/** An uploaded file waiting for its import to be confirmed, then the report of that import. */
+type ImportState =
+  | { kind: "preview"; fileName: string; bytes: Uint8Array; report: ImportReport }
+  | { kind: "done"; fileName: string; report: ImportReport };
+
+/** reportBytes estimates what a report holds in memory (two bytes a character). */
+function reportBytes(report: ImportReport): number {
+  let chars = report.collectionsCreated.join("").length;
+  for (const entry of report.duplicates) chars += entry.name.length + entry.url.length;
+  for (const entry of report.skipped) chars += entry.name.length + entry.url.length + entry.reason.length;
+  return 2 * chars;
+}
+
+const sizeOf = (state: ImportState) => reportBytes(state.report) + (state.kind === "preview" ? state.bytes.byteLength : 0);
+
+/** isEmpty: the file held no bookmark and no folder at all (an ordinary web page, a text file...). */
+const isEmpty = (report: ImportReport) =>
+  report.linksCreated + report.collectionsCreated.length + report.duplicates.length + report.skipped.length === 0;
+
+/**
+ * readUpload reads the `file` field of a multipart form, refusing (PayloadTooLarge) a body
+ * larger than the largest file plus its framing while it is read, and a file larger than
+ * MAX_IMPORT_FILE_BYTES. Undefined when there is no non-empty file.
+ */
+async function readUpload(request: Request): Promise<{ fileName: string; bytes: Uint8Array } | undefined> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!MULTIPART_MEDIA_TYPE.test(type)) return undefined;
+  const body = await readLimitedBytes(request, MAX_IMPORT_FILE_BYTES + MULTIPART_FRAMING_BYTES, TOO_LARGE);
+  let file: unknown;
+  try {
+    file = (await new Response(body, { headers: { "content-type": type } }).formData()).get("file");
+  } catch {
+    return undefined;
+  }
+  if (!(file instanceof Blob) || file.size === 0) return undefined;
+  if (file.size > MAX_IMPORT_FILE_BYTES) throw new PayloadTooLarge(MAX_IMPORT_FILE_BYTES, TOO_LARGE);
+  return { fileName: file instanceof File ? file.name : "", bytes: new Uint8Array(await file.arrayBuffer()) };
+}
+
+/**
+ * importPages: `/import` offers the export download (`/export`) and an upload. The upload is a
+ * dry run of the real import (`importBookmarks`, the CLI's write path) whose report is the
+ * preview at `/import/:key`; the file waits in memory under that random key, for its user only,
+ * so confirming (`POST /import/:key/confirm`) imports it for real without a second upload, and
+ * the same address then shows the import's report. Confirming twice imports once.
+ *
+ * The upload route reads its own body (up to MAX_IMPORT_FILE_BYTES): it is registered before
+ * `formBody`, whose 64 KiB limit covers the routes after it.
+ */
+export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
+  const waiting = new Pending<ImportState>({ ttlMs: IMPORT_TTL_MS, maxEntries: MAX_WAITING, maxBytes: MAX_WAITING_BYTES, sizeOf });
+  const page = (user: UserRow, error?: string, status = 200) =>
+    htmlResponse(importPage({ user, error, maxBytes: MAX_IMPORT_FILE_BYTES }), { status });
+
+  return new Elysia()
+    // The handler never names `body`, so Elysia leaves the request's stream to readUpload.
+    .post("/import", ({ request }) => guard.form(request, async (user) => {
+      let upload: Awaited<ReturnType<typeof readUpload>>;
+      try {
+        upload = await readUpload(request);
+      } catch (error) {
+        if (error instanceof PayloadTooLarge) return page(user, error.message, 413);
+        throw error;
+      }
+      if (!upload) return page(user, NO_FILE, 422);
+      const now = clock();
+      const report = importBookmarks(db, user.id, decodeBookmarkFile(upload.bytes), now, { dryRun: true });
+      if (isEmpty(report)) {
+        const name = upload.fileName === "" ? "The file" : `“${upload.fileName}”`;
+        return page(user, `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.`, 422);
+      }
+      return seeOther(`/import/${waiting.put(user.id, { kind: "preview", ...upload, report }, now)}`);
+    }))
+    .use(formBody())
+    .get("/import", ({ request }) => guard.page(request, (user) => page(user)))
+    .get("/import/:key", ({ request, params }) => guard.page(request, (user) => {
+      const state = waiting.get(params.key, user.id, clock());
+      if (!state) return page(user, EXPIRED, 404);
+      if (state.kind === "done") {
+        const ids = new Map(listCollectionSummaries(db, user.id).map((c) => [c.name, c.id] as const).reverse());
+        const collectionLink = (name: string) => (ids.has(name) ? `/?collection=${ids.get(name)}` : undefined);
+        return htmlResponse(importReportPage({ user, fileName: state.fileName, report: state.report, collectionLink }));
+      }
+      return htmlResponse(importPreviewPage({
+        user, key: params.key, fileName: state.fileName, fileBytes: state.bytes.byteLength, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
+      }));
+    }))
+    .post("/import/:key/confirm", ({ request, params }) => guard.form(request, (user) => {
+      const now = clock();
+      const state = waiting.get(params.key, user.id, now);
+      if (!state) return page(user, EXPIRED, 404);
+      // A second click (or the back button and confirm again) shows the report of the first.
+      if (state.kind === "preview") {
+        const report = importBookmarks(db, user.id, decodeBookmarkFile(state.bytes), now);
+        waiting.replace(params.key, user.id, { kind: "done", fileName: state.fileName, report }, now);
+      }
+      return seeOther(`/import/${params.key}`);
+    }))
+    .post("/import/:key/cancel", ({ request, params }) => guard.form(request, (user) => {
+      waiting.take(params.key, user.id, clock());
+      return seeOther("/import");
+    }))
+    .get("/export", ({ request }) => guard.page(request, (user) => {
+      const day = new Date(clock()).toISOString().slice(0, 10);
+      return new Response(exportBookmarks(db, user.id), {
+        headers: {
+          "Content-Type": "text/html; charset=utf-8",
+          "Content-Disposition": `attachment; filename="linkshelf-bookmarks-${day}.html"`,
+          "Cache-Control": "no-store",
+          "X-Content-Type-Options": "nosniff",
+          // Opened in a tab instead of saved, the file runs nothing and loads nothing.
+          "Content-Security-Policy": "default-src 'none'; sandbox",
+        },
+      });
+    }));
+}

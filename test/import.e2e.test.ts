@@ -1,0 +1,197 @@
+/**
+ * The import / export page in Chromium: sign in, import a browser's bookmarks file through the
+ * page (preview, then confirm), find its folders as collections, download the export, import
+ * that into a fresh user and find the same links, names and folders; a file over the limit gets
+ * the 413 page in the browser too. Screenshots of the preview and report pages (phone and
+ * desktop, light and dark) go to a temp folder whose path is printed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { createSession } from "../src/auth/sessions";
+import type { UserRow } from "../src/db/schema";
+import { createLink } from "../src/links/service";
+import { createUser } from "../src/users/service";
+import { MAX_IMPORT_FILE_BYTES } from "../src/web/imports";
+import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+
+const PASSWORD = "correct horse battery";
+const TIMEOUT_MS = 120_000;
+const FIXTURE = join(import.meta.dir, "fixtures", "bookmarks", "chromium.html");
+
+let server: LiveServer | undefined;
+let browser: Promise<Browser> | undefined;
+
+beforeAll(() => {
+  server = startServer();
+  browser = launchChromium();
+  browser.catch(() => undefined);
+});
+
+afterAll(async () => {
+  await (await browser?.catch(() => undefined))?.close();
+  await server?.stop();
+});
+
+let users = 0;
+const newUser = (name: string) => createUser(server!.db, { email: `importer${++users}@example.test`, name, password: PASSWORD }, Date.now());
+
+/** signedInContext is a browser whose session cookie was made directly (the sign-in form is tried once, below). */
+async function signedInContext(user: UserRow, options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
+  const context = await (await browser!).newContext(options);
+  const { id } = createSession(server!.db, user.id, Date.now());
+  await context.addCookies([{ name: "linkshelf_session", value: id, url: server!.origin, httpOnly: true, sameSite: "Lax" }]);
+  return context;
+}
+
+/** What must survive an export and an import: every link with its collections, every collection. */
+function holdings(userId: number) {
+  const db = server!.db.$client;
+  const links = db.query(`
+    SELECT l.url, l.name, l.description, l.favorite,
+      (SELECT group_concat(name, ' | ') FROM (SELECT CASE WHEN c.is_default THEN '(Inbox)' ELSE c.name END AS name
+         FROM link_collections lc JOIN collections c ON c.id = lc.collection_id WHERE lc.link_id = l.id ORDER BY 1)) AS collections
+    FROM links l WHERE l.user_id = ? ORDER BY l.url`).all(userId);
+  const collections = db.query("SELECT name, description, icon FROM collections WHERE user_id = ? AND is_default = 0 ORDER BY name").all(userId);
+  return { links, collections };
+}
+
+/** importThroughPage uploads a file on /import, checks the preview, confirms and returns the report page's counts. */
+async function importThroughPage(page: Page, file: string | { name: string; mimeType: string; buffer: Buffer }): Promise<string[]> {
+  const { origin } = server!;
+  await page.goto(`${origin}/import`);
+  await page.getByLabel("Bookmarks file").setInputFiles(file);
+  await page.getByRole("button", { name: "Preview import" }).click();
+  await page.waitForURL(/\/import\/[0-9a-f-]{36}$/);
+  expect(await page.locator("h1").textContent()).toBe("Import preview");
+  const previewCounts = await page.locator(".counts dd").allTextContents();
+  await page.getByRole("button", { name: /^Import \d+ links?$/ }).click();
+  await expect(page.locator("h1").textContent()).resolves.toBe("Import done");
+  const doneCounts = await page.locator(".counts dd").allTextContents();
+  // The preview's dry run said exactly what the import then did.
+  expect(doneCounts).toEqual(previewCounts);
+  return doneCounts;
+}
+
+describe("the import / export page in Chromium", () => {
+  it("imports a browser's file, shows its folders as collections, exports, and re-imports the export into a fresh user", async () => {
+    const { origin, db } = server!;
+    const owner = await newUser("Ida Importer");
+    const fresh = await newUser("Fred Fresh");
+    const context = await (await browser!).newContext({ acceptDownloads: true });
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, origin);
+      await page.goto(`${origin}/account`);
+      await page.getByLabel("Email").fill(owner.email);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await Promise.all([page.waitForURL(`${origin}/account`), page.getByRole("button", { name: "Sign in" }).click()]);
+      await page.getByRole("link", { name: "Import bookmarks" }).click();
+      expect(new URL(page.url()).pathname).toBe("/import");
+
+      const counts = await importThroughPage(page, FIXTURE);
+      const created = await page.locator(".names li").allTextContents();
+      expect(created.length).toBeGreaterThan(1);
+      expect(counts.slice(0, 2)).toEqual([String(holdings(owner.id).links.length), String(created.length)]);
+      expect(await page.getByRole("status").textContent()).toContain(`Imported ${counts[0]} links`);
+      // Skipped entries are listed with the reason.
+      await expect(page.locator("#skipped-heading").textContent()).resolves.toBe("Skipped");
+      expect(await page.locator(".entries .reason").first().textContent()).toContain("linkshelf keeps only http and https links");
+
+      await page.getByRole("link", { name: "See your links" }).click();
+      const sidebar = page.getByRole("navigation", { name: "Collections" });
+      const shown = (await sidebar.locator(".name").allTextContents()).map((name) => name.trim());
+      expect(shown).toEqual(expect.arrayContaining(created));
+
+      // The export, through the browser's download.
+      await page.goto(`${origin}/import`);
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download bookmarks file" }).click()]);
+      expect(download.suggestedFilename()).toBe(`linkshelf-bookmarks-${new Date().toISOString().slice(0, 10)}.html`);
+      const exported = join(mkdtempSync(join(tmpdir(), "linkshelf-export-")), download.suggestedFilename());
+      await download.saveAs(exported);
+      expect(readFileSync(exported, "utf8").startsWith("<!DOCTYPE NETSCAPE-Bookmark-file-1>")).toBe(true);
+
+      // A fresh user imports the export and holds the same links, names and folders.
+      const freshContext = await signedInContext(fresh);
+      try {
+        const freshPage = await freshContext.newPage();
+        await keepLocal(freshPage, origin);
+        const again = await importThroughPage(freshPage, exported);
+        expect(again.slice(2)).toEqual(["0", "0"]);
+      } finally {
+        await freshContext.close();
+      }
+      const original = holdings(owner.id);
+      expect(original.links.length).toBe(Number(counts[0]));
+      expect(holdings(fresh.id)).toEqual(original);
+      expect(db.$client.query("SELECT count(*) AS n FROM links").get()).toEqual({ n: 2 * original.links.length });
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
+  it("shows the 413 page for a file over the limit, storing nothing", async () => {
+    const { origin, db } = server!;
+    const user = await newUser("Big Bertha");
+    const context = await signedInContext(user);
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, origin);
+      const before = db.$client.query("SELECT count(*) AS n FROM links").get();
+      await page.goto(`${origin}/import`);
+      await page.getByLabel("Bookmarks file").setInputFiles({ name: "huge.html", mimeType: "text/html", buffer: Buffer.alloc(MAX_IMPORT_FILE_BYTES + 1024, " ") });
+      const answer = page.waitForResponse((response) => response.request().method() === "POST");
+      await page.getByRole("button", { name: "Preview import" }).click();
+      expect((await answer).status()).toBe(413);
+      await expect(page.locator("#file-error").textContent()).resolves.toContain("The file is larger than 32.0 MiB");
+      expect(db.$client.query("SELECT count(*) AS n FROM links").get()).toEqual(before);
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
+  it("renders the preview and report pages on a phone and a desktop, light and dark (screenshots)", async () => {
+    const { origin } = server!;
+    const folder = mkdtempSync(join(tmpdir(), "linkshelf-import-screenshots-"));
+    const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
+    const paths: string[] = [];
+    for (const [device, viewport] of Object.entries(viewports)) {
+      for (const colorScheme of ["light", "dark"] as const) {
+        const user = await newUser("Sam Shots");
+        // One URL of the file is there already, so the pages list a duplicate too.
+        createLink(server!.db, user.id, { name: "Example", url: "https://example.com/", description: "", favorite: false, collectionIds: [] }, Date.now());
+        const context = await signedInContext(user, { viewport, colorScheme });
+        try {
+          const page = await context.newPage();
+          await keepLocal(page, origin);
+          const shoot = async (name: string) => {
+            const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
+            expect(background).toBe(colorScheme === "dark" ? "rgb(18, 21, 27)" : "rgb(246, 247, 249)");
+            // Nothing wider than the viewport: no sideways scrolling on a phone.
+            expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
+            const path = join(folder, `${name}-${device}-${colorScheme}.png`);
+            await page.screenshot({ path, fullPage: true });
+            paths.push(path);
+          };
+          await page.goto(`${origin}/import`);
+          await shoot("import");
+          await page.getByLabel("Bookmarks file").setInputFiles(FIXTURE);
+          await page.getByRole("button", { name: "Preview import" }).click();
+          await page.waitForURL(/\/import\/[0-9a-f-]{36}$/);
+          await shoot("preview");
+          await page.getByRole("button", { name: /^Import \d+ links$/ }).click();
+          await page.waitForSelector("text=Import done");
+          await shoot("report");
+          await page.goto(`${origin}/account`);
+          await shoot("account");
+        } finally {
+          await context.close();
+        }
+      }
+    }
+    console.log(`import page screenshots:\n${paths.join("\n")}`);
+    expect(paths).toHaveLength(16);
+  }, TIMEOUT_MS);
+});
