@@ -18,7 +18,7 @@ export interface RedirectFigure {
  * the same autocannon load (a fixed number of requests, every answer awaited), alternating,
  * `rounds` times; medians compared. Then the clicks stored are checked against the 302s served.
  */
-export async function benchRedirect(linkshelfBin: string, options = { rounds: 3, requests: 200_000, connections: 32 }): Promise<RedirectFigure> {
+export async function benchRedirect(linkshelfBin: string, options = { rounds: 5, requests: 200_000, connections: 32 }): Promise<RedirectFigure> {
   const work = tempDir("redirect");
   const bareBin = await compile(join(ROOT, "bench", "bare-redirect.ts"), join(work, "bare-redirect"));
   const dataDir = join(work, "data");

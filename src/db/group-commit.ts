@@ -20,7 +20,10 @@ interface Job {
 export class GroupCommit {
   private jobs: Job[] = [];
   private scheduled = false;
-  /** Counts the batches flushed so far: writes of one batch see the same number. */
+  /**
+   * Counts the batches whose flush has begun (moved before their transaction opens): a caller
+   * that gathers work per batch (the click recorder) knows by it when to start a new write.
+   */
   batches = 0;
 
   private readonly inSavepoint;

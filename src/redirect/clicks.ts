@@ -1,28 +1,46 @@
 import type { Database } from "bun:sqlite";
 import type { GroupCommit } from "../db/group-commit";
 
+/** The clicks recorded for one batch of the group commit, and that batch's commit. */
+interface ClickBatch {
+  /** The group commit's batch count when these clicks were first recorded: they go in the next batch. */
+  number: number;
+  counts: Map<number, number>;
+  committed: Promise<void>;
+}
+
 /**
- * ClickRecorder counts clicks through the app's group commit (src/db/group-commit.ts): every
- * click of one turn of the event loop is committed in that turn's transaction, and `record()`
+ * ClickRecorder counts clicks through the app's group commit (src/db/group-commit.ts): the
+ * clicks of one turn of the event loop are added up per link and written as one write of
+ * that turn's transaction (one UPDATE per link clicked, however many clicks), and `record()`
  * settles only after that commit. So a redirect is never sent before its click is durable,
- * and one commit serves many requests. A click that fails is rolled back alone and rejected;
- * a failed commit rejects, and keeps, none of its clicks: none is counted twice or unacknowledged.
+ * and one commit serves many requests. If the write or the commit fails, every click of the
+ * turn is rolled back and rejected: none is counted twice, none acknowledged uncounted.
  */
 export class ClickRecorder {
   private readonly update;
-  /** Clicks committed together share one time: the clock is read once per batch. */
-  private time = { batch: -1, at: 0 };
+  private batch: ClickBatch | undefined;
 
   constructor(sqlite: Database, private readonly commits: GroupCommit, private readonly clock: () => number) {
     // `.run()`, never `.get()`: a statement left un-reset would pin the WAL (see STACK.md).
-    this.update = sqlite.prepare("UPDATE links SET clicks = clicks + 1, last_clicked_at = ?1 WHERE id = ?2");
+    this.update = sqlite.prepare("UPDATE links SET clicks = clicks + ?1, last_clicked_at = ?2 WHERE id = ?3");
   }
 
   /** record counts one click of a link; resolves once it is committed. */
   record(linkId: number): Promise<void> {
-    return this.commits.run(() => {
-      if (this.time.batch !== this.commits.batches) this.time = { batch: this.commits.batches, at: this.clock() };
-      this.update.run(this.time.at, linkId);
-    });
+    let batch = this.batch;
+    // A batch whose flush has begun (the count moved) takes no more clicks: they start the next one.
+    if (!batch || batch.number !== this.commits.batches) {
+      const counts = new Map<number, number>();
+      batch = this.batch = { number: this.commits.batches, counts, committed: this.commits.run(() => this.apply(counts)) };
+    }
+    batch.counts.set(linkId, (batch.counts.get(linkId) ?? 0) + 1);
+    return batch.committed;
+  }
+
+  /** apply writes one batch's clicks; they share one time, the moment of their commit. */
+  private apply(counts: Map<number, number>): void {
+    const now = this.clock();
+    for (const [linkId, count] of counts) this.update.run(count, now, linkId);
   }
 }
