@@ -22,13 +22,16 @@ export const UpdateLinkBody = t.Object({
   collectionIds: t.Array(IdNumber, { description: "Ids of your collections; duplicates are folded. Empty: the Inbox." }),
 });
 
+/** A whole number in a query string (Elysia converts it; each t.Integer compiles a checker, so one is shared). */
+const QueryInteger = t.Integer();
+
 /** `GET /api/v1/links` query: types only (Elysia converts the strings); the ranges are searchLinks' rules. */
 export const LinkSearchQuery = t.Object({
   q: t.Optional(t.String()),
-  collectionId: t.Optional(t.Integer()),
+  collectionId: t.Optional(QueryInteger),
   favorite: t.Optional(t.Boolean()),
   cursor: t.Optional(t.String()),
-  limit: t.Optional(t.Integer()),
+  limit: t.Optional(QueryInteger),
 });
 
 export type CreateLinkInput = typeof CreateLinkBody.static;

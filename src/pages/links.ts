@@ -5,11 +5,12 @@ import { errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors 
 import { html, type Html } from "./html";
 import { shell } from "./shell";
 
-const DAY = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" });
+/** Built on first use: a date format loads ICU's locale data, a few milliseconds at every start otherwise. */
+let day: Intl.DateTimeFormat | undefined;
 
 /** when shows an ISO timestamp as a short UTC date, the full instant in `datetime` and the tooltip. */
 export function when(isoTime: string): Html {
-  return html`<time datetime="${isoTime}" title="${isoTime}">${DAY.format(new Date(isoTime))}</time>`;
+  return html`<time datetime="${isoTime}" title="${isoTime}">${(day ??= new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" })).format(new Date(isoTime))}</time>`;
 }
 
 /** hostOf is the host a link points at, shown under its name. */

@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import { formBody, readLimitedBytes } from "../body";
-import { decodeBookmarkFile } from "../bookmarks/netscape";
-import { exportBookmarks, importBookmarks, type ImportReport } from "../bookmarks/service";
+import type { ImportReport } from "../bookmarks/service";
 import { listCollectionSummaries } from "../collections/queries";
 import type { UserRow } from "../db/schema";
 import { PayloadTooLarge } from "../errors";
@@ -10,6 +9,12 @@ import { htmlResponse } from "../pages/html";
 import { importPage, importPreviewPage, importReportPage, sizeText } from "../pages/imports";
 import { seeOther, type PageGuard } from "./guard";
 import { Pending } from "./pending";
+
+/** The bookmark file reader and writer (htmlparser2 and all) load on first use, not at every start of the server. */
+const bookmarkFiles = async () => {
+  const [{ decodeBookmarkFile }, { exportBookmarks, importBookmarks }] = await Promise.all([import("../bookmarks/netscape"), import("../bookmarks/service")]);
+  return { decodeBookmarkFile, exportBookmarks, importBookmarks };
+};
 
 /**
  * The largest bookmarks file the page takes. A 20,000-entry Chromium export is about 8 MB;
@@ -95,6 +100,7 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
         throw error;
       }
       if (!upload) return page(user, NO_FILE, 422);
+      const { decodeBookmarkFile, importBookmarks } = await bookmarkFiles();
       const now = clock();
       const report = importBookmarks(db, user.id, decodeBookmarkFile(upload.bytes), now, { dryRun: true });
       if (isEmpty(report)) {
@@ -117,7 +123,9 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
         user, key: params.key, fileName: state.fileName, fileBytes: state.bytes.byteLength, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
       }));
     }))
-    .post("/import/:key/confirm", ({ request, params }) => guard.form(request, (user) => {
+    .post("/import/:key/confirm", ({ request, params }) => guard.form(request, async (user) => {
+      const { decodeBookmarkFile, importBookmarks } = await bookmarkFiles();
+      // From here on nothing awaits: of two confirms at once, the second sees the first's report.
       const now = clock();
       const state = waiting.get(params.key, user.id, now);
       if (!state) return page(user, EXPIRED, 404);
@@ -132,7 +140,8 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
       waiting.take(params.key, user.id, clock());
       return seeOther("/import");
     }))
-    .get("/export", ({ request }) => guard.page(request, (user) => {
+    .get("/export", ({ request }) => guard.page(request, async (user) => {
+      const { exportBookmarks } = await bookmarkFiles();
       const day = new Date(clock()).toISOString().slice(0, 10);
       return new Response(exportBookmarks(db, user.id), {
         headers: {
