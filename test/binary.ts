@@ -1,9 +1,11 @@
 /**
- * Helpers for test/cli.binary.test.ts: build the real executable once, run its commands,
+ * Helpers for the tests through the real executable: build it into a workspace, run its commands,
  * start it as a server and follow its log. Everything waits on output, never on the clock,
  * except for bounded deadlines that turn a hang into a failure with the log attached.
  */
 import { Database } from "bun:sqlite";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const REPO_ROOT = join(import.meta.dir, "..");
@@ -17,6 +19,44 @@ export function buildBinary(outfile: string): string {
     throw new Error(`build.ts failed (${result.exitCode}):\n${result.stdout.toString()}\n${result.stderr.toString()}`);
   }
   return outfile;
+}
+
+/** Where a test runs the executable: a fresh temporary folder (remove `root` when done). */
+export interface BinaryWorkspace {
+  root: string;
+  /** The executable, built by build.ts. */
+  binary: string;
+  /** The working directory: no node_modules, no drizzle/ (the binary must not need them). */
+  cwd: string;
+  /** The data directory, not created yet (the binary creates it). */
+  dataDir: string;
+  /** The database file inside it. */
+  dbPath: string;
+}
+
+/** binaryWorkspace builds the executable into a new temporary folder named after `prefix`, with a working directory beside it. */
+export function binaryWorkspace(prefix: string): BinaryWorkspace {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(join(root, "bin"));
+  const binary = buildBinary(join(root, "bin", "linkshelf"));
+  const cwd = join(root, "run");
+  mkdirSync(cwd);
+  const dataDir = join(cwd, "data");
+  return { root, binary, cwd, dataDir, dbPath: join(dataDir, "linkshelf.db") };
+}
+
+/** createUserWithToken makes a user through the CLI (the password on stdin) and returns a new API token of theirs. */
+export async function createUserWithToken(workspace: BinaryWorkspace, email: string, name: string, env: Record<string, string>): Promise<string> {
+  const { binary, cwd, dataDir } = workspace;
+  const created = await runBinary(binary, ["user", "create", "--email", email, "--name", name, "--data-dir", dataDir], {
+    cwd,
+    env,
+    stdin: "long enough password\n",
+  });
+  if (created.exitCode !== 0) throw new Error(`user create failed: ${created.stderr}`);
+  const minted = await runBinary(binary, ["token", "create", "--email", email, "--data-dir", dataDir], { cwd, env });
+  if (minted.exitCode !== 0) throw new Error(`token create failed: ${minted.stderr}`);
+  return minted.stdout.trim();
 }
 
 /** cleanEnv is the test's environment without any LINKSHELF_* setting, plus `extra`. */

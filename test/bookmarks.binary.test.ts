@@ -4,10 +4,9 @@
  * while a server runs on the same data. Only 127.0.0.1 is contacted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, queryFile, runBinary, startServer, type RunningServer } from "./binary";
+import { binaryWorkspace, queryFile, runBinary, startServer, type RunningServer } from "./binary";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 /** Per-test limit for tests that spawn several processes (argon2 hashing included). */
@@ -50,13 +49,7 @@ async function collectionsOf(token: string) {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "linkshelf-bookmarks-"));
-  mkdirSync(join(root, "bin"));
-  binary = buildBinary(join(root, "bin", "linkshelf"));
-  cwd = join(root, "run");
-  mkdirSync(cwd);
-  dataDir = join(cwd, "data");
-  dbPath = join(dataDir, "linkshelf.db");
+  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("linkshelf-bookmarks-"));
   server = await startServer(binary, { cwd, dataDir });
 }, 60_000);
 

@@ -3,12 +3,11 @@
  * and no node_modules, as a user would run dist/linkshelf. Only 127.0.0.1 is contacted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import {
-  buildBinary,
+  binaryWorkspace,
   cleanEnv,
   connectRaw,
   queryFile,
@@ -76,13 +75,7 @@ const userCount = (email: string) =>
   queryFile<{ n: number }>(dbPath, "SELECT count(*) AS n FROM users WHERE lower(email) = lower(?)", [email])[0]!.n;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "linkshelf-binary-"));
-  mkdirSync(join(root, "bin"));
-  binary = buildBinary(join(root, "bin", "linkshelf"));
-  cwd = join(root, "run");
-  mkdirSync(cwd);
-  dataDir = join(cwd, "data");
-  dbPath = join(dataDir, "linkshelf.db");
+  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("linkshelf-binary-"));
   server = await startServer(binary, { cwd, dataDir });
 }, 60_000);
 

@@ -22,10 +22,9 @@
  * kill delays (the interleaving itself is up to the machine). Only 127.0.0.1 is contacted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, cleanEnv, connectRaw, queryFile, runBinary, startServer, type RawConnection, type RunningServer } from "./binary";
+import { binaryWorkspace, cleanEnv, connectRaw, createUserWithToken, queryFile, startServer, type RawConnection, type RunningServer } from "./binary";
 
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const ROUNDS = 8;
@@ -399,21 +398,8 @@ function reconcile(stored: Awaited<ReturnType<typeof readStored>>, pending: (Pen
 
 beforeAll(async () => {
   console.log(`crash.binary.test.ts: seed ${SEED} (replay with CRASH_SEED=${SEED})`);
-  root = mkdtempSync(join(tmpdir(), "linkshelf-crash-mixed-"));
-  binary = buildBinary(join(root, "linkshelf"));
-  cwd = join(root, "run");
-  mkdirSync(cwd);
-  dataDir = join(cwd, "data");
-  dbPath = join(dataDir, "linkshelf.db");
-  const created = await runBinary(binary, ["user", "create", "--email", "mixed@example.test", "--name", "Mixed", "--data-dir", dataDir], {
-    cwd,
-    env: SERVER_ENV,
-    stdin: "long enough password\n",
-  });
-  if (created.exitCode !== 0) throw new Error(`user create failed: ${created.stderr}`);
-  const minted = await runBinary(binary, ["token", "create", "--email", "mixed@example.test", "--data-dir", dataDir], { cwd, env: SERVER_ENV });
-  if (minted.exitCode !== 0) throw new Error(`token create failed: ${minted.stderr}`);
-  token = minted.stdout.trim();
+  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("linkshelf-crash-mixed-"));
+  token = await createUserWithToken({ root, binary, cwd, dataDir, dbPath }, "mixed@example.test", "Mixed", SERVER_ENV);
   inbox = queryFile<{ id: number }>(dbPath, "SELECT id FROM collections WHERE is_default = 1")[0]!.id;
 }, SLOW);
 

@@ -5,10 +5,9 @@
  * Only 127.0.0.1 is contacted; every process started here is killed in afterAll.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, cleanEnv, queryFile, runBinary, startServer, type RunningServer } from "./binary";
+import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, startServer, type RunningServer } from "./binary";
 
 const SERVER_ENV = cleanEnv({ LINKSHELF_RATE_LIMIT: "off" });
 const LOOPS = 8;
@@ -111,22 +110,9 @@ const api = (server: RunningServer, path: string, init: { method?: string; body?
 
 /** Builds the binary, then makes a user, a token, a PUBLIC collection and a link in it on an empty data dir. */
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "linkshelf-crash-"));
-  binary = buildBinary(join(root, "linkshelf"));
-  cwd = join(root, "run");
-  mkdirSync(cwd);
-  dataDir = join(cwd, "data");
-  dbPath = join(dataDir, "linkshelf.db");
+  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("linkshelf-crash-"));
 
-  const created = await runBinary(binary, ["user", "create", "--email", "crash@example.test", "--name", "Crash", "--data-dir", dataDir], {
-    cwd,
-    env: SERVER_ENV,
-    stdin: "long enough password\n",
-  });
-  if (created.exitCode !== 0) throw new Error(`user create failed: ${created.stderr}`);
-  const minted = await runBinary(binary, ["token", "create", "--email", "crash@example.test", "--data-dir", dataDir], { cwd, env: SERVER_ENV });
-  if (minted.exitCode !== 0) throw new Error(`token create failed: ${minted.stderr}`);
-  token = minted.stdout.trim();
+  token = await createUserWithToken({ root, binary, cwd, dataDir, dbPath }, "crash@example.test", "Crash", SERVER_ENV);
 
   const server = await start();
   const collection = await api(server, "/api/v1/collections", { method: "POST", body: { name: "Shared", visibility: "PUBLIC" } });
