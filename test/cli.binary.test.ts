@@ -17,9 +17,9 @@ import {
   writeFile,
   type RunningServer,
 } from "./binary";
+import { ISO } from "./helpers";
 
 const TOKEN_LINE = /^lks_[A-Za-z0-9_-]{43}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const JOURNAL = JSON.parse(readFileSync(join(REPO_ROOT, "drizzle", "meta", "_journal.json"), "utf8")) as { entries: { idx: number; tag: string }[] };
 /** Per-test limit for tests that spawn several processes (argon2 hashing included). */
 const SLOW = 30_000;

@@ -9,6 +9,7 @@
  */
 import { describe, expect, it, spyOn } from "bun:test";
 import {
+  ISO,
   chars,
   createCollection,
   createLink,
@@ -25,7 +26,6 @@ import {
   type TestUser,
 } from "./helpers";
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const COLLECTION_KEYS = ["author", "authorId", "createdAt", "description", "icon", "id", "isDefault", "isOwner", "links", "name", "updatedAt", "visibility"];
 const valid = { name: "Reading", visibility: "PRIVATE" };
 

@@ -7,6 +7,9 @@ import { createUser as createUserRecord } from "../src/users/service";
 
 export const START = Date.parse("2026-11-22T05:52:24.123Z");
 
+/** A timestamp as the contract writes it: ISO 8601 UTC with milliseconds. */
+export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export interface TestEnv {
   app: App;
   db: Db;

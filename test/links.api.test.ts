@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import {
+  ISO,
   chars,
   createCollection,
   createLink,
@@ -23,7 +24,6 @@ import {
   type TestUser,
 } from "./helpers";
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const LINK_KEYS = ["authorId", "clicks", "collectionIds", "createdAt", "description", "favorite", "id", "lastClickedAt", "name", "updatedAt", "url"];
 const valid = { name: "A page", url: "https://example.org/page", favorite: false };
 /** A URL of exactly `n` characters. */

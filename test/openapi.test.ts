@@ -8,7 +8,7 @@
 import { describe, expect, it } from "bun:test";
 import { BROWSER_PAGES, openApiPath } from "../src/openapi/document";
 import { WEB_PAGE_PATHS, webPages } from "../src/web/routes";
-import { createCollection, createLink, createUser, del, get, inboxOf, makeEnv, post, put, request, type ApiResponse } from "./helpers";
+import { ISO, createCollection, createLink, createUser, del, get, inboxOf, makeEnv, post, put, request, type ApiResponse } from "./helpers";
 
 const HIDDEN = ["GET /api/v1/openapi.json", "GET /api/docs"];
 
@@ -25,7 +25,6 @@ interface Schema {
   multipleOf?: number;
 }
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
  * mismatches checks a value against a documented schema, strictly: no property the schema

@@ -15,6 +15,7 @@ import { GroupCommit } from "../src/db/group-commit";
 import { ClickRecorder } from "../src/redirect/clicks";
 import { queryFile } from "./binary";
 import {
+  ISO,
   createCollection,
   createLink,
   createUser,
@@ -30,7 +31,6 @@ import {
   type TestUser,
 } from "./helpers";
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** What a browser sends when following a link. */
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
 /** A header value made of printable ASCII only. */
