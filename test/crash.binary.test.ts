@@ -24,7 +24,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { existsSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { binaryWorkspace, cleanEnv, connectRaw, createUserWithToken, queryFile, startServer, type RawConnection, type RunningServer } from "./binary";
+import { binaryWorkspace, cleanEnv, connectRaw, createUserWithToken, queryFile, startServer, type RawConnection, type BinaryWorkspace, type RunningServer } from "./binary";
 
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const ROUNDS = 8;
@@ -162,6 +162,7 @@ function chooseOp(random: Random, worker: number, serial: string): Op | { kind: 
 // ---------------------------------------------------------------------------------------
 // Talking to the server.
 
+let workspace: BinaryWorkspace;
 let root: string;
 let binary: string;
 let cwd: string;
@@ -398,8 +399,8 @@ function reconcile(stored: Awaited<ReturnType<typeof readStored>>, pending: (Pen
 
 beforeAll(async () => {
   console.log(`crash.binary.test.ts: seed ${SEED} (replay with CRASH_SEED=${SEED})`);
-  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("linkshelf-crash-mixed-"));
-  token = await createUserWithToken({ root, binary, cwd, dataDir, dbPath }, "mixed@example.test", "Mixed", SERVER_ENV);
+  ({ root, binary, cwd, dataDir, dbPath } = workspace = binaryWorkspace("linkshelf-crash-mixed-"));
+  token = await createUserWithToken(workspace, "mixed@example.test", "Mixed", SERVER_ENV);
   inbox = queryFile<{ id: number }>(dbPath, "SELECT id FROM collections WHERE is_default = 1")[0]!.id;
 }, SLOW);
 

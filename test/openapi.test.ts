@@ -7,23 +7,12 @@
  */
 import { describe, expect, it } from "bun:test";
 import { BROWSER_PAGES, openApiPath } from "../src/openapi/document";
+import type { Schema } from "../src/pages/docs";
 import { WEB_PAGE_PATHS, webPages } from "../src/web/routes";
 import { ISO, createCollection, createLink, createUser, del, get, inboxOf, makeEnv, post, put, request, type ApiResponse } from "./helpers";
 
 const HIDDEN = ["GET /api/v1/openapi.json", "GET /api/docs"];
 
-/** A JSON schema as the document writes it (the subset the routes use). */
-interface Schema {
-  type?: string | string[];
-  format?: string;
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: Schema[];
-  items?: Schema;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  multipleOf?: number;
-}
 
 
 /**

@@ -7,13 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, startServer, type RunningServer } from "./binary";
+import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, startServer, type BinaryWorkspace, type RunningServer } from "./binary";
 
 const SERVER_ENV = cleanEnv({ LINKSHELF_RATE_LIMIT: "off" });
 const LOOPS = 8;
 const CYCLES = 3;
 const TARGET = "https://example.com/crash-safety";
 
+let workspace: BinaryWorkspace;
 let root: string;
 let binary: string;
 let cwd: string;
@@ -110,9 +111,9 @@ const api = (server: RunningServer, path: string, init: { method?: string; body?
 
 /** Builds the binary, then makes a user, a token, a PUBLIC collection and a link in it on an empty data dir. */
 beforeAll(async () => {
-  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("linkshelf-crash-"));
+  ({ root, binary, cwd, dataDir, dbPath } = workspace = binaryWorkspace("linkshelf-crash-"));
 
-  token = await createUserWithToken({ root, binary, cwd, dataDir, dbPath }, "crash@example.test", "Crash", SERVER_ENV);
+  token = await createUserWithToken(workspace, "crash@example.test", "Crash", SERVER_ENV);
 
   const server = await start();
   const collection = await api(server, "/api/v1/collections", { method: "POST", body: { name: "Shared", visibility: "PUBLIC" } });

@@ -3,7 +3,7 @@ import { html, Html } from "./html";
 import { documentHead } from "./layout";
 
 /** The part of a JSON schema the reference shows. */
-interface Schema {
+export interface Schema {
   type?: string | string[];
   format?: string;
   enum?: unknown[];
