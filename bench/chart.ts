@@ -30,7 +30,7 @@ export function renderChart(rows: ChartRow[], subtitle: string): string {
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif">`,
     `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
-    `<text x="16" y="26" font-size="17" font-weight="600" fill="#1d2330">linkshelf: CONTRACT section 10, measured</text>`,
+    `<text x="16" y="26" font-size="17" font-weight="600" fill="#1d2330">linkshelf: performance targets, measured</text>`,
     `<text x="16" y="45" font-size="12" fill="#5b6475">${escape(subtitle)}</text>`,
   ];
   rows.forEach((row, index) => {

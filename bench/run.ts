@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: builds dist/linkshelf and prints every performance figure of CONTRACT
- * section 10, measured in this run on this machine, beside its target; writes them to
+ * `npm run bench`: builds dist/linkshelf and prints every performance target (docs/development.md),
+ * measured in this run on this machine, beside its target; writes them to
  * bench/results.json and draws them in bench/results.svg.
  */
 import { cpus, loadavg } from "node:os";

@@ -8,7 +8,7 @@ export const FieldErrorJson = t.Object({
 });
 export type FieldError = typeof FieldErrorJson.static;
 
-/** The one error body of the API, `/l/:id` (non-HTML clients) and `/favicon` (CONTRACT section 3). */
+/** The one error body of the API, `/l/:id` (non-HTML clients) and `/favicon`. */
 export const ErrorJson = t.Object({
   message: t.String({ description: "A sentence for people." }),
   code: t.String({ description: "Stable, for programs: UNAUTHORIZED, INVALID_JSON, VALIDATION_FAILED, NOT_FOUND..." }),

@@ -1,5 +1,5 @@
 /**
- * The collections API (interface section 4, CONTRACT section 2) through `app.handle`: fields,
+ * The collections API through `app.handle`: fields,
  * defaults and limits on both sides of each boundary, emoji icons, `PUT` keeping what it was
  * not sent, the Inbox rules, deleting a collection without ever deleting a link (in one
  * transaction), the list's order, and a constant number of SQL statements per

@@ -1,5 +1,5 @@
 /**
- * Crash and shutdown safety through the real executable (CONTRACT section 9, issue 6 item 3).
+ * Crash and shutdown safety through the real executable.
  *
  * Several workers send a mixed burst of concurrent writes (link creates, updates and
  * deletes, collection creates, updates and deletes) and clicks on `/l/:id`; the server is

@@ -138,7 +138,7 @@ export class FakeStorage implements StorageArea {
   }
 }
 
-/** The origin the app answers to through `app.handle` (see STACK.md). */
+/** The origin the app answers to through `app.handle` (Elysia does not route a host as short as `x`). */
 export const APP_ORIGIN = "http://localhost";
 
 /** appFetch is a fetch that hands every request to the real app, as if it were on the network. */

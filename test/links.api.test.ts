@@ -1,5 +1,5 @@
 /**
- * The links API (interface section 4, CONTRACT section 2) through `app.handle`: every field,
+ * The links API through `app.handle`: every field,
  * default and limit on both sides of its boundary, `PUT` keeping what it was not sent,
  * `collectionIds` folding, the favorites ranking, and for every refused write proof that the
  * database did not change. Ownership across users is in permissions.api.test.ts, the error

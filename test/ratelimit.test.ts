@@ -1,5 +1,5 @@
 /**
- * Rate limiting (CONTRACT section 8): through `app.handle` with the app's injected clock, and
+ * Rate limiting: through `app.handle` with the app's injected clock, and
  * the in-memory key store directly (src/ratelimit/) with injected times and addresses.
  * Nothing sleeps: windows pass by moving `env.clock.now`.
  */

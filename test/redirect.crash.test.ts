@@ -1,5 +1,5 @@
 /**
- * Crash safety of the click counter through the real executable (CONTRACT sections 5 and 9):
+ * Crash safety of the click counter through the real executable:
  * bursts of concurrent `GET /l/:id`, `kill -9` in the middle of one, restart on the same data.
  * Every 302 a client received must be stored, and never more clicks than requests sent.
  * Only 127.0.0.1 is contacted; every process started here is killed in afterAll.

@@ -1,5 +1,5 @@
 /**
- * `GET /l/:id` (CONTRACT section 5) through `app.handle`: who sees which link, the shape of a
+ * `GET /l/:id` through `app.handle`: who sees which link, the shape of a
  * refusal, exactly one committed click per GET, none per HEAD, and the group commit's
  * failure path (src/redirect/clicks.ts), which is also tested directly.
  */

@@ -1,4 +1,4 @@
-/** The linkshelf API as the extension sees it (CONTRACT sections 2, 3 and 8). */
+/** The linkshelf API as the extension sees it. */
 
 export interface Link {
   id: number;

@@ -1,5 +1,5 @@
 /**
- * IP address classification for the favicon proxy's outbound guard (CONTRACT section 6).
+ * IP address classification for the favicon proxy's outbound guard.
  *
  * Addresses arrive in canonical form: the WHATWG URL parser has already turned numeric host
  * forms (`2130706433`, `0x7f000001`, `0177.0.0.1`, `127.1`) into dotted IPv4, and resolvers

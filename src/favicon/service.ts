@@ -11,7 +11,7 @@ import { sniffIcon } from "./sniff";
 const KiB = 1024;
 const DAY = 24 * 60 * 60 * 1000;
 
-/** Limits of CONTRACT section 6, and the decisions around them (see README "Favicon proxy"). */
+/** Limits of the favicon proxy: how much it reads, how long it waits, how long it keeps an answer. */
 export const FAVICON_LIMITS = {
   htmlBytes: 256 * KiB,
   iconBytes: 512 * KiB,

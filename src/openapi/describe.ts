@@ -55,7 +55,7 @@ export function errorDoc(description: string): ResponseDoc {
   return { description, json: ErrorJson };
 }
 
-/** The headers of every rate-limited answer (CONTRACT section 8). */
+/** The headers of every rate-limited answer. */
 const RATE_LIMIT_HEADERS = {
   "RateLimit-Limit": "Requests allowed per window.",
   "RateLimit-Remaining": "Requests left in this window.",
@@ -77,7 +77,7 @@ export function apiErrors(options: { body: boolean; id: boolean }): Record<numbe
   return errors;
 }
 
-/** rateLimited describes a 429 (CONTRACT section 8). */
+/** rateLimited describes a 429. */
 export function rateLimited(): ResponseDoc {
   return { ...errorDoc("RATE_LIMITED: over the rate limit."), headers: { ...RATE_LIMIT_HEADERS, "Retry-After": "Seconds to wait." } };
 }

@@ -22,7 +22,7 @@ export class ClickRecorder {
   private batch: ClickBatch | undefined;
 
   constructor(sqlite: Database, private readonly commits: GroupCommit, private readonly clock: () => number) {
-    // `.run()`, never `.get()`: a statement left un-reset would pin the WAL (see STACK.md).
+    // `.run()`, never `.get()`: a statement left un-reset would pin the WAL: bun:sqlite's `.get()` on `UPDATE … RETURNING` does not reset it, and the `-wal` file then grows without a checkpoint.
     this.update = sqlite.prepare("UPDATE links SET clicks = clicks + ?1, last_clicked_at = ?2 WHERE id = ?3");
   }
 
