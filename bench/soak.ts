@@ -1,5 +1,5 @@
 /**
- * `npm run soak` : builds dist/linkshelf, runs it on 127.0.0.1 and drives a
+ * `npm run soak`: builds dist/linkshelf, runs it on 127.0.0.1 and drives a
  * mixed load at it for a set time (`--seconds N` or `SOAK_SECONDS`, default 60): link creates,
  * updates, deletes, collection renames, collection list and favorites reads, clicks (by token,
  * by session and anonymous), `/favicon` placeholders, requests with invalid tokens from ever new
