@@ -10,8 +10,9 @@ import { binaryWorkspace, cleanEnv, createUserWithToken, REPO_ROOT, startServer,
  * can sign in over HTTPS and gets a `Secure` session cookie, and a cross-site form post is still
  * refused. Only the host name's port, the certificate paths and linkshelf's port are changed; for
  * Caddy, `tls internal` is added as the guide says for a LAN-only name, so nothing is asked of
- * any certificate authority. Skipped, with one line, when nginx or caddy is not installed
- * (Debian packages `nginx-light`, `caddy`).
+ * any certificate authority. The guide's fail2ban filter is run by fail2ban's own checker.
+ * Each is skipped, with one line, when its program is not installed (Debian packages
+ * `nginx-light`, `caddy`, `fail2ban`).
  */
 
 const HOST = "links.example.com";
@@ -206,3 +207,34 @@ for (const proxy of PROXIES) {
     });
   });
 }
+
+/** The fail2ban filter of the guide's Logs section, checked by fail2ban's own `fail2ban-regex`. */
+const fail2banInstalled = Bun.which("fail2ban-regex") !== null;
+if (!fail2banInstalled) console.log("skipped: the fail2ban example of docs/operations.md needs fail2ban-regex (apt-get install fail2ban)");
+
+describe.skipIf(!fail2banInstalled)("docs/operations.md: the fail2ban filter", () => {
+  it("matches the failed sign-in line, IPv4 and IPv6, and nothing else the server logs", () => {
+    const filter = /```ini\n(\[Definition\][\s\S]*?)\n```/.exec(GUIDE);
+    expect(filter).not.toBeNull();
+    const dir = join(REPO_ROOT, "test", `.fail2ban-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    try {
+      writeFileSync(join(dir, "linkshelf.conf"), filter![1] + "\n");
+      const lines = [
+        "2026-11-25 03:50:00 sign-in failed for me@example.com from 192.0.2.7",
+        "2026-11-25 03:50:01 sign-in failed for someone@example.com from 2001:db8::1",
+        "2026-11-25 03:50:02 linkshelf listening on http://0.0.0.0:3000 (data in /var/lib/linkshelf)",
+        "2026-11-25 03:50:03 linkshelf: no user yet. Create the first one at http://localhost:3000/setup with setup code: K7QM-3XWD-PA9R",
+      ];
+      writeFileSync(join(dir, "log"), lines.join("\n") + "\n");
+      const run = Bun.spawnSync(["fail2ban-regex", "--print-all-matched", join(dir, "log"), join(dir, "linkshelf.conf")]);
+      const out = run.stdout.toString();
+      expect(run.exitCode).toBe(0);
+      expect(out).toMatch(/Lines: 4 lines, 0 ignored, 2 matched, 2 missed/);
+      expect(out).toContain("192.0.2.7");
+      expect(out).toContain("2001:db8::1");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
