@@ -45,7 +45,7 @@ export function startBrowserSession(
 }
 
 /** busyPage: the hashing queue is full (PasswordsBusy); the form may be sent again in a moment. */
-export function busyPage(error: PasswordsBusy): Response {
+function busyPage(error: PasswordsBusy): Response {
   return htmlResponse(messagePage("Busy", error.message), { status: error.status, headers: error.headers });
 }
 
