@@ -347,3 +347,21 @@ describe("the failed sign-in log line", () => {
     expect(signInFailedLine("   ", "::1")).toBe('sign-in failed for "" from ::1');
   });
 });
+
+describe("a password hash made with older settings", () => {
+  it("is replaced by one with the current settings at the next sign-in, and the user's sessions stay", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const older = await Bun.password.hash(alice.password, { algorithm: "argon2id", memoryCost: 65_536, timeCost: 2 });
+    env.db.$client.run("UPDATE users SET password_hash = ? WHERE id = ?", [older, alice.user.id]);
+    const stored = () => (env.db.$client.query("SELECT password_hash AS hash FROM users WHERE id = ?").get(alice.user.id) as { hash: string }).hash;
+    const cookie = cookieFor(env, alice);
+    expect((await submit(env, "/login", { email: alice.user.email, password: "not the password" }, "198.51.100.40")).status).toBe(401);
+    expect(stored()).toBe(older);
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.40")).status).toBe(303);
+    expect(stored()).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
+    expect(await Bun.password.verify(alice.password, stored())).toBe(true);
+    const account = await env.app.handle(new Request("http://localhost/account", { headers: { cookie, accept: "text/html" } }));
+    expect(account.status).toBe(200);
+  });
+});

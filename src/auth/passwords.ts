@@ -31,6 +31,13 @@ export interface HashOptions {
   patient?: boolean;
 }
 
+const CURRENT_PREFIX = `$${PASSWORD_HASH.algorithm}$v=19$m=${PASSWORD_HASH.memoryCost},t=${PASSWORD_HASH.timeCost},p=1$`;
+
+/** needsRehash: a stored hash made with other settings (an earlier release's 64 MiB) is replaced at the next sign-in. */
+export function needsRehash(hash: string): boolean {
+  return !hash.startsWith(CURRENT_PREFIX);
+}
+
 interface Waiter {
   memoryKiB: number;
   start(): void;

@@ -1,15 +1,16 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import { formBody } from "../body";
+import type { UserRow } from "../db/schema";
 import { AppError } from "../errors";
 import { clientAddress, isCrossSitePost, ownOrigin, requestOrigin, safeNext } from "../http";
 import { loginPage, setupPage } from "../pages/auth";
 import { formField as field } from "../pages/form";
 import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
-import { countUsers, createUser, findUserByEmail } from "../users/service";
+import { countUsers, createUser, findUserByEmail, replacePasswordHash } from "../users/service";
 import { resolveUser, sessionIdOf } from "./identity";
-import { passwords as processPasswords, PasswordsBusy } from "./passwords";
+import { needsRehash, passwords as processPasswords, PasswordsBusy } from "./passwords";
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions";
 import { setupCodeMatches } from "./setup";
 import { signInFailedLine, type Attempt, type SignInThrottle } from "./throttle";
@@ -73,6 +74,15 @@ export function authPages({ db, config, clock, setupCode, passwords = processPas
     return attempt.allowed ? attempt : throttled(attempt.retryAfter);
   };
 
+  /** A hash made with older settings is replaced by one with the current settings; when the queue is full, next time. */
+  const upgradeHash = async (user: UserRow, password: string) => {
+    try {
+      replacePasswordHash(db, user.id, user.passwordHash, await passwords.hash(password));
+    } catch (error) {
+      if (!(error instanceof PasswordsBusy)) throw error;
+    }
+  };
+
   const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
     startBrowserSession({ db, config }, request, cookie, userId, now);
 
@@ -104,6 +114,7 @@ export function authPages({ db, config, clock, setupCode, passwords = processPas
         return htmlResponse(loginPage({ next, email, error: LOGIN_FAILED }), { status: 401 });
       }
       attempt.release();
+      if (needsRehash(user.passwordHash)) await upgradeHash(user, field(body, "password"));
       startSession(request, cookie, user.id, now);
       return seeOther(next);
     })

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { passwords as processPasswords, type Passwords } from "../auth/passwords";
 import type { Db } from "../db/client";
 import { collections, sessions, users, type UserRow } from "../db/schema";
@@ -76,6 +76,14 @@ export async function setPassword(db: Db, userId: number, password: string, opti
     tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).run();
     tx.delete(sessions).where(eq(sessions.userId, userId)).run();
   }, { behavior: "immediate" });
+}
+
+/**
+ * replacePasswordHash stores a new hash of the same password (made with the current settings),
+ * unless the password changed meanwhile. Sessions stay.
+ */
+export function replacePasswordHash(db: Db, userId: number, oldHash: string, newHash: string): void {
+  db.update(users).set({ passwordHash: newHash }).where(and(eq(users.id, userId), eq(users.passwordHash, oldHash))).run();
 }
 
 /**
