@@ -1,6 +1,8 @@
 import { Elysia, t } from "elysia";
 import { guards } from "./auth/requester";
+import type { Passwords } from "./auth/passwords";
 import { authPages } from "./auth/routes";
+import { SignInThrottle } from "./auth/throttle";
 import { jsonBody } from "./body";
 import { collectionRoutes } from "./collections/routes";
 import type { Config } from "./config";
@@ -27,12 +29,18 @@ export interface AppDeps {
   setupCode?: string;
   /** The favicon proxy's resolver, connection and timeout; tests inject them, the defaults are real. */
   favicon?: FaviconOptions;
+  /** The hashing queue; default the process's one, which every hash and verification shares. */
+  passwords?: Passwords;
+  /** Where the server's log lines go (default stderr); tests collect them. */
+  log?: (line: string) => void;
 }
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
 export function createApp(deps: AppDeps) {
   const guard = guards(deps);
   const commits = new GroupCommit(deps.db.$client);
+  // One budget per address for every form that checks a password or the setup code.
+  const signIns = new SignInThrottle();
   const api = new Elysia({ prefix: API_PREFIX })
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
@@ -47,8 +55,8 @@ export function createApp(deps: AppDeps) {
     })
     .use(api)
     .use(redirectRoutes(deps, guard, commits))
-    .use(authPages(deps))
-    .use(webPages(deps))
+    .use(authPages(deps, signIns))
+    .use(webPages(deps, signIns))
     .use(publicRoutes(deps))
     .use(extensionRoutes(deps))
     .use(faviconRoutes(deps));

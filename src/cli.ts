@@ -68,7 +68,7 @@ const COMMANDS: Record<string, Command> = {
     flags: ["email", "name", "data-dir"], required: ["email", "name"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
       const password = await readNewPassword();
-      const user = await createUser(db, { email: flags.email!, name: flags.name!, password }, Date.now());
+      const user = await createUser(db, { email: flags.email!, name: flags.name!, password }, Date.now(), { patient: true });
       io.err(`created user ${user.email} (id ${user.id}) with an Inbox`);
       return 0;
     }),
@@ -77,7 +77,7 @@ const COMMANDS: Record<string, Command> = {
     flags: ["email", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
       const user = requireUser(db, flags.email!);
-      await setPassword(db, user.id, await readNewPassword());
+      await setPassword(db, user.id, await readNewPassword(), { patient: true });
       io.err(`password changed for ${user.email}; their sessions have ended`);
       return 0;
     }),

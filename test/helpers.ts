@@ -1,4 +1,5 @@
 import { createApp, type App } from "../src/app";
+import type { Passwords } from "../src/auth/passwords";
 import { createToken } from "../src/auth/tokens";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
@@ -25,6 +26,10 @@ export interface EnvOptions {
   path?: string;
   /** The one-time code of a first start, which unlocks `/setup`. */
   setupCode?: string;
+  /** The hashing queue (default the process's one). */
+  passwords?: Passwords;
+  /** Where the app's log lines go (default stderr). */
+  log?: (line: string) => void;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
@@ -33,7 +38,7 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const db = openDatabase(options.path ?? ":memory:", { logger: { logQuery: (query) => void queries.push(query) } });
   const config = loadConfig({}, env);
   const clock = { now: START };
-  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode });
+  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, passwords: options.passwords, log: options.log });
   return { app, db, config, clock, queries };
 }
 

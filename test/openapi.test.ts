@@ -9,6 +9,7 @@ import { describe, expect, it } from "bun:test";
 import { BROWSER_PAGES, openApiPath } from "../src/openapi/document";
 import type { Schema } from "../src/pages/docs";
 import { WEB_PAGE_PATHS, webPages } from "../src/web/routes";
+import { SignInThrottle } from "../src/auth/throttle";
 import { ISO, createCollection, createLink, createUser, del, get, inboxOf, makeEnv, post, put, request, type ApiResponse } from "./helpers";
 
 const HIDDEN = ["GET /api/v1/openapi.json", "GET /api/docs"];
@@ -50,7 +51,7 @@ async function documentOf(env = makeEnv()) {
 /** The routes the app serves, as `METHOD /path` with the route, the browser pages and the docs themselves left out. */
 /** webPageRoutes lists `METHOD path` of every signed-in web page, from the pages' own plugin. */
 function webPageRoutes(env: ReturnType<typeof makeEnv>): string[] {
-  return webPages({ db: env.db, config: env.config, clock: () => env.clock.now }).routes.map((route) => `${route.method} ${route.path}`);
+  return webPages({ db: env.db, config: env.config, clock: () => env.clock.now }, new SignInThrottle()).routes.map((route) => `${route.method} ${route.path}`);
 }
 
 function servedRoutes(env: ReturnType<typeof makeEnv>) {

@@ -1,23 +1,24 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import { formBody } from "../body";
+import type { UserRow } from "../db/schema";
 import { AppError } from "../errors";
 import { clientAddress, isCrossSitePost, ownOrigin, requestOrigin, safeNext } from "../http";
 import { loginPage, setupPage } from "../pages/auth";
 import { formField as field } from "../pages/form";
 import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
-import { FixedWindowCounter } from "../ratelimit/window";
-import { countUsers, createUser, findUserByEmail } from "../users/service";
+import { countUsers, createUser, findUserByEmail, replacePasswordHash } from "../users/service";
 import { resolveUser, sessionIdOf } from "./identity";
+import { needsRehash, passwords as processPasswords, PasswordsBusy } from "./passwords";
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions";
 import { setupCodeMatches } from "./setup";
+import { signInFailedLine, type Attempt, type SignInThrottle } from "./throttle";
 
-export const LOGIN_THROTTLE = { failures: 10, windowMs: 15 * 60 * 1000 } as const;
 const LOGIN_FAILED = "The email or password is not right.";
 /** Verified against when the email is unknown, so both failures take the same time. */
 let dummyHash: Promise<string> | undefined;
-const unknownUserHash = () => (dummyHash ??= Bun.password.hash("linkshelf-no-such-user"));
+const unknownUserHash = () => (dummyHash ??= processPasswords.hash("linkshelf-no-such-user", { patient: true }));
 
 /** The part of Elysia's cookie jar a session needs. */
 export type CookieJar = Record<string, { set(options: object): unknown }>;
@@ -44,25 +45,42 @@ export function startBrowserSession(
   });
 }
 
-/** authPages: the sign-in, sign-out and first-run setup pages. */
-export function authPages({ db, config, clock, setupCode }: AppDeps) {
-  const failures = new FixedWindowCounter(LOGIN_THROTTLE.windowMs, 10_000);
+/** busyPage: the hashing queue is full (PasswordsBusy); the form may be sent again in a moment. */
+function busyPage(error: PasswordsBusy): Response {
+  return htmlResponse(messagePage("Busy", error.message), { status: error.status, headers: error.headers });
+}
+
+/**
+ * authPages: the sign-in, sign-out and first-run setup pages. A password or setup code is
+ * checked only after `signIns` has counted the attempt for the client's address (shared with
+ * the current-password form): at most 10 failures per address in 15 minutes, however many
+ * arrive at once. Each failure is logged as `sign-in failed for <email> from <address>`.
+ */
+export function authPages({ db, config, clock, setupCode, passwords = processPasswords, log = console.error }: AppDeps, signIns: SignInThrottle) {
 
   const forbidden = () =>
     htmlResponse(messagePage("Request refused", "This form was sent from another site."), { status: 403 });
-  const throttled = (resetAt: number, now: number) =>
+  const throttled = (retryAfter: number) =>
     htmlResponse(messagePage("Too many attempts", "Too many failed attempts from this address. Try again later."), {
       status: 429,
-      headers: { "Retry-After": String(Math.max(1, Math.ceil((resetAt - now) / 1000))) },
+      headers: { "Retry-After": String(retryAfter) },
     });
   const seeOther = (location: string) => new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
 
-  /** A refusal of a browser form: the cross-site check, then the failure throttle. */
-  const refuseForm = (request: Request, ip: string, now: number): Response | undefined => {
+  /** A browser form's attempt: refused when cross-site or over the throttle, else counted. */
+  const beginAttempt = (request: Request, ip: string, now: number): Attempt | Response => {
     if (isCrossSitePost(request, config.trustProxy)) return forbidden();
-    const window = failures.peek(ip, now);
-    if (window && window.count >= LOGIN_THROTTLE.failures) return throttled(window.resetAt, now);
-    return undefined;
+    const attempt = signIns.begin(ip, now);
+    return attempt.allowed ? attempt : throttled(attempt.retryAfter);
+  };
+
+  /** A hash made with older settings is replaced by one with the current settings; when the queue is full, next time. */
+  const upgradeHash = async (user: UserRow, password: string) => {
+    try {
+      replacePasswordHash(db, user.id, user.passwordHash, await passwords.hash(password));
+    } catch (error) {
+      if (!(error instanceof PasswordsBusy)) throw error;
+    }
   };
 
   const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
@@ -78,16 +96,25 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
     .post("/login", async ({ request, body, server, cookie }) => {
       const now = clock();
       const ip = clientAddress(request, server, config.trustProxy);
-      const refused = refuseForm(request, ip, now);
-      if (refused) return refused;
+      const attempt = beginAttempt(request, ip, now);
+      if (attempt instanceof Response) return attempt;
       const email = field(body, "email");
       const next = safeNext(field(body, "next"), ownOrigin(request, config.trustProxy));
       const user = email.trim() === "" ? undefined : findUserByEmail(db, email);
-      const valid = await Bun.password.verify(field(body, "password"), user?.passwordHash ?? (await unknownUserHash()));
+      let valid: boolean;
+      try {
+        valid = await passwords.verify(field(body, "password"), user?.passwordHash ?? (await unknownUserHash()));
+      } catch (error) {
+        attempt.release();
+        if (error instanceof PasswordsBusy) return busyPage(error);
+        throw error;
+      }
       if (!user || !valid) {
-        failures.hit(ip, now);
+        log(signInFailedLine(email, ip));
         return htmlResponse(loginPage({ next, email, error: LOGIN_FAILED }), { status: 401 });
       }
+      attempt.release();
+      if (needsRehash(user.passwordHash)) await upgradeHash(user, field(body, "password"));
       startSession(request, cookie, user.id, now);
       return seeOther(next);
     })
@@ -106,18 +133,20 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
       if (!setupCode || countUsers(db) > 0) return htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
       const now = clock();
       const ip = clientAddress(request, server, config.trustProxy);
-      const refused = refuseForm(request, ip, now);
-      if (refused) return refused;
+      const attempt = beginAttempt(request, ip, now);
+      if (attempt instanceof Response) return attempt;
       const input = { email: field(body, "email"), name: field(body, "name"), password: field(body, "password") };
       if (!setupCodeMatches(setupCode, field(body, "code"))) {
-        failures.hit(ip, now);
+        log(signInFailedLine(input.email, ip));
         return htmlResponse(setupPage({ ...input, error: "The setup code is not right. It is printed in the server's log." }), { status: 401 });
       }
+      attempt.release();
       try {
-        const user = await createUser(db, input, now, { onlyFirst: true });
+        const user = await createUser(db, input, now, { onlyFirst: true, passwords });
         startSession(request, cookie, user.id, now);
         return seeOther("/");
       } catch (error) {
+        if (error instanceof PasswordsBusy) return busyPage(error);
         if (!(error instanceof AppError)) throw error;
         const details = error.errors?.map((e) => `${e.path.slice(1)}: ${e.message}`).join("; ");
         return htmlResponse(setupPage({ ...input, error: details ? `${error.message} ${details}.` : error.message }), { status: error.status });

@@ -54,6 +54,14 @@ export class FixedWindowCounter {
     return window;
   }
 
+  /**
+   * release takes back one hit of a window `hit` returned, while it is still the key's window:
+   * an attempt counted before its outcome was known that turned out not to count.
+   */
+  release(key: string, window: WindowState): void {
+    if (this.windows.get(key) === window && window.count > 0) window.count--;
+  }
+
   /** Sweeping stops at the first live window: all later ones end later. Amortized O(1) per hit. */
   private dropExpired(now: number): void {
     while (this.head < this.queue.length && this.queue[this.head]!.resetAt <= now) this.forget(this.queue[this.head++]!);

@@ -1,4 +1,5 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { passwords as processPasswords, type Passwords } from "../auth/passwords";
 import type { Db } from "../db/client";
 import { collections, sessions, users, type UserRow } from "../db/schema";
 import { Conflict } from "../errors";
@@ -20,19 +21,26 @@ export function checkPassword(rules: Rules, password: string): void {
   }
 }
 
+/** How a service hashes a new password: through the app's queue, or patiently (the command line). */
+export interface HashingOptions {
+  passwords?: Passwords;
+  /** Wait for the hashing queue however long it is, instead of PasswordsBusy when it is full. */
+  patient?: boolean;
+}
+
 /**
  * createUser creates a user and their Inbox in one transaction. With `onlyFirst` (the
  * `/setup` page) it refuses once any user exists, checked inside the same transaction so two
- * simultaneous setups cannot both succeed.
+ * simultaneous setups cannot both succeed. The password is hashed through the hashing queue.
  */
-export async function createUser(db: Db, input: NewUser, now: number, options: { onlyFirst?: boolean } = {}): Promise<UserRow> {
+export async function createUser(db: Db, input: NewUser, now: number, options: { onlyFirst?: boolean } & HashingOptions = {}): Promise<UserRow> {
   const rules = new Rules();
   const email = rules.text("/email", input.email, 3, 254);
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) rules.fail("/email", "Expected an email address");
   const name = rules.text("/name", input.name, 1, 254);
   checkPassword(rules, input.password);
   rules.check();
-  const passwordHash = await Bun.password.hash(input.password);
+  const passwordHash = await (options.passwords ?? processPasswords).hash(input.password, options);
   return db.transaction((tx) => {
     if (options.onlyFirst && tx.select({ id: users.id }).from(users).limit(1).get()) {
       throw new Conflict("SETUP_DONE", "linkshelf is set up already: sign in instead.");
@@ -59,15 +67,23 @@ export function findUserById(db: Db, id: number): UserRow | undefined {
 }
 
 /** setPassword replaces a user's password and ends all of their sessions. */
-export async function setPassword(db: Db, userId: number, password: string): Promise<void> {
+export async function setPassword(db: Db, userId: number, password: string, options: HashingOptions = {}): Promise<void> {
   const rules = new Rules();
   checkPassword(rules, password);
   rules.check();
-  const passwordHash = await Bun.password.hash(password);
+  const passwordHash = await (options.passwords ?? processPasswords).hash(password, options);
   db.transaction((tx) => {
     tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).run();
     tx.delete(sessions).where(eq(sessions.userId, userId)).run();
   }, { behavior: "immediate" });
+}
+
+/**
+ * replacePasswordHash stores a new hash of the same password (made with the current settings),
+ * unless the password changed meanwhile. Sessions stay.
+ */
+export function replacePasswordHash(db: Db, userId: number, oldHash: string, newHash: string): void {
+  db.update(users).set({ passwordHash: newHash }).where(and(eq(users.id, userId), eq(users.passwordHash, oldHash))).run();
 }
 
 /**

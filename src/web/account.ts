@@ -1,13 +1,15 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
-import { LOGIN_THROTTLE, startBrowserSession } from "../auth/routes";
+import { passwords as processPasswords, PasswordsBusy } from "../auth/passwords";
+import { startBrowserSession } from "../auth/routes";
+import { SignInThrottle, signInFailedLine } from "../auth/throttle";
 import { createToken, listTokens, revokeToken } from "../auth/tokens";
 import type { UserRow } from "../db/schema";
+import { clientAddress } from "../http";
 import { parseId } from "../ids";
 import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
 import { fieldErrorsOf, formField } from "../pages/form";
 import { htmlResponse } from "../pages/html";
-import { FixedWindowCounter } from "../ratelimit/window";
 import { Rules } from "../rules";
 import { checkPassword, setPassword } from "../users/service";
 import { messageShell, seeOther, type PageGuard } from "./guard";
@@ -27,15 +29,16 @@ const newTokens = () => new Pending<{ name: string; token: string }>({ ttlMs: 5 
 /**
  * accountPages: `/account` to change the password (the current one is asked for; afterwards
  * every session of the user ends, as `setPassword` does, and this browser gets a new one so
- * it stays signed in; 10 wrong current passwords in 15 minutes lock the form, as sign-in does),
- * list, create and revoke API tokens (a new token is shown once), sign out.
+ * it stays signed in; 10 wrong current passwords in 15 minutes lock the form, per account and
+ * per address, sharing the address's budget with sign-in), list, create and revoke API tokens
+ * (a new token is shown once), sign out.
  */
-export function accountPages(deps: AppDeps, guard: PageGuard) {
-  const { db, clock } = deps;
+export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThrottle) {
+  const { db, clock, config, passwords = processPasswords, log = console.error } = deps;
   const fresh = newTokens();
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
-  // current password at argon2 speed: the sign-in form's limit, per account.
-  const wrongCurrent = new FixedWindowCounter(LOGIN_THROTTLE.windowMs, 10_000);
+  // current password at argon2 speed: the sign-in form's limit, per account as well.
+  const wrongCurrent = new SignInThrottle();
   const page = (user: UserRow, options: Omit<AccountOptions, "user" | "tokens"> = {}, status = 200) =>
     htmlResponse(accountPage({ user, tokens: listTokens(db, user.id), ...options }), { status, script: true });
 
@@ -45,27 +48,51 @@ export function accountPages(deps: AppDeps, guard: PageGuard) {
     }))
     .get("/account", ({ request, query }) => guard.page(request, (user) =>
       page(user, { notice: noticeOf(query.done), newToken: fresh.take(query.token, user.id, clock()) })))
-    .post("/account/password", ({ request, body, cookie }) => guard.form(request, async (user) => {
+    .post("/account/password", ({ request, body, cookie, server }) => guard.form(request, async (user) => {
       const now = clock();
-      const key = `user:${user.id}`;
-      const window = wrongCurrent.peek(key, now);
-      if (window && window.count >= LOGIN_THROTTLE.failures) {
-        return messageShell(user, "Too many attempts", "The current password was wrong too many times. Try again later.", {
+      const ip = clientAddress(request, server, config.trustProxy);
+      const tooMany = (retryAfter: number) =>
+        messageShell(user, "Too many attempts", "The current password was wrong too many times. Try again later.", {
           status: 429,
-          headers: { "Retry-After": String(Math.max(1, Math.ceil((window.resetAt - now) / 1000))) },
+          headers: { "Retry-After": String(retryAfter) },
         });
+      // Both counted before the password is checked, so parallel guesses cannot get past them.
+      const byAddress = signIns.begin(ip, now);
+      if (!byAddress.allowed) return tooMany(byAddress.retryAfter);
+      const byAccount = wrongCurrent.begin(`user:${user.id}`, now);
+      if (!byAccount.allowed) {
+        byAddress.release();
+        return tooMany(byAccount.retryAfter);
       }
+      const busy = (error: PasswordsBusy) => messageShell(user, "Busy", error.message, { status: error.status, headers: error.headers });
       const rules = new Rules();
       const password = formField(body, "password");
-      if (!(await Bun.password.verify(formField(body, "current"), user.passwordHash))) {
-        wrongCurrent.hit(key, now);
+      let valid: boolean;
+      try {
+        valid = await passwords.verify(formField(body, "current"), user.passwordHash);
+      } catch (error) {
+        byAddress.release();
+        byAccount.release();
+        if (error instanceof PasswordsBusy) return busy(error);
+        throw error;
+      }
+      if (valid) {
+        byAddress.release();
+        byAccount.release();
+      } else {
+        log(signInFailedLine(user.email, ip));
         rules.fail("/current", "The current password is not right");
       }
       checkPassword(rules, password);
       if (formField(body, "confirm") !== password) rules.fail("/confirm", "The two new passwords differ");
       // Passwords are never written back into the page: the fields come back empty.
       if (rules.errors.length > 0) return page(user, { passwordErrors: fieldErrorsOf(rules.errors) }, 422);
-      await setPassword(db, user.id, password);
+      try {
+        await setPassword(db, user.id, password, { passwords });
+      } catch (error) {
+        if (error instanceof PasswordsBusy) return busy(error);
+        throw error;
+      }
       startBrowserSession(deps, request, cookie, user.id, clock());
       return seeOther(withNotice("/account", "password-changed"));
     }))

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
+import type { SignInThrottle } from "../auth/throttle";
 import { formBody } from "../body";
 import { accountPages } from "./account";
 import { collectionPages } from "./collections";
@@ -24,7 +25,7 @@ export const WEB_PAGE_PATHS = [
  * behind the session. Their forms are read by `formBody` (at most 64 KiB); the import's upload,
  * registered before it, reads its own larger body.
  */
-export function webPages(deps: AppDeps) {
+export function webPages(deps: AppDeps, signIns: SignInThrottle) {
   const guard = pageGuard(deps);
   return new Elysia()
     .use(importPages(deps, guard))
@@ -32,5 +33,5 @@ export function webPages(deps: AppDeps) {
     .use(homeRoutes(deps, guard))
     .use(linkPages(deps, guard))
     .use(collectionPages(deps, guard))
-    .use(accountPages(deps, guard));
+    .use(accountPages(deps, guard, signIns));
 }

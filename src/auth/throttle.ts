@@ -1,0 +1,74 @@
+import { FixedWindowCounter } from "../ratelimit/window";
+
+/** 10 password checks per key (an address, or an account for the current-password form) per 15 minutes. */
+export const SIGN_IN_THROTTLE = { attempts: 10, windowMs: 15 * 60 * 1000 } as const;
+
+/** A counted attempt: release it when it turned out not to be a failure. */
+export interface Attempt {
+  allowed: true;
+  release(): void;
+}
+
+export interface Refusal {
+  allowed: false;
+  /** Seconds until the window ends, for `Retry-After`. */
+  retryAfter: number;
+}
+
+/**
+ * SignInThrottle counts password checks per key in fixed 15-minute windows. An attempt is
+ * counted when it starts, before its password is verified (which waits for the hashing
+ * queue), so that however many requests arrive at once, at most 10 per key are verified; one
+ * that succeeds, or is never verified, is released again. Only failures use up the budget.
+ */
+export class SignInThrottle {
+  private readonly counter: FixedWindowCounter;
+
+  constructor(readonly attempts: number = SIGN_IN_THROTTLE.attempts, windowMs: number = SIGN_IN_THROTTLE.windowMs, maxKeys = 10_000) {
+    this.counter = new FixedWindowCounter(windowMs, maxKeys);
+  }
+
+  /** begin counts an attempt for `key`, or refuses it when the key has used up its window. */
+  begin(key: string, now: number): Attempt | Refusal {
+    const window = this.counter.hit(key, now);
+    if (window.count > this.attempts) {
+      this.counter.release(key, window);
+      return { allowed: false, retryAfter: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
+    }
+    let released = false;
+    return {
+      allowed: true,
+      release: () => {
+        if (!released) this.counter.release(key, window);
+        released = true;
+      },
+    };
+  }
+}
+
+/**
+ * logSafe writes a client-supplied value into a log line as one word: every character outside
+ * printable ASCII (controls, line breaks, spaces, bidi overrides, any non-ASCII), the backslash
+ * and the double quote are written as `\xNN` / `\uNNNN`, at most 254 characters are kept, and
+ * an empty value is `""`. A value can thus neither start a new line nor hold a space (so not
+ * `from <address>` either).
+ */
+export function logSafe(value: string): string {
+  const kept = [...value].slice(0, 254).join("");
+  if (kept === "") return '""';
+  return kept.replace(/[^\x21-\x7e]|[\\"]/gu, (char) => {
+    const code = char.codePointAt(0)!;
+    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
+    if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;
+    return `\\u{${code.toString(16)}}`;
+  });
+}
+
+/**
+ * signInFailedLine is the one log line of a failed password check (sign-in, setup code,
+ * current password), fixed so that fail2ban can match it: `sign-in failed for <email> from <ip>`.
+ * It never holds a password, token, cookie or setup code.
+ */
+export function signInFailedLine(email: string, ip: string): string {
+  return `sign-in failed for ${logSafe(email.trim())} from ${logSafe(ip)}`;
+}

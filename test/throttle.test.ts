@@ -1,0 +1,367 @@
+/**
+ * Sign-in throttles that hold when requests arrive at once, the bounded password hashing queue
+ * and the failed sign-in log line, through `app.handle` (the binary's parallel bursts are in
+ * throttle.binary.test.ts).
+ */
+import { describe, expect, it } from "bun:test";
+import { createSession } from "../src/auth/sessions";
+import { HASHING_LIMITS, memoryOf, PASSWORD_HASH, Passwords, PasswordsBusy } from "../src/auth/passwords";
+import { logSafe, signInFailedLine } from "../src/auth/throttle";
+import { createUser, makeEnv, snapshot, type TestEnv, type TestUser } from "./helpers";
+
+const FIFTEEN_MINUTES = 15 * 60 * 1000;
+const SETUP_CODE = "ABCD-EFGH-JKLM";
+
+/** A job the test finishes when it wants: it holds a place in the hashing queue until then. */
+function gate() {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** fillQueue occupies every running and waiting place of `passwords`; `release` lets them all finish. */
+async function fillQueue(passwords: Passwords) {
+  const held = gate();
+  const jobs: Promise<unknown>[] = [];
+  for (let i = 0; i < passwords.limits.running + passwords.limits.waiting; i++) {
+    jobs.push(passwords.run(PASSWORD_HASH.memoryCost, () => held.opened));
+  }
+  await Promise.resolve();
+  expect(passwords.load).toEqual({ running: passwords.limits.running, waiting: passwords.limits.waiting });
+  return { release: async () => { held.open(); await Promise.all(jobs); } };
+}
+
+interface Sent {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** submit posts a form from this site, from the address `ip` (the app trusts the loopback proxy in these tests). */
+async function submit(env: TestEnv, path: string, fields: Record<string, string>, ip: string, cookie?: string): Promise<Sent> {
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "text/html",
+    origin: "http://localhost",
+    "x-forwarded-for": ip,
+  };
+  if (cookie) headers.cookie = cookie;
+  const response = await env.app.handle(new Request(`http://localhost${path}`, { method: "POST", headers, body: new URLSearchParams(fields).toString() }));
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+const statuses = (answers: Sent[]) => {
+  const counts: Record<number, number> = {};
+  for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+};
+
+/** An app behind a trusted proxy (so each test picks its client addresses), with its own queue and log. */
+function throttleEnv(options: { setupCode?: string; passwords?: Passwords } = {}) {
+  const lines: string[] = [];
+  const env = makeEnv({ LINKSHELF_TRUST_PROXY: "1" }, { ...options, log: (line) => void lines.push(line) });
+  return { env, lines };
+}
+
+const cookieFor = (env: TestEnv, as: TestUser) => `linkshelf_session=${createSession(env.db, as.user.id, env.clock.now).id}`;
+const changePassword = (current: string) => ({ current, password: "a brand new passphrase", confirm: "a brand new passphrase" });
+
+describe("the hashing queue", () => {
+  it("runs at most 2 jobs at once, lets 16 wait in order and refuses the next one at once with 503 and Retry-After", async () => {
+    const passwords = new Passwords();
+    expect(passwords.limits).toEqual(HASHING_LIMITS);
+    expect(HASHING_LIMITS).toEqual({ running: 2, waiting: 16 });
+    const gates = Array.from({ length: 18 }, gate);
+    const started: number[] = [];
+    const jobs = gates.map((g, i) => passwords.run(PASSWORD_HASH.memoryCost, async () => {
+      started.push(i);
+      await g.opened;
+      return i;
+    }));
+    await Promise.resolve();
+    expect(started).toEqual([0, 1]);
+    expect(passwords.load).toEqual({ running: 2, waiting: 16 });
+
+    const refused = passwords.run(PASSWORD_HASH.memoryCost, async () => "never");
+    const error = await refused.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PasswordsBusy);
+    expect((error as PasswordsBusy).status).toBe(503);
+    expect((error as PasswordsBusy).headers).toEqual({ "Retry-After": "1" });
+
+    gates[1]!.open();
+    await jobs[1];
+    await Promise.resolve();
+    expect(started).toEqual([0, 1, 2]);
+    expect(passwords.load).toEqual({ running: 2, waiting: 15 });
+    for (const g of gates) g.open();
+    expect(await Promise.all(jobs)).toEqual(gates.map((_, i) => i));
+    expect(started).toEqual(gates.map((_, i) => i));
+    expect(passwords.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it("frees a place when a job fails", async () => {
+    const passwords = new Passwords({ running: 1, waiting: 0 });
+    await expect(passwords.run(1, async () => { throw new Error("broken hash"); })).rejects.toThrow("broken hash");
+    expect(await passwords.run(1, async () => "next")).toBe("next");
+  });
+
+  it("lets a patient job (the command line) wait beyond the line's length, never beyond the running cap", async () => {
+    const passwords = new Passwords();
+    const full = await fillQueue(passwords);
+    let ran = false;
+    const patient = passwords.run(PASSWORD_HASH.memoryCost, async () => void (ran = true), { patient: true });
+    await Promise.resolve();
+    expect(ran).toBe(false);
+    expect(passwords.load).toEqual({ running: 2, waiting: 17 });
+    await full.release();
+    await patient;
+    expect(ran).toBe(true);
+  });
+
+  it("verifies a hash made with more memory (an earlier release's 64 MiB) alone", async () => {
+    const passwords = new Passwords();
+    const older = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo";
+    expect(memoryOf(older)).toBe(65_536);
+    expect(memoryOf("$2b$10$abcdefghijklmnopqrstuv")).toBe(PASSWORD_HASH.memoryCost);
+    const first = gate();
+    const big = gate();
+    const order: string[] = [];
+    const a = passwords.run(PASSWORD_HASH.memoryCost, async () => { order.push("small"); await first.opened; });
+    const b = passwords.run(memoryOf(older), async () => { order.push("big"); await big.opened; });
+    const c = passwords.run(PASSWORD_HASH.memoryCost, async () => void order.push("after"));
+    await Promise.resolve();
+    expect(order).toEqual(["small"]);
+    first.open();
+    await a;
+    await Promise.resolve();
+    expect(order).toEqual(["small", "big"]);
+    expect(passwords.load).toEqual({ running: 1, waiting: 1 });
+    big.open();
+    await Promise.all([b, c]);
+    expect(order).toEqual(["small", "big", "after"]);
+  });
+
+  it("hashes new passwords with argon2id, 19 MiB, 2 passes, and verifies them", async () => {
+    const passwords = new Passwords();
+    const hash = await passwords.hash("correct horse battery");
+    expect(hash).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
+    expect(await passwords.verify("correct horse battery", hash)).toBe(true);
+    expect(await passwords.verify("correct horse batterY", hash)).toBe(false);
+  });
+});
+
+describe("sign-in throttle under parallel requests", () => {
+  it("verifies at most 10 of 40 parallel wrong sign-ins from one address: 10 are 401, 30 are 429", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const before = snapshot(env);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+      submit(env, "/login", { email: alice.user.email, password: `wrong ${i}` }, "198.51.100.1")));
+    expect(statuses(answers)).toEqual({ 401: 10, 429: 30 });
+    for (const refused of answers.filter((a) => a.status === 429)) {
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(FIFTEEN_MINUTES / 1000);
+    }
+    expect(snapshot(env)).toBe(before);
+    // Even the right password is refused now, from this address only, until the window ends.
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.1")).status).toBe(429);
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.2")).status).toBe(303);
+    env.clock.now += FIFTEEN_MINUTES;
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.1")).status).toBe(303);
+  });
+
+  it("counts a sign-in with the right password only while it is checked: it holds a place, then gives it back", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const wrong = await Promise.all(Array.from({ length: 9 }, () =>
+      submit(env, "/login", { email: alice.user.email, password: "wrong password" }, "198.51.100.3")));
+    expect(statuses(wrong)).toEqual({ 401: 9 });
+    // One place is left: one of five parallel right sign-ins is checked, the others are refused.
+    const right = await Promise.all(Array.from({ length: 5 }, () =>
+      submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.3")));
+    expect(statuses(right)).toEqual({ 303: 1, 429: 4 });
+    // Its success gave the place back.
+    expect((await submit(env, "/login", { email: alice.user.email, password: "wrong again" }, "198.51.100.3")).status).toBe(401);
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.3")).status).toBe(429);
+  });
+
+  it("counts unknown emails like wrong passwords", async () => {
+    const { env } = throttleEnv();
+    await createUser(env);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+      submit(env, "/login", { email: `nobody${i}@example.test`, password: "whatever1" }, "198.51.100.4")));
+    expect(statuses(answers)).toEqual({ 401: 10, 429: 2 });
+  });
+
+  it("verifies at most 10 of 30 parallel wrong setup codes from one address and creates no user", async () => {
+    const { env } = throttleEnv({ setupCode: SETUP_CODE });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      submit(env, "/setup", { code: `WRNG-CODE-${String(i).padStart(4, "0")}`, email: "first@example.test", name: "First", password: "long enough password" }, "198.51.100.5")));
+    expect(statuses(answers)).toEqual({ 401: 10, 429: 20 });
+    expect(env.db.$client.query("SELECT count(*) AS n FROM users").get()).toEqual({ n: 0 });
+    // The right code is refused too from that address, not from another.
+    const right = { code: SETUP_CODE, email: "first@example.test", name: "First", password: "long enough password" };
+    expect((await submit(env, "/setup", right, "198.51.100.5")).status).toBe(429);
+    expect((await submit(env, "/setup", right, "198.51.100.6")).status).toBe(303);
+  });
+
+  it("verifies at most 10 of 30 parallel wrong current passwords on the account page: 10 are 422, 20 are 429", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const cookie = cookieFor(env, alice);
+    const before = snapshot(env);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      submit(env, "/account/password", changePassword(`wrong ${i}`), "198.51.100.7", cookie)));
+    expect(statuses(answers)).toEqual({ 422: 10, 429: 20 });
+    expect(snapshot(env)).toBe(before);
+    expect((await submit(env, "/account/password", changePassword(alice.password), "198.51.100.7", cookie)).status).toBe(429);
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("keeps the per-account lock on the current password: 10 wrong from 10 addresses lock the account, not the addresses", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const bob = await createUser(env);
+    const aliceCookie = cookieFor(env, alice);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+      submit(env, "/account/password", changePassword(`wrong ${i}`), `203.0.113.${i + 1}`, aliceCookie)));
+    expect(statuses(answers)).toEqual({ 422: 10 });
+    const before = snapshot(env);
+    expect((await submit(env, "/account/password", changePassword(alice.password), "203.0.113.99", aliceCookie)).status).toBe(429);
+    expect(snapshot(env)).toBe(before);
+    // Another account from the same fresh address is not locked, and alice can still sign in.
+    expect((await submit(env, "/account/password", changePassword(bob.password), "203.0.113.99", cookieFor(env, bob))).status).toBe(303);
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "203.0.113.1")).status).toBe(303);
+  });
+
+  it("shares one budget per address between sign-in and the current-password form", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const cookie = cookieFor(env, alice);
+    for (let i = 0; i < 10; i++) expect((await submit(env, "/login", { email: alice.user.email, password: `wrong ${i}` }, "198.51.100.8")).status).toBe(401);
+    const before = snapshot(env);
+    expect((await submit(env, "/account/password", changePassword(alice.password), "198.51.100.8", cookie)).status).toBe(429);
+    expect(snapshot(env)).toBe(before);
+    expect((await submit(env, "/account/password", changePassword(alice.password), "198.51.100.9", cookie)).status).toBe(303);
+  });
+});
+
+describe("a full hashing queue", () => {
+  it("answers sign-in with a 503 page and Retry-After, and does not count the attempt", async () => {
+    const passwords = new Passwords();
+    const { env, lines } = throttleEnv({ passwords });
+    const alice = await createUser(env);
+    const full = await fillQueue(passwords);
+    const before = snapshot(env);
+    for (let i = 0; i < 12; i++) {
+      const busy = await submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.10");
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get("retry-after")).toBe("1");
+      expect(busy.headers.get("content-type")).toStartWith("text/html");
+      expect(busy.text).toContain("busy checking other passwords");
+    }
+    expect(snapshot(env)).toBe(before);
+    expect(lines).toEqual([]);
+    await full.release();
+    // None of the 12 refused attempts used the address's budget.
+    for (let i = 0; i < 10; i++) expect((await submit(env, "/login", { email: alice.user.email, password: "wrong" }, "198.51.100.10")).status).toBe(401);
+    expect((await submit(env, "/login", { email: alice.user.email, password: "wrong" }, "198.51.100.10")).status).toBe(429);
+  });
+
+  it("answers the current-password form and the setup form with a 503 page, changing nothing", async () => {
+    const passwords = new Passwords();
+    const { env } = throttleEnv({ passwords, setupCode: SETUP_CODE });
+    const setup = { code: SETUP_CODE, email: "first@example.test", name: "First", password: "long enough password" };
+    const full = await fillQueue(passwords);
+    const busySetup = await submit(env, "/setup", setup, "198.51.100.11");
+    expect(busySetup.status).toBe(503);
+    expect(busySetup.headers.get("retry-after")).toBe("1");
+    expect(env.db.$client.query("SELECT count(*) AS n FROM users").get()).toEqual({ n: 0 });
+    await full.release();
+    expect((await submit(env, "/setup", setup, "198.51.100.11")).status).toBe(303);
+
+    const alice = await createUser(env);
+    const cookie = cookieFor(env, alice);
+    const again = await fillQueue(passwords);
+    const before = snapshot(env);
+    const busy = await submit(env, "/account/password", changePassword(alice.password), "198.51.100.11", cookie);
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get("retry-after")).toBe("1");
+    expect(busy.text).toContain("busy checking other passwords");
+    expect(snapshot(env)).toBe(before);
+    await again.release();
+    expect((await submit(env, "/account/password", changePassword(alice.password), "198.51.100.11", cookie)).status).toBe(303);
+  });
+});
+
+describe("the failed sign-in log line", () => {
+  it("logs each failed sign-in as `sign-in failed for <email> from <ip>`, and nothing for a success or a refusal", async () => {
+    const { env, lines } = throttleEnv();
+    const alice = await createUser(env);
+    await submit(env, "/login", { email: alice.user.email, password: "hunter2hunter2" }, "198.51.100.20");
+    await submit(env, "/login", { email: "  nobody@example.test ", password: "hunter3hunter3" }, "198.51.100.21");
+    await submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.20");
+    expect(lines).toEqual([
+      `sign-in failed for ${alice.user.email} from 198.51.100.20`,
+      "sign-in failed for nobody@example.test from 198.51.100.21",
+    ]);
+    for (let i = 0; i < 9; i++) await submit(env, "/login", { email: alice.user.email, password: "wrong" }, "198.51.100.20");
+    lines.length = 0;
+    expect((await submit(env, "/login", { email: alice.user.email, password: "wrong" }, "198.51.100.20")).status).toBe(429);
+    expect(lines).toEqual([]);
+  });
+
+  it("logs a wrong setup code and a wrong current password the same way, never the code or a password", async () => {
+    const { env, lines } = throttleEnv({ setupCode: SETUP_CODE });
+    await submit(env, "/setup", { code: "WRNG-WRNG-WRNG", email: "first@example.test", name: "First", password: "secret setup pass" }, "198.51.100.22");
+    await submit(env, "/setup", { code: SETUP_CODE, email: "first@example.test", name: "First", password: "secret setup pass" }, "198.51.100.22");
+    const first = env.db.$client.query("SELECT id FROM users").get() as { id: number };
+    const cookie = `linkshelf_session=${createSession(env.db, first.id, env.clock.now).id}`;
+    await submit(env, "/account/password", changePassword("guessed current one"), "198.51.100.23", cookie);
+    expect(lines).toEqual([
+      "sign-in failed for first@example.test from 198.51.100.22",
+      "sign-in failed for first@example.test from 198.51.100.23",
+    ]);
+    for (const secret of ["WRNG", SETUP_CODE, "secret setup pass", "guessed current one", "brand new", "linkshelf_session"]) {
+      expect(lines.join("\n")).not.toContain(secret);
+    }
+  });
+
+  it("writes a hostile email as one word on one line: no line break, control, space, bidi override or second `from`", async () => {
+    const { env, lines } = throttleEnv();
+    await createUser(env);
+    const hostile = "x@y\r\nsign-in failed for root from 192.0.2.66\u0000\u001b[31m\u2028\u202e\u0085\\\" end";
+    await submit(env, "/login", { email: hostile, password: "whatever1" }, "198.51.100.24");
+    expect(lines).toHaveLength(1);
+    const line = lines[0]!;
+    expect(line).toBe(String.raw`sign-in failed for x@y\x0d\x0asign-in\x20failed\x20for\x20root\x20from\x20192.0.2.66\x00\x1b[31m\u2028\u202e\x85\x5c\x22\x20end from 198.51.100.24`);
+    expect(line).toMatch(/^sign-in failed for \S+ from 198\.51\.100\.24$/);
+    expect(line.split(" from ")).toHaveLength(2);
+    expect(/[^\x20-\x7e]/.test(line)).toBe(false);
+  });
+
+  it("keeps the email part bounded and non-empty", () => {
+    expect(logSafe("")).toBe('""');
+    expect(logSafe("a".repeat(1000))).toBe("a".repeat(254));
+    expect(logSafe("é😀")).toBe(String.raw`\xe9\u{1f600}`);
+    expect(signInFailedLine("   ", "::1")).toBe('sign-in failed for "" from ::1');
+  });
+});
+
+describe("a password hash made with older settings", () => {
+  it("is replaced by one with the current settings at the next sign-in, and the user's sessions stay", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const older = await Bun.password.hash(alice.password, { algorithm: "argon2id", memoryCost: 65_536, timeCost: 2 });
+    env.db.$client.run("UPDATE users SET password_hash = ? WHERE id = ?", [older, alice.user.id]);
+    const stored = () => (env.db.$client.query("SELECT password_hash AS hash FROM users WHERE id = ?").get(alice.user.id) as { hash: string }).hash;
+    const cookie = cookieFor(env, alice);
+    expect((await submit(env, "/login", { email: alice.user.email, password: "not the password" }, "198.51.100.40")).status).toBe(401);
+    expect(stored()).toBe(older);
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "198.51.100.40")).status).toBe(303);
+    expect(stored()).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
+    expect(await Bun.password.verify(alice.password, stored())).toBe(true);
+    const account = await env.app.handle(new Request("http://localhost/account", { headers: { cookie, accept: "text/html" } }));
+    expect(account.status).toBe(200);
+  });
+});
