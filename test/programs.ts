@@ -28,6 +28,7 @@ export const CHROMIUM = program("Chromium", "/usr/bin/chromium", "chromium", "LI
 export const FIREFOX = program("Firefox ESR", "/usr/bin/firefox-esr", "firefox-esr", "LINKSHELF_TEST_FIREFOX");
 export const QEMU_AARCH64 = program("qemu for arm64", "/usr/bin/qemu-aarch64-static", "qemu-user-static", "LINKSHELF_TEST_QEMU");
 export const PODMAN = program("podman", "/usr/bin/podman", "podman", "LINKSHELF_TEST_PODMAN");
+export const RUNC = program("runc", "/usr/sbin/runc", "runc", "LINKSHELF_TEST_RUNC");
 export const SYSTEMD_ANALYZE = program("systemd-analyze", "/usr/bin/systemd-analyze", "systemd", "LINKSHELF_TEST_SYSTEMD_ANALYZE");
 
 /** Programs already reported missing in this run: one line each, however many files need them. */
