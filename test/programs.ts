@@ -27,6 +27,8 @@ function program(name: string, path: string, debianPackage: string, override: st
 export const CHROMIUM = program("Chromium", "/usr/bin/chromium", "chromium", "LINKSHELF_TEST_CHROMIUM");
 export const FIREFOX = program("Firefox ESR", "/usr/bin/firefox-esr", "firefox-esr", "LINKSHELF_TEST_FIREFOX");
 export const QEMU_AARCH64 = program("qemu for arm64", "/usr/bin/qemu-aarch64-static", "qemu-user-static", "LINKSHELF_TEST_QEMU");
+/** The arm64 C library and loader that `qemu-aarch64-static -L /` runs an arm64 executable with. */
+export const LIBC_ARM64 = program("the arm64 C library", "/lib/ld-linux-aarch64.so.1", "libc6:arm64", "LINKSHELF_TEST_LIBC_ARM64");
 export const PODMAN = program("podman", "/usr/bin/podman", "podman", "LINKSHELF_TEST_PODMAN");
 export const RUNC = program("runc", "/usr/sbin/runc", "runc", "LINKSHELF_TEST_RUNC");
 export const SYSTEMD_ANALYZE = program("systemd-analyze", "/usr/bin/systemd-analyze", "systemd", "LINKSHELF_TEST_SYSTEMD_ANALYZE");

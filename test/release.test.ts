@@ -3,7 +3,8 @@
  * executable run under qemu's user-mode emulation through a short life: start, /healthz, a user
  * and a token from the CLI, a link through the API, its /l/:id redirect, the healthcheck command
  * and a backup. The release is built once and kept in dist/release/ while its sources are
- * unchanged (dist/release.stamp); skipped without qemu unless CI is set.
+ * unchanged (dist/release.stamp). The emulated part is skipped without qemu-user-static and
+ * libc6:arm64 unless CI is set.
  */
 import { beforeAll, describe, expect, it } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -12,7 +13,7 @@ import { unzipSync } from "fflate";
 import { buildRelease, releaseFiles, sourceStamp, VERSION } from "../release";
 import { cleanEnv, createUserWithToken, queryFile, REPO_ROOT, runBinary, startServer, type BinaryWorkspace } from "./binary";
 import { testDir } from "./dirs";
-import { QEMU_AARCH64, requireProgram } from "./programs";
+import { LIBC_ARM64, QEMU_AARCH64, requireProgram } from "./programs";
 
 const RELEASE = join(REPO_ROOT, "dist", "release");
 /** Five targets compile in ~25 s here when their runtimes are cached, longer on a first download. */
@@ -79,7 +80,7 @@ describe("npm run release", () => {
   });
 });
 
-const qemu = requireProgram(QEMU_AARCH64);
+const qemu = [QEMU_AARCH64, LIBC_ARM64].map(requireProgram).every(Boolean);
 
 describe.skipIf(!qemu)("the linux-arm64 executable under qemu-aarch64-static", () => {
   /** A workspace whose `binary` is a two-line script running the arm64 executable under emulation. */
