@@ -6,7 +6,7 @@
  * Containerfile copies that folder into an empty (`FROM scratch`) image. Options after `--` go to
  * the engine before `build` (`npm run image -- --storage-driver vfs`).
  */
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildExecutable } from "../build";
 import { VERSION } from "../release";
@@ -49,7 +49,9 @@ export async function assembleContext(dir: string): Promise<string[]> {
   mkdirSync(join(rootfs, "etc"));
   writeFileSync(join(rootfs, "etc", "passwd"), `root:x:0:0:root:/:/sbin/nologin\nlinkshelf:x:${UID}:${UID}:linkshelf:/data:/sbin/nologin\n`);
   writeFileSync(join(rootfs, "etc", "group"), `root:x:0:\nlinkshelf:x:${UID}:\n`);
-  mkdirSync(join(rootfs, "tmp"), { mode: 0o1777 });
+  mkdirSync(join(rootfs, "tmp"));
+  // Not through mkdir's mode, which the umask trims.
+  chmodSync(join(rootfs, "tmp"), 0o1777);
   mkdirSync(join(dir, "data"));
   return libraries;
 }

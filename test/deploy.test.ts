@@ -1,10 +1,12 @@
 /**
  * deploy/linkshelf.service checked by systemd's own `systemd-analyze verify` (skipped without it
- * unless CI is set), and deploy/compose.yaml read as Compose reads it.
+ * unless CI is set), deploy/compose.yaml read as Compose reads it, and the root folder
+ * `npm run image` puts into the container.
  */
 import { beforeAll, describe, expect, it } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { assembleContext, BINARY_IN_IMAGE, UID } from "../deploy/image";
 import { binaryWorkspace } from "./binary";
 import { testDir } from "./dirs";
 import { requireProgram, SYSTEMD_ANALYZE } from "./programs";
@@ -101,5 +103,29 @@ describe("deploy/compose.yaml", () => {
   it("keeps /data in a named volume", () => {
     expect(service.volumes).toEqual(["linkshelf-data:/data"]);
     expect(Object.keys(compose.volumes)).toEqual(["linkshelf-data"]);
+  });
+});
+
+describe.skipIf(process.platform !== "linux")("the container's root folder (npm run image)", () => {
+  let context = "";
+  let libraries: string[] = [];
+
+  beforeAll(async () => {
+    context = testDir("image-context");
+    libraries = await assembleContext(context);
+  }, 60_000);
+
+  it("holds the executable, exactly the libraries ldd lists for it, and the user table, nothing else", () => {
+    const rootfs = join(context, "rootfs");
+    const files = readdirSync(rootfs, { recursive: true, withFileTypes: true })
+      .filter((entry) => !entry.isDirectory())
+      .map((entry) => `/${relative(rootfs, join(entry.parentPath, entry.name))}`)
+      .sort();
+    expect(libraries.some((library) => /\/libc\.so\.6$/.test(library))).toBe(true);
+    expect(libraries.some((library) => /\/ld-linux[^/]*\.so\.\d$/.test(library))).toBe(true);
+    expect(files).toEqual([BINARY_IN_IMAGE, "/etc/group", "/etc/passwd", ...libraries].sort());
+    expect(readFileSync(join(rootfs, "etc", "passwd"), "utf8")).toContain(`linkshelf:x:${UID}:${UID}:`);
+    expect(statSync(join(rootfs, "tmp")).mode & 0o7777).toBe(0o1777);
+    expect(readdirSync(join(context, "data"))).toEqual([]);
   });
 });
