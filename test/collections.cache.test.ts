@@ -9,8 +9,8 @@ import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { createApp } from "../src/app";
 import { readDatabaseStamp, StampedAnswers } from "../src/db/stamp";
-import { createCollection, createLink, createUser, del, get, makeEnv, post, put, START, type ApiResponse, type TestEnv, type TestUser } from "./helpers";
 import { testDir } from "./dirs";
+import { createCollection, createLink, createUser, del, get, makeEnv, post, put, START, type ApiResponse, type TestEnv, type TestUser } from "./helpers";
 
 const list = (env: TestEnv, as: TestUser) => get(env, "/api/v1/collections", { token: as.token });
 /** The answer a new app over the same database gives: nothing kept, everything read. */

@@ -7,8 +7,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, it, spyOn } from "bun:test";
 import { join } from "node:path";
 import { GroupCommit } from "../src/db/group-commit";
-import { createCollection, createUser, makeEnv, post, snapshot } from "./helpers";
 import { testDir } from "./dirs";
+import { createCollection, createUser, makeEnv, post, snapshot } from "./helpers";
 
 /** A database file with one table, and a second connection to look at it from outside. */
 function files() {

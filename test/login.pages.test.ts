@@ -4,8 +4,8 @@ import { SESSION_TTL_MS } from "../src/auth/sessions";
 import { hashSecret } from "../src/auth/tokens";
 import { closeDatabase } from "../src/db/client";
 import { setPassword } from "../src/users/service";
-import { createUser, get, makeEnv, type TestEnv } from "./helpers";
 import { testDir } from "./dirs";
+import { createUser, get, makeEnv, type TestEnv } from "./helpers";
 
 const SETUP_CODE = "ABCD-EFGH-JKLM";
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
