@@ -1,25 +1,42 @@
 /**
  * Builds dist/linkshelf: one executable with the migrations inlined (see
  * src/db/migrations.macro.ts), minified and with bytecode for a faster start.
- * `bun build.ts [outfile] [entry]` (the benchmarks compile their baselines the same way).
+ * `bun build.ts [outfile] [entry]` (the benchmarks compile their baselines the same way);
+ * release.ts calls buildExecutable for every platform it ships.
  */
-const outfile = process.argv[2] ?? "dist/linkshelf";
-const entry = process.argv[3] ?? new URL("./src/main.ts", import.meta.url).pathname;
+const MAIN = new URL("./src/main.ts", import.meta.url).pathname;
 
-const result = await Bun.build({
-  entrypoints: [entry],
-  compile: { outfile },
-  target: "bun",
-  format: "esm",
-  minify: true,
-  bytecode: true,
-  sourcemap: "none",
-  // Without this Bun bakes NODE_ENV=development into the bundle.
-  define: { "process.env.NODE_ENV": JSON.stringify("production") },
-});
-
-if (!result.success) {
-  for (const message of result.logs) console.error(message);
-  process.exit(1);
+export interface BuildOptions {
+  /** The entry point, src/main.ts unless given. */
+  entry?: string;
+  /** Another platform's executable (`bun-linux-arm64`, ...); this machine's when absent. */
+  target?: Bun.Build.CompileTarget;
 }
-console.log(`built ${outfile}`);
+
+/** buildExecutable compiles `entry` into the single executable `outfile`; throws with bun's messages when it fails. */
+export async function buildExecutable(outfile: string, { entry = MAIN, target }: BuildOptions = {}): Promise<string> {
+  const result = await Bun.build({
+    entrypoints: [entry],
+    compile: target ? { outfile, target } : { outfile },
+    target: "bun",
+    format: "esm",
+    minify: true,
+    bytecode: true,
+    sourcemap: "none",
+    // Without this Bun bakes NODE_ENV=development into the bundle.
+    define: { "process.env.NODE_ENV": JSON.stringify("production") },
+  });
+  if (!result.success) throw new AggregateError(result.logs, `building ${outfile} failed:\n${result.logs.join("\n")}`);
+  return outfile;
+}
+
+if (import.meta.main) {
+  const outfile = process.argv[2] ?? "dist/linkshelf";
+  try {
+    await buildExecutable(outfile, { entry: process.argv[3] });
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+  console.log(`built ${outfile}`);
+}

@@ -1,8 +1,8 @@
 import autocannon from "autocannon";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { testDir } from "../test/dirs";
 
 export const ROOT = join(import.meta.dir, "..");
 
@@ -13,7 +13,7 @@ export async function compile(entry: string, outfile: string): Promise<string> {
   return outfile;
 }
 
-export const tempDir = (name: string) => mkdtempSync(join(tmpdir(), `linkshelf-bench-${name}-`));
+export const tempDir = (name: string) => testDir(`bench-${name}`);
 
 /** cli runs one linkshelf command on a data dir and returns its stdout (trimmed). */
 export function cli(binary: string, dataDir: string, args: string[], stdin?: string): string {

@@ -5,6 +5,7 @@ import { ConfigError, databasePath, loadConfig, type Config } from "./config";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
 import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
+import { checkHealth } from "./healthcheck";
 import { iso } from "./ids";
 import { serve } from "./server";
 import { createUser, findUserByEmail, setPassword } from "./users/service";
@@ -13,6 +14,8 @@ export const USAGE = `Usage: linkshelf [command] [options]
 
 Commands:
   serve                              run the server (the default)
+  healthcheck                        exit 0 when the server on --host/--port answers /healthz
+                                     with 200, else print why and exit 1 (for container probes)
   user create --email E --name N     create a user and their Inbox
   user password --email E            set a new password and end the user's sessions
   token create --email E [--name N]  print a new API token (default name CLI)
@@ -28,8 +31,8 @@ otherwise prompted for twice without echo (at least 8 characters).
 
 Options:
   --data-dir DIR   data directory (LINKSHELF_DATA_DIR, default ./data)
-  --port N         listening port, serve only (LINKSHELF_PORT, default 3000)
-  --host ADDR      listening address, serve only (LINKSHELF_HOST, default 0.0.0.0)
+  --port N         listening port, serve and healthcheck (LINKSHELF_PORT, default 3000)
+  --host ADDR      listening address, serve and healthcheck (LINKSHELF_HOST, default 0.0.0.0)
   --version        print the version
   --help           print this help
 
@@ -64,6 +67,15 @@ interface Io {
 
 const COMMANDS: Record<string, Command> = {
   serve: { flags: ["port", "host", "data-dir"], required: [], args: 0, run: (config, _f, _a, io) => serve(config, io.err) },
+  healthcheck: {
+    flags: ["port", "host"], required: [], args: 0,
+    run: async (config, _f, _a, io) => {
+      const problem = await checkHealth(config);
+      if (problem === null) return 0;
+      io.err(`linkshelf: unhealthy: ${problem}`);
+      return 1;
+    },
+  },
   "user create": {
     flags: ["email", "name", "data-dir"], required: ["email", "name"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {

@@ -4,9 +4,9 @@
  * except for bounded deadlines that turn a hang into a failure with the log attached.
  */
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { testDir } from "./dirs";
 
 export const REPO_ROOT = join(import.meta.dir, "..");
 /** How long any single wait may take before the test fails instead of hanging. */
@@ -21,7 +21,7 @@ export function buildBinary(outfile: string): string {
   return outfile;
 }
 
-/** Where a test runs the executable: a fresh temporary folder (remove `root` when done). */
+/** Where a test runs the executable: a fresh temporary folder, removed after the test file. */
 export interface BinaryWorkspace {
   root: string;
   /** The executable, built by build.ts. */
@@ -34,9 +34,9 @@ export interface BinaryWorkspace {
   dbPath: string;
 }
 
-/** binaryWorkspace builds the executable into a new temporary folder named after `prefix`, with a working directory beside it. */
-export function binaryWorkspace(prefix: string): BinaryWorkspace {
-  const root = mkdtempSync(join(tmpdir(), prefix));
+/** binaryWorkspace builds the executable into a new temporary folder (see testDir) named after `name`, with a working directory beside it. */
+export function binaryWorkspace(name: string): BinaryWorkspace {
+  const root = testDir(name);
   mkdirSync(join(root, "bin"));
   const binary = buildBinary(join(root, "bin", "linkshelf"));
   const cwd = join(root, "run");

@@ -49,7 +49,7 @@ async function collectionsOf(token: string) {
 }
 
 beforeAll(async () => {
-  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("linkshelf-bookmarks-"));
+  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("bookmarks"));
   server = await startServer(binary, { cwd, dataDir });
 }, 60_000);
 

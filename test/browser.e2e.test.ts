@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { createUser } from "../src/users/service";
 import { answerExtensionCallbacks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { artifactDir } from "./dirs";
+import { CHROMIUM, requireProgram } from "./programs";
 
 const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
 const CALLBACK = `https://${EXTENSION_ID}.chromiumapp.org/cb`;
@@ -14,11 +14,13 @@ const TIMEOUT_MS = 60_000;
 
 let server: LiveServer | undefined;
 let browser: Promise<Browser> | undefined;
+const present = requireProgram(CHROMIUM);
 
 beforeAll(async () => {
+  if (!present) return;
   server = startServer();
   await createUser(server.db, { email: EMAIL, name: "Owner", password: PASSWORD }, Date.now());
-  // Launched once; a launch failure (no Chromium) surfaces in each test that awaits it.
+  // Launched once; a launch failure surfaces in each test that awaits it.
   browser = launchChromium();
   browser.catch(() => undefined);
 });
@@ -28,7 +30,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe("in Chromium", () => {
+describe.skipIf(!present)("in Chromium", () => {
   it("signs in from the extension handoff and hands over a working token", async () => {
     const { origin } = server!;
     const context = await (await browser!).newContext();
@@ -107,7 +109,7 @@ describe("in Chromium", () => {
 
   it("renders the login page on a phone and a desktop, light and dark (screenshots)", async () => {
     const { origin } = server!;
-    const folder = mkdtempSync(join(tmpdir(), "linkshelf-screenshots-"));
+    const folder = artifactDir("login-screenshots");
     const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
     const paths: string[] = [];
     for (const [device, viewport] of Object.entries(viewports)) {

@@ -1,20 +1,15 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createApp, type App } from "../src/app";
 import { loadConfig } from "../src/config";
 import { closeDatabase, openDatabase, type Db } from "../src/db/client";
+import { testDir } from "./dirs";
+import { CHROMIUM } from "./programs";
 
-export const CHROMIUM_PATH = "/usr/bin/chromium";
-
-/** launchChromium starts Debian's headless Chromium; a missing binary is a failure, never a skip. */
+/** launchChromium starts Debian's headless Chromium (callers check `requireProgram(CHROMIUM)` first). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}; the browser tests need it (apt-get install chromium).`);
-  }
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: CHROMIUM.path,
     headless: true,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
@@ -30,7 +25,7 @@ export interface LiveServer {
 
 /** startServer serves the real app on 127.0.0.1 (a free port) over a database in a temp folder. */
 export function startServer(): LiveServer {
-  const dir = mkdtempSync(join(tmpdir(), "linkshelf-browser-"));
+  const dir = testDir("browser");
   const db = openDatabase(join(dir, "linkshelf.db"));
   const app = createApp({ db, config: loadConfig({}, {}), clock: Date.now });
   app.listen({ port: 0, hostname: "127.0.0.1" });
@@ -43,7 +38,6 @@ export function startServer(): LiveServer {
     async stop() {
       await app.stop(true);
       closeDatabase(db);
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

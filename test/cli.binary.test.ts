@@ -75,7 +75,7 @@ const userCount = (email: string) =>
   queryFile<{ n: number }>(dbPath, "SELECT count(*) AS n FROM users WHERE lower(email) = lower(?)", [email])[0]!.n;
 
 beforeAll(async () => {
-  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("linkshelf-binary-"));
+  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("binary"));
   server = await startServer(binary, { cwd, dataDir });
 }, 60_000);
 

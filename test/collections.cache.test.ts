@@ -5,12 +5,11 @@
  * answer, that a kept answer costs a constant two queries, and that the store is bounded.
  */
 import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { createApp } from "../src/app";
 import { readDatabaseStamp, StampedAnswers } from "../src/db/stamp";
+import { testDir } from "./dirs";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, START, type ApiResponse, type TestEnv, type TestUser } from "./helpers";
 
 const list = (env: TestEnv, as: TestUser) => get(env, "/api/v1/collections", { token: as.token });
@@ -31,10 +30,6 @@ async function library() {
 }
 
 describe("GET /api/v1/collections, kept between changes", () => {
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
 
   it("answers exactly the bytes of the contract's JSON, with keys in the documented order", async () => {
     const { env, owner, reading, first, second } = await library();
@@ -119,8 +114,7 @@ describe("GET /api/v1/collections, kept between changes", () => {
   }
 
   it("sees a commit made by another connection (the CLI) on the same file", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "linkshelf-cache-"));
-    dirs.push(dir);
+    const dir = testDir("cache");
     const path = join(dir, "linkshelf.db");
     const env = makeEnv({}, { path });
     const owner = await createUser(env);
@@ -160,27 +154,23 @@ describe("GET /api/v1/collections, kept between changes", () => {
 
 describe("readDatabaseStamp", () => {
   it("moves with this connection's writes and with another connection's commits, not with reads", () => {
-    const dir = mkdtempSync(join(tmpdir(), "linkshelf-stamp-"));
-    try {
-      const env = makeEnv({}, { path: join(dir, "linkshelf.db") });
-      const first = readDatabaseStamp(env.db);
-      env.db.$client.query("SELECT * FROM links").all();
-      expect(readDatabaseStamp(env.db)).toEqual(first);
+    const dir = testDir("stamp");
+    const env = makeEnv({}, { path: join(dir, "linkshelf.db") });
+    const first = readDatabaseStamp(env.db);
+    env.db.$client.query("SELECT * FROM links").all();
+    expect(readDatabaseStamp(env.db)).toEqual(first);
 
-      env.db.$client.run("INSERT INTO users (email, name, password_hash, created_at) VALUES ('a@b.c', 'A', 'x', ?)", [START]);
-      const afterOwnWrite = readDatabaseStamp(env.db);
-      expect(afterOwnWrite.changes).toBe(first.changes + 1);
+    env.db.$client.run("INSERT INTO users (email, name, password_hash, created_at) VALUES ('a@b.c', 'A', 'x', ?)", [START]);
+    const afterOwnWrite = readDatabaseStamp(env.db);
+    expect(afterOwnWrite.changes).toBe(first.changes + 1);
 
-      const other = new Database(join(dir, "linkshelf.db"));
-      other.run("UPDATE users SET name = 'B'");
-      other.close();
-      const afterOtherWrite = readDatabaseStamp(env.db);
-      expect(afterOtherWrite.changes).toBe(afterOwnWrite.changes);
-      expect(afterOtherWrite.version).not.toBe(afterOwnWrite.version);
-      env.db.$client.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const other = new Database(join(dir, "linkshelf.db"));
+    other.run("UPDATE users SET name = 'B'");
+    other.close();
+    const afterOtherWrite = readDatabaseStamp(env.db);
+    expect(afterOtherWrite.changes).toBe(afterOwnWrite.changes);
+    expect(afterOtherWrite.version).not.toBe(afterOwnWrite.version);
+    env.db.$client.close();
   });
 });
 

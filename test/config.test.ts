@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, databasePath, loadConfig, parseRateLimit } from "../src/config";
+import { testDir } from "./dirs";
 
 const isRoot = process.getuid?.() === 0;
 
@@ -118,7 +118,7 @@ describe("databasePath", () => {
     }
   });
   function scratch(): string {
-    const dir = mkdtempSync(join(tmpdir(), "linkshelf-config-"));
+    const dir = testDir("config");
     made.push(dir);
     return dir;
   }

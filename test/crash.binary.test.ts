@@ -399,7 +399,7 @@ function reconcile(stored: Awaited<ReturnType<typeof readStored>>, pending: (Pen
 
 beforeAll(async () => {
   console.log(`crash.binary.test.ts: seed ${SEED} (replay with CRASH_SEED=${SEED})`);
-  ({ root, binary, cwd, dataDir, dbPath } = workspace = binaryWorkspace("linkshelf-crash-mixed-"));
+  ({ root, binary, cwd, dataDir, dbPath } = workspace = binaryWorkspace("crash-mixed"));
   token = await createUserWithToken(workspace, "mixed@example.test", "Mixed", SERVER_ENV);
   inbox = queryFile<{ id: number }>(dbPath, "SELECT id FROM collections WHERE is_default = 1")[0]!.id;
 }, SLOW);

@@ -1,14 +1,14 @@
 import { Database } from "bun:sqlite";
-import { afterEach, beforeEach, describe, expect, it } from "bun:test";
+import { beforeEach, describe, expect, it } from "bun:test";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/client";
 import { applyMigrations, embeddedMigrations } from "../src/db/migrate";
 import { findUserByEmail } from "../src/users/service";
 import { REPO_ROOT } from "./binary";
+import { testDir } from "./dirs";
 
 const FOLDER = join(REPO_ROOT, "drizzle");
 const journal = JSON.parse(readFileSync(join(FOLDER, "meta", "_journal.json"), "utf8")) as {
@@ -41,10 +41,7 @@ const dump = (sqlite: Database) => Object.fromEntries(DATA_TABLES.map((table) =>
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "linkshelf-migrate-"));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+  dir = testDir("migrate");
 });
 
 describe("embedded migrations", () => {

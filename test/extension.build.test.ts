@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { beforeAll, describe, expect, it } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { buildExtension, GECKO_ID } from "../extension/build";
+import { testDir } from "./dirs";
 
 let out = "";
 let zips: string[] = [];
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), "linkshelf-extension-build-"));
+  out = testDir("extension-build");
   zips = await buildExtension(out);
 });
-
-afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 const manifestOf = (target: string) => JSON.parse(readFileSync(join(out, target, "manifest.json"), "utf8"));
 
@@ -54,12 +52,7 @@ describe("npm run build:extension", () => {
 
   it("writes the same zip bytes on every build", async () => {
     const first = zips.map((zip) => readFileSync(zip));
-    const again = mkdtempSync(join(tmpdir(), "linkshelf-extension-build-"));
-    try {
-      const second = (await buildExtension(again)).map((zip) => readFileSync(zip));
-      expect(second.map((bytes, index) => bytes.equals(first[index]!))).toEqual([true, true]);
-    } finally {
-      rmSync(again, { recursive: true, force: true });
-    }
+    const second = (await buildExtension(testDir("extension-build"))).map((zip) => readFileSync(zip));
+    expect(second.map((bytes, index) => bytes.equals(first[index]!))).toEqual([true, true]);
   });
 });

@@ -1,22 +1,21 @@
 /**
  * The Firefox package end to end in Debian's firefox-esr (140), over WebDriver BiDi: installed as
  * a temporary add-on, signed in through Firefox's own `launchWebAuthFlow` window, saving pages,
- * and the toolbar folder following the clicks. Skipped, with a message, only when
- * /usr/bin/firefox-esr is absent; CI installs it.
+ * and the toolbar folder following the clicks. Skipped when Firefox ESR is absent, failing under
+ * CI (see programs.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { GECKO_ID } from "../extension/build";
 import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
-import { FIREFOX_PATH, launchFirefox, type Bidi, type RunningFirefox } from "./firefox";
+import { launchFirefox, type Bidi, type RunningFirefox } from "./firefox";
+import { FIREFOX, requireProgram } from "./programs";
 
 const TIMEOUT_MS = 120_000;
 /** Fixed through a pref, so the test knows the extension's pages' addresses. */
 const UUID = "6c1f6a3e-2f4b-4c1e-9a57-3d0e5b8f2a41";
 const BASE = `moz-extension://${UUID}`;
-const present = existsSync(FIREFOX_PATH);
-if (!present) console.warn(`test/extension.firefox.e2e.test.ts skipped: ${FIREFOX_PATH} is not installed (apt-get install firefox-esr).`);
+const present = requireProgram(FIREFOX);
 
 let stack: Stack | undefined;
 let firefox: RunningFirefox | undefined;

@@ -3,11 +3,10 @@
  * one user, the built extension, and a second loopback server with the pages to save (nothing
  * else is reachable).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildExtension } from "../extension/build";
 import { buildBinary, runBinary, startServer, type RunningServer } from "./binary";
+import { testDir } from "./dirs";
 
 export const EMAIL = "owner@example.test";
 export const PASSWORD = "correct horse battery";
@@ -26,7 +25,7 @@ export interface Stack {
 }
 
 export async function startStack(): Promise<Stack> {
-  const root = mkdtempSync(join(tmpdir(), "linkshelf-extension-e2e-"));
+  const root = testDir("extension-e2e");
   const binary = buildBinary(join(root, "linkshelf"));
   await buildExtension(join(root, "extension"));
   const dataDir = join(root, "data");
@@ -51,7 +50,6 @@ export async function startStack(): Promise<Stack> {
     async stop() {
       site.stop(true);
       await server.stop();
-      rmSync(root, { recursive: true, force: true });
     },
   };
 }

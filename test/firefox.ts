@@ -6,8 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OutputWatcher } from "./binary";
-
-export const FIREFOX_PATH = "/usr/bin/firefox-esr";
+import { FIREFOX } from "./programs";
 
 interface Pending {
   resolve(result: unknown): void;
@@ -109,7 +108,7 @@ export interface RunningFirefox {
 export async function launchFirefox(profile: string, prefs: Record<string, string | number | boolean>): Promise<RunningFirefox> {
   mkdirSync(profile, { recursive: true });
   writeFileSync(join(profile, "user.js"), Object.entries(prefs).map(([name, value]) => `user_pref(${JSON.stringify(name)}, ${JSON.stringify(value)});\n`).join(""));
-  const proc = Bun.spawn([FIREFOX_PATH, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", "0"], {
+  const proc = Bun.spawn([FIREFOX.path, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", "0"], {
     stdin: "ignore",
     stdout: "ignore",
     stderr: "pipe",

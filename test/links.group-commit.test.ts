@@ -4,22 +4,15 @@
  * leaves nothing behind, and nothing is acknowledged before the commit that holds it.
  */
 import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, it, spyOn } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it, spyOn } from "bun:test";
 import { join } from "node:path";
 import { GroupCommit } from "../src/db/group-commit";
+import { testDir } from "./dirs";
 import { createCollection, createUser, makeEnv, post, snapshot } from "./helpers";
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
 /** A database file with one table, and a second connection to look at it from outside. */
 function files() {
-  const dir = mkdtempSync(join(tmpdir(), "linkshelf-group-commit-"));
-  dirs.push(dir);
+  const dir = testDir("group-commit");
   const path = join(dir, "test.db");
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.run("PRAGMA journal_mode = WAL");

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SESSION_TTL_MS } from "../src/auth/sessions";
 import { hashSecret } from "../src/auth/tokens";
 import { closeDatabase } from "../src/db/client";
 import { setPassword } from "../src/users/service";
+import { testDir } from "./dirs";
 import { createUser, get, makeEnv, type TestEnv } from "./helpers";
 
 const SETUP_CODE = "ABCD-EFGH-JKLM";
@@ -191,24 +190,19 @@ describe("POST /login", () => {
   });
 
   it("keeps sessions across a restart on the same database file", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "linkshelf-sessions-"));
-    try {
-      const path = join(dir, "linkshelf.db");
-      const first = makeFileEnv(path);
-      const alice = await createUser(first);
-      const cookie = sessionCookieOf((await submit(first, "/login", { email: alice.user.email, password: alice.password })).cookies);
-      closeDatabase(first.db);
+    const path = join(testDir("sessions"), "linkshelf.db");
+    const first = makeFileEnv(path);
+    const alice = await createUser(first);
+    const cookie = sessionCookieOf((await submit(first, "/login", { email: alice.user.email, password: alice.password })).cookies);
+    closeDatabase(first.db);
 
-      const second = makeFileEnv(path);
-      try {
-        const home = await get(second, "/account", { headers: { cookie } });
-        expect(home.status).toBe(200);
-        expect(home.text).toContain(alice.user.email);
-      } finally {
-        closeDatabase(second.db);
-      }
+    const second = makeFileEnv(path);
+    try {
+      const home = await get(second, "/account", { headers: { cookie } });
+      expect(home.status).toBe(200);
+      expect(home.text).toContain(alice.user.email);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      closeDatabase(second.db);
     }
   });
 

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createSession } from "../src/auth/sessions";
@@ -10,6 +8,8 @@ import type { UserRow } from "../src/db/schema";
 import { createLink } from "../src/links/service";
 import { createUser } from "../src/users/service";
 import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { artifactDir } from "./dirs";
+import { CHROMIUM, requireProgram } from "./programs";
 
 const EMAIL = "reader@example.test";
 const PASSWORD = "correct horse battery";
@@ -18,8 +18,10 @@ const TIMEOUT_MS = 90_000;
 let server: LiveServer | undefined;
 let browser: Promise<Browser> | undefined;
 let owner: UserRow | undefined;
+const present = requireProgram(CHROMIUM);
 
 beforeAll(async () => {
+  if (!present) return;
   server = startServer();
   owner = await createUser(server.db, { email: EMAIL, name: "Robin Reader", password: PASSWORD }, Date.now());
   browser = launchChromium();
@@ -75,7 +77,7 @@ const PARSE_ATOM = `(text) => {
   };
 }`;
 
-describe("the web pages in Chromium", () => {
+describe.skipIf(!present)("the web pages in Chromium", () => {
   it("signs in, creates a collection and a link, favors, finds, opens, edits and deletes it", async () => {
     const { origin } = server!;
     const context = await (await browser!).newContext();
@@ -282,7 +284,7 @@ describe("the web pages in Chromium", () => {
     createToken(db, user.id, "Browser extension", now);
     createToken(db, user.id, "laptop script", now);
 
-    const folder = mkdtempSync(join(tmpdir(), "linkshelf-page-screenshots-"));
+    const folder = artifactDir("page-screenshots");
     const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
     const pages: Record<string, (page: Page) => Promise<unknown>> = {
       home: (page) => page.goto(`${origin}/?collection=${reading.id}`),

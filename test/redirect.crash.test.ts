@@ -111,7 +111,7 @@ const api = (server: RunningServer, path: string, init: { method?: string; body?
 
 /** Builds the binary, then makes a user, a token, a PUBLIC collection and a link in it on an empty data dir. */
 beforeAll(async () => {
-  ({ root, binary, cwd, dataDir, dbPath } = workspace = binaryWorkspace("linkshelf-crash-"));
+  ({ root, binary, cwd, dataDir, dbPath } = workspace = binaryWorkspace("crash"));
 
   token = await createUserWithToken(workspace, "crash@example.test", "Crash", SERVER_ENV);
 

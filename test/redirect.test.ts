@@ -4,8 +4,6 @@
  * failure path (src/redirect/clicks.ts), which is also tested directly.
  */
 import { afterAll, beforeAll, describe, expect, it, spyOn } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Database } from "bun:sqlite";
 import { createSession, SESSION_COOKIE } from "../src/auth/sessions";
@@ -30,6 +28,7 @@ import {
   type TestEnv,
   type TestUser,
 } from "./helpers";
+import { testDir } from "./dirs";
 
 /** What a browser sends when following a link. */
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
@@ -455,7 +454,7 @@ describe("ClickRecorder", () => {
   const CLICK_TIME = Date.parse("2027-01-02T03:04:05.678Z");
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "linkshelf-clicks-"));
+    dir = testDir("clicks");
     path = join(dir, "clicks.db");
     db = openDatabase(path);
     db.$client.run("INSERT INTO users (email, name, password_hash, created_at) VALUES ('a@example.test', 'A', 'x', 0)");
@@ -463,7 +462,6 @@ describe("ClickRecorder", () => {
 
   afterAll(() => {
     closeDatabase(db);
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const newLink = () =>
