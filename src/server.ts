@@ -13,7 +13,7 @@ import { countUsers } from "./users/service";
 export async function serve(config: Config, log: (line: string) => void): Promise<number> {
   const db = openDatabase(databasePath(config.dataDir));
   const setupCode = countUsers(db) === 0 ? newSetupCode() : undefined;
-  const app = createApp({ db, config, clock: Date.now, setupCode });
+  const app = createApp({ db, config, clock: Date.now, setupCode, log });
   try {
     app.listen({ port: config.port, hostname: config.host, development: false });
   } catch (error) {
