@@ -66,20 +66,22 @@ function statusOf(responseValue: unknown, status: number | string | undefined): 
 
 /**
  * accessLog, with `LINKSHELF_LOG=access`, logs one line per request once it is answered:
- * `<ISO time> <client IP> <method> <path> <status> <milliseconds>ms`. The path goes without
+ * `<ISO time of arrival> <client IP> <method> <path> <status> <milliseconds>ms`. The path goes without
  * its query string, and no header is logged, so tokens, cookies, passwords and setup codes
  * never reach the log. Off by default, and then it adds no hook at all.
  */
 export function accessLog({ config, clock }: AppDeps, log: LogSink) {
   const plugin = new Elysia({ name: "linkshelf/access-log" });
   if (!config.log.access) return plugin;
-  const started = new WeakMap<Request, number>();
+  // The peer's address is read on arrival: once the answer is sent the socket may be gone.
+  const arrivals = new WeakMap<Request, { at: number; start: number; address: string }>();
   return plugin
-    .onRequest(({ request }) => void started.set(request, performance.now()))
-    .onAfterResponse({ as: "global" }, ({ request, server, set, responseValue }) => {
-      const start = started.get(request);
-      const ms = start === undefined ? 0 : performance.now() - start;
-      const address = clientAddress(request, server, config.trustProxy);
-      log(`${new Date(clock()).toISOString()} ${address} ${request.method} ${printablePath(request)} ${statusOf(responseValue, set.status)} ${ms.toFixed(1)}ms`);
+    .onRequest(({ request, server }) => {
+      arrivals.set(request, { at: clock(), start: performance.now(), address: clientAddress(request, server, config.trustProxy) });
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+      const arrival = arrivals.get(request);
+      const ms = arrival ? performance.now() - arrival.start : 0;
+      log(`${new Date(arrival?.at ?? clock()).toISOString()} ${arrival?.address ?? "unknown"} ${request.method} ${printablePath(request)} ${statusOf(responseValue, set.status)} ${ms.toFixed(1)}ms`);
     });
 }
