@@ -3,6 +3,7 @@ import { createToken } from "../src/auth/tokens";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
 import type { UserRow } from "../src/db/schema";
+import type { LogSink } from "../src/log";
 import { createUser as createUserRecord } from "../src/users/service";
 
 export const START = Date.parse("2026-11-22T05:52:24.123Z");
@@ -25,6 +26,8 @@ export interface EnvOptions {
   path?: string;
   /** The one-time code of a first start, which unlocks `/setup`. */
   setupCode?: string;
+  /** Where the app's log lines go; stderr by default. */
+  log?: LogSink;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
@@ -33,7 +36,7 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const db = openDatabase(options.path ?? ":memory:", { logger: { logQuery: (query) => void queries.push(query) } });
   const config = loadConfig({}, env);
   const clock = { now: START };
-  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode });
+  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, log: options.log });
   return { app, db, config, clock, queries };
 }
 
