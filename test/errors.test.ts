@@ -10,11 +10,9 @@ import { createCollection, createLink, createUser, get, makeEnv, snapshot, type 
 
 /** A request as Bun builds it when the `Host` header does not parse: its `url` is only the target, or not a URL at all. */
 function requestWithUrl(url: string, headers: Record<string, string> = {}): Request {
-  return new (class extends Request {
-    override get url() {
-      return url;
-    }
-  })("http://localhost/", { headers });
+  const request = new Request("http://localhost/", { headers });
+  Object.defineProperty(request, "url", { value: url });
+  return request;
 }
 
 async function publicLink(env: TestEnv) {
@@ -38,7 +36,8 @@ describe("a request whose Host does not parse", () => {
     const { owner, link } = await publicLink(env);
     const before = snapshot(env);
     for (const url of urls(link.id)) {
-      for (const headers of [{}, { authorization: `Bearer ${owner.token}` }, { accept: "application/json" }]) {
+      const variants: Record<string, string>[] = [{}, { authorization: `Bearer ${owner.token}` }, { accept: "application/json" }];
+      for (const headers of variants) {
         const response = await env.app.handle(requestWithUrl(url, headers));
         expect({ url, status: response.status, type: response.headers.get("content-type") }).toEqual({ url, status: 400, type: expect.stringMatching(/^application\/json/) });
         expect(await response.json()).toEqual({ message: expect.stringContaining("Host"), code: "BAD_REQUEST" });

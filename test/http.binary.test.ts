@@ -24,7 +24,7 @@ function rawRequest(port: number, target: string, headerLines: string[]): Promis
     const socket = connect(port, "127.0.0.1", () => {
       socket.write(`GET ${target} HTTP/1.1\r\n${[...headerLines, "Connection: close"].join("\r\n")}\r\n\r\n`);
     });
-    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("data", (chunk) => chunks.push(Buffer.from(chunk)));
     socket.on("error", reject);
     socket.on("close", () => {
       const text = Buffer.concat(chunks).toString("utf8");
