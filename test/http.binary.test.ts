@@ -18,11 +18,11 @@ interface RawAnswer {
 }
 
 /** rawRequest sends `GET target` with the given header lines (and `Connection: close`) and reads the whole answer. */
-function rawRequest(port: number, target: string, headerLines: string[]): Promise<RawAnswer> {
+function rawRequest(port: number, target: string, headerLines: string[], version = "HTTP/1.1"): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(port, "127.0.0.1", () => {
-      socket.write(`GET ${target} HTTP/1.1\r\n${[...headerLines, "Connection: close"].join("\r\n")}\r\n\r\n`);
+      socket.write(`GET ${target} ${version}\r\n${[...headerLines, "Connection: close"].join("\r\n")}\r\n\r\n`);
     });
     socket.on("data", (chunk) => chunks.push(Buffer.from(chunk)));
     socket.on("error", reject);
@@ -80,6 +80,9 @@ describe("a request whose Host header does not parse, through the binary", () =>
       expect(page.status).toBe(400);
       expect(page.headers.get("content-type")).toStartWith("text/html");
       expect(page.body).toContain("Bad request");
+      // HTTP/1.0 allows leaving Host out; without it there is no URL either.
+      const noHost = await rawRequest(server.port, `/l/${linkId}`, [], "HTTP/1.0");
+      expect([noHost.status, JSON.parse(noHost.body).code]).toEqual([400, "BAD_REQUEST"]);
       // The same for the favicon proxy and the API, which are limited too.
       for (const target of ["/favicon?url=https%3A%2F%2Fexample.com%2F", "/api/v1/collections", `/${linkId}`]) {
         expect((await rawRequest(server.port, target, ['Host: a"b'])).status).toBe(400);

@@ -55,17 +55,19 @@ export function guards({ db, config, clock }: AppDeps) {
   };
 
   const requester = new Elysia({ name: "linkshelf/requester", seed })
-    .derive({ as: "scoped" }, (context) => {
+    .derive({ as: "scoped" }, ({ request, server, set }) => {
       const now = clock();
-      const user = resolveUser(db, context.request, now);
-      count(context, user, now);
+      const user = resolveUser(db, request, now);
+      count({ request, server, set }, user, now);
       return { requester: user ?? null };
     });
 
+  // The hooks name the parts of the context they use: Elysia reads a hook's parameters to
+  // decide what to prepare, and a whole `context` would make it read every request's body.
   const apiUser = new Elysia({ name: "linkshelf/api-user", seed })
     // Returning nothing hands the body on to the next parser.
-    .onParse({ as: "scoped" }, (context) => void decideApiUser(context))
-    .derive({ as: "scoped" }, (context) => ({ user: apiUsers.get(context.request) ?? decideApiUser(context) }));
+    .onParse({ as: "scoped" }, ({ request, server, set }) => void decideApiUser({ request, server, set }))
+    .derive({ as: "scoped" }, ({ request, server, set }) => ({ user: apiUsers.get(request) ?? decideApiUser({ request, server, set }) }));
 
   return { requester, apiUser, limiter };
 }
