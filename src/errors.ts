@@ -128,7 +128,8 @@ function fieldErrors(error: ElysiaValidationError): FieldError[] {
  */
 function prefersHtml(request: Request): boolean {
   const path = pathOf(request.url);
-  if (path.startsWith("/api/") || path === "/favicon") return false;
+  // The router serves `/favicon/` as `/favicon`.
+  if (path.startsWith("/api/") || path === "/favicon" || path === "/favicon/") return false;
   return request.headers.get("accept")?.includes("text/html") ?? false;
 }
 

@@ -120,7 +120,8 @@ describe("a limited route reached by another spelling of its path", () => {
   it("refuses /favicon/ with 429 once the budget is spent, as /favicon", async () => {
     const env = makeEnv({ LINKSHELF_RATE_LIMIT: "3/60" });
     for (let i = 0; i < 3; i++) expect((await get(env, "/favicon/?url=javascript:x")).status).toBe(400);
-    const refused = await get(env, "/favicon/?url=javascript:x");
+    // JSON even to a browser, as on /favicon.
+    const refused = await get(env, "/favicon/?url=javascript:x", { headers: { accept: "text/html,*/*" } });
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe("RATE_LIMITED");
     expect((await get(env, "/favicon?url=javascript:x")).status).toBe(429);
