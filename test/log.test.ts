@@ -101,6 +101,12 @@ describe("the access log", () => {
     expect(lines[0]).toStartWith("linkshelf: unexpected error on GET /api/v1/links/favorites");
   });
 
+  it("adds no hook to any request while off, and one after-response hook when on", () => {
+    expect(makeEnv().app.event.afterResponse ?? []).toHaveLength(0);
+    expect(makeEnv({ LINKSHELF_LOG: "off" }).app.event.afterResponse ?? []).toHaveLength(0);
+    expect(makeEnv({ LINKSHELF_LOG: "access" }).app.event.afterResponse ?? []).toHaveLength(1);
+  });
+
   it("logs one line per request with LINKSHELF_LOG=access: arrival time, client, method, path without query, status, milliseconds", async () => {
     const { lines, log, count } = sink();
     const env = makeEnv({ LINKSHELF_LOG: "access", LINKSHELF_RATE_LIMIT: "5/60" }, { log });
