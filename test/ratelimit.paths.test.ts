@@ -154,4 +154,16 @@ describe("a limited route reached by another spelling of its path", () => {
     }
     expect(snapshot(env)).toBe(before);
   });
+
+  it("counts a request with a body once, though its user is decided before the body is read", async () => {
+    const { env, owner } = await world();
+    const remaining: number[] = [];
+    for (const path of ["/api/v1/links", "/api/v1/links/"]) {
+      const created = await request(env, "POST", path, { token: owner.token, body: { name: "Once", url: "https://example.org/", favorite: false } });
+      expect(created.status).toBe(201);
+      remaining.push(remainingOf(created));
+      remaining.push(remainingOf(await get(env, "/api/v1/collections", { token: owner.token })));
+    }
+    expect(remaining).toEqual([999, 998, 997, 996]);
+  });
 });
