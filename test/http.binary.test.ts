@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
 import { connect } from "node:net";
-import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, startServer, writeFile, type BinaryWorkspace, type RunningServer } from "./binary";
+import { binaryWorkspace, cleanEnv, connectRaw, createUserWithToken, queryFile, startServer, writeFile, type BinaryWorkspace, type RunningServer } from "./binary";
 
 const SLOW = 30_000;
 const ACCESS_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) (\S+) ([A-Z]+) (\S+) (\d{3}) (\d+\.\d)ms$/;
@@ -75,6 +75,16 @@ describe("a request whose Host header does not parse, through the binary", () =>
           expect(answer.headers.has("ratelimit-limit")).toBe(false);
           expect(answer.headers.has("location")).toBe(false);
         }
+      }
+      // Exactly these bytes, on a connection kept open: the answer comes, and the connection serves a next request.
+      const kept = await connectRaw(server.port);
+      try {
+        kept.write(`GET /l/${linkId} HTTP/1.1\r\nHost: a"b\r\n\r\n`);
+        await kept.received.waitFor(/^HTTP\/1\.1 400 [\s\S]*"code":"BAD_REQUEST"\}/);
+        kept.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+        await kept.received.waitFor(/HTTP\/1\.1 200 [\s\S]*\{"status":"ok"\}/);
+      } finally {
+        kept.close();
       }
       const page = await rawRequest(server.port, `/l/${linkId}`, ['Host: a"b', "Accept: text/html,*/*"]);
       expect(page.status).toBe(400);
