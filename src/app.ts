@@ -8,12 +8,13 @@ import { collectionRoutes } from "./collections/routes";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
-import { errorHandler } from "./errors";
+import { errorHandler, NotFound, wellFormedRequest } from "./errors";
 import { extensionRoutes } from "./extension/routes";
 import { API_PREFIX } from "./http";
 import { faviconRoutes } from "./favicon/routes";
 import type { FaviconOptions } from "./favicon/service";
 import { linkRoutes } from "./links/routes";
+import { accessLog, unexpectedErrorLog, type LogSink } from "./log";
 import { describeRoute } from "./openapi/describe";
 import { openApiRoutes } from "./openapi/routes";
 import { publicRoutes } from "./public/routes";
@@ -31,22 +32,32 @@ export interface AppDeps {
   favicon?: FaviconOptions;
   /** The hashing queue; default the process's one, which every hash and verification shares. */
   passwords?: Passwords;
-  /** Where the server's log lines go (default stderr); tests collect them. */
-  log?: (line: string) => void;
+  /** Where log lines go (unexpected errors, the access log); stderr by default. */
+  log?: LogSink;
 }
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
 export function createApp(deps: AppDeps) {
   const guard = guards(deps);
+  // Looked up at each line, so a test's spy on console.error sees it.
+  const log: LogSink = deps.log ?? ((line) => console.error(line));
   const commits = new GroupCommit(deps.db.$client);
   // One budget per address for every form that checks a password or the setup code.
   const signIns = new SignInThrottle();
+  // The API's user is decided ahead of its body parser, so a request without a valid token is
+  // 401 before its body is read; the catch-all makes an unknown API path a 401 before a 404.
   const api = new Elysia({ prefix: API_PREFIX })
+    .use(guard.apiUser)
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
-    .use(collectionRoutes(deps, guard));
+    .use(collectionRoutes(deps, guard))
+    .all("/*", () => {
+      throw new NotFound();
+    }, { detail: { hide: true } });
   const app = new Elysia()
-    .use(errorHandler)
+    .use(accessLog(deps, log))
+    .use(errorHandler(unexpectedErrorLog(log, deps.clock)))
+    .use(wellFormedRequest)
     .get("/healthz", () => ({ status: "ok" }), {
       detail: describeRoute({
         tag: "service", summary: "Liveness: the database is open and migrated",
@@ -59,7 +70,7 @@ export function createApp(deps: AppDeps) {
     .use(webPages(deps, signIns))
     .use(publicRoutes(deps))
     .use(extensionRoutes(deps))
-    .use(faviconRoutes(deps));
+    .use(faviconRoutes(deps, guard));
   return app.use(openApiRoutes(() => app));
 }
 

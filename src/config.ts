@@ -14,6 +14,13 @@ export interface Config {
   rateLimit: RateLimit | null;
   trustProxy: boolean;
   faviconAllowPrivate: boolean;
+  /** What the server logs beyond start, stop and errors (`LINKSHELF_LOG`). */
+  log: LogOptions;
+}
+
+export interface LogOptions {
+  /** One line per answered request (`LINKSHELF_LOG=access`). */
+  access: boolean;
 }
 
 /** Flags given on the command line; each wins over its environment variable. */
@@ -37,6 +44,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     rateLimit: parseRateLimit(env.LINKSHELF_RATE_LIMIT ?? DEFAULTS.rateLimit),
     trustProxy: parseSwitch("LINKSHELF_TRUST_PROXY", env.LINKSHELF_TRUST_PROXY),
     faviconAllowPrivate: parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
+    log: parseLog(env.LINKSHELF_LOG),
   };
 }
 
@@ -61,6 +69,13 @@ export function parseRateLimit(value: string): RateLimit | null {
     throw new ConfigError(`invalid LINKSHELF_RATE_LIMIT "${value}": expected <requests>/<seconds> such as 300/60, or off`);
   }
   return { limit, windowSeconds };
+}
+
+/** parseLog reads `access` (an access log line per request), or `off` / empty (none, the default). */
+export function parseLog(value: string | undefined): LogOptions {
+  if (value === undefined || value === "" || value === "off") return { access: false };
+  if (value === "access") return { access: true };
+  throw new ConfigError(`invalid LINKSHELF_LOG "${value}": expected access or off`);
 }
 
 function parseSwitch(name: string, value: string | undefined): boolean {

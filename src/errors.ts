@@ -1,4 +1,6 @@
 import { Elysia, t, ValidationError as ElysiaValidationError } from "elysia";
+import { pathOf } from "./http";
+import type { UnexpectedErrorLog } from "./log";
 import { messagePage } from "./pages/layout";
 import { htmlResponse } from "./pages/html";
 
@@ -71,6 +73,12 @@ export class PayloadTooLarge extends AppError {
   }
 }
 
+export class BadRequest extends AppError {
+  constructor(message: string) {
+    super(400, "BAD_REQUEST", message);
+  }
+}
+
 export class InvalidUrl extends AppError {
   constructor(message = "The url parameter must be an absolute http or https URL.") {
     super(400, "INVALID_URL", message);
@@ -85,15 +93,16 @@ export function errorResponse(error: AppError): Response {
   return Response.json(body, { status: error.status, headers: error.headers });
 }
 
-/** toAppError maps anything thrown while handling a request to the error the client sees. */
-export function toAppError(code: string | number, error: unknown): AppError {
+const INTERNAL_MESSAGE = "Something went wrong on the server.";
+
+/** toAppError maps anything thrown while handling a request to the error the client sees; undefined for the unexpected. */
+function toAppError(code: string | number, error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   // Elysia wraps whatever a body parser throws in its own ParseError.
   if (code === "PARSE") return error instanceof Error && error.cause instanceof AppError ? error.cause : new InvalidJson();
   if (error instanceof ElysiaValidationError) return new ValidationFailed(fieldErrors(error));
   if (code === "NOT_FOUND") return new NotFound();
-  console.error("unexpected error:", error);
-  return new AppError(500, "INTERNAL", "Something went wrong on the server.");
+  return undefined;
 }
 
 /**
@@ -118,24 +127,59 @@ function fieldErrors(error: ElysiaValidationError): FieldError[] {
  * page; the API and the favicon proxy always answer JSON.
  */
 function prefersHtml(request: Request): boolean {
-  const path = new URL(request.url).pathname;
-  if (path.startsWith("/api/") || path === "/favicon") return false;
+  const path = pathOf(request.url);
+  // The router serves `/favicon/` as `/favicon`.
+  if (path.startsWith("/api/") || path === "/favicon" || path === "/favicon/") return false;
   return request.headers.get("accept")?.includes("text/html") ?? false;
 }
 
 function errorPage(error: AppError): Response {
-  const titles: Record<number, string> = { 404: "Not found", 413: "Too large", 429: "Too many requests" };
+  const titles: Record<number, string> = { 400: "Bad request", 404: "Not found", 413: "Too large", 429: "Too many requests" };
   const title = titles[error.status] ?? "Something went wrong";
   return htmlResponse(messagePage(title, error.message), { status: error.status, headers: error.headers });
 }
 
-/** The one place where errors become responses; registered before every route. */
-export const errorHandler = new Elysia({ name: "linkshelf/errors" }).onError({ as: "global" }, ({ code, error, request, set }) => {
-  const appError = toAppError(code, error);
-  const response = prefersHtml(request) ? errorPage(appError) : errorResponse(appError);
-  // Headers set before the failure (the RateLimit ones) belong on the error too.
-  for (const [name, value] of Object.entries(set.headers)) {
-    if (typeof value === "string" && !response.headers.has(name)) response.headers.set(name, value);
-  }
-  return response;
+/**
+ * wellFormedRequest refuses, before routing, a request whose URL cannot be formed: Bun hands
+ * over a bare path when the `Host` header does not parse (`Host: a"b`), and such a request
+ * would be routed by the wrong part of it.
+ */
+export const wellFormedRequest = new Elysia({ name: "linkshelf/well-formed-request" }).onRequest(({ request }) => {
+  if (!URL.canParse(request.url)) throw new BadRequest("The Host header of the request is missing or malformed.");
 });
+
+/** The answer when even shaping an error failed: fixed, so it cannot fail itself. */
+const FALLBACK_BODY = JSON.stringify({ message: INTERNAL_MESSAGE, code: "INTERNAL" });
+
+/**
+ * errorHandler is the one place where errors become responses; registered before every route.
+ * An unexpected error is reported to `report` and answered 500 INTERNAL. It never throws:
+ * should shaping the answer fail, the answer is a fixed 500.
+ */
+export function errorHandler(report: UnexpectedErrorLog) {
+  return new Elysia().onError({ as: "global" }, ({ code, error, request, set }) => {
+    try {
+      let appError = toAppError(code, error);
+      if (!appError) {
+        report(request, error);
+        appError = new AppError(500, "INTERNAL", INTERNAL_MESSAGE);
+      }
+      const response = prefersHtml(request) ? errorPage(appError) : errorResponse(appError);
+      // Headers set before the failure (the RateLimit ones) belong on the error too.
+      for (const [name, value] of Object.entries(set.headers)) {
+        if (typeof value === "string" && !response.headers.has(name)) response.headers.set(name, value);
+      }
+      // The access log reads the status from here.
+      set.status = response.status;
+      return response;
+    } catch (failure) {
+      try {
+        report(request, failure);
+      } catch {
+        // Nothing is left to tell; the fixed answer below still goes out.
+      }
+      set.status = 500;
+      return new Response(FALLBACK_BODY, { status: 500, headers: { "content-type": "application/json" } });
+    }
+  });
+}

@@ -6,6 +6,18 @@ export const API_PREFIX = "/api/v1";
 /** The OpenAPI document of the whole HTTP surface; public, like the reference page at `/api/docs`. */
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 
+/**
+ * pathOf returns the path of a request URL without its query string and without building a
+ * URL object. A URL that is only a path (Bun gives one when `Host` does not parse) is read
+ * as such.
+ */
+export function pathOf(url: string): string {
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const end = url.indexOf("?", start);
+  return end === -1 ? url.slice(start) : url.slice(start, end);
+}
+
 /** The answer of a write that returns nothing else (PUT, DELETE). */
 export const MessageJson = t.Object({ message: t.String() });
 

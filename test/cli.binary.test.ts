@@ -415,7 +415,7 @@ describe("command line words", () => {
     const result = await run(["--help"], { cwd: scratch });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("Usage: linkshelf");
-    for (const word of ["serve", "user create", "user password", "token create", "token list", "token revoke", "backup"]) {
+    for (const word of ["serve", "user create", "user password", "token create", "token list", "token revoke", "backup", "LINKSHELF_LOG=access"]) {
       expect(result.stdout).toContain(word);
     }
   });
@@ -442,6 +442,7 @@ describe("command line words", () => {
     ["--port abc", ["--port", "abc"], {}, /port.*abc/],
     ["LINKSHELF_PORT=99999", [], { LINKSHELF_PORT: "99999" }, /port.*99999/],
     ["LINKSHELF_RATE_LIMIT=nonsense", ["--port", "0"], { LINKSHELF_RATE_LIMIT: "nonsense" }, /LINKSHELF_RATE_LIMIT.*nonsense/],
+    ["LINKSHELF_LOG=verbose", ["--port", "0"], { LINKSHELF_LOG: "verbose" }, /LINKSHELF_LOG.*verbose/],
     ["a data dir under a regular file", ["--port", "0", "--data-dir", "FILE/data"], {}, /data dir.*a-regular-file\/data/],
   ];
   it.each(configErrors)("bad configuration (%s) exits 2 with one clear line", async (_name, args, env, message) => {

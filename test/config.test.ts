@@ -26,7 +26,20 @@ describe("loadConfig", () => {
       rateLimit: { limit: 300, windowSeconds: 60 },
       trustProxy: false,
       faviconAllowPrivate: false,
+      log: { access: false },
     });
+  });
+
+  it("turns the access log on with LINKSHELF_LOG=access, and off with off or an empty value", () => {
+    expect(loadConfig({}, { LINKSHELF_LOG: "access" }).log).toEqual({ access: true });
+    expect(loadConfig({}, { LINKSHELF_LOG: "off" }).log).toEqual({ access: false });
+    expect(loadConfig({}, { LINKSHELF_LOG: "" }).log).toEqual({ access: false });
+  });
+
+  it.each(["ACCESS", "access,", "1", "debug", " access"])("refuses LINKSHELF_LOG=%p with a ConfigError", (value) => {
+    const error = loadError({}, { LINKSHELF_LOG: value });
+    expect(error.message).toContain("LINKSHELF_LOG");
+    expect(error.message).not.toContain("\n");
   });
 
   it("resolves the data directory to an absolute path", () => {

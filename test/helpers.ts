@@ -4,6 +4,7 @@ import { createToken } from "../src/auth/tokens";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
 import type { UserRow } from "../src/db/schema";
+import type { LogSink } from "../src/log";
 import { createUser as createUserRecord } from "../src/users/service";
 
 export const START = Date.parse("2026-11-22T05:52:24.123Z");
@@ -28,8 +29,8 @@ export interface EnvOptions {
   setupCode?: string;
   /** The hashing queue (default the process's one). */
   passwords?: Passwords;
-  /** Where the app's log lines go (default stderr). */
-  log?: (line: string) => void;
+  /** Where the app's log lines go; stderr by default. */
+  log?: LogSink;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */

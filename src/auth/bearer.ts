@@ -10,11 +10,3 @@ export function userFromAuthorization(db: Db, header: string | null, now: number
   const token = header === null ? undefined : BEARER.exec(header)?.[1];
   return token === undefined ? undefined : findTokenUser(db, token, now);
 }
-
-/** pathOf returns the path of an absolute request URL without building a URL object. */
-export function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  const end = url.indexOf("?", start);
-  return end === -1 ? url.slice(start) : url.slice(start, end);
-}

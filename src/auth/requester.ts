@@ -1,69 +1,73 @@
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { UserRow } from "../db/schema";
 import { Unauthorized } from "../errors";
-import { API_PREFIX, clientAddress, OPENAPI_PATH } from "../http";
+import { clientAddress } from "../http";
 import { RateLimiter } from "../ratelimit/limiter";
-import { pathOf, userFromAuthorization } from "./bearer";
+import { userFromAuthorization } from "./bearer";
 import { resolveUser } from "./identity";
-
-/** The routes whose requester is decided (and rate-limited) before anything else runs. */
-export type GuardedArea = "api" | "redirect" | "favicon";
-
-/** guardedArea tells which guarded area a path belongs to, if any. */
-export function guardedArea(path: string): GuardedArea | undefined {
-  // The OpenAPI document describes the API and holds no one's data: public, like /api/docs.
-  if (path === OPENAPI_PATH) return undefined;
-  if (path.startsWith(`${API_PREFIX}/`)) return "api";
-  if (path.startsWith("/l/")) return "redirect";
-  if (path === "/favicon") return "favicon";
-  return undefined;
-}
 
 let apps = 0;
 
+/** The parts of a request's context the requester reads and writes. */
+interface Asking {
+  request: Request;
+  server: Server<unknown> | null;
+  set: { headers: Record<string, string | number> };
+}
+
 /**
- * guards builds, once per app, the plugins that decide who is asking:
+ * guards builds, once per app, the plugins that decide who is asking. They are hooks of the
+ * routes that use them, so every path the router sends to such a route (`/favicon/`,
+ * `/l/1/`) is decided and limited, and no other path is:
  *
- * - `requester` runs on the guarded routes before anything else (before the body is read):
- *   on `/api/v1` a valid bearer token decides the user (anything else is 401), on `/l/:id`
- *   and `/favicon` a token or a session. It counts the request against `user:<id>`, or
- *   `ip:<address>` when there is no valid credential, and sets the RateLimit headers.
- *   Routes read the result as `requester` (null: anonymous).
- * - `apiUser` gives API routes their `user`.
+ * - `requester` (on `/l/:id` and `/favicon`): a token or a session decides the user, else
+ *   anonymous. Routes read it as `requester` (null: anonymous).
+ * - `apiUser` (on `/api/v1`): only a valid bearer token decides the user; anything else is
+ *   401. A request with a body is decided in the parse step, before the body is read (the app
+ *   uses it ahead of the JSON body parser), so a stranger's body is never read; one without a
+ *   body before its query is validated. Routes read the user as `user`.
  *
- * Both are named and seeded per app, so every feature can `.use()` them and they still run
- * once per request.
+ * Both count the request against `user:<id>`, or `ip:<address>` when there is no valid
+ * credential, and set the RateLimit headers. They are named and seeded per app, so every
+ * feature can `.use()` them and they still run once per request.
  */
 export function guards({ db, config, clock }: AppDeps) {
   const seed = ++apps;
-  const requesters = new WeakMap<Request, UserRow | null>();
   const limiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
+  /** Users decided in the parse step, read back when the route's context is derived. */
+  const apiUsers = new WeakMap<Request, UserRow>();
+
+  const count = ({ request, server, set }: Asking, user: UserRow | undefined, now: number) => {
+    if (!limiter) return;
+    const key = user ? `user:${user.id}` : `ip:${clientAddress(request, server, config.trustProxy)}`;
+    Object.assign(set.headers, limiter.take(key, now));
+  };
+
+  const decideApiUser = (context: Asking): UserRow => {
+    const now = clock();
+    const user = userFromAuthorization(db, context.request.headers.get("authorization"), now);
+    count(context, user, now);
+    if (!user) throw new Unauthorized();
+    apiUsers.set(context.request, user);
+    return user;
+  };
 
   const requester = new Elysia({ name: "linkshelf/requester", seed })
-    .onRequest(({ request, server, set }) => {
-      const area = guardedArea(pathOf(request.url));
-      if (!area) return;
+    .derive({ as: "scoped" }, ({ request, server, set }) => {
       const now = clock();
-      const user = (area === "api"
-        ? userFromAuthorization(db, request.headers.get("authorization"), now)
-        : resolveUser(db, request, now)) ?? null;
-      requesters.set(request, user);
-      if (limiter) {
-        const key = user ? `user:${user.id}` : `ip:${clientAddress(request, server, config.trustProxy)}`;
-        Object.assign(set.headers, limiter.take(key, now));
-      }
-      if (area === "api" && !user) throw new Unauthorized();
-    })
-    .resolve({ as: "scoped" }, ({ request }) => ({ requester: requesters.get(request) ?? null }));
-
-  const apiUser = new Elysia({ name: "linkshelf/api-user", seed })
-    .use(requester)
-    .resolve({ as: "scoped" }, ({ request }) => {
-      const user = requesters.get(request);
-      if (!user) throw new Unauthorized();
-      return { user };
+      const user = resolveUser(db, request, now);
+      count({ request, server, set }, user, now);
+      return { requester: user ?? null };
     });
+
+  // The hooks name the parts of the context they use: Elysia reads a hook's parameters to
+  // decide what to prepare, and a whole `context` would make it read every request's body.
+  const apiUser = new Elysia({ name: "linkshelf/api-user", seed })
+    // Returning nothing hands the body on to the next parser.
+    .onParse({ as: "scoped" }, ({ request, server, set }) => void decideApiUser({ request, server, set }))
+    .derive({ as: "scoped" }, ({ request, server, set }) => ({ user: apiUsers.get(request) ?? decideApiUser({ request, server, set }) }));
 
   return { requester, apiUser, limiter };
 }

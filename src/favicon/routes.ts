@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
+import type { Guards } from "../auth/requester";
 import { describeRoute, errorDoc, rateLimited } from "../openapi/describe";
 import { createFaviconService, parseFaviconTarget } from "./service";
 
@@ -19,9 +20,9 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
  * the origin does. A missing or non-http(s) `url` is 400 INVALID_URL. Options for tests
  * (resolver, connection, timeout) come from `deps.favicon`.
  */
-export function faviconRoutes(deps: AppDeps) {
+export function faviconRoutes(deps: AppDeps, { requester }: Guards) {
   const service = createFaviconService(deps, deps.favicon);
-  return new Elysia().get("/favicon", async ({ request, set }) => {
+  return new Elysia().use(requester).get("/favicon", async ({ request, set }) => {
     const target = parseFaviconTarget(new URL(request.url).searchParams.get("url"));
     const image = await service.getFavicon(target);
     // Written into `set` (not a new Response) so the RateLimit headers set earlier stay.
