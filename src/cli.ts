@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
 import { createToken, listTokens, revokeToken } from "./auth/tokens";
 import { ConfigError, databasePath, loadConfig, type Config } from "./config";
-import { closeDatabase, openDatabase, type Db } from "./db/client";
+import { closeDatabase, makePrivate, openDatabase, type Db } from "./db/client";
 import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
 import { iso } from "./ids";
@@ -143,6 +143,8 @@ const COMMANDS: Record<string, Command> = {
     run: (config, _f, [file], io) => withDb(config, async (db) => {
       if (existsSync(file!)) throw new CommandError(`${file} exists already; choose a new file name`);
       db.$client.run("VACUUM INTO ?", [file!]);
+      // Created 0600 under the umask main sets; said again for a caller that set none.
+      makePrivate(file!);
       io.err(`database copied to ${file}`);
       return 0;
     }),

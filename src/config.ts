@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export interface RateLimit {
@@ -69,10 +69,15 @@ function parseSwitch(name: string, value: string | undefined): boolean {
   throw new ConfigError(`invalid ${name} "${value}": expected 1 or 0`);
 }
 
-/** databasePath creates the data directory when missing, checks it is writable, and names the file. */
+/**
+ * databasePath creates the data directory when missing (mode 0700: only the server's own user
+ * may read the database and its backups), takes group and other access away from an existing
+ * one, checks it is writable, and names the file.
+ */
 export function databasePath(dataDir: string): string {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if ((statSync(dataDir).mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
     accessSync(dataDir, constants.W_OK);
   } catch {
     throw new ConfigError(`data directory ${dataDir} is not writable`);
