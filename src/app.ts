@@ -27,10 +27,16 @@ export interface AppDeps {
   setupCode?: string;
   /** The favicon proxy's resolver, connection and timeout; tests inject them, the defaults are real. */
   favicon?: FaviconOptions;
+  /**
+   * The TCP peer's address of a request. Default: the listening server's socket. Requests made
+   * in-process (`app.handle`) have no socket, so tests name the peer here.
+   */
+  peerAddress?: (request: Request) => string | undefined;
 }
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
-export function createApp(deps: AppDeps) {
+export function createApp(given: AppDeps) {
+  const deps: AppDeps = { ...given, peerAddress: given.peerAddress ?? ((request) => app.server?.requestIP(request)?.address) };
   const guard = guards(deps);
   const commits = new GroupCommit(deps.db.$client);
   const api = new Elysia({ prefix: API_PREFIX })

@@ -1,5 +1,6 @@
 import { accessSync, chmodSync, constants, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseIpRange, type IpRange } from "./ip";
 
 export interface RateLimit {
   limit: number;
@@ -12,7 +13,11 @@ export interface Config {
   dataDir: string;
   /** null when `LINKSHELF_RATE_LIMIT=off`. */
   rateLimit: RateLimit | null;
-  trustProxy: boolean;
+  /**
+   * The reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` count
+   * (`LINKSHELF_TRUST_PROXY`); empty: none, the socket's peer is the client.
+   */
+  trustedProxies: IpRange[];
   faviconAllowPrivate: boolean;
 }
 
@@ -35,7 +40,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     host: parseHost(flags.host ?? env.LINKSHELF_HOST ?? DEFAULTS.host),
     dataDir: resolve(flags["data-dir"] ?? env.LINKSHELF_DATA_DIR ?? DEFAULTS.dataDir),
     rateLimit: parseRateLimit(env.LINKSHELF_RATE_LIMIT ?? DEFAULTS.rateLimit),
-    trustProxy: parseSwitch("LINKSHELF_TRUST_PROXY", env.LINKSHELF_TRUST_PROXY),
+    trustedProxies: parseTrustedProxies(env.LINKSHELF_TRUST_PROXY),
     faviconAllowPrivate: parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
   };
 }
@@ -61,6 +66,28 @@ export function parseRateLimit(value: string): RateLimit | null {
     throw new ConfigError(`invalid LINKSHELF_RATE_LIMIT "${value}": expected <requests>/<seconds> such as 300/60, or off`);
   }
   return { limit, windowSeconds };
+}
+
+/** What `LINKSHELF_TRUST_PROXY=1` names: a proxy on this machine (IPv4 loopback, mapped or not, and `::1`). */
+export const LOOPBACK_PROXIES = "127.0.0.0/8,::1";
+
+/**
+ * parseTrustedProxies reads `LINKSHELF_TRUST_PROXY`: unset, empty or `0` trusts no proxy; `1`
+ * trusts loopback; otherwise a comma list of addresses and CIDR ranges, IPv4 or IPv6
+ * (`127.0.0.1,10.0.0.0/8,fd00::/8`; spaces around entries are ignored).
+ */
+export function parseTrustedProxies(value: string | undefined): IpRange[] {
+  if (value === undefined || value === "" || value === "0") return [];
+  const entries = (value === "1" ? LOOPBACK_PROXIES : value).split(",").map((entry) => entry.trim());
+  const ranges = entries.map(parseIpRange);
+  const bad = entries.find((_, i) => ranges[i] === null);
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `invalid LINKSHELF_TRUST_PROXY "${value}": "${bad}" is not an address or CIDR range; `
+        + "expected 1, 0, or a comma list such as 127.0.0.1,10.0.0.0/8,fd00::/8",
+    );
+  }
+  return ranges as IpRange[];
 }
 
 function parseSwitch(name: string, value: string | undefined): boolean {

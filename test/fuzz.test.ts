@@ -75,7 +75,8 @@ function fuzzEnv(vars: Record<string, string>): TestEnv {
   const config = loadConfig({}, vars);
   const clock = { now: START };
   const favicon = { resolve: knowsNoName, connect: connectsNowhere, timeoutMillis: 1000 };
-  const app = createApp({ db, config, clock: () => clock.now++, favicon });
+  // From a proxy on this machine: with LINKSHELF_TRUST_PROXY=1 the forged forwarded headers are read.
+  const app = createApp({ db, config, clock: () => clock.now++, favicon, peerAddress: () => "127.0.0.1" });
   return { app, db, config, clock, queries: [] };
 }
 

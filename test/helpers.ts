@@ -25,6 +25,8 @@ export interface EnvOptions {
   path?: string;
   /** The one-time code of a first start, which unlocks `/setup`. */
   setupCode?: string;
+  /** The TCP peer every request comes from (in-process requests have no socket); default 127.0.0.1. */
+  peer?: string;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
@@ -33,7 +35,8 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const db = openDatabase(options.path ?? ":memory:", { logger: { logQuery: (query) => void queries.push(query) } });
   const config = loadConfig({}, env);
   const clock = { now: START };
-  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode });
+  const peer = options.peer ?? "127.0.0.1";
+  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, peerAddress: () => peer });
   return { app, db, config, clock, queries };
 }
 

@@ -35,13 +35,13 @@ let apps = 0;
  * Both are named and seeded per app, so every feature can `.use()` them and they still run
  * once per request.
  */
-export function guards({ db, config, clock }: AppDeps) {
+export function guards({ db, config, clock, peerAddress }: AppDeps) {
   const seed = ++apps;
   const requesters = new WeakMap<Request, UserRow | null>();
   const limiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
 
   const requester = new Elysia({ name: "linkshelf/requester", seed })
-    .onRequest(({ request, server, set }) => {
+    .onRequest(({ request, set }) => {
       const area = guardedArea(pathOf(request.url));
       if (!area) return;
       const now = clock();
@@ -50,7 +50,7 @@ export function guards({ db, config, clock }: AppDeps) {
         : resolveUser(db, request, now)) ?? null;
       requesters.set(request, user);
       if (limiter) {
-        const key = user ? `user:${user.id}` : `ip:${clientAddress(request, server, config.trustProxy)}`;
+        const key = user ? `user:${user.id}` : `ip:${clientAddress(request, { config, peerAddress })}`;
         Object.assign(set.headers, limiter.take(key, now));
       }
       if (area === "api" && !user) throw new Unauthorized();

@@ -27,7 +27,7 @@ export type CookieJar = Record<string, { set(options: object): unknown }>;
  * HttpOnly, SameSite=Lax, Path=/, 30 days, Secure when the request came over HTTPS.
  */
 export function startBrowserSession(
-  { db, config }: Pick<AppDeps, "db" | "config">,
+  { db, config, peerAddress }: Pick<AppDeps, "db" | "config" | "peerAddress">,
   request: Request,
   cookie: CookieJar,
   userId: number,
@@ -39,13 +39,14 @@ export function startBrowserSession(
     httpOnly: true,
     sameSite: "lax",
     path: "/",
-    secure: requestOrigin(request, config.trustProxy).scheme === "https",
+    secure: requestOrigin(request, { config, peerAddress }).scheme === "https",
     maxAge: Math.floor(SESSION_TTL_MS / 1000),
   });
 }
 
 /** authPages: the sign-in, sign-out and first-run setup pages. */
-export function authPages({ db, config, clock, setupCode }: AppDeps) {
+export function authPages({ db, config, clock, setupCode, peerAddress }: AppDeps) {
+  const network = { config, peerAddress };
   const failures = new FixedWindowCounter(LOGIN_THROTTLE.windowMs, 10_000);
 
   const forbidden = () =>
@@ -59,29 +60,29 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
 
   /** A refusal of a browser form: the cross-site check, then the failure throttle. */
   const refuseForm = (request: Request, ip: string, now: number): Response | undefined => {
-    if (isCrossSitePost(request, config.trustProxy)) return forbidden();
+    if (isCrossSitePost(request, network)) return forbidden();
     const window = failures.peek(ip, now);
     if (window && window.count >= LOGIN_THROTTLE.failures) return throttled(window.resetAt, now);
     return undefined;
   };
 
   const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
-    startBrowserSession({ db, config }, request, cookie, userId, now);
+    startBrowserSession({ db, ...network }, request, cookie, userId, now);
 
   return new Elysia()
     .use(formBody())
     .get("/login", ({ request, query }) => {
-      const next = safeNext(query.next, ownOrigin(request, config.trustProxy));
+      const next = safeNext(query.next, ownOrigin(request, network));
       if (resolveUser(db, request, clock())) return seeOther(next);
       return htmlResponse(loginPage({ next }));
     })
-    .post("/login", async ({ request, body, server, cookie }) => {
+    .post("/login", async ({ request, body, cookie }) => {
       const now = clock();
-      const ip = clientAddress(request, server, config.trustProxy);
+      const ip = clientAddress(request, network);
       const refused = refuseForm(request, ip, now);
       if (refused) return refused;
       const email = field(body, "email");
-      const next = safeNext(field(body, "next"), ownOrigin(request, config.trustProxy));
+      const next = safeNext(field(body, "next"), ownOrigin(request, network));
       const user = email.trim() === "" ? undefined : findUserByEmail(db, email);
       const valid = await Bun.password.verify(field(body, "password"), user?.passwordHash ?? (await unknownUserHash()));
       if (!user || !valid) {
@@ -92,7 +93,7 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
       return seeOther(next);
     })
     .post("/logout", ({ request, cookie }) => {
-      if (isCrossSitePost(request, config.trustProxy)) return forbidden();
+      if (isCrossSitePost(request, network)) return forbidden();
       const sessionId = sessionIdOf(request);
       if (sessionId !== undefined) deleteSession(db, sessionId);
       cookie[SESSION_COOKIE]!.remove();
@@ -102,10 +103,10 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
       if (!setupCode || countUsers(db) > 0) return htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
       return htmlResponse(setupPage({}));
     })
-    .post("/setup", async ({ request, body, server, cookie }) => {
+    .post("/setup", async ({ request, body, cookie }) => {
       if (!setupCode || countUsers(db) > 0) return htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
       const now = clock();
-      const ip = clientAddress(request, server, config.trustProxy);
+      const ip = clientAddress(request, network);
       const refused = refuseForm(request, ip, now);
       if (refused) return refused;
       const input = { email: field(body, "email"), name: field(body, "name"), password: field(body, "password") };
