@@ -34,7 +34,8 @@ Options:
   --help           print this help
 
 Environment: LINKSHELF_RATE_LIMIT (<requests>/<seconds> or off, default 300/60),
-LINKSHELF_TRUST_PROXY=1, LINKSHELF_FAVICON_ALLOW_PRIVATE=1.
+LINKSHELF_TRUST_PROXY (1 for loopback, or a comma list of proxy addresses and CIDR ranges),
+LINKSHELF_FAVICON_ALLOW_PRIVATE=1.
 `;
 
 /** Wrong words on the command line: usage on stderr, exit 2. */
