@@ -211,6 +211,17 @@ describe("another user's ids", () => {
     expect(listTokens(w.env.db, w.bob.user.id)).toHaveLength(2);
   });
 
+  it("reads ?collection= on the home page like an id in a path: any other spelling of a real id is the 404 page", async () => {
+    const w = await world();
+    const id = w.reading.id;
+    expect((await open(w.env, `/?collection=${id}`, w.aliceCookie)).status).toBe(200);
+    for (const spelling of [`${id}e0`, `${id}.0`, `0x${id.toString(16)}`, `%2B${id}`, `%20${id}`, `${id}%20`, `0${id}`, ""]) {
+      const response = await open(w.env, `/?collection=${spelling}`, w.aliceCookie);
+      expect({ spelling, status: response.status }).toEqual({ spelling, status: 404 });
+      expect(texts(response.text, "h1")).toEqual(["Not found"]);
+    }
+  });
+
   it("cannot put a link into another user's collection: the API's message beside the field", async () => {
     const w = await world();
     const before = snapshot(w.env);
