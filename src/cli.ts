@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
-import { createToken, listTokens, revokeToken } from "./auth/tokens";
+import { checkTokenName, createToken, listTokens, revokeToken } from "./auth/tokens";
 import { ConfigError, databasePath, loadConfig, type Config } from "./config";
 import { closeDatabase, makePrivate, openDatabase, type Db } from "./db/client";
 import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
 import { iso } from "./ids";
+import { Rules } from "./rules";
 import { serve } from "./server";
 import { createUser, findUserByEmail, setPassword } from "./users/service";
 
@@ -87,8 +88,10 @@ const COMMANDS: Record<string, Command> = {
     flags: ["email", "name", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
       const user = requireUser(db, flags.email!);
-      const name = (flags.name ?? "CLI").trim();
-      if (name === "") throw new UsageError("--name must not be empty");
+      if ((flags.name ?? "CLI").trim() === "") throw new UsageError("--name must not be empty");
+      const rules = new Rules();
+      const name = checkTokenName(rules, flags.name ?? "CLI");
+      rules.check();
       io.out(createToken(db, user.id, name, Date.now()).token);
       return 0;
     }),

@@ -4,6 +4,24 @@ const EMOJI = /^\p{RGI_Emoji}$/v;
 const MAX_URL_LENGTH = 2048;
 /** Whitespace or control characters inside a URL would corrupt a `Location` header. */
 const URL_FORBIDDEN = /[\s\p{Cc}]/u;
+/**
+ * What a name may never hold: control characters (C0, DEL, C1), line and paragraph separators
+ * (U+2028/9), the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069: they reorder the text shown after them, so a name could pass for another),
+ * and lone surrogates (no character at all).
+ */
+const NAME_FORBIDDEN = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069\p{Cs}]/u;
+/**
+ * A character that shows: not a space, a format character (U+200B, U+200D, U+FEFF...), a
+ * combining mark on its own, a default-ignorable code point (variation selectors, Hangul
+ * fillers) or the blank Braille pattern.
+ */
+const VISIBLE = /[^\p{White_Space}\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}\u2800]/u;
+/** The messages of the name rule, shown by the API, the forms and the CLI alike. */
+export const NAME_MESSAGES = {
+  forbidden: "Expected no control characters, line separators or bidirectional controls",
+  invisible: "Expected at least one visible character",
+} as const;
 
 /** codePoints counts Unicode code points, the contract's unit for every length. */
 export function codePoints(value: string): number {
@@ -31,6 +49,20 @@ export class Rules {
     if (length < min || length > max) {
       this.fail(path, min > 0 ? `Expected ${min}-${max} characters` : `Expected at most ${max} characters`);
     }
+    return trimmed;
+  }
+
+  /**
+   * name is `text` for a name (links, collections, users, tokens): besides its length, a name
+   * holds no control characters, line separators or bidirectional controls anywhere, and at
+   * least one visible character. One message per field: the first rule it breaks.
+   */
+  name(path: string, value: string, min: number, max: number): string {
+    const failed = this.errors.length;
+    const trimmed = this.text(path, value, min, max);
+    if (this.errors.length > failed) return trimmed;
+    if (NAME_FORBIDDEN.test(value)) this.fail(path, NAME_MESSAGES.forbidden);
+    else if (trimmed !== "" && !VISIBLE.test(trimmed)) this.fail(path, NAME_MESSAGES.invisible);
     return trimmed;
   }
 

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import { LOGIN_THROTTLE, startBrowserSession } from "../auth/routes";
-import { createToken, listTokens, revokeToken } from "../auth/tokens";
+import { checkTokenName, createToken, listTokens, revokeToken } from "../auth/tokens";
 import type { UserRow } from "../db/schema";
 import { parseId } from "../ids";
 import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
@@ -14,7 +14,6 @@ import { messageShell, seeOther, type PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
 import { Pending } from "./pending";
 
-const TOKEN_NAME_MAX = 100;
 
 /**
  * A freshly minted token waits in memory until the page it redirects to shows it, once: the
@@ -72,7 +71,7 @@ export function accountPages(deps: AppDeps, guard: PageGuard) {
     .post("/account/tokens", ({ request, body }) => guard.form(request, (user) => {
       const typed = formField(body, "name");
       const rules = new Rules();
-      const name = rules.text("/name", typed, 1, TOKEN_NAME_MAX);
+      const name = checkTokenName(rules, typed);
       if (rules.errors.length > 0) return page(user, { tokenErrors: fieldErrorsOf(rules.errors), tokenName: typed }, 422);
       const now = clock();
       const { token } = createToken(db, user.id, name, now);
