@@ -53,15 +53,17 @@ export class Rules {
   }
 
   /**
-   * name is `text` for a name (links, collections, users, tokens): besides its length, a name
-   * holds no control characters, line separators or bidirectional controls anywhere, and at
-   * least one visible character. One message per field: the first rule it breaks.
+   * name is `text` for a name (links, collections, users, tokens): besides its length, the
+   * trimmed name (the one stored) holds no control characters, line separators or
+   * bidirectional controls, and at least one visible character. White space that trimming
+   * removes (a tab or line feed at either end) is not stored, so it is not refused. One message
+   * per field: the first rule it breaks.
    */
   name(path: string, value: string, min: number, max: number): string {
     const failed = this.errors.length;
     const trimmed = this.text(path, value, min, max);
     if (this.errors.length > failed) return trimmed;
-    if (NAME_FORBIDDEN.test(value)) this.fail(path, NAME_MESSAGES.forbidden);
+    if (NAME_FORBIDDEN.test(trimmed)) this.fail(path, NAME_MESSAGES.forbidden);
     else if (trimmed !== "" && !VISIBLE.test(trimmed)) this.fail(path, NAME_MESSAGES.invisible);
     return trimmed;
   }
@@ -85,6 +87,19 @@ export class Rules {
   check(): void {
     if (this.errors.length > 0) throw new ValidationFailed(this.errors);
   }
+}
+
+/**
+ * cleanName makes a name from elsewhere (an imported bookmark file) pass the name rule rather
+ * than refusing it: each run of control characters and line separators becomes one space,
+ * bidirectional controls and lone surrogates are dropped. "" when nothing visible is left.
+ */
+export function cleanName(text: string): string {
+  const cleaned = text
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, " ")
+    .replace(/[\u202A-\u202E\u2066-\u2069\p{Cs}]/gu, "")
+    .trim();
+  return VISIBLE.test(cleaned) ? cleaned : "";
 }
 
 /** isHttpUrl is true for an absolute `http:`/`https:` URL with a host that is safe to redirect to. */

@@ -14,14 +14,17 @@ export const GOOD_NAMES: Record<string, string> = {
   "a zero-width space between letters": "a\u200Bb",
   "a flag and a keycap": "🇫🇷 1️⃣",
   "one character": "x",
+  "a tab and a line feed at the ends (trimmed)": "\tpadded\n",
 };
 
-/** Names refused for a character they hold anywhere, even at an end that trimming would drop. */
+/** Names refused for a character they hold (after trimming: a tab or line feed at an end is trimmed, not refused). */
 export const FORBIDDEN_NAMES: Record<string, string> = {
   "NUL (C0)": "a\u0000b",
   "BEL (C0)": "bell\u0007",
   "a tab inside": "tab\tinside",
-  "a line feed at the end": "name\n",
+  "a line feed inside": "one\ntwo",
+  "a carriage return inside": "one\rtwo",
+  "an escape sequence": "\u001B[31mred",
   "DEL": "a\u007Fb",
   "NEL (C1)": "a\u0085b",
   "CSI (C1)": "a\u009B31m",

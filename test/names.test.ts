@@ -35,13 +35,13 @@ describe("names through the API", () => {
     }
   });
 
-  it.each(Object.entries(GOOD_NAMES))("stores a name with %s as it is", async (_label, name) => {
+  it.each(Object.entries(GOOD_NAMES))("stores a name with %s as it is (trimmed)", async (_label, name) => {
     const { env, owner, link, collection } = await shelf();
     for (const write of writes({ link: link.id, collection: collection.id })) {
       const response = await write.method(env, write.path, { token: owner.token, body: { ...write.body, name } });
       expect([write.name, response.status]).toEqual([write.name, write.method === post ? 201 : 200]);
       const stored = write.method === post ? response.body : (await get(env, write.path, { token: owner.token })).body;
-      expect((stored.link ?? stored.collection).name).toBe(name);
+      expect((stored.link ?? stored.collection).name).toBe(name.trim());
     }
   });
 
