@@ -253,9 +253,12 @@ describe("the rules of the API apply to every entry", () => {
       folder("Work\u2028Stuff", link("https://a.example/", "Line\u0085break\ttab")),
       folder("\u200B", link("https://b.example/", "invoice\u202Efdp.exe")),
       link("https://c.example/?q=\u202E", "\u2066\u2069"),
+      // An empty folder whose name shows nothing is an unnamed one: no collection, not even its parent's.
+      folder("Parent", folder("\u200B\u2067", "")),
     ].join("\n"));
     const report = importBookmarks(env.db, alice.user.id, html, NOW);
     expect(report.linksCreated).toBe(3);
+    expect(report.collectionsCreated).toEqual(["Work Stuff"]);
     const links = (await shelfOf(env, alice)).links;
     expect(links.get("https://a.example/")).toMatchObject({ name: "Line break tab", collections: ["Work Stuff"] });
     expect(links.get("https://b.example/")).toMatchObject({ name: "invoicefdp.exe", collections: ["Inbox"] });

@@ -116,7 +116,7 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
     const name = collectionName(folder);
     if (name === null || idsByName.has(name)) continue;
     // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not.
-    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || folder.name === "")) continue;
+    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || cleanName(folder.name) === "")) continue;
     const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
     // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
     const icon = folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
