@@ -40,10 +40,23 @@ export function arrivalOf(request: Request, network: Network): Arrival {
   const own = { address: network.peerAddress?.(request) ?? "unknown", scheme: URL.parse(request.url)?.protocol.slice(0, -1) ?? "http" };
   const proxies = network.config.trustedProxies;
   if (!inIpRanges(own.address, proxies)) return own;
-  const hops = request.headers.get("x-forwarded-for")?.split(",").map((entry) => entry.trim()).filter(Boolean) ?? [];
+  const hops = request.headers.get("x-forwarded-for")?.split(",").map(hostOfHop).filter(Boolean) ?? [];
   const client = hops.findLast((hop) => !inIpRanges(hop, proxies)) ?? hops[0] ?? own.address;
   const forwarded = request.headers.get("x-forwarded-proto")?.split(",").at(-1)?.trim().toLowerCase();
   return { address: client, scheme: forwarded === "https" || forwarded === "http" ? forwarded : own.scheme };
+}
+
+/**
+ * hostOfHop is the address of one `X-Forwarded-For` entry without the port some proxies add
+ * (`203.0.113.7:41234`, `[2001:db8::7]:41234`): the same client on another source port is the
+ * same client.
+ */
+function hostOfHop(entry: string): string {
+  const hop = entry.trim();
+  const bracketed = /^\[([^\]]*)\](?::\d{1,5})?$/.exec(hop);
+  if (bracketed) return bracketed[1]!;
+  const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(hop);
+  return v4WithPort ? v4WithPort[1]! : hop;
 }
 
 /** The parts of a request's context that say who sent it and how. */

@@ -9,6 +9,8 @@ import { arrivalOf } from "../src/http";
 import { createUser, get, makeEnv, type TestEnv } from "./helpers";
 
 const LAN_CLIENT = "192.168.1.20";
+/** Per-test limit for the tests that verify a dozen passwords (argon2id) on a busy machine. */
+const HASHING = 30_000;
 
 /** arrival resolves a request from `peer` with the given headers under a LINKSHELF_TRUST_PROXY value. */
 function arrival(trust: string | undefined, peer: string | undefined, headers: Record<string, string>, url = "http://shelf.test/") {
@@ -29,6 +31,9 @@ describe("the client address and scheme", () => {
     ["a listed peer without the header: the peer", "1", "127.0.0.1", "", "127.0.0.1"],
     ["IPv6 proxies and clients", "::1,fd00::/8", "::1", "2001:db8::66, 2001:db8::7, fd00::3", "2001:db8::7"],
     ["a dual-stack socket's IPv4-mapped loopback peer", "1", "::ffff:127.0.0.1", "198.51.100.9", "198.51.100.9"],
+    ["an entry with a port: the address alone", "1", "127.0.0.1", "6.6.6.6, 198.51.100.9:41234", "198.51.100.9"],
+    ["a bracketed IPv6 entry with a port: the address alone", "::1", "::1", "[2001:db8::7]:41234", "2001:db8::7"],
+    ["a listed proxy's entry with a port is still the proxy", "127.0.0.1,10.0.0.0/8", "127.0.0.1", "198.51.100.9, 10.0.0.5:8080", "198.51.100.9"],
     ["an in-process request without a peer is not from a proxy", "1", undefined, "198.51.100.9", "unknown"],
   ] as const)("%s", (_name, trust, peer, forwardedFor, expected) => {
     const headers: Record<string, string> = forwardedFor === "" ? {} : { "x-forwarded-for": forwardedFor };
@@ -69,7 +74,7 @@ describe("the sign-in throttle behind LINKSHELF_TRUST_PROXY", () => {
     const refused = await signIn(env, alice.user.email, alice.password, { "x-forwarded-for": "203.0.113.99" });
     expect(refused.status).toBe(429);
     expect(refused.cookies).toEqual([]);
-  });
+  }, HASHING);
 
   it("gives each client behind a listed proxy its own budget, keyed on the right-most untrusted entry", async () => {
     const env = makeEnv({ LINKSHELF_TRUST_PROXY: "127.0.0.1,10.0.0.0/8" }, { peer: "127.0.0.1" });
@@ -81,7 +86,7 @@ describe("the sign-in throttle behind LINKSHELF_TRUST_PROXY", () => {
     }
     expect((await signIn(env, alice.user.email, alice.password, { "x-forwarded-for": "203.0.113.77, 198.51.100.9, 10.0.0.5" })).status).toBe(429);
     expect((await signIn(env, alice.user.email, alice.password, { "x-forwarded-for": "198.51.100.10, 10.0.0.5" })).status).toBe(303);
-  });
+  }, HASHING);
 });
 
 describe("the Secure flag of the session cookie", () => {
