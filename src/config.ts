@@ -96,6 +96,15 @@ function parseSwitch(name: string, value: string | undefined): boolean {
   throw new ConfigError(`invalid ${name} "${value}": expected 1 or 0`);
 }
 
+/** tightenDirectory sets a directory to 0700, unless it is another user's (EPERM): its owner decides its mode. */
+function tightenDirectory(dir: string): void {
+  try {
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error;
+  }
+}
+
 /**
  * databasePath creates the data directory when missing (mode 0700: only the server's own user
  * may read the database and its backups), takes group and other access away from an existing
@@ -104,7 +113,7 @@ function parseSwitch(name: string, value: string | undefined): boolean {
 export function databasePath(dataDir: string): string {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    if ((statSync(dataDir).mode & 0o077) !== 0) chmodSync(dataDir, 0o700);
+    if ((statSync(dataDir).mode & 0o077) !== 0) tightenDirectory(dataDir);
     accessSync(dataDir, constants.W_OK);
   } catch {
     throw new ConfigError(`data directory ${dataDir} is not writable`);

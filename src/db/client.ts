@@ -78,10 +78,17 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
 /**
  * makePrivate sets a database file that group or others may read (or that is executable) to
  * 0600: links, password hashes and token hashes are the owner's alone. A missing file is left
- * to be created, under the process umask (0077).
+ * to be created, under the process umask (0077). Another user's file that this one may still
+ * write (a shared group) keeps its mode: only its owner can change it, and that is no reason
+ * not to start.
  */
 export function makePrivate(path: string): void {
-  if (existsSync(path) && (statSync(path).mode & 0o177) !== 0) chmodSync(path, 0o600);
+  if (!existsSync(path) || (statSync(path).mode & 0o177) === 0) return;
+  try {
+    chmodSync(path, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error;
+  }
 }
 
 /** closeDatabase checkpoints the WAL into the main file and closes it. */
