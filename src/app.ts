@@ -34,10 +34,16 @@ export interface AppDeps {
   passwords?: Passwords;
   /** Where log lines go (unexpected errors, the access log); stderr by default. */
   log?: LogSink;
+  /**
+   * The TCP peer's address of a request. Default: the listening server's socket. Requests made
+   * in-process (`app.handle`) have no socket, so tests name the peer here.
+   */
+  peerAddress?: (request: Request) => string | undefined;
 }
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
-export function createApp(deps: AppDeps) {
+export function createApp(given: AppDeps) {
+  const deps: AppDeps = { ...given, peerAddress: given.peerAddress ?? ((request) => app.server?.requestIP(request)?.address) };
   const guard = guards(deps);
   // Looked up at each line, so a test's spy on console.error sees it.
   const log: LogSink = deps.log ?? ((line) => console.error(line));

@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
-import { createToken, listTokens, revokeToken } from "./auth/tokens";
+import { checkTokenName, createToken, listTokens, revokeToken } from "./auth/tokens";
 import { ConfigError, databasePath, loadConfig, type Config } from "./config";
-import { closeDatabase, openDatabase, type Db } from "./db/client";
+import { closeDatabase, makePrivate, openDatabase, type Db } from "./db/client";
 import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
 import { checkHealth } from "./healthcheck";
 import { iso } from "./ids";
+import { Rules } from "./rules";
 import { serve } from "./server";
 import { createUser, findUserByEmail, setPassword } from "./users/service";
 
@@ -37,7 +38,8 @@ Options:
   --help           print this help
 
 Environment: LINKSHELF_RATE_LIMIT (<requests>/<seconds> or off, default 300/60),
-LINKSHELF_TRUST_PROXY=1, LINKSHELF_FAVICON_ALLOW_PRIVATE=1,
+LINKSHELF_TRUST_PROXY (1 for loopback, or a comma list of proxy addresses and CIDR ranges),
+LINKSHELF_FAVICON_ALLOW_PRIVATE=1,
 LINKSHELF_LOG=access (one log line per request).
 `;
 
@@ -99,8 +101,10 @@ const COMMANDS: Record<string, Command> = {
     flags: ["email", "name", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
       const user = requireUser(db, flags.email!);
-      const name = (flags.name ?? "CLI").trim();
-      if (name === "") throw new UsageError("--name must not be empty");
+      if ((flags.name ?? "CLI").trim() === "") throw new UsageError("--name must not be empty");
+      const rules = new Rules();
+      const name = checkTokenName(rules, flags.name ?? "CLI");
+      rules.check();
       io.out(createToken(db, user.id, name, Date.now()).token);
       return 0;
     }),
@@ -156,6 +160,8 @@ const COMMANDS: Record<string, Command> = {
     run: (config, _f, [file], io) => withDb(config, async (db) => {
       if (existsSync(file!)) throw new CommandError(`${file} exists already; choose a new file name`);
       db.$client.run("VACUUM INTO ?", [file!]);
+      // Created 0600 under the umask main sets; said again for a caller that set none.
+      makePrivate(file!);
       io.err(`database copied to ${file}`);
       return 0;
     }),

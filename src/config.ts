@@ -1,5 +1,6 @@
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseIpRange, type IpRange } from "./ip";
 
 export interface RateLimit {
   limit: number;
@@ -12,7 +13,11 @@ export interface Config {
   dataDir: string;
   /** null when `LINKSHELF_RATE_LIMIT=off`. */
   rateLimit: RateLimit | null;
-  trustProxy: boolean;
+  /**
+   * The reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` count
+   * (`LINKSHELF_TRUST_PROXY`); empty: none, the socket's peer is the client.
+   */
+  trustedProxies: IpRange[];
   faviconAllowPrivate: boolean;
   /** What the server logs beyond start, stop and errors (`LINKSHELF_LOG`). */
   log: LogOptions;
@@ -42,7 +47,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     host: parseHost(flags.host ?? env.LINKSHELF_HOST ?? DEFAULTS.host),
     dataDir: resolve(flags["data-dir"] ?? env.LINKSHELF_DATA_DIR ?? DEFAULTS.dataDir),
     rateLimit: parseRateLimit(env.LINKSHELF_RATE_LIMIT ?? DEFAULTS.rateLimit),
-    trustProxy: parseSwitch("LINKSHELF_TRUST_PROXY", env.LINKSHELF_TRUST_PROXY),
+    trustedProxies: parseTrustedProxies(env.LINKSHELF_TRUST_PROXY),
     faviconAllowPrivate: parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
     log: parseLog(env.LINKSHELF_LOG),
   };
@@ -78,16 +83,52 @@ export function parseLog(value: string | undefined): LogOptions {
   throw new ConfigError(`invalid LINKSHELF_LOG "${value}": expected access or off`);
 }
 
+/** What `LINKSHELF_TRUST_PROXY=1` names: a proxy on this machine (IPv4 loopback, mapped or not, and `::1`). */
+export const LOOPBACK_PROXIES = "127.0.0.0/8,::1";
+
+/**
+ * parseTrustedProxies reads `LINKSHELF_TRUST_PROXY`: unset, empty or `0` trusts no proxy; `1`
+ * trusts loopback; otherwise a comma list of addresses and CIDR ranges, IPv4 or IPv6
+ * (`127.0.0.1,10.0.0.0/8,fd00::/8`; spaces around entries are ignored).
+ */
+export function parseTrustedProxies(value: string | undefined): IpRange[] {
+  if (value === undefined || value === "" || value === "0") return [];
+  const entries = (value === "1" ? LOOPBACK_PROXIES : value).split(",").map((entry) => entry.trim());
+  const ranges = entries.map(parseIpRange);
+  const bad = entries.find((_, i) => ranges[i] === null);
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `invalid LINKSHELF_TRUST_PROXY "${value}": "${bad}" is not an address or CIDR range; `
+        + "expected 1, 0, or a comma list such as 127.0.0.1,10.0.0.0/8,fd00::/8",
+    );
+  }
+  return ranges as IpRange[];
+}
+
 function parseSwitch(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "0") return false;
   if (value === "1") return true;
   throw new ConfigError(`invalid ${name} "${value}": expected 1 or 0`);
 }
 
-/** databasePath creates the data directory when missing, checks it is writable, and names the file. */
+/** tightenDirectory sets a directory to 0700, unless it is another user's (EPERM): its owner decides its mode. */
+function tightenDirectory(dir: string): void {
+  try {
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error;
+  }
+}
+
+/**
+ * databasePath creates the data directory when missing (mode 0700: only the server's own user
+ * may read the database and its backups), takes group and other access away from an existing
+ * one, checks it is writable, and names the file.
+ */
 export function databasePath(dataDir: string): string {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if ((statSync(dataDir).mode & 0o077) !== 0) tightenDirectory(dataDir);
     accessSync(dataDir, constants.W_OK);
   } catch {
     throw new ConfigError(`data directory ${dataDir} is not writable`);

@@ -116,8 +116,10 @@ function fieldErrors(error: ElysiaValidationError): FieldError[] {
     if (messages.has(issue.path)) continue;
     const literals = (issue.schema.anyOf as { const?: unknown }[] | undefined)?.map((member) => member.const);
     const allowed = literals?.every((value) => typeof value === "string") ? `Expected ${literals.map((value) => JSON.stringify(value)).join(" or ")}` : undefined;
+    // A schema may say in words what it expects (`error`), instead of TypeBox's "Expected string to match '…'".
+    const own = typeof issue.schema.error === "string" ? issue.schema.error : undefined;
     // A missing field (value undefined) keeps "Expected required property".
-    messages.set(issue.path, allowed && issue.value !== undefined ? allowed : issue.message);
+    messages.set(issue.path, issue.value === undefined ? issue.message : (allowed ?? own ?? issue.message));
   }
   return [...messages].map(([path, message]) => ({ path, message }));
 }

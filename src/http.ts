@@ -1,5 +1,6 @@
-import type { Server } from "bun";
 import { t } from "elysia";
+import type { Config } from "./config";
+import { inIpRanges } from "./ip";
 
 /** The versioned API lives under this prefix. */
 export const API_PREFIX = "/api/v1";
@@ -21,6 +22,55 @@ export function pathOf(url: string): string {
 /** The answer of a write that returns nothing else (PUT, DELETE). */
 export const MessageJson = t.Object({ message: t.String() });
 
+/**
+ * What the helpers below need to know about the network in front of the app: the proxies
+ * whose forwarded headers count, and how to read a request's TCP peer (the listening server's
+ * socket; requests made in-process have none unless one is given).
+ */
+export interface Network {
+  config: Pick<Config, "trustedProxies">;
+  peerAddress?: (request: Request) => string | undefined;
+}
+
+/** How a request reached the server. */
+export interface Arrival {
+  /** The client's IP address; "unknown" for a request without a socket. */
+  address: string;
+  /** `http` or `https`, as the client used it. */
+  scheme: string;
+}
+
+/**
+ * arrivalOf tells who sent a request and over which scheme. Forwarded headers count only when
+ * the TCP peer is one of the trusted proxies (`LINKSHELF_TRUST_PROXY`); anyone else could write
+ * them. Then the client is the right-most `X-Forwarded-For` entry that is not itself a trusted
+ * proxy (entries to its left are the client's own claims; if every entry is a proxy, the
+ * left-most), and the scheme is the last `X-Forwarded-Proto` entry (the one the proxy next to
+ * this server set).
+ */
+export function arrivalOf(request: Request, network: Network): Arrival {
+  const own = { address: network.peerAddress?.(request) ?? "unknown", scheme: URL.parse(request.url)?.protocol.slice(0, -1) ?? "http" };
+  const proxies = network.config.trustedProxies;
+  if (!inIpRanges(own.address, proxies)) return own;
+  const hops = request.headers.get("x-forwarded-for")?.split(",").map(hostOfHop).filter(Boolean) ?? [];
+  const client = hops.findLast((hop) => !inIpRanges(hop, proxies)) ?? hops[0] ?? own.address;
+  const forwarded = request.headers.get("x-forwarded-proto")?.split(",").at(-1)?.trim().toLowerCase();
+  return { address: client, scheme: forwarded === "https" || forwarded === "http" ? forwarded : own.scheme };
+}
+
+/**
+ * hostOfHop is the address of one `X-Forwarded-For` entry without the port some proxies add
+ * (`203.0.113.7:41234`, `[2001:db8::7]:41234`): the same client on another source port is the
+ * same client.
+ */
+function hostOfHop(entry: string): string {
+  const hop = entry.trim();
+  const bracketed = /^\[([^\]]*)\](?::\d{1,5})?$/.exec(hop);
+  if (bracketed) return bracketed[1]!;
+  const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(hop);
+  return v4WithPort ? v4WithPort[1]! : hop;
+}
+
 /** The parts of a request's context that say who sent it and how. */
 export interface Origin {
   /** `http` or `https`, as the client used it. */
@@ -30,19 +80,17 @@ export interface Origin {
 }
 
 /**
- * requestOrigin is the scheme and Host a request arrived with; behind a trusted proxy
- * (`LINKSHELF_TRUST_PROXY=1`) the scheme comes from `X-Forwarded-Proto`.
+ * requestOrigin is the scheme and Host a request arrived with; behind a trusted proxy the
+ * scheme comes from `X-Forwarded-Proto` (see arrivalOf).
  */
-export function requestOrigin(request: Request, trustProxy: boolean): Origin {
+export function requestOrigin(request: Request, network: Network): Origin {
   const url = new URL(request.url);
-  const forwarded = trustProxy ? request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
-  const scheme = forwarded === "https" || forwarded === "http" ? forwarded : url.protocol.slice(0, -1);
-  return { scheme, host: request.headers.get("host") ?? url.host };
+  return { scheme: arrivalOf(request, network).scheme, host: request.headers.get("host") ?? url.host };
 }
 
 /** ownOrigin is this server's origin as the client sees it (null when `Host` is garbage). */
-export function ownOrigin(request: Request, trustProxy: boolean): string | null {
-  const { scheme, host } = requestOrigin(request, trustProxy);
+export function ownOrigin(request: Request, network: Network): string | null {
+  const { scheme, host } = requestOrigin(request, network);
   return URL.parse(`${scheme}://${host}`)?.origin ?? null;
 }
 
@@ -65,22 +113,14 @@ export function safeNext(next: unknown, own: string | null): string {
  * isCrossSitePost is true when a POST's `Origin` (or, lacking it, `Referer`) is not this
  * server's own origin. A POST with neither header is not from a browser: false.
  */
-export function isCrossSitePost(request: Request, trustProxy: boolean): boolean {
+export function isCrossSitePost(request: Request, network: Network): boolean {
   const claimed = request.headers.get("origin") ?? request.headers.get("referer");
   if (claimed === null) return false;
-  const own = ownOrigin(request, trustProxy);
+  const own = ownOrigin(request, network);
   return own === null || URL.parse(claimed)?.origin !== own;
 }
 
-/**
- * clientAddress is the peer address of the socket, or with `LINKSHELF_TRUST_PROXY=1` the
- * last `X-Forwarded-For` entry (the one the trusted proxy appended; earlier entries are the
- * client's own claims). "unknown" when neither exists (requests made in-process).
- */
-export function clientAddress(request: Request, server: Server<unknown> | null | undefined, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",").map((part) => part.trim()).filter(Boolean);
-    if (forwarded && forwarded.length > 0) return forwarded[forwarded.length - 1]!;
-  }
-  return server?.requestIP(request)?.address ?? "unknown";
+/** clientAddress is the client's IP address (see arrivalOf): the key of per-address limits. */
+export function clientAddress(request: Request, network: Network): string {
+  return arrivalOf(request, network).address;
 }

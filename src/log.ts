@@ -70,14 +70,14 @@ function statusOf(responseValue: unknown, status: number | string | undefined): 
  * its query string, and no header is logged, so tokens, cookies, passwords and setup codes
  * never reach the log. Off by default, and then it adds no hook at all.
  */
-export function accessLog({ config, clock }: AppDeps, log: LogSink) {
+export function accessLog({ config, clock, peerAddress }: AppDeps, log: LogSink) {
   const plugin = new Elysia({ name: "linkshelf/access-log" });
   if (!config.log.access) return plugin;
   // The peer's address is read on arrival: once the answer is sent the socket may be gone.
   const arrivals = new WeakMap<Request, { at: number; start: number; address: string }>();
   return plugin
-    .onRequest(({ request, server }) => {
-      arrivals.set(request, { at: clock(), start: performance.now(), address: clientAddress(request, server, config.trustProxy) });
+    .onRequest(({ request }) => {
+      arrivals.set(request, { at: clock(), start: performance.now(), address: clientAddress(request, { config, peerAddress }) });
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
       const arrival = arrivals.get(request);

@@ -4,6 +4,24 @@ const EMOJI = /^\p{RGI_Emoji}$/v;
 const MAX_URL_LENGTH = 2048;
 /** Whitespace or control characters inside a URL would corrupt a `Location` header. */
 const URL_FORBIDDEN = /[\s\p{Cc}]/u;
+/**
+ * What a name may never hold: control characters (C0, DEL, C1), line and paragraph separators
+ * (U+2028/9), the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069: they reorder the text shown after them, so a name could pass for another),
+ * and lone surrogates (no character at all).
+ */
+const NAME_FORBIDDEN = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069\p{Cs}]/u;
+/**
+ * A character that shows: not a space, a format character (U+200B, U+200D, U+FEFF...), a
+ * combining mark on its own, a default-ignorable code point (variation selectors, Hangul
+ * fillers) or the blank Braille pattern.
+ */
+const VISIBLE = /[^\p{White_Space}\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}\u2800]/u;
+/** The messages of the name rule, shown by the API, the forms and the CLI alike. */
+export const NAME_MESSAGES = {
+  forbidden: "Expected no control characters, line separators or bidirectional controls",
+  invisible: "Expected at least one visible character",
+} as const;
 
 /** codePoints counts Unicode code points, the contract's unit for every length. */
 export function codePoints(value: string): number {
@@ -34,6 +52,22 @@ export class Rules {
     return trimmed;
   }
 
+  /**
+   * name is `text` for a name (links, collections, users, tokens): besides its length, the
+   * trimmed name (the one stored) holds no control characters, line separators or
+   * bidirectional controls, and at least one visible character. White space that trimming
+   * removes (a tab or line feed at either end) is not stored, so it is not refused. One message
+   * per field: the first rule it breaks.
+   */
+  name(path: string, value: string, min: number, max: number): string {
+    const failed = this.errors.length;
+    const trimmed = this.text(path, value, min, max);
+    if (this.errors.length > failed) return trimmed;
+    if (NAME_FORBIDDEN.test(trimmed)) this.fail(path, NAME_MESSAGES.forbidden);
+    else if (trimmed !== "" && !VISIBLE.test(trimmed)) this.fail(path, NAME_MESSAGES.invisible);
+    return trimmed;
+  }
+
   /** url requires an absolute http(s) URL with a host, at most 2048 characters. */
   url(path: string, value: string): string {
     const trimmed = value.trim();
@@ -53,6 +87,19 @@ export class Rules {
   check(): void {
     if (this.errors.length > 0) throw new ValidationFailed(this.errors);
   }
+}
+
+/**
+ * cleanName makes a name from elsewhere (an imported bookmark file) pass the name rule rather
+ * than refusing it: each run of control characters and line separators becomes one space,
+ * bidirectional controls and lone surrogates are dropped. "" when nothing visible is left.
+ */
+export function cleanName(text: string): string {
+  const cleaned = text
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, " ")
+    .replace(/[\u202A-\u202E\u2066-\u2069\p{Cs}]/gu, "")
+    .trim();
+  return VISIBLE.test(cleaned) ? cleaned : "";
 }
 
 /** isHttpUrl is true for an absolute `http:`/`https:` URL with a host that is safe to redirect to. */

@@ -247,6 +247,25 @@ describe("the rules of the API apply to every entry", () => {
     expect(stored.collections).toEqual([chars(253, "f") + "…"]);
   });
 
+  it("cleans names the name rule refuses instead of failing the import: controls become spaces, bidirectional controls go", async () => {
+    const { env, alice } = await newEnv();
+    const html = file([
+      folder("Work\u2028Stuff", link("https://a.example/", "Line\u0085break\ttab")),
+      folder("\u200B", link("https://b.example/", "invoice\u202Efdp.exe")),
+      link("https://c.example/?q=\u202E", "\u2066\u2069"),
+      // An empty folder whose name shows nothing is an unnamed one: no collection, not even its parent's.
+      folder("Parent", folder("\u200B\u2067", "")),
+    ].join("\n"));
+    const report = importBookmarks(env.db, alice.user.id, html, NOW);
+    expect(report.linksCreated).toBe(3);
+    expect(report.collectionsCreated).toEqual(["Work Stuff"]);
+    const links = (await shelfOf(env, alice)).links;
+    expect(links.get("https://a.example/")).toMatchObject({ name: "Line break tab", collections: ["Work Stuff"] });
+    expect(links.get("https://b.example/")).toMatchObject({ name: "invoicefdp.exe", collections: ["Inbox"] });
+    // Nothing visible left: the URL stands in, as for a bookmark without a name, cleaned the same way.
+    expect(links.get("https://c.example/?q=\u202E")?.name).toBe("https://c.example/?q=");
+  });
+
   it("skips URLs the API refuses, with the API's message, and keeps the rest of the file", async () => {
     const { env, alice } = await newEnv();
     const tooLong = `https://x.example/${chars(2040)}`;
@@ -628,6 +647,11 @@ const fitTo = (s: string, max: number) => {
   return [...trimmed].length <= max ? trimmed : [...trimmed].slice(0, max - 1).join("").trimEnd() + "…";
 };
 const pageOf = (url: string) => URL.parse(url)?.href ?? url;
+/** A name from the file, made to pass the name rule: controls and line separators a space, bidirectional controls gone, "" if nothing shows. */
+const cleanOf = (name: string) => {
+  const cleaned = name.replace(/[\p{Cc}\u2028\u2029]+/gu, " ").replace(/[\u202A-\u202E\u2066-\u2069\p{Cs}]/gu, "").trim();
+  return /[^\p{White_Space}\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}\u2800]/u.test(cleaned) ? cleaned : "";
+};
 const collectionOf = (path: string[]) => {
   const named = path.map((n) => n.trim()).filter((n) => n !== "");
   const name = named.length === 0 ? "Inbox" : fitTo(named.join(" / "), 254);
@@ -647,15 +671,15 @@ function expectedOf(entries: Entry[]): Expected {
   const walk = (list: Entry[], path: string[]) => {
     for (const entry of list) {
       if (entry.kind === "folder") {
-        if (entry.children.length === 0 && entry.name.trim() !== "") empty.push(collectionOf([...path, entry.name]));
-        walk(entry.children, [...path, entry.name]);
+        if (entry.children.length === 0 && cleanOf(entry.name) !== "") empty.push(collectionOf([...path, cleanOf(entry.name)]));
+        walk(entry.children, [...path, cleanOf(entry.name)]);
         continue;
       }
       const url = entry.url.trim();
       if (!/^https?:\/\//i.test(url) || !URL.parse(url) || [...url].length > 2048 || /[\s\p{Cc}]/u.test(url)) continue;
       const known = links.get(pageOf(url));
       if (known) known.collections.add(collectionOf(path));
-      else links.set(pageOf(url), { name: fitTo(entry.name.trim() === "" ? url : entry.name, 254), collections: new Set([collectionOf(path)]) });
+      else links.set(pageOf(url), { name: fitTo(cleanOf(entry.name) || cleanOf(url), 254), collections: new Set([collectionOf(path)]) });
     }
   };
   walk(entries, []);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { chmodSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError, databasePath, loadConfig, parseRateLimit } from "../src/config";
+import { inIpRanges } from "../src/ip";
 import { testDir } from "./dirs";
 
 const isRoot = process.getuid?.() === 0;
@@ -24,7 +25,7 @@ describe("loadConfig", () => {
       host: "0.0.0.0",
       dataDir: resolve("./data"),
       rateLimit: { limit: 300, windowSeconds: 60 },
-      trustProxy: false,
+      trustedProxies: [],
       faviconAllowPrivate: false,
       log: { access: false },
     });
@@ -105,20 +106,62 @@ describe("loadConfig", () => {
     },
   );
 
-  it.each(["LINKSHELF_TRUST_PROXY", "LINKSHELF_FAVICON_ALLOW_PRIVATE"] as const)("reads %s: 1 is on, 0 or unset is off, anything else is an error", (name) => {
-    const key = name === "LINKSHELF_TRUST_PROXY" ? "trustProxy" : "faviconAllowPrivate";
-    expect(loadConfig({}, { [name]: "1" })[key]).toBe(true);
-    expect(loadConfig({}, { [name]: "0" })[key]).toBe(false);
-    expect(loadConfig({}, {})[key]).toBe(false);
+  it("reads LINKSHELF_FAVICON_ALLOW_PRIVATE: 1 is on, 0 or unset is off, anything else is an error", () => {
+    const name = "LINKSHELF_FAVICON_ALLOW_PRIVATE";
+    expect(loadConfig({}, { [name]: "1" }).faviconAllowPrivate).toBe(true);
+    expect(loadConfig({}, { [name]: "0" }).faviconAllowPrivate).toBe(false);
+    expect(loadConfig({}, {}).faviconAllowPrivate).toBe(false);
     for (const value of ["yes", "true", "on", "2", " 1"]) {
       const error = loadError({}, { [name]: value });
       expect(error.message).toContain(name);
     }
   });
 
-  it("keeps the two switches independent", () => {
+  it("keeps the two settings independent", () => {
     const config = loadConfig({}, { LINKSHELF_TRUST_PROXY: "1" });
-    expect([config.trustProxy, config.faviconAllowPrivate]).toEqual([true, false]);
+    expect([config.trustedProxies.length, config.faviconAllowPrivate]).toEqual([2, false]);
+  });
+
+  describe("LINKSHELF_TRUST_PROXY", () => {
+    const trusts = (value: string | undefined, address: string) =>
+      inIpRanges(address, loadConfig({}, value === undefined ? {} : { LINKSHELF_TRUST_PROXY: value }).trustedProxies);
+
+    it("trusts no proxy when unset, empty or 0", () => {
+      for (const value of [undefined, "", "0"]) {
+        expect(loadConfig({}, value === undefined ? {} : { LINKSHELF_TRUST_PROXY: value }).trustedProxies).toEqual([]);
+        expect(trusts(value, "127.0.0.1")).toBe(false);
+      }
+    });
+
+    it("reads 1 as loopback only: 127.0.0.0/8, ::1 and IPv4-mapped loopback", () => {
+      for (const address of ["127.0.0.1", "127.255.255.254", "::1", "::ffff:127.0.0.1", "0:0:0:0:0:0:0:1"]) expect(trusts("1", address)).toBe(true);
+      for (const address of ["128.0.0.1", "126.255.255.255", "10.0.0.1", "192.168.1.20", "::2", "::ffff:10.0.0.1", "fe80::1", "unknown"]) {
+        expect(trusts("1", address)).toBe(false);
+      }
+    });
+
+    it("reads a comma list of addresses and CIDR ranges, IPv4 and IPv6, at their exact edges", () => {
+      const value = "127.0.0.1, 10.0.0.0/8,192.168.1.7/32,fd00::/8,2001:db8::5";
+      const inside = ["127.0.0.1", "10.0.0.0", "10.255.255.255", "::ffff:10.1.2.3", "192.168.1.7", "fd00::1", "fdff:ffff::9", "2001:db8::5"];
+      const outside = ["127.0.0.2", "9.255.255.255", "11.0.0.0", "192.168.1.6", "192.168.1.8", "fc00::1", "fe00::1", "2001:db8::6", "::ffff:11.0.0.0"];
+      for (const address of inside) expect([address, trusts(value, address)]).toEqual([address, true]);
+      for (const address of outside) expect([address, trusts(value, address)]).toEqual([address, false]);
+    });
+
+    it("reads /0 ranges as their whole family only", () => {
+      expect([trusts("0.0.0.0/0", "203.0.113.9"), trusts("0.0.0.0/0", "2001:db8::1")]).toEqual([true, false]);
+      expect([trusts("::/0", "2001:db8::1"), trusts("::/0", "203.0.113.9")]).toEqual([true, true]);
+    });
+
+    it.each([
+      "yes", "true", "on", "2", " 1", "localhost", "10.0.0.0/33", "10.0.0.0/8/8", "10.0.0.0/", "10.0.0.0/-1", "10.0.0.0/08",
+      "10.1.0.0/8", "fd00::/129", "fd00::1/8", "10.0.0.256", "10.0.0", "127.0.0.01", "fe80::1%eth0", "::1,", ",::1", "10.0.0.1,,10.0.0.2",
+      "10.0.0.0/8;192.168.0.0/16", "1,10.0.0.1",
+    ])("refuses %p with a one-line ConfigError that names the variable", (value) => {
+      const error = loadError({}, { LINKSHELF_TRUST_PROXY: value });
+      expect(error.message).toContain("LINKSHELF_TRUST_PROXY");
+      expect(error.message).not.toContain("\n");
+    });
   });
 });
 

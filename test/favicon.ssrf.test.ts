@@ -5,7 +5,8 @@
  * (and by throwing, rather than connecting, for anything that is not loopback).
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { classifyAddress, isAdmitted, parseIPv6, type AddressKind } from "../src/favicon/address";
+import { classifyAddress, isAdmitted, type AddressKind } from "../src/favicon/address";
+import { parseIPv6 } from "../src/ip";
 import { checkedAddresses, pinnedConnect, Refused } from "../src/favicon/fetch";
 import { placeholderSvg } from "../src/favicon/placeholder";
 import {

@@ -31,6 +31,8 @@ export interface EnvOptions {
   passwords?: Passwords;
   /** Where the app's log lines go; stderr by default. */
   log?: LogSink;
+  /** The TCP peer every request comes from (in-process requests have no socket); default 127.0.0.1. */
+  peer?: string;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
@@ -39,7 +41,9 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const db = openDatabase(options.path ?? ":memory:", { logger: { logQuery: (query) => void queries.push(query) } });
   const config = loadConfig({}, env);
   const clock = { now: START };
-  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, passwords: options.passwords, log: options.log });
+  const peer = options.peer ?? "127.0.0.1";
+  const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, peerAddress: () => peer,
+    passwords: options.passwords, log: options.log });
   return { app, db, config, clock, queries };
 }
 

@@ -117,6 +117,26 @@ describe("GET /api/v1/links", () => {
     expect((await search(env, owner, "limit=1")).body.links).toHaveLength(1);
   });
 
+  it("reads limit and collectionId as decimal digits only: exponents, hex, signs, decimals and spaces are 422 at the parameter", async () => {
+    const { env, owner, reading } = await shelf();
+    for (const query of ["limit=1", "limit=01", "limit=100", `collectionId=${reading.id}`, `collectionId=0${reading.id}`]) {
+      expect([query, (await search(env, owner, query)).status]).toEqual([query, 200]);
+    }
+    expect((await search(env, owner, "limit=01")).body.links).toHaveLength(1);
+    expect((await search(env, owner, `collectionId=${reading.id}`)).body.links).toHaveLength(2);
+
+    const hostile = ["1e2", "1E0", "0x10", "%2B5", "-5", "5.0", "5.", "%201", "1%20", "%091", "1_0", "", "%EF%BC%95", "Infinity", "1234567890123456"];
+    const before = snapshot(env);
+    for (const [name, path] of [["limit", "/limit"], ["collectionId", "/collectionId"]] as const) {
+      for (const value of hostile) {
+        const response = await search(env, owner, `${name}=${value}`);
+        expect([`${name}=${value}`, response.status], name).toEqual([`${name}=${value}`, 422]);
+        expect(response.body.errors).toEqual([{ path, message: "Expected a whole number in decimal digits" }]);
+      }
+    }
+    expect(snapshot(env)).toBe(before);
+  });
+
   it("is 401 without a valid token", async () => {
     const { env } = await shelf();
     expect((await get(env, "/api/v1/links")).status).toBe(401);

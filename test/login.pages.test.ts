@@ -6,6 +6,7 @@ import { closeDatabase } from "../src/db/client";
 import { setPassword } from "../src/users/service";
 import { testDir } from "./dirs";
 import { createUser, get, makeEnv, type TestEnv } from "./helpers";
+import { BAD_NAMES, GOOD_NAMES } from "./names.fixtures";
 
 const SETUP_CODE = "ABCD-EFGH-JKLM";
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
@@ -554,6 +555,35 @@ describe("/setup", () => {
       expect(userCount(env)).toBe(1);
     });
   }
+
+  it("refuses a user name that breaks the name rule, with the rule's message, creating no user", async () => {
+    for (const [label, name, message] of BAD_NAMES.filter(([label]) => label !== "a lone surrogate")) {
+      const env = makeSetupEnv();
+      const response = await submit(env, "/setup", { ...firstUser, name });
+      expect({ label, status: response.status }).toEqual({ label, status: 422 });
+      expect(response.text).toContain(`name: ${message}`);
+      expect(response.cookies).toEqual([]);
+      expect(userCount(env)).toBe(0);
+    }
+  });
+
+  it("accepts a user name with an emoji ZWJ sequence or a combining mark", async () => {
+    for (const name of [GOOD_NAMES["an emoji ZWJ sequence in words"]!, GOOD_NAMES["a combining accent"]!]) {
+      const env = makeSetupEnv();
+      expect((await submit(env, "/setup", { ...firstUser, name })).status).toBe(303);
+      expect(env.db.$client.query("SELECT name FROM users").all()).toEqual([{ name }]);
+    }
+  });
+
+  it("refuses an email with a control or bidirectional character, creating no user", async () => {
+    for (const email of ["own\u0000er@example.test", "owner@exa\u202Emple.test", "owner@example.test\u0085", "own\u200Ber@example.test"]) {
+      const env = makeSetupEnv();
+      const response = await submit(env, "/setup", { ...firstUser, email });
+      expect({ email, status: response.status }).toEqual({ email, status: 422 });
+      expect(response.text).toContain("email: Expected an email address");
+      expect(userCount(env)).toBe(0);
+    }
+  });
 
   it("shows the form again with the typed email and name when the password is too short, creating no user", async () => {
     const env = makeSetupEnv();

@@ -237,7 +237,10 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
     const now = Date.now();
     const shared = createCollection(db, user, { name: "Tom & \"Jerry\" <3 ]]>", visibility: "PUBLIC", description: "it's <b>bold</b>" }, now);
     const names = ["bell\u0007 <script>alert(1)</script>", "Plain", "5 > 3 & 'quotes' 🎉"];
-    names.forEach((name, i) => createLink(db, user.id, { name, url: `https://x${i}.localhost/?a=1&b=2`, description: i === 0 ? "&amp; stays literal" : "", favorite: false, collectionIds: [shared.id] }, now + i));
+    const storable = (name: string) => name.replace("\u0007", "");
+    names.forEach((name, i) => createLink(db, user.id, { name: storable(name), url: `https://x${i}.localhost/?a=1&b=2`, description: i === 0 ? "&amp; stays literal" : "", favorite: false, collectionIds: [shared.id] }, now + i));
+    // Names refuse control characters now; one stored before that rule still must not break the XML.
+    db.$client.run("UPDATE links SET name = ? WHERE user_id = ? AND name = ?", [names[0]!, user.id, storable(names[0]!)]);
     const response = await fetch(`${origin}/c/${shared.id}/feed`);
     expect(response.headers.get("content-type")).toBe("application/atom+xml; charset=utf-8");
     const xml = await response.text();

@@ -10,6 +10,7 @@ import { createToken, listTokens } from "../src/auth/tokens";
 import {
   chars, createCollection, createLink, createUser, get, inboxOf, makeEnv, put, snapshot, type TestEnv, type TestUser,
 } from "./helpers";
+import { BAD_NAMES, GOOD_NAMES } from "./names.fixtures";
 
 type Fields = Record<string, string | string[]>;
 
@@ -209,6 +210,17 @@ describe("another user's ids", () => {
       }
     }
     expect(listTokens(w.env.db, w.bob.user.id)).toHaveLength(2);
+  });
+
+  it("reads ?collection= on the home page like an id in a path: any other spelling of a real id is the 404 page", async () => {
+    const w = await world();
+    const id = w.reading.id;
+    expect((await open(w.env, `/?collection=${id}`, w.aliceCookie)).status).toBe(200);
+    for (const spelling of [`${id}e0`, `${id}.0`, `0x${id.toString(16)}`, `%2B${id}`, `%20${id}`, `${id}%20`, `0${id}`, ""]) {
+      const response = await open(w.env, `/?collection=${spelling}`, w.aliceCookie);
+      expect({ spelling, status: response.status }).toEqual({ spelling, status: 404 });
+      expect(texts(response.text, "h1")).toEqual(["Not found"]);
+    }
   });
 
   it("cannot put a link into another user's collection: the API's message beside the field", async () => {
@@ -658,5 +670,36 @@ describe("the account page", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(await response.text()).toContain("data-copy");
+  });
+});
+
+describe("names on the forms", () => {
+  // A form field cannot carry a lone surrogate (the browser sends U+FFFD), so the forms test the rest.
+  const refused = BAD_NAMES.filter(([label]) => label !== "a lone surrogate");
+
+  it.each(refused)("refuses a link, collection or token name with %s: the API's message beside the field, nothing stored", async (_label, name, message) => {
+    const w = await world();
+    const forms: { path: string; fields: Fields; field: string }[] = [
+      { path: "/links", fields: { name, url: "https://new.example/" }, field: "name" },
+      { path: `/links/${w.link.id}`, fields: { name, url: "https://bun.example/" }, field: "name" },
+      { path: "/collections", fields: { name, visibility: "PRIVATE" }, field: "name" },
+      { path: `/collections/${w.reading.id}`, fields: { name, visibility: "PRIVATE" }, field: "name" },
+      { path: "/account/tokens", fields: { name }, field: "token-name" },
+    ];
+    for (const form of forms) {
+      const before = snapshot(w.env);
+      const response = await submit(w.env, form.path, form.fields, w.aliceCookie);
+      expect({ path: form.path, status: response.status }).toEqual({ path: form.path, status: 422 });
+      expect(errorOf(response.text, form.field)).toBe(message);
+      expect(snapshot(w.env)).toBe(before);
+    }
+  });
+
+  it.each(Object.entries(GOOD_NAMES))("saves a link, collection and token named with %s", async (_label, name) => {
+    const w = await world();
+    expect((await submit(w.env, "/links", { name, url: "https://new.example/" }, w.aliceCookie)).status).toBe(303);
+    expect((await submit(w.env, "/collections", { name, visibility: "PRIVATE" }, w.aliceCookie)).status).toBe(303);
+    expect((await submit(w.env, "/account/tokens", { name }, w.aliceCookie)).status).toBe(303);
+    expect(listTokens(w.env.db, w.alice.user.id).map((token) => token.name)).toContain(name.trim());
   });
 });

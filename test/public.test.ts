@@ -133,7 +133,9 @@ describe("GET /c/:id/feed", () => {
     const env = makeEnv();
     const owner = await createUser(env, { name: "A & B <co>" });
     const open = await createCollection(env, owner, { name: "Tom & \"Jerry\" <3 ]]>", visibility: "PUBLIC", description: "it's <b>bold</b>" });
-    await createLink(env, owner, { name: "bell\u0007 and\u0000 null <script>", url: "https://x.example/?a=1&b=2", description: "5 > 3 & 'quotes' 🎉", collectionIds: [open.id] });
+    const link = await createLink(env, owner, { name: "bell", url: "https://x.example/?a=1&b=2", description: "5 > 3 & 'quotes' 🎉", collectionIds: [open.id] });
+    // Names refuse control characters now; one stored before that rule still must not break the XML.
+    env.db.$client.run("UPDATE links SET name = ? WHERE id = ?", ["bell\u0007 and\u0000 null <script>", link.id]);
     const xml = await (await env.app.handle(new Request(`http://localhost/c/${open.id}/feed`))).text();
     expect(xml).toContain('<title type="text">Tom &amp; &quot;Jerry&quot; &lt;3 ]]&gt;</title>');
     expect(xml).toContain('<subtitle type="text">it&apos;s &lt;b&gt;bold&lt;/b&gt;</subtitle>');

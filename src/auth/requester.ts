@@ -1,4 +1,3 @@
-import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { UserRow } from "../db/schema";
@@ -13,7 +12,6 @@ let apps = 0;
 /** The parts of a request's context the requester reads and writes. */
 interface Asking {
   request: Request;
-  server: Server<unknown> | null;
   set: { headers: Record<string, string | number> };
 }
 
@@ -33,15 +31,15 @@ interface Asking {
  * credential, and set the RateLimit headers. They are named and seeded per app, so every
  * feature can `.use()` them and they still run once per request.
  */
-export function guards({ db, config, clock }: AppDeps) {
+export function guards({ db, config, clock, peerAddress }: AppDeps) {
   const seed = ++apps;
   const limiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
   /** Users decided in the parse step, read back when the route's context is derived. */
   const apiUsers = new WeakMap<Request, UserRow>();
 
-  const count = ({ request, server, set }: Asking, user: UserRow | undefined, now: number) => {
+  const count = ({ request, set }: Asking, user: UserRow | undefined, now: number) => {
     if (!limiter) return;
-    const key = user ? `user:${user.id}` : `ip:${clientAddress(request, server, config.trustProxy)}`;
+    const key = user ? `user:${user.id}` : `ip:${clientAddress(request, { config, peerAddress })}`;
     Object.assign(set.headers, limiter.take(key, now));
   };
 
@@ -55,10 +53,10 @@ export function guards({ db, config, clock }: AppDeps) {
   };
 
   const requester = new Elysia({ name: "linkshelf/requester", seed })
-    .derive({ as: "scoped" }, ({ request, server, set }) => {
+    .derive({ as: "scoped" }, ({ request, set }) => {
       const now = clock();
       const user = resolveUser(db, request, now);
-      count({ request, server, set }, user, now);
+      count({ request, set }, user, now);
       return { requester: user ?? null };
     });
 
@@ -66,8 +64,8 @@ export function guards({ db, config, clock }: AppDeps) {
   // decide what to prepare, and a whole `context` would make it read every request's body.
   const apiUser = new Elysia({ name: "linkshelf/api-user", seed })
     // Returning nothing hands the body on to the next parser.
-    .onParse({ as: "scoped" }, ({ request, server, set }) => void decideApiUser({ request, server, set }))
-    .derive({ as: "scoped" }, ({ request, server, set }) => ({ user: apiUsers.get(request) ?? decideApiUser({ request, server, set }) }));
+    .onParse({ as: "scoped" }, ({ request, set }) => void decideApiUser({ request, set }))
+    .derive({ as: "scoped" }, ({ request, set }) => ({ user: apiUsers.get(request) ?? decideApiUser({ request, set }) }));
 
   return { requester, apiUser, limiter };
 }

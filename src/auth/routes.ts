@@ -28,7 +28,7 @@ export type CookieJar = Record<string, { set(options: object): unknown }>;
  * HttpOnly, SameSite=Lax, Path=/, 30 days, Secure when the request came over HTTPS.
  */
 export function startBrowserSession(
-  { db, config }: Pick<AppDeps, "db" | "config">,
+  { db, config, peerAddress }: Pick<AppDeps, "db" | "config" | "peerAddress">,
   request: Request,
   cookie: CookieJar,
   userId: number,
@@ -40,7 +40,7 @@ export function startBrowserSession(
     httpOnly: true,
     sameSite: "lax",
     path: "/",
-    secure: requestOrigin(request, config.trustProxy).scheme === "https",
+    secure: requestOrigin(request, { config, peerAddress }).scheme === "https",
     maxAge: Math.floor(SESSION_TTL_MS / 1000),
   });
 }
@@ -56,7 +56,8 @@ function busyPage(error: PasswordsBusy): Response {
  * the current-password form): at most 10 failures per address in 15 minutes, however many
  * arrive at once. Each failure is logged as `sign-in failed for <email> from <address>`.
  */
-export function authPages({ db, config, clock, setupCode, passwords = processPasswords, log = console.error }: AppDeps, signIns: SignInThrottle) {
+export function authPages({ db, config, clock, setupCode, peerAddress, passwords = processPasswords, log = console.error }: AppDeps, signIns: SignInThrottle) {
+  const network = { config, peerAddress };
 
   const forbidden = () =>
     htmlResponse(messagePage("Request refused", "This form was sent from another site."), { status: 403 });
@@ -69,7 +70,7 @@ export function authPages({ db, config, clock, setupCode, passwords = processPas
 
   /** A browser form's attempt: refused when cross-site or over the throttle, else counted. */
   const beginAttempt = (request: Request, ip: string, now: number): Attempt | Response => {
-    if (isCrossSitePost(request, config.trustProxy)) return forbidden();
+    if (isCrossSitePost(request, network)) return forbidden();
     const attempt = signIns.begin(ip, now);
     return attempt.allowed ? attempt : throttled(attempt.retryAfter);
   };
@@ -84,22 +85,22 @@ export function authPages({ db, config, clock, setupCode, passwords = processPas
   };
 
   const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
-    startBrowserSession({ db, config }, request, cookie, userId, now);
+    startBrowserSession({ db, ...network }, request, cookie, userId, now);
 
   return new Elysia()
     .use(formBody())
     .get("/login", ({ request, query }) => {
-      const next = safeNext(query.next, ownOrigin(request, config.trustProxy));
+      const next = safeNext(query.next, ownOrigin(request, network));
       if (resolveUser(db, request, clock())) return seeOther(next);
       return htmlResponse(loginPage({ next }));
     })
-    .post("/login", async ({ request, body, server, cookie }) => {
+    .post("/login", async ({ request, body, cookie }) => {
       const now = clock();
-      const ip = clientAddress(request, server, config.trustProxy);
+      const ip = clientAddress(request, network);
       const attempt = beginAttempt(request, ip, now);
       if (attempt instanceof Response) return attempt;
       const email = field(body, "email");
-      const next = safeNext(field(body, "next"), ownOrigin(request, config.trustProxy));
+      const next = safeNext(field(body, "next"), ownOrigin(request, network));
       const user = email.trim() === "" ? undefined : findUserByEmail(db, email);
       let valid: boolean;
       try {
@@ -119,7 +120,7 @@ export function authPages({ db, config, clock, setupCode, passwords = processPas
       return seeOther(next);
     })
     .post("/logout", ({ request, cookie }) => {
-      if (isCrossSitePost(request, config.trustProxy)) return forbidden();
+      if (isCrossSitePost(request, network)) return forbidden();
       const sessionId = sessionIdOf(request);
       if (sessionId !== undefined) deleteSession(db, sessionId);
       cookie[SESSION_COOKIE]!.remove();
@@ -129,10 +130,10 @@ export function authPages({ db, config, clock, setupCode, passwords = processPas
       if (!setupCode || countUsers(db) > 0) return htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
       return htmlResponse(setupPage({}));
     })
-    .post("/setup", async ({ request, body, server, cookie }) => {
+    .post("/setup", async ({ request, body, cookie }) => {
       if (!setupCode || countUsers(db) > 0) return htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
       const now = clock();
-      const ip = clientAddress(request, server, config.trustProxy);
+      const ip = clientAddress(request, network);
       const attempt = beginAttempt(request, ip, now);
       if (attempt instanceof Response) return attempt;
       const input = { email: field(body, "email"), name: field(body, "name"), password: field(body, "password") };

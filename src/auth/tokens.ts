@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
 import { apiTokens, users, type UserRow } from "../db/schema";
+import type { Rules } from "../rules";
 
 export const TOKEN_PREFIX = "lks_";
 /** `lks_` + base64url of 32 bytes (43 characters). */
@@ -23,6 +24,14 @@ export interface TokenInfo {
   name: string;
   createdAt: number;
   lastUsedAt: number | null;
+}
+
+/** A token's name: 1 to 100 characters, under the rules of every name. */
+export const TOKEN_NAME_MAX = 100;
+
+/** checkTokenName applies the name rule to a token name typed on the account page or the CLI; returns it trimmed. */
+export function checkTokenName(rules: Rules, typed: string): string {
+  return rules.name("/name", typed, 1, TOKEN_NAME_MAX);
 }
 
 /** createToken mints a token for a user; the returned token is the only copy that exists. */

@@ -10,7 +10,7 @@ import { NotFound } from "../errors";
 import { COLLECTION_LIMITS, createCollection } from "../collections/service";
 import { compareCollections } from "../collections/queries";
 import { createLink, inboxId, LINK_LIMITS } from "../links/service";
-import { codePoints, isHttpUrl, Rules } from "../rules";
+import { cleanName, codePoints, isHttpUrl, Rules } from "../rules";
 import { findUserById } from "../users/service";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
 
@@ -116,7 +116,7 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
     const name = collectionName(folder);
     if (name === null || idsByName.has(name)) continue;
     // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not.
-    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || folder.name === "")) continue;
+    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || cleanName(folder.name) === "")) continue;
     const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
     // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
     const icon = folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
@@ -151,7 +151,8 @@ function collectionNames(folders: NetscapeFolder[]): (folder: NetscapeFolder | n
   const names = new Map<NetscapeFolder, string | null>();
   for (const folder of folders) {
     const above = folder.parent === null ? "" : pathForChildren.get(folder.parent)!;
-    const own = folder.name === "" ? above : above === "" ? folder.name : `${above}${FOLDER_SEPARATOR}${folder.name}`;
+    const ownName = cleanName(folder.name);
+    const own = ownName === "" ? above : above === "" ? ownName : `${above}${FOLDER_SEPARATOR}${ownName}`;
     const path = own.slice(0, PATH_KEEP);
     pathForChildren.set(folder, folder.browserRoot ? above : path);
     names.set(folder, path === "" ? null : fit(path, COLLECTION_LIMITS.name));
@@ -159,9 +160,12 @@ function collectionNames(folders: NetscapeFolder[]): (folder: NetscapeFolder | n
   return (folder) => (folder === null ? null : names.get(folder)!);
 }
 
-/** linkName is the bookmark's name, or its URL when it has none (as browsers show it), cut to the limit. */
+/**
+ * linkName is the bookmark's name, or its URL when it has none (as browsers show it), made to
+ * pass the name rule (cleanName) and cut to the limit.
+ */
 function linkName(bookmark: NetscapeBookmark): string {
-  return fit(bookmark.name === "" ? bookmark.href : bookmark.name, LINK_LIMITS.name);
+  return fit(cleanName(bookmark.name) || cleanName(bookmark.href), LINK_LIMITS.name);
 }
 
 /** fit trims text and cuts it to `max` code points, ending with "…" when cut. */

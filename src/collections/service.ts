@@ -26,7 +26,7 @@ export function requireOwnedCollection(db: DbOrTx, userId: number, id: number): 
  */
 function checkCollectionInput(input: CollectionInput, current?: CollectionRow) {
   const rules = new Rules();
-  const name = rules.text("/name", input.name, 1, COLLECTION_LIMITS.name);
+  const name = rules.name("/name", input.name, 1, COLLECTION_LIMITS.name);
   const rawDescription = input.description === undefined ? current?.description ?? null : input.description;
   const description = rawDescription === null ? null : rules.text("/description", rawDescription, 0, COLLECTION_LIMITS.description) || null;
   const defaultIcon = current?.isDefault ? INBOX.icon : DEFAULT_ICON;

@@ -1,5 +1,5 @@
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
-import { existsSync, statSync } from "node:fs";
+import { chmodSync, existsSync, statSync } from "node:fs";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { Logger } from "drizzle-orm/logger";
 import { applyMigrations } from "./migrate";
@@ -55,6 +55,7 @@ class StatementCache extends Database {
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const isNew = path === ":memory:" || !existsSync(path) || statSync(path).size === 0;
+  if (path !== ":memory:") makePrivate(path);
   const sqlite = new StatementCache(path, { create: true, strict: true });
   sqlite.run("PRAGMA busy_timeout = 5000");
   // A new file is switched to WAL and migrated unsynced, then synced as usual from then on.
@@ -64,12 +65,30 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // write is ignored, never half-applied). Existing files always sync.
   if (isNew) sqlite.run("PRAGMA synchronous = OFF");
   sqlite.run("PRAGMA journal_mode = WAL");
+  // SQLite gives a new -wal and -shm the main file's mode; ones left by an older version keep theirs.
+  if (path !== ":memory:") for (const suffix of ["-wal", "-shm"]) makePrivate(path + suffix);
   sqlite.run("PRAGMA foreign_keys = ON");
   applyMigrations(sqlite);
   // NORMAL in WAL mode: a commit survives a crash of the process (kill -9); only an OS
   // crash or power cut can lose the newest commits, and never corrupts the file.
   sqlite.run("PRAGMA synchronous = NORMAL");
   return drizzle({ client: sqlite, logger: options.logger });
+}
+
+/**
+ * makePrivate sets a database file that group or others may read (or that is executable) to
+ * 0600: links, password hashes and token hashes are the owner's alone. A missing file is left
+ * to be created, under the process umask (0077). Another user's file that this one may still
+ * write (a shared group) keeps its mode: only its owner can change it, and that is no reason
+ * not to start.
+ */
+export function makePrivate(path: string): void {
+  if (!existsSync(path) || (statSync(path).mode & 0o177) === 0) return;
+  try {
+    chmodSync(path, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error;
+  }
 }
 
 /** closeDatabase checkpoints the WAL into the main file and closes it. */

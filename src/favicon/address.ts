@@ -7,6 +7,8 @@
  * as unknown, and unknown is refused.
  */
 
+import { parseIPv4, parseIPv6 } from "../ip";
+
 export type AddressKind =
   | "public"
   | "loopback"
@@ -25,58 +27,6 @@ const ADMITTED_WITH_FLAG: ReadonlySet<AddressKind> = new Set(["loopback", "priva
 /** isAdmitted: may the proxy connect to an address of this kind? */
 export function isAdmitted(kind: AddressKind, allowPrivate: boolean): boolean {
   return kind === "public" || (allowPrivate && ADMITTED_WITH_FLAG.has(kind));
-}
-
-/** parseIPv4 reads strict dotted decimal (`a.b.c.d`, no leading zeros) as an unsigned 32-bit number. */
-export function parseIPv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4) return null;
-  let value = 0;
-  for (const part of parts) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return null;
-    const octet = Number(part);
-    if (octet > 255) return null;
-    value = value * 256 + octet;
-  }
-  return value;
-}
-
-/**
- * parseIPv6 reads an IPv6 address (optionally in brackets, optionally with a zone `%eth0`,
- * optionally ending in dotted IPv4) into its eight 16-bit groups.
- */
-export function parseIPv6(text: string): number[] | null {
-  let body = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
-  const zone = body.indexOf("%");
-  if (zone !== -1) body = body.slice(0, zone);
-  if (!body.includes(":")) return null;
-
-  // A dotted IPv4 tail (`::ffff:1.2.3.4`) becomes the two groups it stands for.
-  const lastColon = body.lastIndexOf(":");
-  const last = body.slice(lastColon + 1);
-  if (last.includes(".")) {
-    const v4 = parseIPv4(last);
-    if (v4 === null) return null;
-    body = `${body.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
-  }
-
-  const halves = body.split("::");
-  if (halves.length > 2) return null;
-  const readGroups = (part: string): number[] | null => {
-    if (part === "") return [];
-    const groups: number[] = [];
-    for (const group of part.split(":")) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return null;
-      groups.push(parseInt(group, 16));
-    }
-    return groups;
-  };
-  const head = readGroups(halves[0]!);
-  const rest = halves.length === 2 ? readGroups(halves[1]!) : [];
-  if (head === null || rest === null) return null;
-  const given = head.length + rest.length;
-  if (halves.length === 2 ? given > 7 : given !== 8) return null;
-  return [...head, ...new Array<number>(8 - given).fill(0), ...rest];
 }
 
 const inV4 = (address: number, base: string, bits: number): boolean => {

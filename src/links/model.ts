@@ -22,10 +22,17 @@ export const UpdateLinkBody = t.Object({
   collectionIds: t.Array(IdNumber, { description: "Ids of your collections; duplicates are folded. Empty: the Inbox." }),
 });
 
-/** A whole number in a query string (Elysia converts it; each t.Integer compiles a checker, so one is shared). */
-const QueryInteger = t.Integer();
+/**
+ * A whole number in a query string: decimal digits only (at most 15, so it is exact as a
+ * number), read as a number. `1e2`, `0x10`, `+5`, `5.0`, ` 1` and `` are refused (422 at the
+ * parameter's path) rather than read as something the client may not have meant.
+ */
+export const QueryInteger = t
+  .Transform(t.String({ pattern: "^[0-9]{1,15}$", error: "Expected a whole number in decimal digits", examples: ["50"] }))
+  .Decode((digits) => Number(digits))
+  .Encode((value) => String(value));
 
-/** `GET /api/v1/links` query: types only (Elysia converts the strings); the ranges are searchLinks' rules. */
+/** `GET /api/v1/links` query: types only; the ranges are searchLinks' rules. */
 export const LinkSearchQuery = t.Object({
   q: t.Optional(t.String()),
   collectionId: t.Optional(QueryInteger),

@@ -75,7 +75,7 @@ function addMemberships(db: Db, linkId: number, collectionIds: number[]): void {
 export function createLink(db: Db, userId: number, input: CreateLinkInput, now: number): LinkJson {
   return db.transaction(() => {
     const rules = new Rules();
-    const name = rules.text("/name", input.name, 1, LINK_LIMITS.name);
+    const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
     const description = rules.text("/description", input.description ?? "", 0, LINK_LIMITS.description);
     const url = rules.url("/url", input.url);
     const collectionIds = resolveCollectionIds(db, userId, input.collectionIds, rules);
@@ -91,7 +91,7 @@ export function updateLink(db: Db, userId: number, id: number, input: UpdateLink
   db.transaction((tx) => {
     const current = requireOwnedLink(tx, userId, id);
     const rules = new Rules();
-    const name = rules.text("/name", input.name, 1, LINK_LIMITS.name);
+    const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
     const description = rules.text("/description", input.description ?? current.description, 0, LINK_LIMITS.description);
     const url = rules.url("/url", input.url);
     const collectionIds = resolveCollectionIds(db, userId, input.collectionIds, rules);

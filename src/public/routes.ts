@@ -33,7 +33,7 @@ function publicCollection(db: AppDeps["db"], rawId: string) {
  * id (the same 404 page), so nothing tells them apart. Links go through `/l/:id`, so a
  * visitor's click counts.
  */
-export function publicRoutes({ db, config }: AppDeps) {
+export function publicRoutes({ db, config, peerAddress }: AppDeps) {
   return new Elysia()
     .get("/c/:id", ({ params, query }) => {
       const found = publicCollection(db, params.id);
@@ -67,7 +67,7 @@ export function publicRoutes({ db, config }: AppDeps) {
       const found = publicCollection(db, params.id);
       if (!found) return notFound();
       const { links } = searchLinks(db, found.collection.userId, { collectionId: found.collection.id, limit: FEED_ENTRIES });
-      const origin = ownOrigin(request, config.trustProxy) ?? new URL(request.url).origin;
+      const origin = ownOrigin(request, { config, peerAddress }) ?? new URL(request.url).origin;
       const body = atomFeed({ ...found, links, origin });
       const etag = `"${new Bun.CryptoHasher("sha256").update(body).digest("base64url").slice(0, 22)}"`;
       // Feed readers poll: an unchanged feed costs them a 304. Revalidated every time, so a

@@ -36,8 +36,9 @@ export interface HashingOptions {
 export async function createUser(db: Db, input: NewUser, now: number, options: { onlyFirst?: boolean } & HashingOptions = {}): Promise<UserRow> {
   const rules = new Rules();
   const email = rules.text("/email", input.email, 3, 254);
-  if (!/^[^\s@]+@[^\s@]+$/.test(email)) rules.fail("/email", "Expected an email address");
-  const name = rules.text("/name", input.name, 1, 254);
+  // No control or bidirectional characters either: the email is shown on pages and in the CLI.
+  if (!/^[^\s@\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]+@[^\s@\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]+$/u.test(email)) rules.fail("/email", "Expected an email address");
+  const name = rules.name("/name", input.name, 1, 254);
   checkPassword(rules, input.password);
   rules.check();
   const passwordHash = await (options.passwords ?? processPasswords).hash(input.password, options);

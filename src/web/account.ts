@@ -3,7 +3,7 @@ import type { AppDeps } from "../app";
 import { passwords as processPasswords, PasswordsBusy } from "../auth/passwords";
 import { startBrowserSession } from "../auth/routes";
 import { SignInThrottle, signInFailedLine } from "../auth/throttle";
-import { createToken, listTokens, revokeToken } from "../auth/tokens";
+import { checkTokenName, createToken, listTokens, revokeToken } from "../auth/tokens";
 import type { UserRow } from "../db/schema";
 import { clientAddress } from "../http";
 import { parseId } from "../ids";
@@ -16,7 +16,6 @@ import { messageShell, seeOther, type PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
 import { Pending } from "./pending";
 
-const TOKEN_NAME_MAX = 100;
 
 /**
  * A freshly minted token waits in memory until the page it redirects to shows it, once: the
@@ -48,9 +47,9 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
     }))
     .get("/account", ({ request, query }) => guard.page(request, (user) =>
       page(user, { notice: noticeOf(query.done), newToken: fresh.take(query.token, user.id, clock()) })))
-    .post("/account/password", ({ request, body, cookie, server }) => guard.form(request, async (user) => {
+    .post("/account/password", ({ request, body, cookie }) => guard.form(request, async (user) => {
       const now = clock();
-      const ip = clientAddress(request, server, config.trustProxy);
+      const ip = clientAddress(request, { config, peerAddress: deps.peerAddress });
       const tooMany = (retryAfter: number) =>
         messageShell(user, "Too many attempts", "The current password was wrong too many times. Try again later.", {
           status: 429,
@@ -99,7 +98,7 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
     .post("/account/tokens", ({ request, body }) => guard.form(request, (user) => {
       const typed = formField(body, "name");
       const rules = new Rules();
-      const name = rules.text("/name", typed, 1, TOKEN_NAME_MAX);
+      const name = checkTokenName(rules, typed);
       if (rules.errors.length > 0) return page(user, { tokenErrors: fieldErrorsOf(rules.errors), tokenName: typed }, 422);
       const now = clock();
       const { token } = createToken(db, user.id, name, now);

@@ -36,7 +36,7 @@ type Handler = (user: UserRow) => Response | Promise<Response>;
  * A service's NotFound (another user's id included) and Conflict become HTML pages; a
  * validation failure is the page's own business (it shows the form again).
  */
-export function pageGuard({ db, config, clock }: Pick<AppDeps, "db" | "config" | "clock">) {
+export function pageGuard({ db, config, clock, peerAddress }: Pick<AppDeps, "db" | "config" | "clock" | "peerAddress">) {
   const run = async (request: Request, handler: Handler, next: string): Promise<Response> => {
     const user = resolveUser(db, request, clock());
     if (!user) return seeOther(`/login?next=${encodeURIComponent(next)}`);
@@ -57,7 +57,7 @@ export function pageGuard({ db, config, clock }: Pick<AppDeps, "db" | "config" |
     page: (request: Request, handler: Handler) => run(request, handler, pathAndQuery(request)),
     /** form runs a `POST` for the signed-in user, refusing it when it came from another site. */
     form: (request: Request, handler: Handler) => {
-      if (isCrossSitePost(request, config.trustProxy)) {
+      if (isCrossSitePost(request, { config, peerAddress })) {
         return Promise.resolve(messageShell(null, "Request refused", "This form was sent from another site.", { status: 403 }));
       }
       return run(request, handler, "/");

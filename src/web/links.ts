@@ -38,8 +38,8 @@ function linkFormInput(body: unknown): { values: LinkFormValues; badIds: boolean
  * service, the API's own write path; a refusal shows the form again, as typed, with the
  * service's messages beside the fields (422).
  */
-export function linkPages({ db, config, clock }: AppDeps, guard: PageGuard) {
-  const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, config.trustProxy));
+export function linkPages({ db, config, clock, peerAddress }: AppDeps, guard: PageGuard) {
+  const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   const form = (user: UserRow, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
     htmlResponse(linkFormPage({ user, linkId, values, collections: listCollectionSummaries(db, user.id), errors, next }), { status });
