@@ -85,7 +85,7 @@ async function makeWorld(vars: Record<string, string> = { LINKSHELF_RATE_LIMIT: 
   const bob = await createUser(env);
   const session = createSession(env.db, alice.user.id, env.clock.now++).id;
   const revokedToken = createToken(env.db, alice.user.id, "revoked", env.clock.now++);
-  revokeToken(env.db, revokedToken.info.id);
+  revokeToken(env.db, alice.user.id, revokedToken.info.id);
   const alicePublic = await createCollection(env, alice, { name: "Public", visibility: "PUBLIC", icon: "🌍" });
   const aliceReading = await createCollection(env, alice, { name: "Reading", description: "Later" });
   const bobPublic = await createCollection(env, bob, { name: "Bob's", visibility: "PUBLIC" });

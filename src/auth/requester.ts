@@ -5,7 +5,7 @@ import { Unauthorized } from "../errors";
 import { API_PREFIX, clientAddress, OPENAPI_PATH } from "../http";
 import { RateLimiter } from "../ratelimit/limiter";
 import { pathOf, userFromAuthorization } from "./bearer";
-import { resolveUser } from "./identity";
+import { renewedSessionCookie, resolveUser } from "./identity";
 
 /** The routes whose requester is decided (and rate-limited) before anything else runs. */
 export type GuardedArea = "api" | "redirect" | "favicon";
@@ -27,7 +27,7 @@ let apps = 0;
  *
  * - `requester` runs on the guarded routes before anything else (before the body is read):
  *   on `/api/v1` a valid bearer token decides the user (anything else is 401), on `/l/:id`
- *   and `/favicon` a token or a session. It counts the request against `user:<id>`, or
+ *   and `/favicon` a token or a session (a session it extends re-sends its cookie). It counts the request against `user:<id>`, or
  *   `ip:<address>` when there is no valid credential, and sets the RateLimit headers.
  *   Routes read the result as `requester` (null: anonymous).
  * - `apiUser` gives API routes their `user`.
@@ -45,9 +45,15 @@ export function guards({ db, config, clock }: AppDeps) {
       const area = guardedArea(pathOf(request.url));
       if (!area) return;
       const now = clock();
-      const user = (area === "api"
-        ? userFromAuthorization(db, request.headers.get("authorization"), now)
-        : resolveUser(db, request, now)) ?? null;
+      let user: UserRow | null;
+      if (area === "api") {
+        user = userFromAuthorization(db, request.headers.get("authorization"), now) ?? null;
+      } else {
+        const who = resolveUser(db, request, now);
+        user = who?.user ?? null;
+        // A session extended by this use goes back with the answer, whatever the answer is.
+        if (who?.renewed) set.headers["set-cookie"] = renewedSessionCookie(request, config.trustProxy, who.renewed, now);
+      }
       requesters.set(request, user);
       if (limiter) {
         const key = user ? `user:${user.id}` : `ip:${clientAddress(request, server, config.trustProxy)}`;

@@ -9,7 +9,7 @@ import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { FixedWindowCounter } from "../ratelimit/window";
 import { countUsers, createUser, findUserByEmail } from "../users/service";
-import { resolveUser, sessionIdOf } from "./identity";
+import { sessionIdOf, sessionUser, withRenewedSession } from "./identity";
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions";
 import { setupCodeMatches } from "./setup";
 
@@ -72,7 +72,9 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
     .use(formBody())
     .get("/login", ({ request, query }) => {
       const next = safeNext(query.next, ownOrigin(request, config.trustProxy));
-      if (resolveUser(db, request, clock())) return seeOther(next);
+      const now = clock();
+      const who = sessionUser(db, request, now);
+      if (who) return withRenewedSession(seeOther(next), request, config.trustProxy, who, now);
       return htmlResponse(loginPage({ next }));
     })
     .post("/login", async ({ request, body, server, cookie }) => {

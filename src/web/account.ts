@@ -3,6 +3,7 @@ import type { AppDeps } from "../app";
 import { LOGIN_THROTTLE, startBrowserSession } from "../auth/routes";
 import { createToken, listTokens, revokeToken } from "../auth/tokens";
 import type { UserRow } from "../db/schema";
+import { listGrants, removeGrant } from "../extension/grants";
 import { parseId } from "../ids";
 import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
 import { fieldErrorsOf, formField } from "../pages/form";
@@ -28,7 +29,8 @@ const newTokens = () => new Pending<{ name: string; token: string }>({ ttlMs: 5 
  * accountPages: `/account` to change the password (the current one is asked for; afterwards
  * every session of the user ends, as `setPassword` does, and this browser gets a new one so
  * it stays signed in; 10 wrong current passwords in 15 minutes lock the form, as sign-in does),
- * list, create and revoke API tokens (a new token is shown once), sign out.
+ * list, create and revoke API tokens (a new token is shown once), list the browser extensions
+ * the user allowed and remove one (with the tokens minted for it), sign out.
  */
 export function accountPages(deps: AppDeps, guard: PageGuard) {
   const { db, clock } = deps;
@@ -36,8 +38,8 @@ export function accountPages(deps: AppDeps, guard: PageGuard) {
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
   // current password at argon2 speed: the sign-in form's limit, per account.
   const wrongCurrent = new FixedWindowCounter(LOGIN_THROTTLE.windowMs, 10_000);
-  const page = (user: UserRow, options: Omit<AccountOptions, "user" | "tokens"> = {}, status = 200) =>
-    htmlResponse(accountPage({ user, tokens: listTokens(db, user.id), ...options }), { status, script: true });
+  const page = (user: UserRow, options: Omit<AccountOptions, "user" | "tokens" | "grants"> = {}, status = 200) =>
+    htmlResponse(accountPage({ user, tokens: listTokens(db, user.id), grants: listGrants(db, user.id), ...options }), { status, script: true });
 
   return new Elysia()
     .get("/assets/account.js", () => new Response(ACCOUNT_JS, {
@@ -79,9 +81,11 @@ export function accountPages(deps: AppDeps, guard: PageGuard) {
       return seeOther(`/account?token=${fresh.put(user.id, { name, token }, now)}`);
     }))
     .post("/account/tokens/:id/revoke", ({ request, params }) => guard.form(request, (user) => {
-      const id = parseId(params.id);
-      if (!listTokens(db, user.id).some((token) => token.id === id)) return guard.notFound(user);
-      revokeToken(db, id);
+      if (!revokeToken(db, user.id, parseId(params.id))) return guard.notFound(user);
       return seeOther(withNotice("/account", "token-revoked"));
+    }))
+    .post("/account/extensions/:id/remove", ({ request, params }) => guard.form(request, (user) => {
+      if (!removeGrant(db, user.id, parseId(params.id))) return guard.notFound(user);
+      return seeOther(withNotice("/account", "extension-removed"));
     }));
 }
