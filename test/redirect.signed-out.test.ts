@@ -167,7 +167,20 @@ describe("sliding sessions", () => {
     }
   });
 
-  it("re-send the cookie Secure when the request came over https", async () => {
+  it("do not send an ended session back: a password change in the last half keeps this browser on its new session", async () => {
+    const { env, alice, cookie } = await sessionWithLeft(DAY);
+    const changed = await submitForm(env, "/account/password", { current: alice.password, password: "another long password", confirm: "another long password" }, {
+      headers: { cookie, origin: "http://localhost" },
+    });
+    expect(changed.status).toBe(303);
+    const sent = changed.headers.getSetCookie().map((line) => line.split(";")[0]!);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toBe(cookie);
+    expect((await get(env, "/account", { headers: { cookie: sent[0]! } })).status).toBe(200);
+    expect((await get(env, "/account", { headers: { cookie } })).status).toBe(303);
+  });
+
+    it("re-send the cookie Secure when the request came over https", async () => {
     const { env, cookie } = await sessionWithLeft(DAY);
     const response = await env.app.handle(new Request("https://localhost/", { headers: { cookie } }));
     expect(response.status).toBe(200);

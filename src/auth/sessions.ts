@@ -51,6 +51,11 @@ export function useSession(db: Db, id: string, now: number): SessionUse | undefi
   return { user: row.user, renewedUntil };
 }
 
+/** sessionExists is true while a session is stored (a password change or sign-out deletes it). */
+export function sessionExists(db: Db, id: string): boolean {
+  return db.select({ idHash: sessions.idHash }).from(sessions).where(eq(sessions.idHash, hashSecret(id))).get() !== undefined;
+}
+
 /** deleteSession ends one session. */
 export function deleteSession(db: Db, id: string): void {
   db.delete(sessions).where(eq(sessions.idHash, hashSecret(id))).run();

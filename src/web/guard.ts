@@ -1,5 +1,6 @@
 import type { AppDeps } from "../app";
 import { sessionUser, withRenewedSession } from "../auth/identity";
+import { sessionExists } from "../auth/sessions";
 import type { UserRow } from "../db/schema";
 import { AppError } from "../errors";
 import { isCrossSitePost } from "../http";
@@ -51,6 +52,8 @@ export function pageGuard({ db, config, clock }: Pick<AppDeps, "db" | "config" |
       const title = error.status === 404 ? "Not found" : "Not possible";
       response = messageShell(user, title, error.message, { status: error.status });
     }
+    // A form that ended this session (a password change starts a new one) must not send it back.
+    if (who.renewed && !sessionExists(db, who.renewed.id)) return response;
     return withRenewedSession(response, request, config.trustProxy, who, now);
   };
   return {
