@@ -27,8 +27,9 @@ let apps = 0;
  *
  * - `requester` runs on the guarded routes before anything else (before the body is read):
  *   on `/api/v1` a valid bearer token decides the user (anything else is 401), on `/l/:id`
- *   and `/favicon` a token or a session (a session it extends re-sends its cookie). It counts the request against `user:<id>`, or
- *   `ip:<address>` when there is no valid credential, and sets the RateLimit headers.
+ *   and `/favicon` a token or a session (a session it extends re-sends its cookie). It
+ *   counts the request against `user:<id>`, or `ip:<address>` when there is no valid
+ *   credential, and sets the RateLimit headers.
  *   Routes read the result as `requester` (null: anonymous).
  * - `apiUser` gives API routes their `user`.
  *
