@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
-import { checkTokenName, createToken, listTokens, revokeToken } from "./auth/tokens";
+import { checkTokenName, createToken, listTokens, revokeAnyToken } from "./auth/tokens";
 import { ConfigError, databasePath, loadConfig, type Config } from "./config";
 import { closeDatabase, makePrivate, openDatabase, type Db } from "./db/client";
 import type { ImportReport } from "./bookmarks/service";
@@ -125,7 +125,7 @@ const COMMANDS: Record<string, Command> = {
     run: (config, flags, _a, io) => withDb(config, async (db) => {
       const id = /^[1-9][0-9]{0,15}$/.test(flags.id!) ? Number(flags.id) : NaN;
       if (!Number.isSafeInteger(id)) throw new UsageError(`--id must be a token id, not "${flags.id}"`);
-      if (!revokeToken(db, id)) throw new CommandError(`no token has id ${id}`);
+      if (!revokeAnyToken(db, id)) throw new CommandError(`no token has id ${id}`);
       io.err(`token ${id} revoked`);
       return 0;
     }),

@@ -54,9 +54,16 @@ describe.skipIf(!present)("in Chromium", () => {
 
       await page.getByLabel("Email").fill(EMAIL);
       await page.getByLabel("Password").fill(PASSWORD);
+      // The first sign-in of this extension id asks; Allow posts and the handoff follows.
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === "/extension/authorize"),
+        page.getByRole("button", { name: "Sign in" }).click(),
+      ]);
+      expect(await page.title()).toContain("Connect a browser extension");
+      expect(handoffs).toHaveLength(0);
       await Promise.all([
         page.waitForURL((url) => url.hostname.endsWith(".chromiumapp.org")),
-        page.getByRole("button", { name: "Sign in" }).click(),
+        page.getByRole("button", { name: "Allow" }).click(),
       ]);
 
       expect(handoffs).toHaveLength(1);
@@ -80,6 +87,12 @@ describe.skipIf(!present)("in Chromium", () => {
       const cookies = await context.cookies(origin);
       const session = cookies.find((cookie) => cookie.name === "linkshelf_session");
       expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/", secure: false });
+
+      // The extension is approved now: signing in again goes straight to the callback.
+      await page.goto(authorize);
+      expect(page.url()).toStartWith(`${CALLBACK}#token=`);
+      expect(handoffs).toHaveLength(2);
+      expect(handoffs[1]).not.toBe(handoffs[0]);
     } finally {
       await context.close();
     }

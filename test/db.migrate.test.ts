@@ -36,8 +36,12 @@ function seedRelease0(sqlite: Database): void {
   sqlite.run("INSERT INTO api_tokens (id, user_id, name, token_hash, created_at) VALUES (1, 1, 'CLI', 'abc', 1003)");
 }
 
-const DATA_TABLES = ["users", "collections", "links", "link_collections", "api_tokens"];
-const dump = (sqlite: Database) => Object.fromEntries(DATA_TABLES.map((table) => [table, sqlite.query(`SELECT * FROM ${table} ORDER BY rowid`).all()]));
+/** The first release's tables and their columns (later releases add columns, such as api_tokens.grant_id). */
+const DATA_TABLES: Record<string, string> = {
+  users: "*", collections: "*", links: "*", link_collections: "*",
+  api_tokens: "id, user_id, name, token_hash, created_at, last_used_at",
+};
+const dump = (sqlite: Database) => Object.fromEntries(Object.entries(DATA_TABLES).map(([table, columns]) => [table, sqlite.query(`SELECT ${columns} FROM ${table} ORDER BY rowid`).all()]));
 
 let dir: string;
 beforeEach(() => {
@@ -73,6 +77,8 @@ describe("applyMigrations", () => {
 
     expect(applyMigrations(sqlite)).toEqual(embeddedMigrations.slice(1).map((m) => m.tag));
     expect(dump(sqlite)).toEqual(before);
+    // A token from before extension approvals existed belongs to none.
+    expect(sqlite.query("SELECT grant_id FROM api_tokens").all()).toEqual([{ grant_id: null }]);
     expect(tableNames(sqlite)).toContain("sessions");
     sqlite.run("INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ('s', 1, 1, 2)");
     expect(recorded(sqlite)).toEqual(embeddedMigrations.map((m) => ({ hash: sha256(m.sql), created_at: m.when })));

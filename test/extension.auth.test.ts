@@ -4,7 +4,7 @@ import { authorizeUrl, signIn, tokenFromRedirect } from "../extension/src/auth";
 import type { Identity } from "../extension/src/webext";
 import { createSession } from "../src/auth/sessions";
 import { APP_ORIGIN } from "./extension.fakes";
-import { createUser, get, makeEnv, type TestEnv } from "./helpers";
+import { createUser, get, makeEnv, post, type TestEnv } from "./helpers";
 
 const REDIRECT = "https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/";
 const FIREFOX_REDIRECT = "https://0123456789abcdef0123456789abcdef01234567.extensions.allizom.org/";
@@ -63,6 +63,7 @@ describe("the handoff URLs", () => {
       [`${REDIRECT}?token=lks_x`, "did not hand over a token"],
       [`${REDIRECT}#token=`, "did not hand over a token"],
       [`${REDIRECT}#error=denied`, "did not hand over a token"],
+      [`${REDIRECT}#error=access_denied`, "the extension was not allowed"],
     ] as const) {
       const result = tokenFromRedirect(url, REDIRECT);
       expect(result.ok).toBe(false);
@@ -74,21 +75,33 @@ describe("the handoff URLs", () => {
 /**
  * A browser's sign-in window, faked at the identity API: it opens the URL in a browser that has
  * `cookie` (or none), follows the server's redirects and stops, like the browser does, at the
- * first URL on the callback's origin. Without a session it lands on the login form, which this
- * fake user then closes.
+ * first URL on the callback's origin. On the consent page this fake user presses Allow (or
+ * Cancel, as `consent` says). Without a session it lands on the login form, which this fake
+ * user then closes.
  */
-function fakeIdentity(env: TestEnv, cookie: string | undefined, redirectUrl = REDIRECT): Identity & { opened: string[] } {
+function fakeIdentity(env: TestEnv, cookie: string | undefined, redirectUrl = REDIRECT, consent: "allow" | "cancel" = "allow"): Identity & { opened: string[]; consents: number } {
   const opened: string[] = [];
-  return {
+  const identity = {
     opened,
+    consents: 0,
     getRedirectURL: () => redirectUrl,
-    async launchWebAuthFlow({ url, interactive }) {
+    async launchWebAuthFlow({ url, interactive }: { url: string; interactive: boolean }) {
       expect(interactive).toBe(true);
       opened.push(url);
       let next = url;
       for (let hop = 0; hop < 5; hop++) {
         if (new URL(next).origin === new URL(redirectUrl).origin) return next;
-        const response = await get(env, next.slice(APP_ORIGIN.length), { headers: cookie ? { cookie } : {} });
+        const headers: Record<string, string> = cookie ? { cookie } : {};
+        let response = await get(env, next.slice(APP_ORIGIN.length), { headers });
+        const action = /<form method="post" action="([^"]*)">\n<button type="submit">Allow<\/button>/.exec(response.text)?.[1];
+        if (response.status === 200 && action !== undefined) {
+          identity.consents++;
+          if (consent === "cancel") {
+            next = /<a href="([^"]*)">Cancel<\/a>/.exec(response.text)![1]!.replaceAll("&amp;", "&");
+            continue;
+          }
+          response = await post(env, action.replaceAll("&amp;", "&"), { headers: { ...headers, origin: "http://localhost" } });
+        }
         const location = response.headers.get("location");
         if (response.status < 300 || response.status > 399 || !location) break;
         next = new URL(location, next).href;
@@ -96,6 +109,7 @@ function fakeIdentity(env: TestEnv, cookie: string | undefined, redirectUrl = RE
       throw new Error("The user did not approve access.");
     },
   };
+  return identity;
 }
 
 describe("signIn against the real server", () => {
@@ -111,6 +125,32 @@ describe("signIn against the real server", () => {
     const response = await get(env, "/api/v1/collections", { token: result.token });
     expect(response.status).toBe(200);
     expect(response.body.collections[0].authorId).toBe(alice.user.id);
+  });
+
+  it("asks for consent on the first sign-in only: the second goes straight through", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = `linkshelf_session=${createSession(env.db, alice.user.id, env.clock.now++).id}`;
+    const first = fakeIdentity(env, cookie);
+    expect((await signIn(first, APP_ORIGIN)).ok).toBe(true);
+    expect(first.consents).toBe(1);
+    const second = fakeIdentity(env, cookie);
+    const again = await signIn(second, APP_ORIGIN);
+    expect(second.consents).toBe(0);
+    if (!again.ok) throw new Error(again.reason);
+    expect((await get(env, "/api/v1/collections", { token: again.token })).status).toBe(200);
+  });
+
+  it("says so when the user presses Cancel on the consent page, and nothing is minted or approved", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = `linkshelf_session=${createSession(env.db, alice.user.id, env.clock.now++).id}`;
+    const identity = fakeIdentity(env, cookie, REDIRECT, "cancel");
+    const result = await signIn(identity, APP_ORIGIN);
+    expect(identity.consents).toBe(1);
+    expect(result).toEqual({ ok: false, reason: "Sign-in was cancelled: the extension was not allowed on the server." });
+    expect(env.db.$client.query("SELECT name FROM api_tokens").all()).toEqual([{ name: "test" }]);
+    expect(env.db.$client.query("SELECT * FROM extension_grants").all()).toEqual([]);
   });
 
   it("works with Firefox's callback address too", async () => {

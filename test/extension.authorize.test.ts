@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { createSession, SESSION_TTL_MS } from "../src/auth/sessions";
+import { SESSION_TTL_MS } from "../src/auth/sessions";
 import { hashSecret } from "../src/auth/tokens";
-import { createUser, get, makeEnv, post, type TestEnv } from "./helpers";
+import { createUser, get, makeEnv, post, sessionCookie, type TestEnv } from "./helpers";
 
 const CALLBACK = "https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/cb?state=s1";
 const AUTHORIZE = `/extension/authorize?redirect_uri=${encodeURIComponent(CALLBACK)}`;
@@ -15,10 +15,8 @@ interface TokenRow {
 
 const tokenRows = (env: TestEnv) => env.db.$client.query("SELECT id, user_id, name, token_hash FROM api_tokens ORDER BY id").all() as TokenRow[];
 
-/** sessionCookie starts a session for the user and returns the Cookie header that carries it. */
-function sessionCookie(env: TestEnv, userId: number): string {
-  return `linkshelf_session=${createSession(env.db, userId, env.clock.now++).id}`;
-}
+/** allow presses the consent page's Allow button: a same-origin form POST to the same address. */
+const allow = (env: TestEnv, cookie: string) => post(env, AUTHORIZE, { headers: { cookie, origin: "http://localhost" } });
 
 /** tokenOf reads the token out of a handoff's Location, checking the fragment's exact shape. */
 function tokenOf(location: string | null): string {
@@ -60,7 +58,9 @@ describe("GET /extension/authorize without a session", () => {
     expect(signIn.headers.get("location")).toBe(AUTHORIZE);
     const cookie = /linkshelf_session=[^;]+/.exec(signIn.headers.get("set-cookie") ?? "")![0];
 
-    const handoff = await get(env, signIn.headers.get("location")!, { headers: { cookie } });
+    const consent = await get(env, signIn.headers.get("location")!, { headers: { cookie } });
+    expect(consent.status).toBe(200);
+    const handoff = await allow(env, cookie);
     expect(handoff.status).toBe(302);
     const token = tokenOf(handoff.headers.get("location"));
     expect((await get(env, "/api/v1/collections", { token })).status).toBe(200);
@@ -83,7 +83,7 @@ describe("GET /extension/authorize without a session", () => {
     const alice = await createUser(env);
     const cookie = sessionCookie(env, alice.user.id);
     env.clock.now += SESSION_TTL_MS - 10;
-    expect((await get(env, AUTHORIZE, { headers: { cookie } })).status).toBe(302);
+    expect((await get(env, AUTHORIZE, { headers: { cookie } })).status).toBe(200);
   });
 
   it("ignores a session cookie that no session has", async () => {
@@ -102,7 +102,7 @@ describe("GET /extension/authorize with a session", () => {
     const cookie = sessionCookie(env, alice.user.id);
     const before = tokenRows(env);
 
-    const response = await get(env, AUTHORIZE, { headers: { cookie } });
+    const response = await allow(env, cookie);
     expect(response.status).toBe(302);
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("referrer-policy")).toBe("no-referrer");
@@ -128,8 +128,8 @@ describe("GET /extension/authorize with a session", () => {
     const env = makeEnv();
     const alice = await createUser(env);
     const cookie = sessionCookie(env, alice.user.id);
-    const tokens: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    const tokens = [tokenOf((await allow(env, cookie)).headers.get("location"))];
+    for (let i = 0; i < 2; i++) {
       const response = await get(env, AUTHORIZE, { headers: { cookie } });
       expect(response.status).toBe(302);
       tokens.push(tokenOf(response.headers.get("location")));
@@ -139,35 +139,30 @@ describe("GET /extension/authorize with a session", () => {
     for (const token of tokens) expect((await get(env, "/api/v1/collections", { token })).status).toBe(200);
   });
 
-  it("accepts a bearer token as the user too", async () => {
+  it("does not take a bearer token as the user: 303 to sign in, no token", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
+    const before = tokenRows(env);
     const response = await get(env, AUTHORIZE, { token: alice.token });
-    expect(response.status).toBe(302);
-    tokenOf(response.headers.get("location"));
-    expect(tokenRows(env).at(-1)).toMatchObject({ user_id: alice.user.id, name: "Browser extension" });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(`/login?next=${encodeURIComponent(AUTHORIZE)}`);
+    expect(tokenRows(env)).toEqual(before);
   });
 
-  it("lets a valid bearer token decide the user over another user's session cookie", async () => {
+  it("lets the session cookie decide the user, whatever bearer token comes with it", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
     const bob = await createUser(env);
-    const response = await get(env, AUTHORIZE, { token: alice.token, headers: { cookie: sessionCookie(env, bob.user.id) } });
-    expect(response.status).toBe(302);
-    expect(tokenRows(env).at(-1)!.user_id).toBe(alice.user.id);
-  });
-
-  it("is not signed in when an invalid bearer token comes with a valid session cookie", async () => {
-    const env = makeEnv();
-    const alice = await createUser(env);
-    const cookie = sessionCookie(env, alice.user.id);
-    const before = tokenRows(env);
-    for (const authorization of [`Bearer lks_${"x".repeat(43)}`, `bearer lks_${"y".repeat(43)}`, "Bearer nonsense", "Bearer "]) {
-      const response = await get(env, AUTHORIZE, { headers: { cookie, authorization } });
-      expect(response.status).toBe(303);
-      expect(response.headers.get("location")).toStartWith("/login?next=");
+    const cookie = sessionCookie(env, bob.user.id);
+    for (const authorization of [`Bearer ${alice.token}`, `Bearer lks_${"x".repeat(43)}`, "Bearer nonsense", "Bearer "]) {
+      const consent = await get(env, AUTHORIZE, { headers: { cookie, authorization } });
+      expect(consent.status).toBe(200);
+      expect(consent.text).toContain(bob.user.email);
+      expect(consent.text).not.toContain(alice.user.email);
     }
-    expect(tokenRows(env)).toEqual(before);
+    const response = await post(env, AUTHORIZE, { headers: { cookie, origin: "http://localhost", authorization: `Bearer ${alice.token}` } });
+    expect(response.status).toBe(302);
+    expect(tokenRows(env).at(-1)!.user_id).toBe(bob.user.id);
   });
 
   it("refuses a hostile redirect_uri before looking at the session", async () => {

@@ -109,6 +109,10 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     await login.getByLabel("Email").fill(EMAIL);
     await login.getByLabel("Password").fill(PASSWORD);
     await login.getByRole("button", { name: "Sign in" }).click();
+    // The first sign-in of this extension asks for approval in the same window: Allow.
+    await login.waitForURL((url) => url.pathname === "/extension/authorize");
+    expect(await login.textContent("code")).toBe(id);
+    await login.getByRole("button", { name: "Allow" }).click();
     await options.waitForSelector("#message.ok");
     expect(await options.textContent("#message")).toBe("Signed in. Your favorites appear in the “linkshelf” folder on the bookmarks bar.");
     expect(await options.textContent("#account-server")).toBe(origin);
@@ -179,6 +183,17 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     await signedOut.waitForSelector("#signed-out:not([hidden])");
     expect(await signedOut.textContent("#notice")).toBe("The server no longer accepts this browser's token (it was revoked). Sign in again.");
     expect((await pinned(worker)).folder.length).toBe(2);
+
+    // Signing in again is one click: the browser still has its session and the extension its
+    // approval, so the sign-in window goes straight back with a new token.
+    const windows = context.pages().length;
+    await options.click("#sign-in");
+    await options.waitForSelector("#message.ok");
+    const renewed = await worker.evaluate(async () => (await chrome.storage.local.get(["token"])).token as string);
+    expect(renewed).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+    expect(renewed).not.toBe(token);
+    expect(context.pages().filter((page) => page.url().includes("/login") || page.url().includes("/extension/authorize"))).toEqual([]);
+    expect(context.pages().length).toBeLessThanOrEqual(windows);
 
     // Nothing but the server and the saved pages was asked for, besides the sign-in window's
     // callback address, which Chromium catches itself; a fragment is never part of a request.

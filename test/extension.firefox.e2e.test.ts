@@ -74,9 +74,21 @@ describe.skipIf(!present)("the extension in Firefox", () => {
       document.querySelector("input[name=password]").value = ${JSON.stringify(PASSWORD)};
       document.querySelector("form").requestSubmit();
     })()`);
+    // The first sign-in of this extension asks for approval in the same window: Allow.
+    await waitUntil(() => bidi.text(login, `document.readyState + " " + location.pathname`), (state) => state === "complete /extension/authorize", "the consent page");
+    expect(await bidi.text(login, `document.querySelector("code").textContent`)).toMatch(/^[0-9a-f]{40}$/);
+    await bidi.evaluate(login, `document.querySelector("form").requestSubmit()`);
     const signedIn = await waitUntil(() => bidi.text(options, `document.querySelector("#message").textContent`), (text) => text.startsWith("Signed in"), "signing in");
     expect(signedIn).toBe("Signed in. Your favorites appear in the “linkshelf” folder on the bookmarks bar.");
     expect(await bidi.text(options, `browser.storage.local.get(["token"]).then((stored) => stored.token)`)).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+
+    // Signing in again goes straight through: the session and the approval are remembered.
+    const readToken = () => bidi.text(options, `browser.storage.local.get(["token"]).then((stored) => stored.token)`);
+    const first = await readToken();
+    await bidi.click(options, "#sign-in");
+    const second = await waitUntil(readToken, (token) => token !== first, "the second sign-in");
+    expect(second).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
+    expect((await bidi.urls()).filter((tab) => tab.url.startsWith(origin))).toEqual([]);
 
     // Save two pages as favorites through the popup page (as the context menu opens it).
     for (const name of ["a", "b"]) {

@@ -1,5 +1,6 @@
 import { createApp, type App } from "../src/app";
 import type { Passwords } from "../src/auth/passwords";
+import { createSession } from "../src/auth/sessions";
 import { createToken } from "../src/auth/tokens";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
@@ -134,7 +135,7 @@ export async function inboxOf(env: TestEnv, as: TestUser): Promise<number> {
   return response.body.collections.find((c: { isDefault: boolean }) => c.isDefault).id;
 }
 
-const SNAPSHOT_TABLES = ["users", "collections", "links", "link_collections", "sessions"] as const;
+const SNAPSHOT_TABLES = ["users", "collections", "links", "link_collections", "sessions", "extension_grants"] as const;
 
 /**
  * snapshot captures every row a request could change (tokens without their lastUsedAt,
@@ -143,9 +144,23 @@ const SNAPSHOT_TABLES = ["users", "collections", "links", "link_collections", "s
 export function snapshot(env: TestEnv): string {
   const client = env.db.$client;
   const tables = Object.fromEntries(SNAPSHOT_TABLES.map((table) => [table, client.query(`SELECT * FROM ${table} ORDER BY rowid`).all()]));
-  const tokens = client.query("SELECT id, user_id, name, token_hash, created_at FROM api_tokens ORDER BY id").all();
+  const tokens = client.query("SELECT id, user_id, name, token_hash, created_at, grant_id FROM api_tokens ORDER BY id").all();
   return JSON.stringify({ ...tables, tokens });
 }
 
 /** A string of `n` code points (a non-BMP character counts once, as in the contract). */
 export const chars = (n: number, char = "a") => char.repeat(n);
+
+/** sessionCookie starts a session for a user (as signing in does) and returns the `Cookie` header value carrying it. */
+export function sessionCookie(env: TestEnv, userId: number): string {
+  return `linkshelf_session=${createSession(env.db, userId, env.clock.now++).id}`;
+}
+
+/** submitForm posts a URL-encoded form the way a browser does (add an `origin` header to look like one). */
+export function submitForm(env: TestEnv, path: string, fields: Record<string, string>, options: RequestOptions = {}): Promise<ApiResponse> {
+  return post(env, path, {
+    ...options,
+    headers: { "content-type": "application/x-www-form-urlencoded", ...options.headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}

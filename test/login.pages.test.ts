@@ -645,13 +645,18 @@ describe("credentials that are not a bearer token", () => {
     expect(home.text).toContain(alice.user.email);
   });
 
-  it("does not fall back to the cookie when the bearer token is invalid", async () => {
+  it("lets the session cookie alone decide a page, whatever bearer token comes with it", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
+    const bob = await createUser(env);
     const signedIn = await submit(env, "/login", { email: alice.user.email, password: alice.password, next: "/" });
     const cookie = sessionCookieOf(signedIn.cookies);
-    const home = await get(env, "/", { headers: { cookie, authorization: "Bearer lks_not-a-real-token" } });
-    expect(home.status).toBe(303);
+    for (const authorization of ["Bearer lks_not-a-real-token", `Bearer ${bob.token}`]) {
+      const home = await get(env, "/account", { headers: { cookie, authorization } });
+      expect(home.status).toBe(200);
+      expect(home.text).toContain(alice.user.email);
+      expect(home.text).not.toContain(bob.user.email);
+    }
   });
 });
 

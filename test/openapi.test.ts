@@ -86,7 +86,7 @@ describe("GET /api/v1/openapi.json", () => {
     const expected = [
       "get /healthz", "get /api/v1/links/favorites", "post /api/v1/links", "put /api/v1/links/{id}", "delete /api/v1/links/{id}",
       "get /api/v1/collections", "post /api/v1/collections", "put /api/v1/collections/{id}", "delete /api/v1/collections/{id}",
-      "get /l/{id}", "head /l/{id}", "get /extension/authorize", "get /favicon",
+      "get /l/{id}", "head /l/{id}", "get /extension/authorize", "post /extension/authorize", "get /favicon",
     ];
     expect(routes.map(({ method, path }) => `${method} ${path}`)).toEqual(expect.arrayContaining(expected));
     const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method} ${path}`));

@@ -58,7 +58,7 @@ async function makeFixture(): Promise<Fixture> {
   const otherCollection = await createCollection(env, other, { name: "Other's reading" });
   const otherLink = await createLink(env, other, { name: "Other's link", favorite: true, collectionIds: [otherCollection.id] });
   const { token: revokedToken, info } = createToken(env.db, owner.user.id, "revoked", env.clock.now++);
-  revokeToken(env.db, info.id);
+  revokeToken(env.db, owner.user.id, info.id);
   return {
     env,
     owner,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
 import { checkRedirectUri } from "../src/extension/redirect-uri";
-import { createUser, get, makeEnv, type TestEnv, type TestUser } from "./helpers";
+import { createUser, get, makeEnv, post, snapshot, type TestEnv, type TestUser } from "./helpers";
 
 /** A Chromium extension id: 32 letters from a to p. */
 const CHROMIUM_ID = "abcdefghijklmnopabcdefghijklmnop";
@@ -115,6 +115,17 @@ describe("GET /extension/authorize with a hostile redirect_uri", () => {
       expect(response.text).toContain("No token was created.");
       expect(countTokens(env)).toBe(before);
     });
+
+    it(`refuses the consent form's POST for ${name}: 400, nothing approved, no token`, async () => {
+      const env = makeEnv();
+      const { cookie } = await signedIn(env);
+      const before = snapshot(env);
+      const response = await post(env, authorizePath(value), { headers: { cookie, accept: "text/html", origin: "http://localhost" } });
+      expect(response.status).toBe(400);
+      expect(response.headers.get("location")).toBeNull();
+      expect(response.text).toContain("No token was created.");
+      expect(snapshot(env)).toBe(before);
+    });
   }
 });
 
@@ -137,7 +148,11 @@ describe("GET /extension/authorize with a valid redirect_uri", () => {
       const env = makeEnv();
       const { user, cookie } = await signedIn(env);
       const before = countTokens(env);
-      const response = await get(env, authorizePath(uri), { headers: { cookie } });
+      // The first sign-in of an extension asks; Allow posts to the same address.
+      const consent = await get(env, authorizePath(uri), { headers: { cookie } });
+      expect(consent.status).toBe(200);
+      expect(countTokens(env)).toBe(before);
+      const response = await post(env, authorizePath(uri), { headers: { cookie, origin: "http://localhost" } });
       expect(response.status).toBe(302);
       expect(countTokens(env)).toBe(before + 1);
       const header = response.headers.get("location")!;

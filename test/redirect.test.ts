@@ -151,7 +151,7 @@ describe("who sees a link through /l/:id", () => {
     const link = m.links["private only"];
     expectRedirect(await get(m.env, `/l/${link.id}`, { headers: cookieOf(m.ownerSession) }), link.url);
     const { token: revoked, info } = createToken(m.env.db, m.owner.user.id, "revoked", m.env.clock.now++);
-    revokeToken(m.env.db, info.id);
+    revokeToken(m.env.db, m.owner.user.id, info.id);
     for (const authorization of ["Bearer lks_not-a-real-token", "Bearer", `Bearer ${m.owner.token}x`, `Bearer ${revoked}`]) {
       const response = await get(m.env, `/l/${link.id}`, { headers: { ...cookieOf(m.ownerSession), authorization } });
       expect({ authorization, status: response.status }).toEqual({ authorization, status: 404 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
 import { createToken, findTokenUser, hashSecret, listTokens, revokeToken } from "../src/auth/tokens";
-import { createUser, get, makeEnv, type TestEnv } from "./helpers";
+import { createUser, get, makeEnv, snapshot, type TestEnv } from "./helpers";
 
 const TOKEN_SHAPE = /^lks_[A-Za-z0-9_-]{43}$/;
 
@@ -164,7 +164,7 @@ describe("revokeToken", () => {
     const { token, info } = createToken(env.db, alice.user.id, "Laptop", env.clock.now++);
     expect((await get(env, "/api/v1/collections", { token })).status).toBe(200);
 
-    expect(revokeToken(env.db, info.id)).toBe(true);
+    expect(revokeToken(env.db, alice.user.id, info.id)).toBe(true);
     expect(findTokenUser(env.db, token, env.clock.now)).toBeUndefined();
     expect((await get(env, "/api/v1/collections", { token })).status).toBe(401);
     expect((await get(env, "/api/v1/collections", { token: alice.token })).status).toBe(200);
@@ -175,9 +175,20 @@ describe("revokeToken", () => {
     const env = makeEnv();
     const alice = await createUser(env);
     const { info } = createToken(env.db, alice.user.id, "Laptop", env.clock.now++);
-    expect(revokeToken(env.db, 999_999)).toBe(false);
-    expect(revokeToken(env.db, info.id)).toBe(true);
-    expect(revokeToken(env.db, info.id)).toBe(false);
+    expect(revokeToken(env.db, alice.user.id, 999_999)).toBe(false);
+    expect(revokeToken(env.db, alice.user.id, info.id)).toBe(true);
+    expect(revokeToken(env.db, alice.user.id, info.id)).toBe(false);
     expect(listTokens(env.db, alice.user.id).length).toBe(1);
+  });
+
+  it("cannot delete another user's token, whatever id it is given", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const bob = await createUser(env);
+    const before = snapshot(env);
+    const bobTokens = listTokens(env.db, bob.user.id);
+    for (const token of bobTokens) expect(revokeToken(env.db, alice.user.id, token.id)).toBe(false);
+    expect(snapshot(env)).toBe(before);
+    expect((await get(env, "/api/v1/collections", { token: bob.token })).status).toBe(200);
   });
 });

@@ -9,7 +9,8 @@ export type TokenResult = { ok: true; token: string } | { ok: false; reason: str
 
 /**
  * tokenFromRedirect reads the token from the fragment of the URL the handoff ended on
- * (`<redirect URL>#token=<url-encoded token>`). The URL must be on the extension's own callback
+ * (`<redirect URL>#token=<url-encoded token>`; `#error=access_denied` when the user pressed
+ * Cancel on the server's consent page). The URL must be on the extension's own callback
  * origin: anything else did not come from the handoff.
  */
 export function tokenFromRedirect(finalUrl: string | undefined, redirectUrl: string): TokenResult {
@@ -17,15 +18,17 @@ export function tokenFromRedirect(finalUrl: string | undefined, redirectUrl: str
   if (url === null || url.origin !== new URL(redirectUrl).origin) {
     return { ok: false, reason: "The sign-in did not come back to the extension." };
   }
-  const token = new URLSearchParams(url.hash.slice(1)).get("token");
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  if (fragment.get("error") === "access_denied") return { ok: false, reason: "Sign-in was cancelled: the extension was not allowed on the server." };
+  const token = fragment.get("token");
   if (!token) return { ok: false, reason: "The server did not hand over a token. Is this a linkshelf server?" };
   return { ok: true, token };
 }
 
 /**
  * signIn runs the handoff in the browser's sign-in window: the server's login form when there
- * is no session, then the redirect to the extension's callback with the token in the fragment,
- * which never reaches any server.
+ * is no session, its consent page the first time this extension signs in, then the redirect to
+ * the extension's callback with the token in the fragment, which never reaches any server.
  */
 export async function signIn(identity: Identity, origin: string): Promise<TokenResult> {
   const redirectUrl = identity.getRedirectURL();

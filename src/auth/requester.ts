@@ -5,7 +5,7 @@ import { Unauthorized } from "../errors";
 import { clientAddress } from "../http";
 import { RateLimiter } from "../ratelimit/limiter";
 import { userFromAuthorization } from "./bearer";
-import { resolveUser } from "./identity";
+import { renewedSessionCookie, resolveUser } from "./identity";
 
 let apps = 0;
 
@@ -21,7 +21,7 @@ interface Asking {
  * `/l/1/`) is decided and limited, and no other path is:
  *
  * - `requester` (on `/l/:id` and `/favicon`): a token or a session decides the user, else
- *   anonymous. Routes read it as `requester` (null: anonymous).
+ *   anonymous (a session this use extends re-sends its cookie). Routes read it as `requester` (null: anonymous).
  * - `apiUser` (on `/api/v1`): only a valid bearer token decides the user; anything else is
  *   401. A request with a body is decided in the parse step, before the body is read (the app
  *   uses it ahead of the JSON body parser), so a stranger's body is never read; one without a
@@ -55,9 +55,11 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
   const requester = new Elysia({ name: "linkshelf/requester", seed })
     .derive({ as: "scoped" }, ({ request, set }) => {
       const now = clock();
-      const user = resolveUser(db, request, now);
-      count({ request, set }, user, now);
-      return { requester: user ?? null };
+      const who = resolveUser(db, request, now);
+      // A session extended by this use goes back with the answer, whatever the answer is.
+      if (who?.renewed) set.headers["set-cookie"] = renewedSessionCookie(request, { config, peerAddress }, who.renewed, now);
+      count({ request, set }, who?.user, now);
+      return { requester: who?.user ?? null };
     });
 
   // The hooks name the parts of the context they use: Elysia reads a hook's parameters to

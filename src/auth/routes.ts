@@ -9,7 +9,7 @@ import { formField as field } from "../pages/form";
 import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { countUsers, createUser, findUserByEmail, replacePasswordHash } from "../users/service";
-import { resolveUser, sessionIdOf } from "./identity";
+import { sessionIdOf, sessionUser, withRenewedSession } from "./identity";
 import { needsRehash, passwords as processPasswords, PasswordsBusy } from "./passwords";
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions";
 import { setupCodeMatches } from "./setup";
@@ -91,7 +91,9 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
     .use(formBody())
     .get("/login", ({ request, query }) => {
       const next = safeNext(query.next, ownOrigin(request, network));
-      if (resolveUser(db, request, clock())) return seeOther(next);
+      const now = clock();
+      const who = sessionUser(db, request, now);
+      if (who) return withRenewedSession(seeOther(next), request, network, who, now);
       return htmlResponse(loginPage({ next }));
     })
     .post("/login", async ({ request, body, cookie }) => {

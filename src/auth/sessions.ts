@@ -1,10 +1,12 @@
-import { and, eq, gt, lte } from "drizzle-orm";
+import { and, eq, gt, lt, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { sessions, users, type UserRow } from "../db/schema";
 import { hashSecret, randomSecret } from "./tokens";
 
 export const SESSION_COOKIE = "linkshelf_session";
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** A session used with less than this left (the last half of its life) is extended to SESSION_TTL_MS from then. */
+export const SESSION_RENEW_WITHIN_MS = SESSION_TTL_MS / 2;
 const SESSION_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /** createSession starts a 30-day session and returns the cookie value (stored only hashed). */
@@ -18,15 +20,40 @@ export function createSession(db: Db, userId: number, now: number): { id: string
   return { id, expiresAt };
 }
 
-/** findSessionUser returns the user of a live session. */
-export function findSessionUser(db: Db, id: string, now: number): UserRow | undefined {
+/** A live session as one request used it. */
+export interface SessionUse {
+  user: UserRow;
+  /** The session was extended by this use: its new expiry (the cookie must be sent again). */
+  renewedUntil?: number;
+}
+
+/**
+ * useSession returns the user of a live session. Sessions slide: a session used in the last
+ * half of its life is extended to 30 days from now, with one UPDATE (guarded by the expiry it
+ * read, so requests racing each other extend it once); the caller re-sends the cookie.
+ */
+export function useSession(db: Db, id: string, now: number): SessionUse | undefined {
   if (!SESSION_SHAPE.test(id)) return undefined;
-  return db
-    .select({ user: users })
+  const idHash = hashSecret(id);
+  const row = db
+    .select({ user: users, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.idHash, hashSecret(id)), gt(sessions.expiresAt, now)))
-    .get()?.user;
+    .where(and(eq(sessions.idHash, idHash), gt(sessions.expiresAt, now)))
+    .get();
+  if (!row) return undefined;
+  if (row.expiresAt - now >= SESSION_RENEW_WITHIN_MS) return { user: row.user };
+  const renewedUntil = now + SESSION_TTL_MS;
+  db.update(sessions)
+    .set({ expiresAt: renewedUntil })
+    .where(and(eq(sessions.idHash, idHash), lt(sessions.expiresAt, now + SESSION_RENEW_WITHIN_MS)))
+    .run();
+  return { user: row.user, renewedUntil };
+}
+
+/** sessionExists is true while a session is stored (a password change or sign-out deletes it). */
+export function sessionExists(db: Db, id: string): boolean {
+  return db.select({ idHash: sessions.idHash }).from(sessions).where(eq(sessions.idHash, hashSecret(id))).get() !== undefined;
 }
 
 /** deleteSession ends one session. */

@@ -34,12 +34,15 @@ export function checkTokenName(rules: Rules, typed: string): string {
   return rules.name("/name", typed, 1, TOKEN_NAME_MAX);
 }
 
-/** createToken mints a token for a user; the returned token is the only copy that exists. */
-export function createToken(db: Db, userId: number, name: string, now: number): { token: string; info: TokenInfo } {
+/**
+ * createToken mints a token for a user; the returned token is the only copy that exists.
+ * `grantId` links a token minted for an approved browser extension to that approval.
+ */
+export function createToken(db: Db, userId: number, name: string, now: number, grantId: number | null = null): { token: string; info: TokenInfo } {
   const token = TOKEN_PREFIX + randomSecret();
   const info = db
     .insert(apiTokens)
-    .values({ userId, name, tokenHash: hashSecret(token), createdAt: now })
+    .values({ userId, name, tokenHash: hashSecret(token), createdAt: now, grantId })
     .returning({ id: apiTokens.id, name: apiTokens.name, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt })
     .all()[0]!;
   return { token, info };
@@ -79,7 +82,12 @@ export function listTokens(db: Db, userId: number): TokenInfo[] {
     .all();
 }
 
-/** revokeToken deletes a token; false when no token has that id. */
-export function revokeToken(db: Db, id: number): boolean {
+/** revokeToken deletes one of a user's tokens; false when that user has no token with that id (another user's included). */
+export function revokeToken(db: Db, userId: number, id: number): boolean {
+  return db.delete(apiTokens).where(and(eq(apiTokens.userId, userId), eq(apiTokens.id, id))).returning({ id: apiTokens.id }).all().length > 0;
+}
+
+/** revokeAnyToken deletes a token whoever owns it, for the operator's command line; false when no token has that id. */
+export function revokeAnyToken(db: Db, id: number): boolean {
   return db.delete(apiTokens).where(eq(apiTokens.id, id)).returning({ id: apiTokens.id }).all().length > 0;
 }

@@ -20,7 +20,9 @@ export const apiTokens = sqliteTable("api_tokens", {
   tokenHash: text("token_hash").notNull().unique(),
   createdAt: millis("created_at").notNull(),
   lastUsedAt: millis("last_used_at"),
-}, (table) => [index("api_tokens_user_idx").on(table.userId)]);
+  /** The extension approval a token was minted for (removing the approval deletes its tokens); null for other tokens. */
+  grantId: integer("grant_id").references(() => extensionGrants.id, { onDelete: "cascade" }),
+}, (table) => [index("api_tokens_user_idx").on(table.userId), index("api_tokens_grant_idx").on(table.grantId)]);
 
 export const collections = sqliteTable("collections", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -92,3 +94,20 @@ export const faviconCache = sqliteTable("favicon_cache", {
 }, (table) => [index("favicon_cache_fetched_idx").on(table.fetchedAt)]);
 
 export type FaviconCacheRow = typeof faviconCache.$inferSelect;
+
+/**
+ * A user's approval of one browser extension (the id in its callback address), given once on
+ * the consent page of `/extension/authorize`; later sign-ins of that extension go straight through.
+ */
+export const extensionGrants = sqliteTable("extension_grants", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  browser: text("browser", { enum: ["chromium", "firefox"] }).notNull(),
+  extensionId: text("extension_id").notNull(),
+  approvedAt: millis("approved_at").notNull(),
+}, (table) => [
+  uniqueIndex("extension_grants_user_extension_unique").on(table.userId, table.browser, table.extensionId),
+  check("extension_grants_browser_check", sql`${table.browser} IN ('chromium', 'firefox')`),
+]);
+
+export type ExtensionGrantRow = typeof extensionGrants.$inferSelect;

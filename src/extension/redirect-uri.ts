@@ -5,7 +5,16 @@ const FIREFOX_HOST = /^[0-9a-f]{40}\.extensions\.allizom\.org$/;
 /** White space, control characters and backslashes are silently repaired by URL parsers. */
 const NEVER_IN_A_CALLBACK = /[\s\p{Cc}\\]/u;
 
-export type RedirectUriCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/** The browser family whose reserved callback host a redirect_uri names. */
+export type BrowserFamily = "chromium" | "firefox";
+
+/** Which extension a callback belongs to: its browser family and its id (the host's first label). */
+export interface ExtensionIdentity {
+  browser: BrowserFamily;
+  extensionId: string;
+}
+
+export type RedirectUriCheck = ({ ok: true; url: URL } & ExtensionIdentity) | { ok: false; reason: string };
 
 /**
  * checkRedirectUri accepts only a browser-reserved extension callback URL: parsed as a URL
@@ -25,14 +34,15 @@ export function checkRedirectUri(raw: unknown): RedirectUriCheck {
   if (url.port !== "" || raw.slice(url.protocol.length + 2).split(/[/?#]/, 1)[0]!.includes(":")) {
     return { ok: false, reason: "redirect_uri must not name a port." };
   }
-  if (!CHROMIUM_HOST.test(url.hostname) && !FIREFOX_HOST.test(url.hostname)) {
+  const browser: BrowserFamily | undefined = CHROMIUM_HOST.test(url.hostname) ? "chromium" : FIREFOX_HOST.test(url.hostname) ? "firefox" : undefined;
+  if (browser === undefined) {
     return { ok: false, reason: "redirect_uri must be a browser extension's callback address (chromiumapp.org or extensions.allizom.org)." };
   }
   const rest = raw.slice(url.origin.length);
   if (!raw.startsWith(url.origin) || !(rest === "" || /^[/?#]/.test(rest))) {
     return { ok: false, reason: "redirect_uri is not in canonical form." };
   }
-  return { ok: true, url };
+  return { ok: true, url, browser, extensionId: url.hostname.split(".", 1)[0]! };
 }
 
 /** callbackLocation is the redirect_uri without its fragment, carrying the token in a new one. */

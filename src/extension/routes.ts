@@ -1,50 +1,109 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
-import { resolveUser } from "../auth/identity";
-import { createToken } from "../auth/tokens";
+import { sessionUser, withRenewedSession } from "../auth/identity";
+import { formBody } from "../body";
+import { isCrossSitePost } from "../http";
+import { consentPage } from "../pages/extension";
 import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
+import { approveExtension, findGrant, mintGrantedToken } from "./grants";
 import { callbackLocation, checkRedirectUri } from "./redirect-uri";
 
-export const EXTENSION_TOKEN_NAME = "Browser extension";
+/** handoff is the answer that hands a token to the extension: to its callback, the token in the fragment. */
+function handoff(url: URL, token: string): Response {
+  return new Response(null, {
+    status: 302,
+    headers: { Location: callbackLocation(url, token), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" },
+  });
+}
 
-/** extensionRoutes: `GET /extension/authorize`, the extension's token handoff. */
-export function extensionRoutes({ db, clock }: AppDeps) {
-  return new Elysia().get("/extension/authorize", ({ request }) => {
+/** cancelLocation is the callback without its fragment, told that the user said no. */
+function cancelLocation(url: URL): string {
+  const target = new URL(url.href);
+  target.hash = "";
+  return `${target.href}#error=access_denied`;
+}
+
+const redirectUriQuery = {
+  redirect_uri: {
+    description: "https://<32 letters a-p>.chromiumapp.org/... or https://<40 hex>.extensions.allizom.org/..., no port, no user info.",
+    required: true,
+  },
+};
+
+/**
+ * extensionRoutes: `/extension/authorize`, the extension's token handoff, for a browser with
+ * a session cookie (a bearer token is no session here).
+ *
+ * The first time a user meets an extension id, `GET` shows a consent page; its Allow button
+ * POSTs to the same address, which records the approval and hands over a token. An approved
+ * id goes straight to the handoff. `HEAD` never mints: it answers as the consent page does.
+ */
+export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
+  /** The checks both methods share: redirect_uri (400), then the session (303 to sign in). */
+  const admit = (request: Request) => {
+    const url = new URL(request.url);
     // Read every value: the parsed query keeps only the last of a repeated parameter.
-    const given = new URL(request.url).searchParams.getAll("redirect_uri");
+    const given = url.searchParams.getAll("redirect_uri");
     const check = checkRedirectUri(given.length > 1 ? given : given[0]);
     if (!check.ok) {
-      return htmlResponse(messagePage("Cannot connect the extension", `${check.reason} No token was created.`), { status: 400 });
+      return { refusal: htmlResponse(messagePage("Cannot connect the extension", `${check.reason} No token was created.`), { status: 400 }) };
     }
     const now = clock();
-    const user = resolveUser(db, request, now);
-    if (!user) {
-      const url = new URL(request.url);
+    const who = sessionUser(db, request, now);
+    if (!who) {
       const back = url.pathname + url.search;
-      return new Response(null, { status: 303, headers: { Location: `/login?next=${encodeURIComponent(back)}`, "Cache-Control": "no-store" } });
+      return { refusal: new Response(null, { status: 303, headers: { Location: `/login?next=${encodeURIComponent(back)}`, "Cache-Control": "no-store" } }) };
     }
-    const { token } = createToken(db, user.id, EXTENSION_TOKEN_NAME, now);
-    return new Response(null, {
-      status: 302,
-      headers: { Location: callbackLocation(check.url, token), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" },
-    });
-  }, {
-    detail: describeRoute({
-      tag: "extension", summary: "Hand a new API token to the browser extension",
-      description: "A browser navigation with the user's session cookie. Each call mints a new token named \"Browser extension\".",
-      query: {
-        redirect_uri: {
-          description: "https://<32 letters a-p>.chromiumapp.org/... or https://<40 hex>.extensions.allizom.org/..., no port, no user info.",
-          required: true,
+    return { check, who, now, action: url.pathname + url.search };
+  };
+
+  return new Elysia()
+    .use(formBody())
+    .get("/extension/authorize", ({ request }) => {
+      const admitted = admit(request);
+      if ("refusal" in admitted) return admitted.refusal;
+      const { check, who, now, action } = admitted;
+      const grant = findGrant(db, who.user.id, check);
+      // Elysia answers HEAD with this handler: a HEAD must never mint, so it gets the consent page.
+      const response = grant && request.method !== "HEAD"
+        ? handoff(check.url, mintGrantedToken(db, grant, now))
+        : htmlResponse(consentPage({ user: who.user, extension: check, action, cancel: cancelLocation(check.url) }));
+      return withRenewedSession(response, request, { config, peerAddress }, who, now);
+    }, {
+      detail: describeRoute({
+        tag: "extension", summary: "Hand a new API token to the browser extension",
+        description: "A browser navigation with the user's session cookie (a bearer token is not accepted). The first time the user meets an extension id, a consent page asks them to allow it; an extension they allowed gets a new token named \"Browser extension\" on each call. HEAD never mints.",
+        query: redirectUriQuery,
+        responses: {
+          200: { description: "Signed in, extension not yet allowed (and every HEAD): the consent page, whose Allow button POSTs here.", media: ["text/html"] },
+          302: { description: "Signed in, extension allowed before: to redirect_uri with a new token in the fragment.", headers: { Location: "<redirect_uri>#token=<url-encoded token>" } },
+          303: { description: "No session: to /login, which comes back here.", headers: { Location: "/login?next=..." } },
+          400: { description: "redirect_uri is refused; no token is created.", media: ["text/html"] },
         },
-      },
-      responses: {
-        302: { description: "Signed in: to redirect_uri with the token in the fragment.", headers: { Location: "<redirect_uri>#token=<url-encoded token>" } },
-        303: { description: "No session: to /login, which comes back here.", headers: { Location: "/login?next=..." } },
-        400: { description: "redirect_uri is refused; no token is created.", media: ["text/html"] },
-      },
-    }),
-  });
+      }),
+    })
+    .post("/extension/authorize", ({ request }) => {
+      if (isCrossSitePost(request, { config, peerAddress })) {
+        return htmlResponse(messagePage("Request refused", "This form was sent from another site."), { status: 403 });
+      }
+      const admitted = admit(request);
+      if ("refusal" in admitted) return admitted.refusal;
+      const { check, who, now } = admitted;
+      const token = approveExtension(db, who.user.id, check, now);
+      return withRenewedSession(handoff(check.url, token), request, { config, peerAddress }, who, now);
+    }, {
+      detail: describeRoute({
+        tag: "extension", summary: "Allow a browser extension and hand it a token",
+        description: "The consent page's Allow button (a form POST with the session cookie, from this server's own pages only). Records that the user allowed this extension id, then mints a token as GET does for an allowed one.",
+        query: redirectUriQuery,
+        responses: {
+          302: { description: "To redirect_uri with a new token in the fragment.", headers: { Location: "<redirect_uri>#token=<url-encoded token>" } },
+          303: { description: "No session: to /login, which comes back to the consent page.", headers: { Location: "/login?next=..." } },
+          400: { description: "redirect_uri is refused; nothing is recorded, no token is created.", media: ["text/html"] },
+          403: { description: "The form was sent from another site; nothing is recorded.", media: ["text/html"] },
+        },
+      }),
+    });
 }

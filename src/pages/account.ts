@@ -1,7 +1,9 @@
 import type { TokenInfo } from "../auth/tokens";
 import type { UserRow } from "../db/schema";
+import type { GrantInfo } from "../extension/grants";
 import { iso } from "../ids";
 import { errorSummary, textField, type FieldErrors } from "./form";
+import { BROWSER_NAMES } from "./extension";
 import { html, type Html } from "./html";
 import { when } from "./links";
 import { shell } from "./shell";
@@ -30,6 +32,8 @@ export const ACCOUNT_JS = `document.querySelectorAll("[data-copy]").forEach(func
 export interface AccountOptions {
   user: UserRow;
   tokens: TokenInfo[];
+  /** The browser extensions the user allowed. */
+  grants: GrantInfo[];
   /** A token minted just now: shown this once. */
   newToken?: { name: string; token: string };
   notice?: string;
@@ -38,9 +42,9 @@ export interface AccountOptions {
   tokenName?: string;
 }
 
-/** accountPage: change the password, list / create / revoke API tokens, sign out. */
+/** accountPage: change the password, list / create / revoke API tokens, list / remove allowed extensions, sign out. */
 export function accountPage(options: AccountOptions): Html {
-  const { user, tokens } = options;
+  const { user, tokens, grants } = options;
   const passwordErrors = options.passwordErrors ?? new Map();
   const tokenErrors = options.tokenErrors ?? new Map();
   const content = html`<div class="narrow stack">
@@ -79,6 +83,23 @@ ${errorSummary(tokenErrors, "The token")}
 ${textField({ name: "name", label: "New token's name", value: options.tokenName ?? "", errors: tokenErrors, idPrefix: "token-", hint: "Say where it will be used, such as “laptop script”." })}
 <div class="form-actions"><button type="submit">Create token</button></div>
 </form>
+</section>
+
+<section class="card" aria-labelledby="extensions-heading">
+<h2 id="extensions-heading">Browser extensions</h2>
+<p class="muted">Extensions you allowed to sign in. Each sign-in mints a token; removing an extension deletes its tokens, and it asks for your approval again the next time.</p>
+${grants.length === 0 ? html`<p class="empty">No extensions allowed.</p>` : html`<table>
+<thead><tr><th scope="col">Browser</th><th scope="col">Extension id</th><th scope="col">Allowed</th><th scope="col">Tokens</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>
+${grants.map((grant) => html`<tr>
+<td>${BROWSER_NAMES[grant.browser]}</td>
+<td><code>${grant.extensionId}</code></td>
+<td>${when(iso(grant.approvedAt))}</td>
+<td>${grant.tokens}</td>
+<td><form method="post" action="/account/extensions/${grant.id}/remove"><button type="submit" class="plain" aria-label="Remove extension ${grant.extensionId}">Remove</button></form></td>
+</tr>`)}
+</tbody>
+</table>`}
 </section>
 
 <section class="card" aria-labelledby="password-heading">

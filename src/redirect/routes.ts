@@ -4,12 +4,14 @@ import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
 import type { UserRow } from "../db/schema";
 import { NotFound } from "../errors";
-import { parseId } from "../ids";
+import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
+import { htmlResponse } from "../pages/html";
+import { privateLinkPage } from "../pages/redirect";
 import { ClickRecorder } from "./clicks";
 
 const notVisible = {
-  ...errorDoc("NOT_FOUND: no such link, a malformed id, or a link that is in no PUBLIC collection and not yours. A browser (Accept: text/html) gets an HTML page."),
+  ...errorDoc("NOT_FOUND: no such link, a malformed id, or a link that is in no PUBLIC collection and not yours. A browser (Accept: text/html) gets an HTML page; without a session it says the link is private or does not exist and offers to sign in and come back."),
   media: ["text/html"],
 };
 const redirectDoc = (summary: string, description: string): RouteDoc => ({
@@ -41,11 +43,16 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, co
               WHERE lc.link_id = links.id AND c.visibility = 'PUBLIC') AS isPublic
     FROM links WHERE id = ?1`);
 
-  const visibleTarget = (rawId: string, user: UserRow | null) => {
-    const id = parseId(rawId);
-    const link = target.all(id)[0];
-    if (!link || !(link.isPublic || link.userId === user?.id)) throw new NotFound();
-    return { id, location: new URL(link.url).href };
+  const visibleTarget = (request: Request, rawId: string, user: UserRow | null) => {
+    const id = readId(rawId);
+    const link = id === undefined ? undefined : target.all(id)[0];
+    if (id !== undefined && link && (link.isPublic || link.userId === user?.id)) return { id, location: new URL(link.url).href };
+    // A browser without a session may just have been signed out: it is offered to sign in and
+    // come back here. The same page for every id that is not visible, so nothing leaks.
+    if (user === null && request.headers.get("accept")?.includes("text/html")) {
+      return { page: htmlResponse(privateLinkPage(new URL(request.url).pathname), { status: 404 }) };
+    }
+    throw new NotFound();
   };
   /** The answer is written into `set` (not a new Response) so Elysia need not merge the RateLimit headers into one. */
   const found = (set: { status?: number | string; headers: Record<string, string | number> }, location: string) => {
@@ -58,18 +65,22 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, co
   return new Elysia()
     .use(requester)
     .get("/l/:id", async ({ params, request, requester, set }) => {
-      const { id, location } = visibleTarget(params.id, requester);
+      const visible = visibleTarget(request, params.id, requester);
+      if ("page" in visible) return visible.page;
       // Elysia answers HEAD with the GET handler on paths its general router serves (app.handle,
       // `/l/1/`), even though a HEAD route exists: a HEAD must never count.
-      if (request.method !== "HEAD") await clicks.record(id);
-      return found(set, location);
+      if (request.method !== "HEAD") await clicks.record(visible.id);
+      return found(set, visible.location);
     }, {
       detail: describeRoute(redirectDoc(
         "Open a link, counting one click",
         "Visible when one of the link's collections is PUBLIC, or to its owner (session cookie or bearer token). The click is committed before the answer.",
       )),
     })
-    .head("/l/:id", ({ params, requester, set }) => found(set, visibleTarget(params.id, requester).location), {
+    .head("/l/:id", ({ params, request, requester, set }) => {
+      const visible = visibleTarget(request, params.id, requester);
+      return "page" in visible ? visible.page : found(set, visible.location);
+    }, {
       detail: describeRoute(redirectDoc("Check a link without counting a click", "Answers like GET, for link checkers and unfurlers.")),
     });
 }

@@ -5,6 +5,7 @@ import { startBrowserSession } from "../auth/routes";
 import { SignInThrottle, signInFailedLine } from "../auth/throttle";
 import { checkTokenName, createToken, listTokens, revokeToken } from "../auth/tokens";
 import type { UserRow } from "../db/schema";
+import { listGrants, removeGrant } from "../extension/grants";
 import { clientAddress } from "../http";
 import { parseId } from "../ids";
 import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
@@ -30,7 +31,8 @@ const newTokens = () => new Pending<{ name: string; token: string }>({ ttlMs: 5 
  * every session of the user ends, as `setPassword` does, and this browser gets a new one so
  * it stays signed in; 10 wrong current passwords in 15 minutes lock the form, per account and
  * per address, sharing the address's budget with sign-in), list, create and revoke API tokens
- * (a new token is shown once), sign out.
+ * (a new token is shown once), list the browser
+ * extensions the user allowed and remove one (with the tokens minted for it), sign out.
  */
 export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThrottle) {
   const { db, clock, config, passwords = processPasswords, log = console.error } = deps;
@@ -38,8 +40,8 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
   // current password at argon2 speed: the sign-in form's limit, per account as well.
   const wrongCurrent = new SignInThrottle();
-  const page = (user: UserRow, options: Omit<AccountOptions, "user" | "tokens"> = {}, status = 200) =>
-    htmlResponse(accountPage({ user, tokens: listTokens(db, user.id), ...options }), { status, script: true });
+  const page = (user: UserRow, options: Omit<AccountOptions, "user" | "tokens" | "grants"> = {}, status = 200) =>
+    htmlResponse(accountPage({ user, tokens: listTokens(db, user.id), grants: listGrants(db, user.id), ...options }), { status, script: true });
 
   return new Elysia()
     .get("/assets/account.js", () => new Response(ACCOUNT_JS, {
@@ -105,9 +107,11 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
       return seeOther(`/account?token=${fresh.put(user.id, { name, token }, now)}`);
     }))
     .post("/account/tokens/:id/revoke", ({ request, params }) => guard.form(request, (user) => {
-      const id = parseId(params.id);
-      if (!listTokens(db, user.id).some((token) => token.id === id)) return guard.notFound(user);
-      revokeToken(db, id);
+      if (!revokeToken(db, user.id, parseId(params.id))) return guard.notFound(user);
       return seeOther(withNotice("/account", "token-revoked"));
+    }))
+    .post("/account/extensions/:id/remove", ({ request, params }) => guard.form(request, (user) => {
+      if (!removeGrant(db, user.id, parseId(params.id))) return guard.notFound(user);
+      return seeOther(withNotice("/account", "extension-removed"));
     }));
 }

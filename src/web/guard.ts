@@ -1,5 +1,6 @@
 import type { AppDeps } from "../app";
-import { resolveUser } from "../auth/identity";
+import { sessionUser, withRenewedSession } from "../auth/identity";
+import { sessionExists } from "../auth/sessions";
 import type { UserRow } from "../db/schema";
 import { AppError } from "../errors";
 import { isCrossSitePost } from "../http";
@@ -29,8 +30,9 @@ export function messageShell(user: UserRow | null, title: string, message: strin
 type Handler = (user: UserRow) => Response | Promise<Response>;
 
 /**
- * pageGuard gives the signed-in pages their user, from the same identity resolution as the
- * rest of the app (`resolveUser`: the session cookie). Without one, a page `303`s to
+ * pageGuard gives the signed-in pages their user from the session cookie only (`sessionUser`:
+ * a bearer token is no session here). A session used in the last half of its life is
+ * extended and its cookie re-sent with the page. Without one, a page `303`s to
  * `/login?next=<this page>`. A form `POST` is first checked for a cross-site origin (`403`,
  * nothing runs), and after sign-in goes to `/` (a form cannot be replayed through `next`).
  * A service's NotFound (another user's id included) and Conflict become HTML pages; a
@@ -38,17 +40,21 @@ type Handler = (user: UserRow) => Response | Promise<Response>;
  */
 export function pageGuard({ db, config, clock, peerAddress }: Pick<AppDeps, "db" | "config" | "clock" | "peerAddress">) {
   const run = async (request: Request, handler: Handler, next: string): Promise<Response> => {
-    const user = resolveUser(db, request, clock());
-    if (!user) return seeOther(`/login?next=${encodeURIComponent(next)}`);
+    const now = clock();
+    const who = sessionUser(db, request, now);
+    if (!who) return seeOther(`/login?next=${encodeURIComponent(next)}`);
+    const { user } = who;
+    let response: Response;
     try {
-      return await handler(user);
+      response = await handler(user);
     } catch (error) {
-      if (error instanceof AppError && (error.status === 404 || error.status === 409)) {
-        const title = error.status === 404 ? "Not found" : "Not possible";
-        return messageShell(user, title, error.message, { status: error.status });
-      }
-      throw error;
+      if (!(error instanceof AppError && (error.status === 404 || error.status === 409))) throw error;
+      const title = error.status === 404 ? "Not found" : "Not possible";
+      response = messageShell(user, title, error.message, { status: error.status });
     }
+    // A form that ended this session (a password change starts a new one) must not send it back.
+    if (who.renewed && !sessionExists(db, who.renewed.id)) return response;
+    return withRenewedSession(response, request, { config, peerAddress }, who, now);
   };
   return {
     /** notFound is the page for an id that names nothing of this user's. */

@@ -11,6 +11,7 @@ export const NOTICES = {
   "collection-deleted": "Collection deleted. Links that were only in it are now in the Inbox.",
   "password-changed": "Password changed. Every other browser and device was signed out.",
   "token-revoked": "Token revoked.",
+  "extension-removed": "Extension removed, with its tokens. It asks for your approval again the next time it signs in.",
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

@@ -16,7 +16,7 @@ import { linkPages } from "./links";
 export const WEB_PAGE_PATHS = [
   "/links", "/links/new", "/links/:id", "/links/:id/edit", "/links/:id/delete", "/links/:id/favorite",
   "/collections", "/collections/new", "/collections/:id", "/collections/:id/edit", "/collections/:id/delete",
-  "/account", "/account/password", "/account/tokens", "/account/tokens/:id/revoke", "/assets/account.js",
+  "/account", "/account/password", "/account/tokens", "/account/tokens/:id/revoke", "/account/extensions/:id/remove", "/assets/account.js",
   "/import", "/import/:key", "/import/:key/confirm", "/import/:key/cancel", "/export",
 ];
 
