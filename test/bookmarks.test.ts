@@ -10,7 +10,7 @@ import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeBookmarkFile, escapeHtml, parseNetscape } from "../src/bookmarks/netscape";
+import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, parseNetscape, parseNetscapeInSteps } from "../src/bookmarks/netscape";
 import { exportBookmarks, importBookmarks, type ImportReport } from "../src/bookmarks/service";
 import { NotFound } from "../src/errors";
 import { chars, createCollection, createLink, createUser, get, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
@@ -219,18 +219,73 @@ describe("encodings and odd markup", () => {
 });
 
 describe("hostile files", () => {
-  it("names the collections of folders nested 20,000 deep, each path built from its parent's", async () => {
+  const nested = (depth: number, inside: string) => `${"<DT><H3>ab</H3><DL><p>".repeat(depth)}${inside}${"</DL><p>".repeat(depth)}`;
+  const links = (count: number) => Array.from({ length: count }, (_, i) => link(`https://site.example/${i}`, `Page ${i}`)).join("\n");
+  const folders = (count: number) => Array.from({ length: count }, (_, i) => folder(`F${i}`, "")).join("\n");
+
+  it("imports folders nested 64 deep, naming the collection from the whole path", async () => {
     const { env, alice } = await newEnv();
-    const depth = 20_000;
-    const html = file(`${"<DT><H3>ab</H3><DL><p>".repeat(depth)}${link("https://deep.example/", "Deep")}${"</DL><p>".repeat(depth)}`);
-    const report = importBookmarks(env.db, alice.user.id, html, NOW);
+    const report = importBookmarks(env.db, alice.user.id, file(nested(IMPORT_LIMITS.depth, link("https://deep.example/", "Deep"))), NOW);
     expect(report.linksCreated).toBe(1);
     // Only the folder holding the link becomes a collection: "ab / ab / ..." cut to 254.
     // 253 code points end in "ab / ab ", trimmed, then the ellipsis.
     const name = `${Array(51).fill("ab").join(" / ")}…`;
     expect(report.collectionsCreated).toEqual([name]);
     expect((await shelfOf(env, alice)).links.get("https://deep.example/")?.collections).toEqual([name]);
+  });
+
+  it("refuses folders nested 65 deep, storing nothing", async () => {
+    const { env, alice } = await newEnv();
+    const before = snapshot(env);
+    const html = file(nested(IMPORT_LIMITS.depth + 1, link("https://deep.example/", "Deep")));
+    expect(() => importBookmarks(env.db, alice.user.id, html, NOW)).toThrow(new BookmarkFileRefused("The file nests folders more than 64 deep, deeper than linkshelf imports. Move the deepest folders up, or split the file."));
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("refuses lists nested deeper than 64 folders hold, even without folder headings", () => {
+    const lists = (depth: number) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>${"<DL><p>".repeat(depth)}${link("https://deep.example/", "Deep")}`;
+    // The top list and one per folder.
+    expect(parseNetscape(lists(IMPORT_LIMITS.depth + 1)).bookmarks).toHaveLength(1);
+    expect(() => parseNetscape(lists(IMPORT_LIMITS.depth + 2))).toThrow(BookmarkFileRefused);
+  });
+
+  it("stops reading a file of a million nested folders at the 65th", () => {
+    const html = file("<DT><H3>f</H3><DL><p>".repeat(1_000_000));
+    const error = (() => {
+      try {
+        parseNetscape(html);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(BookmarkFileRefused);
+    expect((error as BookmarkFileRefused).status).toBe(422);
+  });
+
+  it("reads 10,000 folders and refuses 10,001", () => {
+    expect(parseNetscape(file(folders(IMPORT_LIMITS.folders))).folders).toHaveLength(10_000);
+    expect(() => parseNetscape(file(folders(IMPORT_LIMITS.folders + 1)))).toThrow(
+      new BookmarkFileRefused("The file holds more than 10,000 folders, the most linkshelf imports from one file. Split it into smaller files."),
+    );
+  });
+
+  it("reads 100,000 bookmarks and refuses 100,001, counting those it would skip", () => {
+    expect(parseNetscape(file(links(IMPORT_LIMITS.bookmarks))).bookmarks).toHaveLength(100_000);
+    const over = file(`${links(IMPORT_LIMITS.bookmarks)}\n${link("javascript:void(0)", "Not a web page")}`);
+    expect(() => parseNetscape(over)).toThrow(
+      new BookmarkFileRefused("The file holds more than 100,000 bookmarks, the most linkshelf imports from one file. Split it into smaller files."),
+    );
   }, 30_000);
+
+  it("reads a file in slices, letting timers run in between, to the same result as in one piece", async () => {
+    const html = file(folder("Many", links(20_000)));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const document = await parseNetscapeInSteps(html);
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(0);
+    expect(document).toEqual(parseNetscape(html));
+  });
 });
 
 describe("the rules of the API apply to every entry", () => {

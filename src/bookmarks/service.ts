@@ -52,10 +52,12 @@ class DryRunDone {
 /**
  * importBookmarks stores the bookmarks of a Netscape bookmark file for a user, in one
  * transaction: nothing is stored when anything fails. With `dryRun` it does exactly the same
- * work and rolls it back, so the report is the one a real import would give.
+ * work and rolls it back, so the report is the one a real import would give. The file is its
+ * text, or what parseNetscape read of it (the import page reads a file once, for the preview
+ * and the import it confirms).
  */
-export function importBookmarks(db: Db, userId: number, html: string, now: number, options: { dryRun?: boolean } = {}): ImportReport {
-  const document = parseNetscape(html);
+export function importBookmarks(db: Db, userId: number, file: string | NetscapeDocument, now: number, options: { dryRun?: boolean } = {}): ImportReport {
+  const document = typeof file === "string" ? parseNetscape(file) : file;
   try {
     return db.transaction(() => {
       const report = writeImport(db, userId, document, now);
