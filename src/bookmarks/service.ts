@@ -10,7 +10,7 @@ import { NotFound } from "../errors";
 import { COLLECTION_LIMITS, createCollection } from "../collections/service";
 import { compareCollections } from "../collections/queries";
 import { createLink, inboxId, LINK_LIMITS } from "../links/service";
-import { codePoints, isHttpUrl, Rules } from "../rules";
+import { isHttpUrl, Rules } from "../rules";
 import { findUserById } from "../users/service";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
 
@@ -166,11 +166,22 @@ function linkName(bookmark: NetscapeBookmark): string {
   return fit(bookmark.name === "" ? bookmark.href : bookmark.name, LINK_LIMITS.name);
 }
 
-/** fit trims text and cuts it to `max` code points, ending with "…" when cut. */
+/**
+ * fit trims text and cuts it to `max` code points, ending with "…" when cut. It reads no
+ * further than the cut, however long the text.
+ */
 function fit(text: string, max: number): string {
   const trimmed = text.trim();
-  if (codePoints(trimmed) <= max) return trimmed;
-  return [...trimmed].slice(0, max - 1).join("").trimEnd() + "…";
+  let count = 0;
+  let index = 0;
+  let cut = 0;
+  for (const char of trimmed) {
+    count++;
+    if (count === max) cut = index;
+    if (count > max) return trimmed.slice(0, cut).trimEnd() + "…";
+    index += char.length;
+  }
+  return trimmed;
 }
 
 /** isIcon applies the API's icon rule without failing: an icon it would refuse is simply not imported. */
