@@ -10,7 +10,7 @@ import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, parseNetscape, parseNetscapeInSteps } from "../src/bookmarks/netscape";
+import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, parseNetscape, parseNetscapeInSteps, type NetscapeFolder } from "../src/bookmarks/netscape";
 import { exportBookmarks, importBookmarks, type ImportReport } from "../src/bookmarks/service";
 import { NotFound } from "../src/errors";
 import { chars, createCollection, createLink, createUser, get, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
@@ -533,6 +533,55 @@ describe("exporting", () => {
     ]);
   });
 
+  it("writes collections named like nested folders as nested folders, making a missing parent a folder of folders", async () => {
+    const { env, alice } = await newEnv();
+    const dev = await createCollection(env, alice, { name: "Dev", icon: "💻" });
+    const rust = await createCollection(env, alice, { name: "Dev / Rust" });
+    const go = await createCollection(env, alice, { name: "Lang / Go" });
+    const odd = await createCollection(env, alice, { name: "Odd /  spacing" });
+    await createLink(env, alice, { name: "Dev home", url: "https://dev.example/", collectionIds: [dev.id] });
+    await createLink(env, alice, { name: "Rust", url: "https://rust-lang.example/", collectionIds: [rust.id] });
+    await createLink(env, alice, { name: "Go", url: "https://go.example/", collectionIds: [go.id] });
+    await createLink(env, alice, { name: "Odd", url: "https://odd.example/", collectionIds: [odd.id] });
+    const html = exportBookmarks(env.db, alice.user.id);
+
+    expect(readLikeChromium(html)).toEqual([
+      { path: ["Dev"], title: "Dev home", url: "https://dev.example/" },
+      { path: ["Dev", "Rust"], title: "Rust", url: "https://rust-lang.example/" },
+      { path: ["Lang", "Go"], title: "Go", url: "https://go.example/" },
+      { path: ["Odd /  spacing"], title: "Odd", url: "https://odd.example/" },
+    ]);
+    const folders = parseNetscape(html).folders.map((f) => [f.name, f.parent?.name ?? null, f.icon]);
+    expect(folders).toEqual([["Dev", null, "💻"], ["Rust", "Dev", "📁"], ["Lang", null, null], ["Go", "Lang", "📁"], ["Odd /  spacing", null, "📁"]]);
+  });
+
+  it("gives a file's nested folders back nested, and its own export imports again without a change", async () => {
+    const { env, alice, bob } = await newEnv();
+    const html = file([
+      folder("Dev", [link("https://dev.example/", "Dev home"), folder("Rust", link("https://rust-lang.example/", "Rust")), folder("Empty", "")].join("\n")),
+      folder("Lang", folder("Go", link("https://go.example/", "Go"))),
+    ].join("\n"));
+    importBookmarks(env.db, alice.user.id, html, NOW);
+    // Folders come back in the export's order (by name), each inside the same parent.
+    const shape = (text: string) => parseNetscape(text).folders.map((f) => `${f.parent?.name ?? ""} > ${f.name}`).sort();
+    const exported = exportBookmarks(env.db, alice.user.id);
+    expect(shape(exported)).toEqual(shape(html));
+
+    const before = snapshot(env);
+    expect(importBookmarks(env.db, alice.user.id, exported, NOW)).toEqual({ ...emptyReport(), duplicates: expect.any(Array) });
+    expect(snapshot(env)).toBe(before);
+    expect(importBookmarks(env.db, bob.user.id, exported, NOW).collectionsCreated).toEqual(["Dev", "Dev / Empty", "Dev / Rust", "Lang / Go"]);
+    expect((await shelfOf(env, bob)).collections).toEqual((await shelfOf(env, alice)).collections);
+  });
+
+  it("keeps an empty collection that holds only nested ones when its export is imported", async () => {
+    const { env, alice, bob } = await newEnv();
+    await createCollection(env, alice, { name: "Dev" });
+    const rust = await createCollection(env, alice, { name: "Dev / Rust" });
+    await createLink(env, alice, { name: "Rust", url: "https://rust-lang.example/", collectionIds: [rust.id] });
+    expect(importBookmarks(env.db, bob.user.id, exportBookmarks(env.db, alice.user.id), NOW).collectionsCreated).toEqual(["Dev", "Dev / Rust"]);
+  });
+
   it("exports an empty shelf as a valid file without entries", async () => {
     const { env, alice } = await newEnv();
     const html = exportBookmarks(env.db, alice.user.id);
@@ -722,15 +771,17 @@ function expectedOf(entries: Entry[]): Expected {
 /** The pages, names and folders (Inbox for none) of a file, as its own parse reads them back. */
 function readBack(html: string) {
   const document = parseNetscape(html);
+  // A collection's folder sits inside the folders its name continues; the export marks collections with LINKSHELF_ICON.
+  const pathOf = (folder: NetscapeFolder): string => (folder.parent ? `${pathOf(folder.parent)} / ${folder.name}` : folder.name);
   const links = new Map<string, { names: Set<string>; collections: Set<string> }>();
   for (const bookmark of document.bookmarks) {
     const page = pageOf(bookmark.href);
     const entry = links.get(page) ?? { names: new Set<string>(), collections: new Set<string>() };
     entry.names.add(bookmark.name);
-    entry.collections.add(bookmark.folder?.name ?? "Inbox");
+    entry.collections.add(bookmark.folder ? pathOf(bookmark.folder) : "Inbox");
     links.set(page, entry);
   }
-  return { links, folders: new Set(document.folders.map((f) => f.name)) };
+  return { links, folders: new Set(document.folders.filter((f) => f.icon !== null).map(pathOf)) };
 }
 
 describe("round trip (property)", () => {

@@ -308,10 +308,13 @@ export interface RenderBookmark {
 export interface RenderFolder {
   name: string;
   description: string | null;
-  icon: string;
+  /** null for a folder that only holds other folders (no collection of its own). */
+  icon: string | null;
   addDate: number;
   lastModified: number;
   bookmarks: RenderBookmark[];
+  /** Folders inside this one, written after its bookmarks. */
+  folders: RenderFolder[];
 }
 
 /**
@@ -319,7 +322,7 @@ export interface RenderFolder {
  * tags, one item per line, `<DL><p>` / `</DL><p>` lines, dates in seconds), because
  * Chromium's importer reads it line by line rather than as HTML; Firefox parses it as HTML.
  * `<DD>` lines carry descriptions (Chromium skips them). Loose bookmarks come first, outside
- * any folder. What only linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on
+ * any folder; folders nest as given. What only linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on
  * a folder, LINKSHELF_FAVORITE on a favorite. Chromium's reader finds attributes by substring:
  * LINKSHELF_FAVORITE contains none of the names it seeks on an <A> (HREF, ICON, ADD_DATE,
  * SHORTCUTURL, POST_DATA, FEEDURL), and on an <H3> it seeks only ADD_DATE and PERSONAL_TOOLBAR_FOLDER.
@@ -340,14 +343,17 @@ export function renderNetscape(loose: RenderBookmark[], folders: RenderFolder[])
     lines.push(`${indent}<DT><A HREF="${escapeHtml(bookmark.url)}" ADD_DATE="${seconds(bookmark.addDate)}" LAST_MODIFIED="${seconds(bookmark.lastModified)}"${favorite}>${escapeHtml(bookmark.name)}</A>`);
     if (bookmark.description !== "") lines.push(`${indent}<DD>${escapeHtml(bookmark.description)}`);
   };
+  const writeFolder = (folder: RenderFolder, indent: string) => {
+    const icon = folder.icon === null ? "" : ` LINKSHELF_ICON="${escapeHtml(folder.icon)}"`;
+    lines.push(`${indent}<DT><H3 ADD_DATE="${seconds(folder.addDate)}" LAST_MODIFIED="${seconds(folder.lastModified)}"${icon}>${escapeHtml(folder.name)}</H3>`);
+    if (folder.description) lines.push(`${indent}<DD>${escapeHtml(folder.description)}`);
+    lines.push(`${indent}<DL><p>`);
+    for (const bookmark of folder.bookmarks) writeBookmark(bookmark, `${indent}    `);
+    for (const inner of folder.folders) writeFolder(inner, `${indent}    `);
+    lines.push(`${indent}</DL><p>`);
+  };
   for (const bookmark of loose) writeBookmark(bookmark, "    ");
-  for (const folder of folders) {
-    lines.push(`    <DT><H3 ADD_DATE="${seconds(folder.addDate)}" LAST_MODIFIED="${seconds(folder.lastModified)}" LINKSHELF_ICON="${escapeHtml(folder.icon)}">${escapeHtml(folder.name)}</H3>`);
-    if (folder.description) lines.push(`    <DD>${escapeHtml(folder.description)}`);
-    lines.push("    <DL><p>");
-    for (const bookmark of folder.bookmarks) writeBookmark(bookmark, "        ");
-    lines.push("    </DL><p>");
-  }
+  for (const folder of folders) writeFolder(folder, "    ");
   lines.push("</DL><p>");
   return lines.join("\n") + "\n";
 }

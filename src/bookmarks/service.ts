@@ -117,8 +117,9 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
   for (const folder of document.folders) {
     const name = collectionName(folder);
     if (name === null || idsByName.has(name)) continue;
-    // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not.
-    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || folder.name === "")) continue;
+    // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not,
+    // nor one that holds only folders, unless linkshelf's export wrote it for a collection of its own (LINKSHELF_ICON).
+    if (!used.has(name) && ((hasContent.has(folder) && folder.icon === null) || folder.browserRoot || folder.name === "")) continue;
     const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
     // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
     const icon = folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
@@ -222,7 +223,9 @@ type MembershipRow = RenderBookmark & { collectionId: number };
  * exportBookmarks writes all of a user's links as a Netscape bookmark file: one folder per
  * collection (Inbox first, then by name), one `<A>` per membership (a link in two collections
  * appears in both), newest first. The Inbox's links stand outside any folder, where an import
- * (ours, or a browser's) takes them back to the Inbox / the import's own folder.
+ * (ours, or a browser's) takes them back to the Inbox / the import's own folder. Collections
+ * named like nested folders (`Dev / Rust`, as an import names them) are written nested, so
+ * a browser shows Rust inside Dev and an import gives the same names back.
  */
 export function exportBookmarks(db: Db, userId: number): string {
   const collectionRows = db.select().from(collections).where(eq(collections.userId, userId)).all().sort(compareCollections);
@@ -247,7 +250,50 @@ export function exportBookmarks(db: Db, userId: number): string {
   for (const row of collectionRows) {
     const bookmarks = byCollection.get(row.id) ?? [];
     if (row.isDefault) loose = bookmarks;
-    else folders.push({ name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks });
+    else folders.push({ name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks, folders: [] });
   }
-  return renderNetscape(loose, folders);
+  return renderNetscape(loose, nestFolders(folders));
+}
+
+/**
+ * folderPath splits a collection's name into the folder names an import joined into it
+ * (`Dev / Rust` -> Dev, Rust). A name with an empty or space-edged part cannot come from
+ * one, and stays one folder.
+ */
+function folderPath(name: string): string[] {
+  const parts = name.split(FOLDER_SEPARATOR);
+  return parts.every((part) => part !== "" && part === part.trim()) ? parts : [name];
+}
+
+/**
+ * nestFolders puts each collection's folder inside the folder of the collection its name
+ * continues (`Dev / Rust` inside `Dev`), named by its last part. A missing parent is made as a
+ * folder of folders only, which an import does not turn into a collection, so importing the
+ * export again changes nothing. Order is kept: parents where they or their first child come.
+ */
+function nestFolders(folders: RenderFolder[]): RenderFolder[] {
+  const top: RenderFolder[] = [];
+  const byPath = new Map<string, RenderFolder>();
+  for (const folder of folders) if (!byPath.has(folder.name)) byPath.set(folder.name, folder);
+  const placed = new Set<RenderFolder>();
+  /** place puts a folder (by its path) where it belongs, making missing parents; returns it. */
+  const place = (path: string[], folder: RenderFolder | undefined, first: RenderFolder): RenderFolder => {
+    const fullName = path.join(FOLDER_SEPARATOR);
+    const target = folder ?? byPath.get(fullName) ?? {
+      name: fullName, description: null, icon: null, addDate: first.addDate, lastModified: first.lastModified, bookmarks: [], folders: [],
+    };
+    if (placed.has(target)) return target;
+    placed.add(target);
+    byPath.set(fullName, byPath.get(fullName) ?? target);
+    if (path.length === 1) {
+      top.push(target);
+    } else {
+      const parent = place(path.slice(0, -1), undefined, first);
+      target.name = path.at(-1)!;
+      parent.folders.push(target);
+    }
+    return target;
+  };
+  for (const folder of folders) place(folderPath(folder.name), folder, folder);
+  return top;
 }
