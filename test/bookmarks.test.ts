@@ -10,7 +10,7 @@ import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, parseNetscape, parseNetscapeInSteps, type NetscapeFolder } from "../src/bookmarks/netscape";
+import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, parseNetscape, parseNetscapeInSteps, STEP_CHARS, type NetscapeFolder } from "../src/bookmarks/netscape";
 import { exportBookmarks, importBookmarks, type ImportReport } from "../src/bookmarks/service";
 import { NotFound } from "../src/errors";
 import { chars, createCollection, createLink, createUser, get, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
@@ -285,6 +285,22 @@ describe("hostile files", () => {
     clearInterval(timer);
     expect(ticks).toBeGreaterThan(0);
     expect(document).toEqual(parseNetscape(html));
+  });
+
+  it("reads a character, an entity and a tag cut by the edge of a slice as in one piece", async () => {
+    const start = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="https://cut.example/">`;
+    // The first edge falls inside 😀 (two UTF-16 units), the second inside &amp;, the third inside </A>.
+    const first = "a".repeat(STEP_CHARS - start.length - 1) + "😀";
+    const second = "b".repeat(STEP_CHARS - 3) + "&amp;";
+    const third = "c".repeat(STEP_CHARS - 5) + "</A>";
+    const html = `${start}${first}${second}${third}\n<DT><A HREF="https://next.example/">Next</A>\n</DL>`;
+    expect([html.charCodeAt(STEP_CHARS - 1), html.slice(2 * STEP_CHARS - 2, 2 * STEP_CHARS + 3), html.slice(3 * STEP_CHARS - 2, 3 * STEP_CHARS + 2)])
+      .toEqual([0xd83d, "&amp;", "</A>"]);
+    const document = await parseNetscapeInSteps(html);
+    expect(document.bookmarks.map((b) => [b.href, b.name])).toEqual([
+      ["https://cut.example/", `${"a".repeat(first.length - 2)}😀${"b".repeat(second.length - 5)}&${"c".repeat(third.length - 4)}`],
+      ["https://next.example/", "Next"],
+    ]);
   });
 });
 

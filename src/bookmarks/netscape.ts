@@ -94,7 +94,7 @@ export function parseNetscape(html: string): NetscapeDocument {
 }
 
 /** Characters given to the parser at once by parseNetscapeInSteps. */
-const STEP_CHARS = 256 * 1024;
+export const STEP_CHARS = 256 * 1024;
 
 /**
  * parseNetscapeInSteps is parseNetscape for a server: it reads the file a slice at a time and
