@@ -128,6 +128,136 @@ describe("linkshelf import", () => {
 
     expect(counts(email)).toEqual(before);
   }, SLOW);
+
+  it("refuses a file nesting folders 65 deep with one line on stderr, storing nothing, and imports one 64 deep", async () => {
+    const { email } = await newUser();
+    const before = counts(email);
+    const nested = (depth: number) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n${"<DT><H3>f</H3><DL><p>".repeat(depth)}<DT><A HREF="https://deep.example/">Deep</A>\n`;
+    const tooDeep = join(cwd, "too-deep.html");
+    writeFileSync(tooDeep, nested(65));
+    const refused = await cli(["import", tooDeep, "--email", email]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(lines(refused.stderr)).toEqual(["linkshelf: The file nests folders more than 64 deep, deeper than linkshelf imports. Move the deepest folders up, or split the file. Nothing was stored."]);
+    expect(counts(email)).toEqual(before);
+
+    const deepEnough = join(cwd, "deep-enough.html");
+    writeFileSync(deepEnough, nested(64));
+    const imported = await cli(["import", deepEnough, "--email", email]);
+    expect(imported.exitCode).toBe(0);
+    expect(counts(email).links).toBe(before.links + 1);
+  }, SLOW);
+});
+
+describe("the import page while the server runs", () => {
+  /** signIn signs a user in through the form and returns the session cookie. */
+  async function signIn(email: string): Promise<string> {
+    const response = await fetch(`${server.origin}/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { origin: server.origin, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ email, password: "long enough password", next: "/" }),
+    });
+    expect(response.status).toBe(303);
+    return response.headers.get("set-cookie")!.split(";")[0]!;
+  }
+
+  /** sendAll writes a whole HTTP request on a new connection and resolves once every byte is handed to the kernel, with the response to come. */
+  async function sendAll(bytes: Uint8Array): Promise<{ sent: Promise<void>; response: Promise<string> }> {
+    let offset = 0;
+    let sentDone!: () => void;
+    const sent = new Promise<void>((resolve) => (sentDone = resolve));
+    let answer = "";
+    let answered!: (text: string) => void;
+    const response = new Promise<string>((resolve) => (answered = resolve));
+    const push = (socket: Bun.Socket) => {
+      while (offset < bytes.length) {
+        const written = socket.write(bytes.subarray(offset));
+        if (written <= 0) return;
+        offset += written;
+      }
+      sentDone();
+    };
+    await Bun.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+      socket: {
+        open: push,
+        drain: push,
+        data(socket, data) {
+          answer += new TextDecoder().decode(data);
+          if (/\r\n\r\n/.test(answer)) {
+            answered(answer);
+            socket.end();
+          }
+        },
+        close: () => answered(answer),
+      },
+    });
+    return { sent, response };
+  }
+
+  it("keeps answering /healthz and /l/:id while it reads a 32 MiB upload, then imports it on confirmation", async () => {
+    const { email, token } = await newUser();
+    const cookie = await signIn(email);
+    const created = await fetch(`${server.origin}/api/v1/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Pinned", url: "https://pinned.example/", favorite: false }),
+    });
+    expect(created.status).toBe(201);
+    const pinned = ((await created.json()) as { link: { id: number } }).link;
+
+    // 5,000 links with long descriptions, in 50 folders: 32 MiB of markup to read.
+    const entries = 5000;
+    const padding = "d".repeat(Math.floor((32 * 1024 * 1024 - 200_000) / entries) - 120);
+    const parts = ["<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n"];
+    for (let folder = 0; folder < 50; folder++) {
+      parts.push(`<DT><H3>Folder ${folder}</H3>\n<DL><p>\n`);
+      for (let i = folder; i < entries; i += 50) parts.push(`<DT><A HREF="https://site${i}.example/">Page ${i}</A>\n<DD>${padding}\n`);
+      parts.push("</DL><p>\n");
+    }
+    parts.push("</DL><p>\n");
+    const file = parts.join("");
+    const boundary = "----linkshelf-test-boundary";
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.html"\r\nContent-Type: text/html\r\n\r\n`),
+      Buffer.from(file),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    expect(file.length).toBeGreaterThan(31 * 1024 * 1024);
+    expect(file.length).toBeLessThan(32 * 1024 * 1024);
+    const head = `POST /import HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nOrigin: ${server.origin}\r\nCookie: ${cookie}\r\n`
+      + `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+
+    const upload = await sendAll(Buffer.concat([Buffer.from(head), body]));
+    let answered = false;
+    const response = upload.response.then((text) => ((answered = true), text));
+    // Counted from the moment the whole upload is handed over: from then on the server is reading it.
+    await upload.sent;
+    let rounds = 0;
+    while (!answered) {
+      const health = await fetch(`${server.origin}/healthz`);
+      expect(await health.json()).toEqual({ status: "ok" });
+      const click = await fetch(`${server.origin}/l/${pinned.id}`, { redirect: "manual", headers: { authorization: `Bearer ${token}` } });
+      expect(click.status).toBe(302);
+      if (!answered) rounds++;
+    }
+    const answer = await response;
+    expect(answer).toStartWith("HTTP/1.1 303");
+    expect(rounds).toBeGreaterThanOrEqual(10);
+
+    const key = /\r\nlocation: (\/import\/[0-9a-f-]{36})\r\n/i.exec(answer)![1]!;
+    const before = counts(email).links;
+    const confirmed = await fetch(`${server.origin}${key}/confirm`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie, origin: server.origin, "content-type": "application/x-www-form-urlencoded" },
+      body: "",
+    });
+    expect(confirmed.status).toBe(303);
+    expect(counts(email).links).toBe(before + entries);
+  }, 60_000);
 });
 
 describe("linkshelf export", () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeBookmarkFile, escapeHtml, parseNetscape } from "../src/bookmarks/netscape";
+import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, parseNetscape, parseNetscapeInSteps, STEP_CHARS, type NetscapeFolder } from "../src/bookmarks/netscape";
 import { exportBookmarks, importBookmarks, type ImportReport } from "../src/bookmarks/service";
 import { NotFound } from "../src/errors";
 import { chars, createCollection, createLink, createUser, get, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
@@ -219,18 +219,89 @@ describe("encodings and odd markup", () => {
 });
 
 describe("hostile files", () => {
-  it("names the collections of folders nested 20,000 deep, each path built from its parent's", async () => {
+  const nested = (depth: number, inside: string) => `${"<DT><H3>ab</H3><DL><p>".repeat(depth)}${inside}${"</DL><p>".repeat(depth)}`;
+  const links = (count: number) => Array.from({ length: count }, (_, i) => link(`https://site.example/${i}`, `Page ${i}`)).join("\n");
+  const folders = (count: number) => Array.from({ length: count }, (_, i) => folder(`F${i}`, "")).join("\n");
+
+  it("imports folders nested 64 deep, naming the collection from the whole path", async () => {
     const { env, alice } = await newEnv();
-    const depth = 20_000;
-    const html = file(`${"<DT><H3>ab</H3><DL><p>".repeat(depth)}${link("https://deep.example/", "Deep")}${"</DL><p>".repeat(depth)}`);
-    const report = importBookmarks(env.db, alice.user.id, html, NOW);
+    const report = importBookmarks(env.db, alice.user.id, file(nested(IMPORT_LIMITS.depth, link("https://deep.example/", "Deep"))), NOW);
     expect(report.linksCreated).toBe(1);
     // Only the folder holding the link becomes a collection: "ab / ab / ..." cut to 254.
     // 253 code points end in "ab / ab ", trimmed, then the ellipsis.
     const name = `${Array(51).fill("ab").join(" / ")}…`;
     expect(report.collectionsCreated).toEqual([name]);
     expect((await shelfOf(env, alice)).links.get("https://deep.example/")?.collections).toEqual([name]);
+  });
+
+  it("refuses folders nested 65 deep, storing nothing", async () => {
+    const { env, alice } = await newEnv();
+    const before = snapshot(env);
+    const html = file(nested(IMPORT_LIMITS.depth + 1, link("https://deep.example/", "Deep")));
+    expect(() => importBookmarks(env.db, alice.user.id, html, NOW)).toThrow(new BookmarkFileRefused("The file nests folders more than 64 deep, deeper than linkshelf imports. Move the deepest folders up, or split the file."));
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("refuses lists nested deeper than 64 folders hold, even without folder headings", () => {
+    const lists = (depth: number) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>${"<DL><p>".repeat(depth)}${link("https://deep.example/", "Deep")}`;
+    // The top list and one per folder.
+    expect(parseNetscape(lists(IMPORT_LIMITS.depth + 1)).bookmarks).toHaveLength(1);
+    expect(() => parseNetscape(lists(IMPORT_LIMITS.depth + 2))).toThrow(BookmarkFileRefused);
+  });
+
+  it("stops reading a file of a million nested folders at the 65th", () => {
+    const html = file("<DT><H3>f</H3><DL><p>".repeat(1_000_000));
+    const error = (() => {
+      try {
+        parseNetscape(html);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(BookmarkFileRefused);
+    expect((error as BookmarkFileRefused).status).toBe(422);
+  });
+
+  it("reads 10,000 folders and refuses 10,001", () => {
+    expect(parseNetscape(file(folders(IMPORT_LIMITS.folders))).folders).toHaveLength(10_000);
+    expect(() => parseNetscape(file(folders(IMPORT_LIMITS.folders + 1)))).toThrow(
+      new BookmarkFileRefused("The file holds more than 10,000 folders, the most linkshelf imports from one file. Split it into smaller files."),
+    );
+  });
+
+  it("reads 100,000 bookmarks and refuses 100,001, counting those it would skip", () => {
+    expect(parseNetscape(file(links(IMPORT_LIMITS.bookmarks))).bookmarks).toHaveLength(100_000);
+    const over = file(`${links(IMPORT_LIMITS.bookmarks)}\n${link("javascript:void(0)", "Not a web page")}`);
+    expect(() => parseNetscape(over)).toThrow(
+      new BookmarkFileRefused("The file holds more than 100,000 bookmarks, the most linkshelf imports from one file. Split it into smaller files."),
+    );
   }, 30_000);
+
+  it("reads a file in slices, letting timers run in between, to the same result as in one piece", async () => {
+    const html = file(folder("Many", links(20_000)));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const document = await parseNetscapeInSteps(html);
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(0);
+    expect(document).toEqual(parseNetscape(html));
+  });
+
+  it("reads a character, an entity and a tag cut by the edge of a slice as in one piece", async () => {
+    const start = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="https://cut.example/">`;
+    // The first edge falls inside 😀 (two UTF-16 units), the second inside &amp;, the third inside </A>.
+    const first = "a".repeat(STEP_CHARS - start.length - 1) + "😀";
+    const second = "b".repeat(STEP_CHARS - 3) + "&amp;";
+    const third = "c".repeat(STEP_CHARS - 5) + "</A>";
+    const html = `${start}${first}${second}${third}\n<DT><A HREF="https://next.example/">Next</A>\n</DL>`;
+    expect([html.charCodeAt(STEP_CHARS - 1), html.slice(2 * STEP_CHARS - 2, 2 * STEP_CHARS + 3), html.slice(3 * STEP_CHARS - 2, 3 * STEP_CHARS + 2)])
+      .toEqual([0xd83d, "&amp;", "</A>"]);
+    const document = await parseNetscapeInSteps(html);
+    expect(document.bookmarks.map((b) => [b.href, b.name])).toEqual([
+      ["https://cut.example/", `${"a".repeat(first.length - 2)}😀${"b".repeat(second.length - 5)}&${"c".repeat(third.length - 4)}`],
+      ["https://next.example/", "Next"],
+    ]);
+  });
 });
 
 describe("the rules of the API apply to every entry", () => {
@@ -497,6 +568,55 @@ describe("exporting", () => {
     ]);
   });
 
+  it("writes collections named like nested folders as nested folders, making a missing parent a folder of folders", async () => {
+    const { env, alice } = await newEnv();
+    const dev = await createCollection(env, alice, { name: "Dev", icon: "💻" });
+    const rust = await createCollection(env, alice, { name: "Dev / Rust" });
+    const go = await createCollection(env, alice, { name: "Lang / Go" });
+    const odd = await createCollection(env, alice, { name: "Odd /  spacing" });
+    await createLink(env, alice, { name: "Dev home", url: "https://dev.example/", collectionIds: [dev.id] });
+    await createLink(env, alice, { name: "Rust", url: "https://rust-lang.example/", collectionIds: [rust.id] });
+    await createLink(env, alice, { name: "Go", url: "https://go.example/", collectionIds: [go.id] });
+    await createLink(env, alice, { name: "Odd", url: "https://odd.example/", collectionIds: [odd.id] });
+    const html = exportBookmarks(env.db, alice.user.id);
+
+    expect(readLikeChromium(html)).toEqual([
+      { path: ["Dev"], title: "Dev home", url: "https://dev.example/" },
+      { path: ["Dev", "Rust"], title: "Rust", url: "https://rust-lang.example/" },
+      { path: ["Lang", "Go"], title: "Go", url: "https://go.example/" },
+      { path: ["Odd /  spacing"], title: "Odd", url: "https://odd.example/" },
+    ]);
+    const folders = parseNetscape(html).folders.map((f) => [f.name, f.parent?.name ?? null, f.icon]);
+    expect(folders).toEqual([["Dev", null, "💻"], ["Rust", "Dev", "📁"], ["Lang", null, null], ["Go", "Lang", "📁"], ["Odd /  spacing", null, "📁"]]);
+  });
+
+  it("gives a file's nested folders back nested, and its own export imports again without a change", async () => {
+    const { env, alice, bob } = await newEnv();
+    const html = file([
+      folder("Dev", [link("https://dev.example/", "Dev home"), folder("Rust", link("https://rust-lang.example/", "Rust")), folder("Empty", "")].join("\n")),
+      folder("Lang", folder("Go", link("https://go.example/", "Go"))),
+    ].join("\n"));
+    importBookmarks(env.db, alice.user.id, html, NOW);
+    // Folders come back in the export's order (by name), each inside the same parent.
+    const shape = (text: string) => parseNetscape(text).folders.map((f) => `${f.parent?.name ?? ""} > ${f.name}`).sort();
+    const exported = exportBookmarks(env.db, alice.user.id);
+    expect(shape(exported)).toEqual(shape(html));
+
+    const before = snapshot(env);
+    expect(importBookmarks(env.db, alice.user.id, exported, NOW)).toEqual({ ...emptyReport(), duplicates: expect.any(Array) });
+    expect(snapshot(env)).toBe(before);
+    expect(importBookmarks(env.db, bob.user.id, exported, NOW).collectionsCreated).toEqual(["Dev", "Dev / Empty", "Dev / Rust", "Lang / Go"]);
+    expect((await shelfOf(env, bob)).collections).toEqual((await shelfOf(env, alice)).collections);
+  });
+
+  it("keeps an empty collection that holds only nested ones when its export is imported", async () => {
+    const { env, alice, bob } = await newEnv();
+    await createCollection(env, alice, { name: "Dev" });
+    const rust = await createCollection(env, alice, { name: "Dev / Rust" });
+    await createLink(env, alice, { name: "Rust", url: "https://rust-lang.example/", collectionIds: [rust.id] });
+    expect(importBookmarks(env.db, bob.user.id, exportBookmarks(env.db, alice.user.id), NOW).collectionsCreated).toEqual(["Dev", "Dev / Rust"]);
+  });
+
   it("exports an empty shelf as a valid file without entries", async () => {
     const { env, alice } = await newEnv();
     const html = exportBookmarks(env.db, alice.user.id);
@@ -691,15 +811,17 @@ function expectedOf(entries: Entry[]): Expected {
 /** The pages, names and folders (Inbox for none) of a file, as its own parse reads them back. */
 function readBack(html: string) {
   const document = parseNetscape(html);
+  // A collection's folder sits inside the folders its name continues; the export marks collections with LINKSHELF_ICON.
+  const pathOf = (folder: NetscapeFolder): string => (folder.parent ? `${pathOf(folder.parent)} / ${folder.name}` : folder.name);
   const links = new Map<string, { names: Set<string>; collections: Set<string> }>();
   for (const bookmark of document.bookmarks) {
     const page = pageOf(bookmark.href);
     const entry = links.get(page) ?? { names: new Set<string>(), collections: new Set<string>() };
     entry.names.add(bookmark.name);
-    entry.collections.add(bookmark.folder?.name ?? "Inbox");
+    entry.collections.add(bookmark.folder ? pathOf(bookmark.folder) : "Inbox");
     links.set(page, entry);
   }
-  return { links, folders: new Set(document.folders.map((f) => f.name)) };
+  return { links, folders: new Set(document.folders.filter((f) => f.icon !== null).map(pathOf)) };
 }
 
 describe("round trip (property)", () => {

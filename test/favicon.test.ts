@@ -458,6 +458,97 @@ describe("the favicon cache", () => {
   });
 });
 
+describe("concurrent lookups", () => {
+  /** heldSites: one fake origin answering for `count` made-up names, each root page held until `release`. */
+  function heldSites(count: number) {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    cleanups.push(() => release());
+    let running = 0;
+    let mostAtOnce = 0;
+    const waiters: { count: number; resolve: () => void }[] = [];
+    const site = origin({
+      "/": async () => {
+        running++;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        for (const waiter of waiters) if (site.hitsOf("/") >= waiter.count) waiter.resolve();
+        await gate;
+        running--;
+        return page('<link rel="icon" href="/i.png">');
+      },
+      "/i.png": () => bytesOf(PNG),
+    });
+    const names = Array.from({ length: count }, (_, i) => `site${i}.test`);
+    const resolve = resolverOf(Object.fromEntries(names.map((name) => [name, ["127.0.0.1"]])));
+    return {
+      site,
+      resolve,
+      urls: names.map((name) => `http://${name}:${site.port}/`),
+      release: () => release(),
+      mostAtOnce: () => mostAtOnce,
+      /** reached resolves once the origin has seen `count` root page requests. */
+      reached: (count: number) => new Promise<void>((resolve) => (site.hitsOf("/") >= count ? resolve() : waiters.push({ count, resolve }))),
+    };
+  }
+
+  const expectBusy = (response: Awaited<ReturnType<typeof getFavicon>>) => {
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ message: "The favicon proxy is busy looking up other sites' icons. Try again shortly.", code: "BUSY" });
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(response.headers.get("cache-control")).toBeNull();
+  };
+
+  it("runs 8 lookups at once, queues 32 more and refuses the rest with 503 and Retry-After, then serves the queued ones", async () => {
+    const { concurrentLookups, queuedLookups } = FAVICON_LIMITS;
+    expect([concurrentLookups, queuedLookups]).toEqual([8, 32]);
+    const sites = heldSites(concurrentLookups + queuedLookups + 5);
+    const env = allowedEnv({ resolve: sites.resolve });
+    const pending = sites.urls.map((url) => getFavicon(env, url));
+    await sites.reached(concurrentLookups);
+    const refused = await Promise.all(pending.slice(concurrentLookups + queuedLookups));
+    for (const response of refused) expectBusy(response);
+    expect(sites.site.hitsOf("/")).toBe(concurrentLookups);
+
+    sites.release();
+    const served = await Promise.all(pending.slice(0, concurrentLookups + queuedLookups));
+    expect(served.every((r) => r.status === 200 && r.headers.get("content-type") === "image/png")).toBe(true);
+    expect(sites.mostAtOnce()).toBe(concurrentLookups);
+    expect(sites.site.hitsOf("/")).toBe(concurrentLookups + queuedLookups);
+    // A refused origin was not cached as a miss: asked again, it is looked up.
+    expect((await getFavicon(env, sites.urls.at(-1)!)).headers.get("content-type")).toBe("image/png");
+  });
+
+  it("refuses a lookup that waited longer than its queue time, and answers cached origins meanwhile", async () => {
+    const sites = heldSites(3);
+    const env = allowedEnv({ resolve: sites.resolve, concurrentLookups: 1, queueMillis: 20 });
+    const cached = origin({ "/": () => page('<link rel="icon" href="/i.png">'), "/i.png": () => bytesOf(PNG) });
+    expect((await getFavicon(env, cached.url)).status).toBe(200);
+
+    const first = getFavicon(env, sites.urls[0]!);
+    await sites.reached(1);
+    const waited = await getFavicon(env, sites.urls[1]!);
+    expect(waited.status).toBe(503);
+    expect(waited.headers.get("retry-after")).toBe("1");
+    expect((await getFavicon(env, cached.url)).status).toBe(200);
+    expect(cached.hitsOf("/")).toBe(1);
+    sites.release();
+    expect((await first).status).toBe(200);
+  });
+
+  it("gives requests for one origin one place in the queue and one lookup", async () => {
+    const sites = heldSites(3);
+    const env = allowedEnv({ resolve: sites.resolve, concurrentLookups: 1, queuedLookups: 1 });
+    const first = getFavicon(env, sites.urls[0]!);
+    await sites.reached(1);
+    const same = Array.from({ length: 50 }, (_, i) => getFavicon(env, `${sites.urls[1]}page${i}`));
+    expectBusy(await getFavicon(env, sites.urls[2]!));
+    sites.release();
+    const answers = await Promise.all([first, ...same]);
+    expect(answers.every((r) => r.status === 200)).toBe(true);
+    expect(sites.site.hitsOf("/")).toBe(2);
+  });
+});
+
 describe("icon discovery", () => {
   const pageUrl = new URL("https://example.test/dir/page.html");
   const discover = (html: string) => discoverIcons(new TextEncoder().encode(html), pageUrl).map((c) => [c.url.href, c.size]);

@@ -4,11 +4,12 @@
  * one user and expire, the upload and page-form size limits (413, nothing stored), and an
  * export that holds the user's own links only.
  */
-import { describe, expect, it } from "bun:test";
+import { describe, expect, it, spyOn } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSession } from "../src/auth/sessions";
 import { MAX_FORM_BYTES } from "../src/body";
+import * as netscape from "../src/bookmarks/netscape";
 import { importBookmarks } from "../src/bookmarks/service";
 import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../src/web/imports";
 import { Pending } from "../src/web/pending";
@@ -263,6 +264,64 @@ describe("importing through the page", () => {
       expect(texts(response.text, "#file-error")).toEqual(["Choose a bookmarks file to import."]);
     }
     expect(snapshot(env)).toBe(before);
+  });
+});
+
+describe("limits on what one file holds", () => {
+  const nested = (depth: number) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n${"<DT><H3>f</H3><DL><p>".repeat(depth)}<DT><A HREF="https://deep.example/">Deep</A>`;
+
+  it("previews a file of folders nested 64 deep and refuses one nested 65 deep with a clear message, storing nothing", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const before = snapshot(env);
+    keyOf(await upload(env, nested(64), aliceCookie));
+    const refused = await upload(env, nested(65), aliceCookie);
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get("location")).toBeNull();
+    expect(texts(refused.text, "#file-error")).toEqual(["The file nests folders more than 64 deep, deeper than linkshelf imports. Move the deepest folders up, or split the file. Nothing was stored."]);
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("refuses 16 MiB of nested folders, storing nothing", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const before = snapshot(env);
+    const unit = "<DT><H3>f</H3><DL><p>";
+    const refused = await upload(env, nested(Math.floor((16 * 1024 * 1024) / unit.length)), aliceCookie);
+    expect(refused.status).toBe(422);
+    expect(texts(refused.text, "#file-error")[0]).toStartWith("The file nests folders more than 64 deep");
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("refuses a file of more than 10,000 folders, storing nothing", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const before = snapshot(env);
+    const refused = await upload(env, `<DL><p>${"<DT><H3>f</H3><DL><p></DL><p>".repeat(10_001)}</DL>`, aliceCookie);
+    expect(refused.status).toBe(422);
+    expect(texts(refused.text, "#file-error")).toEqual(["The file holds more than 10,000 folders, the most linkshelf imports from one file. Split it into smaller files. Nothing was stored."]);
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("refuses a file of more than 100,000 bookmarks, storing nothing", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const before = snapshot(env);
+    const refused = await upload(env, bigFile(100_001), aliceCookie);
+    expect(refused.status).toBe(422);
+    expect(texts(refused.text, "#file-error")).toEqual(["The file holds more than 100,000 bookmarks, the most linkshelf imports from one file. Split it into smaller files. Nothing was stored."]);
+    expect(snapshot(env)).toBe(before);
+  }, 30_000);
+
+  it("imports on confirmation what the preview read, without decoding or reading the file again", async () => {
+    const { env, alice, aliceCookie } = await twoUsers();
+    const decoded = spyOn(netscape, "decodeBookmarkFile");
+    try {
+      const key = keyOf(await upload(env, FIREFOX, aliceCookie));
+      expect(decoded).toHaveBeenCalledTimes(1);
+      const expected = importBookmarks(env.db, alice.user.id, FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
+      expect((await confirm(env, key, aliceCookie)).status).toBe(303);
+      expect(decoded).toHaveBeenCalledTimes(1);
+      expect(linkCount(env)).toBe(expected.linksCreated);
+    } finally {
+      decoded.mockRestore();
+    }
   });
 });
 

@@ -8,6 +8,7 @@
  * No regular expression reads the HTML.
  */
 import { Parser } from "htmlparser2";
+import { AppError } from "../errors";
 
 export interface NetscapeFolder {
   /** The heading's text, trimmed (may be empty). */
@@ -21,6 +22,8 @@ export interface NetscapeFolder {
   /** LINKSHELF_ICON, as linkshelf's export writes it (unchecked); null when absent. */
   icon: string | null;
   parent: NetscapeFolder | null;
+  /** 1 for a folder outside any folder, its parent's depth + 1 inside one. */
+  depth: number;
 }
 
 export interface NetscapeBookmark {
@@ -43,6 +46,28 @@ export interface NetscapeDocument {
   bookmarks: NetscapeBookmark[];
 }
 
+/**
+ * What one file may hold. A browser's export of a large collection stays far below these; a
+ * hostile file of millions of nested folders is refused as soon as it crosses one, before the
+ * rest of it is read, so neither its parse nor its import can exhaust the server.
+ */
+export const IMPORT_LIMITS = {
+  /** Folders inside folders, counting every level from the top. */
+  depth: 64,
+  folders: 10_000,
+  /** Every `<A>` inside a `<DL>`, whether it will be imported, skipped or found a duplicate. */
+  bookmarks: 100_000,
+} as const;
+
+/** The file is beyond IMPORT_LIMITS: nothing of it is stored. */
+export class BookmarkFileRefused extends AppError {
+  constructor(message: string) {
+    super(422, "IMPORT_REFUSED", `${message} Nothing was stored.`);
+  }
+}
+
+const count = (n: number) => n.toLocaleString("en-US");
+
 const HEADINGS = new Set(["h2", "h3", "h4", "h5", "h6"]);
 /** Tags after which a `<DD>`'s text is over: it is never closed explicitly. */
 const ENDS_DESCRIPTION = new Set(["dt", "dd", "dl", "a", "h1", "h2", "h3", "h4", "h5", "h6", "hr"]);
@@ -58,8 +83,39 @@ type Capture =
   | { kind: "link"; text: string; attributes: Record<string, string> }
   | { kind: "description"; text: string; target: NetscapeFolder | NetscapeBookmark };
 
-/** parseNetscape reads a bookmark file's folders and bookmarks; it never throws on malformed HTML. */
+/**
+ * parseNetscape reads a bookmark file's folders and bookmarks; it never throws on malformed
+ * HTML, only BookmarkFileRefused for a file beyond IMPORT_LIMITS.
+ */
 export function parseNetscape(html: string): NetscapeDocument {
+  const reader = netscapeReader();
+  reader.write(html);
+  return reader.end();
+}
+
+/** Characters given to the parser at once by parseNetscapeInSteps. */
+export const STEP_CHARS = 256 * 1024;
+
+/**
+ * parseNetscapeInSteps is parseNetscape for a server: it reads the file a slice at a time and
+ * lets the event loop run between slices, so other requests are answered while a large file
+ * is read.
+ */
+export async function parseNetscapeInSteps(html: string): Promise<NetscapeDocument> {
+  const reader = netscapeReader();
+  for (let at = 0; at < html.length; at += STEP_CHARS) {
+    reader.write(html.slice(at, at + STEP_CHARS));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return reader.end();
+}
+
+/**
+ * netscapeReader is the parser behind parseNetscape, fed in pieces (`write`) and finished with
+ * `end`. It throws BookmarkFileRefused from the `write` that crosses a limit, having kept only
+ * what came before.
+ */
+function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument } {
   const folders: NetscapeFolder[] = [];
   const bookmarks: NetscapeBookmark[] = [];
   const frames: Frame[] = [{ folder: null, openLists: 0 }];
@@ -84,6 +140,9 @@ export function parseNetscape(html: string): NetscapeDocument {
       favorite: attributes.linkshelf_favorite === "true",
       folder: top().folder,
     };
+    if (bookmarks.length === IMPORT_LIMITS.bookmarks) {
+      throw new BookmarkFileRefused(`The file holds more than ${count(IMPORT_LIMITS.bookmarks)} bookmarks, the most linkshelf imports from one file. Split it into smaller files.`);
+    }
     bookmarks.push(bookmark);
     lastItem = bookmark;
     capture = null;
@@ -101,6 +160,8 @@ export function parseNetscape(html: string): NetscapeDocument {
         // Links outside every <DL> are a page's navigation, not bookmarks.
         if (openLists > 0) capture = { kind: "link", text: "", attributes };
       } else if (name === "dl") {
+        // The top list, then one per folder: lists nested deeper than that many are refused as deep folders.
+        if (openLists > IMPORT_LIMITS.depth) throw tooDeep();
         top().openLists++;
         openLists++;
       } else if (name === "dd") {
@@ -117,13 +178,20 @@ export function parseNetscape(html: string): NetscapeDocument {
         finishLink();
       } else if (HEADINGS.has(name) && capture?.kind === "heading") {
         const { text, attributes } = capture;
+        const parent = top().folder;
+        const depth = parent === null ? 1 : parent.depth + 1;
+        if (depth > IMPORT_LIMITS.depth) throw tooDeep();
+        if (folders.length === IMPORT_LIMITS.folders) {
+          throw new BookmarkFileRefused(`The file holds more than ${count(IMPORT_LIMITS.folders)} folders, the most linkshelf imports from one file. Split it into smaller files.`);
+        }
         const folder: NetscapeFolder = {
           name: text.trim(),
           description: "",
           addDate: readDate(attributes.add_date),
               browserRoot: "personal_toolbar_folder" in attributes || "unfiled_bookmarks_folder" in attributes,
           icon: attributes.linkshelf_icon ?? null,
-          parent: top().folder,
+          parent,
+          depth,
         };
         folders.push(folder);
         frames.push({ folder, openLists: 0 });
@@ -143,9 +211,17 @@ export function parseNetscape(html: string): NetscapeDocument {
       }
     },
   }, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
-  parser.end(html);
-  return { folders, bookmarks };
+  return {
+    write: (chunk) => parser.write(chunk),
+    end: () => {
+      parser.end();
+      return { folders, bookmarks };
+    },
+  };
 }
+
+const tooDeep = () =>
+  new BookmarkFileRefused(`The file nests folders more than ${IMPORT_LIMITS.depth} deep, deeper than linkshelf imports. Move the deepest folders up, or split the file.`);
 
 /**
  * readDate reads ADD_DATE, which is seconds since the epoch; some tools
@@ -232,10 +308,13 @@ export interface RenderBookmark {
 export interface RenderFolder {
   name: string;
   description: string | null;
-  icon: string;
+  /** null for a folder that only holds other folders (no collection of its own). */
+  icon: string | null;
   addDate: number;
   lastModified: number;
   bookmarks: RenderBookmark[];
+  /** Folders inside this one, written after its bookmarks. */
+  folders: RenderFolder[];
 }
 
 /**
@@ -243,7 +322,7 @@ export interface RenderFolder {
  * tags, one item per line, `<DL><p>` / `</DL><p>` lines, dates in seconds), because
  * Chromium's importer reads it line by line rather than as HTML; Firefox parses it as HTML.
  * `<DD>` lines carry descriptions (Chromium skips them). Loose bookmarks come first, outside
- * any folder. What only linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on
+ * any folder; folders nest as given. What only linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on
  * a folder, LINKSHELF_FAVORITE on a favorite. Chromium's reader finds attributes by substring:
  * LINKSHELF_FAVORITE contains none of the names it seeks on an <A> (HREF, ICON, ADD_DATE,
  * SHORTCUTURL, POST_DATA, FEEDURL), and on an <H3> it seeks only ADD_DATE and PERSONAL_TOOLBAR_FOLDER.
@@ -264,14 +343,17 @@ export function renderNetscape(loose: RenderBookmark[], folders: RenderFolder[])
     lines.push(`${indent}<DT><A HREF="${escapeHtml(bookmark.url)}" ADD_DATE="${seconds(bookmark.addDate)}" LAST_MODIFIED="${seconds(bookmark.lastModified)}"${favorite}>${escapeHtml(bookmark.name)}</A>`);
     if (bookmark.description !== "") lines.push(`${indent}<DD>${escapeHtml(bookmark.description)}`);
   };
+  const writeFolder = (folder: RenderFolder, indent: string) => {
+    const icon = folder.icon === null ? "" : ` LINKSHELF_ICON="${escapeHtml(folder.icon)}"`;
+    lines.push(`${indent}<DT><H3 ADD_DATE="${seconds(folder.addDate)}" LAST_MODIFIED="${seconds(folder.lastModified)}"${icon}>${escapeHtml(folder.name)}</H3>`);
+    if (folder.description) lines.push(`${indent}<DD>${escapeHtml(folder.description)}`);
+    lines.push(`${indent}<DL><p>`);
+    for (const bookmark of folder.bookmarks) writeBookmark(bookmark, `${indent}    `);
+    for (const inner of folder.folders) writeFolder(inner, `${indent}    `);
+    lines.push(`${indent}</DL><p>`);
+  };
   for (const bookmark of loose) writeBookmark(bookmark, "    ");
-  for (const folder of folders) {
-    lines.push(`    <DT><H3 ADD_DATE="${seconds(folder.addDate)}" LAST_MODIFIED="${seconds(folder.lastModified)}" LINKSHELF_ICON="${escapeHtml(folder.icon)}">${escapeHtml(folder.name)}</H3>`);
-    if (folder.description) lines.push(`    <DD>${escapeHtml(folder.description)}`);
-    lines.push("    <DL><p>");
-    for (const bookmark of folder.bookmarks) writeBookmark(bookmark, "        ");
-    lines.push("    </DL><p>");
-  }
+  for (const folder of folders) writeFolder(folder, "    ");
   lines.push("</DL><p>");
   return lines.join("\n") + "\n";
 }

@@ -10,7 +10,7 @@ import { NotFound } from "../errors";
 import { COLLECTION_LIMITS, createCollection } from "../collections/service";
 import { compareCollections } from "../collections/queries";
 import { createLink, inboxId, LINK_LIMITS } from "../links/service";
-import { cleanName, codePoints, isHttpUrl, Rules } from "../rules";
+import { cleanName, isHttpUrl, Rules } from "../rules";
 import { findUserById } from "../users/service";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
 
@@ -52,10 +52,12 @@ class DryRunDone {
 /**
  * importBookmarks stores the bookmarks of a Netscape bookmark file for a user, in one
  * transaction: nothing is stored when anything fails. With `dryRun` it does exactly the same
- * work and rolls it back, so the report is the one a real import would give.
+ * work and rolls it back, so the report is the one a real import would give. The file is its
+ * text, or what parseNetscape read of it (the import page reads a file once, for the preview
+ * and the import it confirms).
  */
-export function importBookmarks(db: Db, userId: number, html: string, now: number, options: { dryRun?: boolean } = {}): ImportReport {
-  const document = parseNetscape(html);
+export function importBookmarks(db: Db, userId: number, file: string | NetscapeDocument, now: number, options: { dryRun?: boolean } = {}): ImportReport {
+  const document = typeof file === "string" ? parseNetscape(file) : file;
   try {
     return db.transaction(() => {
       const report = writeImport(db, userId, document, now);
@@ -115,8 +117,9 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
   for (const folder of document.folders) {
     const name = collectionName(folder);
     if (name === null || idsByName.has(name)) continue;
-    // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not.
-    if (!used.has(name) && (hasContent.has(folder) || folder.browserRoot || cleanName(folder.name) === "")) continue;
+    // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not,
+    // nor one that holds only folders, unless linkshelf's export wrote it for a collection of its own (LINKSHELF_ICON).
+    if (!used.has(name) && ((hasContent.has(folder) && folder.icon === null) || folder.browserRoot || cleanName(folder.name) === "")) continue;
     const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
     // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
     const icon = folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
@@ -168,11 +171,22 @@ function linkName(bookmark: NetscapeBookmark): string {
   return fit(cleanName(bookmark.name) || cleanName(bookmark.href), LINK_LIMITS.name);
 }
 
-/** fit trims text and cuts it to `max` code points, ending with "…" when cut. */
+/**
+ * fit trims text and cuts it to `max` code points, ending with "…" when cut. It reads no
+ * further than the cut, however long the text.
+ */
 function fit(text: string, max: number): string {
   const trimmed = text.trim();
-  if (codePoints(trimmed) <= max) return trimmed;
-  return [...trimmed].slice(0, max - 1).join("").trimEnd() + "…";
+  let count = 0;
+  let index = 0;
+  let cut = 0;
+  for (const char of trimmed) {
+    count++;
+    if (count === max) cut = index;
+    if (count > max) return trimmed.slice(0, cut).trimEnd() + "…";
+    index += char.length;
+  }
+  return trimmed;
 }
 
 /** isIcon applies the API's icon rule without failing: an icon it would refuse is simply not imported. */
@@ -213,7 +227,9 @@ type MembershipRow = RenderBookmark & { collectionId: number };
  * exportBookmarks writes all of a user's links as a Netscape bookmark file: one folder per
  * collection (Inbox first, then by name), one `<A>` per membership (a link in two collections
  * appears in both), newest first. The Inbox's links stand outside any folder, where an import
- * (ours, or a browser's) takes them back to the Inbox / the import's own folder.
+ * (ours, or a browser's) takes them back to the Inbox / the import's own folder. Collections
+ * named like nested folders (`Dev / Rust`, as an import names them) are written nested, so
+ * a browser shows Rust inside Dev and an import gives the same names back.
  */
 export function exportBookmarks(db: Db, userId: number): string {
   const collectionRows = db.select().from(collections).where(eq(collections.userId, userId)).all().sort(compareCollections);
@@ -238,7 +254,50 @@ export function exportBookmarks(db: Db, userId: number): string {
   for (const row of collectionRows) {
     const bookmarks = byCollection.get(row.id) ?? [];
     if (row.isDefault) loose = bookmarks;
-    else folders.push({ name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks });
+    else folders.push({ name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks, folders: [] });
   }
-  return renderNetscape(loose, folders);
+  return renderNetscape(loose, nestFolders(folders));
+}
+
+/**
+ * folderPath splits a collection's name into the folder names an import joined into it
+ * (`Dev / Rust` -> Dev, Rust). A name with an empty or space-edged part cannot come from
+ * one, and stays one folder.
+ */
+function folderPath(name: string): string[] {
+  const parts = name.split(FOLDER_SEPARATOR);
+  return parts.every((part) => part !== "" && part === part.trim()) ? parts : [name];
+}
+
+/**
+ * nestFolders puts each collection's folder inside the folder of the collection its name
+ * continues (`Dev / Rust` inside `Dev`), named by its last part. A missing parent is made as a
+ * folder of folders only, which an import does not turn into a collection, so importing the
+ * export again changes nothing. Order is kept: parents where they or their first child come.
+ */
+function nestFolders(folders: RenderFolder[]): RenderFolder[] {
+  const top: RenderFolder[] = [];
+  const byPath = new Map<string, RenderFolder>();
+  for (const folder of folders) if (!byPath.has(folder.name)) byPath.set(folder.name, folder);
+  const placed = new Set<RenderFolder>();
+  /** place puts a folder (by its path) where it belongs, making missing parents; returns it. */
+  const place = (path: string[], folder: RenderFolder | undefined, first: RenderFolder): RenderFolder => {
+    const fullName = path.join(FOLDER_SEPARATOR);
+    const target = folder ?? byPath.get(fullName) ?? {
+      name: fullName, description: null, icon: null, addDate: first.addDate, lastModified: first.lastModified, bookmarks: [], folders: [],
+    };
+    if (placed.has(target)) return target;
+    placed.add(target);
+    byPath.set(fullName, byPath.get(fullName) ?? target);
+    if (path.length === 1) {
+      top.push(target);
+    } else {
+      const parent = place(path.slice(0, -1), undefined, first);
+      target.name = path.at(-1)!;
+      parent.folders.push(target);
+    }
+    return target;
+  };
+  for (const folder of folders) place(folderPath(folder.name), folder, folder);
+  return top;
 }

@@ -17,7 +17,8 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
 /**
  * faviconRoutes: `GET /favicon?url=<http(s) URL>` answers the icon of the URL's origin,
  * verified by its bytes and cached, or a generated placeholder; never an error for anything
- * the origin does. A missing or non-http(s) `url` is 400 INVALID_URL. Options for tests
+ * the origin does. A missing or non-http(s) `url` is 400 INVALID_URL; 503 BUSY when too many
+ * lookups run and wait already (see Slots). Options for tests
  * (resolver, connection, timeout) come from `deps.favicon`.
  */
 export function faviconRoutes(deps: AppDeps, { requester }: Guards) {
@@ -50,6 +51,7 @@ export function faviconRoutes(deps: AppDeps, { requester }: Guards) {
         304: { description: "If-None-Match named the ETag." },
         400: errorDoc("INVALID_URL: the url parameter is missing, unparsable or not http(s)."),
         429: rateLimited(),
+        503: errorDoc("BUSY: 8 lookups of other sites run and 32 wait already, or this one waited 5 s for its turn; Retry-After says when to ask again."),
       },
     }),
   });

@@ -6,6 +6,7 @@ import { InvalidUrl } from "../errors";
 import { discoverIcons } from "./discover";
 import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type Connect, type OutboundPolicy, type Resolver } from "./fetch";
 import { placeholderSvg } from "./placeholder";
+import { Slots } from "./slots";
 import { sniffIcon } from "./sniff";
 
 const KiB = 1024;
@@ -24,6 +25,12 @@ export const FAVICON_LIMITS = {
   cacheRows: 10_000,
   cacheBytes: 64 * 1024 * KiB,
   urlLength: 2048,
+  /** Outbound lookups (of different origins) running at once; the others wait for a slot. */
+  concurrentLookups: 8,
+  /** Lookups waiting for a slot; one more is refused at once (503). */
+  queuedLookups: 32,
+  /** How long a lookup waits for a slot before it is refused (503). */
+  queueMillis: 5000,
 } as const;
 
 export const USER_AGENT = `linkshelf/${pkg.version} (favicon fetcher)`;
@@ -38,6 +45,10 @@ export interface FaviconOptions {
   connect?: Connect;
   /** The budget of one whole lookup (page, redirects, icons); default 5 s. */
   timeoutMillis?: number;
+  /** Lookups at once, waiting lookups and their wait; default FAVICON_LIMITS. */
+  concurrentLookups?: number;
+  queuedLookups?: number;
+  queueMillis?: number;
 }
 
 /** An image to answer with: a verified icon or the placeholder. */
@@ -83,14 +94,20 @@ export function placeholderImage(hostname: string): FaviconImage {
 
 /**
  * createFaviconService holds the proxy's state: the SQLite cache (per origin, hits 7 days,
- * misses 1 day, by the app's clock) and the lookups in flight, so concurrent requests for
- * one origin share a single outbound fetch.
+ * misses 1 day, by the app's clock), the lookups in flight, so concurrent requests for
+ * one origin share a single outbound fetch, and the slots that bound how many lookups run
+ * at once (8) and wait (32, for up to 5 s) before a new one is refused with 503 BUSY.
  */
 export function createFaviconService({ db, config, clock }: Pick<AppDeps, "db" | "config" | "clock">, options: FaviconOptions = {}) {
   const resolve = options.resolve ?? resolveSystem;
   const connect = options.connect ?? pinnedConnect();
   const timeoutMillis = options.timeoutMillis ?? FAVICON_LIMITS.timeoutMillis;
   const inFlight = new Map<string, Promise<FaviconImage>>();
+  const slots = new Slots(
+    options.concurrentLookups ?? FAVICON_LIMITS.concurrentLookups,
+    options.queuedLookups ?? FAVICON_LIMITS.queuedLookups,
+    options.queueMillis ?? FAVICON_LIMITS.queueMillis,
+  );
 
   const evict = db.$client.prepare<unknown, [number, number, number]>(`
     DELETE FROM favicon_cache WHERE expires_at <= ?1 OR origin IN (
@@ -141,7 +158,8 @@ export function createFaviconService({ db, config, clock }: Pick<AppDeps, "db" |
     /**
      * getFavicon answers the icon of the target's origin: from the cache while it is fresh,
      * else from one outbound lookup shared by every concurrent request for that origin.
-     * Never throws for anything the origin does: the placeholder stands in.
+     * Never throws for anything the origin does: the placeholder stands in. Throws
+     * FaviconBusy when the lookup gets no slot (every request waiting for it shares the refusal).
      */
     async getFavicon(target: URL): Promise<FaviconImage> {
       const origin = target.origin;
@@ -149,7 +167,7 @@ export function createFaviconService({ db, config, clock }: Pick<AppDeps, "db" |
       if (row) return imageOf(row, target.hostname);
       let pending = inFlight.get(origin);
       if (!pending) {
-        pending = fetchAndStore(target).finally(() => inFlight.delete(origin));
+        pending = slots.run(() => fetchAndStore(target)).finally(() => inFlight.delete(origin));
         inFlight.set(origin, pending);
       }
       return pending;

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import { formBody, readLimitedBytes } from "../body";
+import type { NetscapeDocument } from "../bookmarks/netscape";
 import type { ImportReport } from "../bookmarks/service";
 import { listCollectionSummaries } from "../collections/queries";
 import type { UserRow } from "../db/schema";
@@ -12,8 +13,9 @@ import { Pending } from "./pending";
 
 /** The bookmark file reader and writer (htmlparser2 and all) load on first use, not at every start of the server. */
 const bookmarkFiles = async () => {
-  const [{ decodeBookmarkFile }, { exportBookmarks, importBookmarks }] = await Promise.all([import("../bookmarks/netscape"), import("../bookmarks/service")]);
-  return { decodeBookmarkFile, exportBookmarks, importBookmarks };
+  const [{ BookmarkFileRefused, decodeBookmarkFile, parseNetscapeInSteps }, { exportBookmarks, importBookmarks }] =
+    await Promise.all([import("../bookmarks/netscape"), import("../bookmarks/service")]);
+  return { BookmarkFileRefused, decodeBookmarkFile, parseNetscapeInSteps, exportBookmarks, importBookmarks };
 };
 
 /**
@@ -35,10 +37,16 @@ const TOO_LARGE = `The file is larger than ${sizeText(MAX_IMPORT_FILE_BYTES)}, t
 const NO_FILE = "Choose a bookmarks file to import.";
 const EXPIRED = `This import is not here any more: a preview waits ${IMPORT_TTL_MS / 60_000} minutes, and a restart forgets it. Upload the file again.`;
 
-/** An uploaded file waiting for its import to be confirmed, then the report of that import. */
+/**
+ * An uploaded file waiting for its import to be confirmed, as it was read for the preview (the
+ * confirmed import does not read the file again), then the report of that import.
+ */
 type ImportState =
-  | { kind: "preview"; fileName: string; bytes: Uint8Array; report: ImportReport }
+  | { kind: "preview"; fileName: string; fileBytes: number; document: NetscapeDocument; report: ImportReport }
   | { kind: "done"; fileName: string; report: ImportReport };
+
+/** What one folder or bookmark costs in memory besides its text: the object, its fields, the arrays' slots. */
+const ENTRY_OVERHEAD_BYTES = 160;
 
 /** reportBytes estimates what a report holds in memory (two bytes a character). */
 function reportBytes(report: ImportReport): number {
@@ -48,7 +56,15 @@ function reportBytes(report: ImportReport): number {
   return 2 * chars;
 }
 
-const sizeOf = (state: ImportState) => reportBytes(state.report) + (state.kind === "preview" ? state.bytes.byteLength : 0);
+/** documentBytes estimates what a read file holds in memory (two bytes a character). */
+function documentBytes(document: NetscapeDocument): number {
+  let bytes = 0;
+  for (const folder of document.folders) bytes += ENTRY_OVERHEAD_BYTES + 2 * (folder.name.length + folder.description.length + (folder.icon?.length ?? 0));
+  for (const bookmark of document.bookmarks) bytes += ENTRY_OVERHEAD_BYTES + 2 * (bookmark.name.length + bookmark.href.length + bookmark.description.length);
+  return bytes;
+}
+
+const sizeOf = (state: ImportState) => reportBytes(state.report) + (state.kind === "preview" ? documentBytes(state.document) : 0);
 
 /** isEmpty: the file held no bookmark and no folder at all (an ordinary web page, a text file...). */
 const isEmpty = (report: ImportReport) =>
@@ -75,11 +91,13 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
 }
 
 /**
- * importPages: `/import` offers the export download (`/export`) and an upload. The upload is a
- * dry run of the real import (`importBookmarks`, the CLI's write path) whose report is the
- * preview at `/import/:key`; the file waits in memory under that random key, for its user only,
- * so confirming (`POST /import/:key/confirm`) imports it for real without a second upload, and
- * the same address then shows the import's report. Confirming twice imports once.
+ * importPages: `/import` offers the export download (`/export`) and an upload. The upload is
+ * read a slice at a time (the server keeps answering meanwhile), refused beyond IMPORT_LIMITS,
+ * then given to a dry run of the real import (`importBookmarks`, the CLI's write path) whose
+ * report is the preview at `/import/:key`; what was read waits in memory under that random key,
+ * for its user only, so confirming (`POST /import/:key/confirm`) imports it for real without a
+ * second upload or a second read, and the same address then shows the import's report.
+ * Confirming twice imports once.
  *
  * The upload route reads its own body (up to MAX_IMPORT_FILE_BYTES): it is registered before
  * `formBody`, whose 64 KiB limit covers the routes after it.
@@ -100,14 +118,22 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
         throw error;
       }
       if (!upload) return page(user, NO_FILE, 422);
-      const { decodeBookmarkFile, importBookmarks } = await bookmarkFiles();
+      const files = await bookmarkFiles();
+      let document: NetscapeDocument;
+      try {
+        document = await files.parseNetscapeInSteps(files.decodeBookmarkFile(upload.bytes));
+      } catch (error) {
+        if (error instanceof files.BookmarkFileRefused) return page(user, error.message, 422);
+        throw error;
+      }
       const now = clock();
-      const report = importBookmarks(db, user.id, decodeBookmarkFile(upload.bytes), now, { dryRun: true });
+      const report = files.importBookmarks(db, user.id, document, now, { dryRun: true });
       if (isEmpty(report)) {
         const name = upload.fileName === "" ? "The file" : `“${upload.fileName}”`;
         return page(user, `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.`, 422);
       }
-      return seeOther(`/import/${waiting.put(user.id, { kind: "preview", ...upload, report }, now)}`);
+      const preview: ImportState = { kind: "preview", fileName: upload.fileName, fileBytes: upload.bytes.byteLength, document, report };
+      return seeOther(`/import/${waiting.put(user.id, preview, now)}`);
     }))
     .use(formBody())
     .get("/import", ({ request }) => guard.page(request, (user) => page(user)))
@@ -120,18 +146,18 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
         return htmlResponse(importReportPage({ user, fileName: state.fileName, report: state.report, collectionLink }));
       }
       return htmlResponse(importPreviewPage({
-        user, key: params.key, fileName: state.fileName, fileBytes: state.bytes.byteLength, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
+        user, key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
       }));
     }))
     .post("/import/:key/confirm", ({ request, params }) => guard.form(request, async (user) => {
-      const { decodeBookmarkFile, importBookmarks } = await bookmarkFiles();
+      const { importBookmarks } = await bookmarkFiles();
       // From here on nothing awaits: of two confirms at once, the second sees the first's report.
       const now = clock();
       const state = waiting.get(params.key, user.id, now);
       if (!state) return page(user, EXPIRED, 404);
       // A second click (or the back button and confirm again) shows the report of the first.
       if (state.kind === "preview") {
-        const report = importBookmarks(db, user.id, decodeBookmarkFile(state.bytes), now);
+        const report = importBookmarks(db, user.id, state.document, now);
         waiting.replace(params.key, user.id, { kind: "done", fileName: state.fileName, report }, now);
       }
       return seeOther(`/import/${params.key}`);
