@@ -65,6 +65,9 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
     return undefined;
   };
 
+  /** True while the server waits for its first account at `/setup` (the code is in its log). */
+  const firstRun = () => setupCode !== undefined && countUsers(db) === 0;
+
   const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
     startBrowserSession({ db, config }, request, cookie, userId, now);
 
@@ -73,7 +76,7 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
     .get("/login", ({ request, query }) => {
       const next = safeNext(query.next, ownOrigin(request, config.trustProxy));
       if (resolveUser(db, request, clock())) return seeOther(next);
-      return htmlResponse(loginPage({ next }));
+      return htmlResponse(loginPage({ next, firstRun: firstRun() }));
     })
     .post("/login", async ({ request, body, server, cookie }) => {
       const now = clock();
@@ -86,7 +89,7 @@ export function authPages({ db, config, clock, setupCode }: AppDeps) {
       const valid = await Bun.password.verify(field(body, "password"), user?.passwordHash ?? (await unknownUserHash()));
       if (!user || !valid) {
         failures.hit(ip, now);
-        return htmlResponse(loginPage({ next, email, error: LOGIN_FAILED }), { status: 401 });
+        return htmlResponse(loginPage({ next, email, error: LOGIN_FAILED, firstRun: firstRun() }), { status: 401 });
       }
       startSession(request, cookie, user.id, now);
       return seeOther(next);

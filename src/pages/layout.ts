@@ -23,6 +23,7 @@ input { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid var(
 input:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 button { margin-top: 1.5rem; width: 100%; font: inherit; font-weight: 600; padding: .65rem; border: 0;
   border-radius: 8px; background: var(--accent); color: var(--accent-text); cursor: pointer; }
+.notice { background: var(--bg); border: 1px solid var(--border); border-radius: 8px; padding: .6rem .8rem; margin: 1rem 0 0; color: var(--text); }
 .error { background: var(--error-bg); color: var(--error); border-radius: 8px; padding: .6rem .8rem; margin: 1rem 0 0; }
 code { font-size: .9em; word-break: break-all; }
 `;
