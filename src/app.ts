@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { assetRoutes } from "./assets/routes";
 import { guards } from "./auth/requester";
 import { authPages } from "./auth/routes";
 import { jsonBody } from "./body";
@@ -51,7 +52,8 @@ export function createApp(deps: AppDeps) {
     .use(webPages(deps))
     .use(publicRoutes(deps))
     .use(extensionRoutes(deps))
-    .use(faviconRoutes(deps));
+    .use(faviconRoutes(deps))
+    .use(assetRoutes());
   return app.use(openApiRoutes(() => app));
 }
 
