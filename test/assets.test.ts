@@ -135,7 +135,9 @@ describe("the web app manifest", () => {
 
   it("has a share target: GET /links/new with title, text and url", async () => {
     const manifest = (await get(makeEnv(), "/manifest.webmanifest")).body as { share_target: unknown };
-    expect(manifest.share_target).toEqual({ action: "/links/new", method: "GET", params: { title: "title", text: "text", url: "url" } });
+    expect(manifest.share_target).toEqual({
+      action: "/links/new", method: "GET", enctype: "application/x-www-form-urlencoded", params: { title: "title", text: "text", url: "url" },
+    });
   });
 });
 

@@ -13,6 +13,7 @@ import {
   cleanEnv,
   createUserWithToken,
   queryFile,
+  REPO_ROOT,
   runBinary,
   startServer,
   writeFile,
@@ -306,4 +307,28 @@ describe("scheduled backups", () => {
     expect(lines(result.stderr)).toHaveLength(1);
     expect(result.stderr).toContain("LINKSHELF_BACKUP_EVERY");
   });
+});
+
+describe("what a new server shows, from the executable", () => {
+  it("says on /login and / where the first account is made, and serves the icons and the manifest built into it", async () => {
+    const where = place("first-run");
+    const server = await serveIn(where);
+    await server.log.waitFor(/setup code: /);
+    for (const path of ["/login", "/"]) {
+      const page = await fetch(`${server.origin}${path}`, { redirect: "manual" });
+      expect({ path, status: page.status }).toEqual({ path, status: 200 });
+      expect(await page.text()).toContain("No account exists yet. Create the first one at <a href=\"/setup\">/setup</a> with the setup code printed in the server's log.");
+    }
+    // Inlined at build time: the binary runs from a folder without assets/.
+    const files: [string, string][] = [["/favicon.ico", "assets/favicon.ico"], ["/icon.svg", "assets/icon.svg"], ["/icons/icon-512.png", "assets/icons/icon-512.png"]];
+    for (const [path, file] of files) {
+      const response = await fetch(`${server.origin}${path}`);
+      expect(response.status).toBe(200);
+      expect(Buffer.from(await response.arrayBuffer()).equals(readFileSync(join(REPO_ROOT, file)))).toBe(true);
+    }
+    const manifest = await fetch(`${server.origin}/manifest.webmanifest`);
+    expect(manifest.headers.get("content-type")).toBe("application/manifest+json");
+    expect(((await manifest.json()) as { share_target: { action: string } }).share_target.action).toBe("/links/new");
+    expect(await server.stop()).toBe(0);
+  }, SLOW);
 });

@@ -25,5 +25,5 @@ export const WEB_APP_MANIFEST = {
     { src: "/icons/icon-192.png", sizes: "192x192", type: "image/png" },
     { src: "/icons/icon-512.png", sizes: "512x512", type: "image/png" },
   ],
-  share_target: { action: "/links/new", method: "GET", params: { title: "title", text: "text", url: "url" } },
+  share_target: { action: "/links/new", method: "GET", enctype: "application/x-www-form-urlencoded", params: { title: "title", text: "text", url: "url" } },
 };
