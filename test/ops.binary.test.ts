@@ -87,10 +87,11 @@ async function stoppedData(name: string, links: string[]) {
   return { ...where, token };
 }
 
-/** backupOf copies a data directory's database with `linkshelf backup` into `file`. */
+/** backupOf copies a data directory's database with `linkshelf backup` into `file` (mode 0600: it holds password hashes). */
 async function backupOf(where: { cwd: string; dataDir: string }, file: string): Promise<string> {
   const made = await cli(where, ["backup", file]);
   expect(made.exitCode).toBe(0);
+  expect(modeOf(file)).toBe(0o600);
   return file;
 }
 
