@@ -15,6 +15,9 @@ export const GECKO_ID = "linkshelf@linkshelf.local";
 /** Fixed file times keep the zips byte-for-byte reproducible. */
 const ZIP_TIME = new Date("2026-01-01T00:00:00Z");
 
+/** The toolbar and extension-page icons in static/icons/, by size in pixels. */
+export const EXTENSION_ICONS = Object.fromEntries([16, 32, 48, 128].map((size) => [String(size), `icons/icon-${size}.png`]));
+
 /** manifest is the Manifest V3 file for one browser. */
 export function manifest(target: Target, version: string): Record<string, unknown> {
   const common = {
@@ -25,7 +28,9 @@ export function manifest(target: Target, version: string): Record<string, unknow
     permissions: ["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab"],
     // Only the server's own host is ever asked for, at sign-in (see README).
     optional_host_permissions: ["http://*/*", "https://*/*"],
-    action: { default_title: "Save to linkshelf", default_popup: "popup.html" },
+    // Drawn from assets/icon.svg by `npm run icons`, like the server's icons.
+    icons: EXTENSION_ICONS,
+    action: { default_title: "Save to linkshelf", default_popup: "popup.html", default_icon: EXTENSION_ICONS },
     options_ui: { page: "options.html", open_in_tab: true },
   };
   if (target === "chromium") return { ...common, background: { service_worker: "background.js" } };

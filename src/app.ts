@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { assetRoutes } from "./assets/routes";
 import { guards } from "./auth/requester";
 import type { Passwords } from "./auth/passwords";
 import { authPages } from "./auth/routes";
@@ -76,7 +77,8 @@ export function createApp(given: AppDeps) {
     .use(webPages(deps, signIns))
     .use(publicRoutes(deps))
     .use(extensionRoutes(deps))
-    .use(faviconRoutes(deps, guard));
+    .use(faviconRoutes(deps, guard))
+    .use(assetRoutes());
   return app.use(openApiRoutes(() => app));
 }
 

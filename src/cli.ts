@@ -2,7 +2,10 @@ import { existsSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
 import { checkTokenName, createToken, listTokens, revokeAnyToken } from "./auth/tokens";
 import { ConfigError, databasePath, loadConfig, type Config } from "./config";
-import { closeDatabase, makePrivate, openDatabase, type Db } from "./db/client";
+import { writeBackup } from "./db/backup";
+import { closeDatabase, openDatabase, type Db } from "./db/client";
+import { DataDirBusy, lockDataDir } from "./db/lock";
+import { restoreDatabase, RestoreRefused } from "./db/restore";
 import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
 import { checkHealth } from "./healthcheck";
@@ -23,6 +26,8 @@ Commands:
   token list --email E               list a user's tokens (never the tokens themselves)
   token revoke --id N                revoke a token
   backup FILE                        write a consistent copy of the database to FILE
+  restore FILE                       put a copy of FILE (a backup) in place of the database;
+                                     refused while a server uses the data directory
   import FILE --email E [--dry-run]  import a Netscape bookmark file (folders become collections);
                                      --dry-run reports what would happen and stores nothing
   export --email E                   write the user's links as a Netscape bookmark file on stdout
@@ -40,7 +45,8 @@ Options:
 Environment: LINKSHELF_RATE_LIMIT (<requests>/<seconds> or off, default 300/60),
 LINKSHELF_TRUST_PROXY (1 for loopback, or a comma list of proxy addresses and CIDR ranges),
 LINKSHELF_FAVICON_ALLOW_PRIVATE=1,
-LINKSHELF_LOG=access (one log line per request).
+LINKSHELF_LOG=access (one log line per request); scheduled backups while serving:
+LINKSHELF_BACKUP_EVERY (such as 24h, 30m), LINKSHELF_BACKUP_DIR, LINKSHELF_BACKUP_KEEP (default 7).
 `;
 
 /** Wrong words on the command line: usage on stderr, exit 2. */
@@ -159,12 +165,24 @@ const COMMANDS: Record<string, Command> = {
     flags: ["data-dir"], required: [], args: 1,
     run: (config, _f, [file], io) => withDb(config, async (db) => {
       if (existsSync(file!)) throw new CommandError(`${file} exists already; choose a new file name`);
-      db.$client.run("VACUUM INTO ?", [file!]);
-      // Created 0600 under the umask main sets; said again for a caller that set none.
-      makePrivate(file!);
+      writeBackup(db.$client, file!);
       io.err(`database copied to ${file}`);
       return 0;
     }),
+  },
+  restore: {
+    flags: ["data-dir"], required: [], args: 1,
+    run: async (config, _f, [file], io) => {
+      const dbPath = databasePath(config.dataDir);
+      const lock = lockDataDir(config.dataDir, "restore");
+      try {
+        const { kept } = restoreDatabase(file!, dbPath, Date.now());
+        io.err(`linkshelf: restored ${file} into ${dbPath}${kept ? `; the database it replaced is kept as ${kept}` : ""}; the next start applies any pending migrations`);
+        return 0;
+      } finally {
+        lock.release();
+      }
+    },
   },
 };
 
@@ -191,7 +209,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       io.err(`linkshelf: ${error.message}`);
       return 2;
     }
-    if (error instanceof CommandError) {
+    if (error instanceof CommandError || error instanceof DataDirBusy || error instanceof RestoreRefused) {
       io.err(`linkshelf: ${error.message}`);
       return 1;
     }

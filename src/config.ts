@@ -21,11 +21,21 @@ export interface Config {
   faviconAllowPrivate: boolean;
   /** What the server logs beyond start, stop and errors (`LINKSHELF_LOG`). */
   log: LogOptions;
+  /** Scheduled backups while serving; null when `LINKSHELF_BACKUP_EVERY` is unset. */
+  backup: BackupSchedule | null;
 }
 
 export interface LogOptions {
   /** One line per answered request (`LINKSHELF_LOG=access`). */
   access: boolean;
+}
+
+export interface BackupSchedule {
+  /** Absolute path of the folder the backups go to. */
+  dir: string;
+  everyMs: number;
+  /** How many of the newest backups stay; older ones are removed. */
+  keep: number;
 }
 
 /** Flags given on the command line; each wins over its environment variable. */
@@ -38,7 +48,7 @@ export interface ConfigFlags {
 /** A configuration the server cannot start with; main prints its message and exits 2. */
 export class ConfigError extends Error {}
 
-export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60" } as const;
+export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60", backupKeep: 7 } as const;
 
 /** loadConfig resolves flag > environment > default for every setting and checks each. */
 export function loadConfig(flags: ConfigFlags, env: Record<string, string | undefined>): Config {
@@ -50,7 +60,43 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     trustedProxies: parseTrustedProxies(env.LINKSHELF_TRUST_PROXY),
     faviconAllowPrivate: parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
     log: parseLog(env.LINKSHELF_LOG),
+    backup: parseBackup(env),
   };
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** The longest period: a year. */
+const MAX_PERIOD_MS = 366 * UNIT_MS.d;
+
+/** parseDuration reads a period such as `24h`, `30m`, `7d` or `5s`: a positive whole number and one unit. */
+export function parseDuration(name: string, value: string): number {
+  const match = /^(\d{1,9})([smhd])$/.exec(value);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : NaN;
+  if (!(ms >= 1000 && ms <= MAX_PERIOD_MS)) {
+    throw new ConfigError(`invalid ${name} "${value}": expected a period such as 24h, 30m or 7d (s, m, h or d; at least 1s, at most 366d)`);
+  }
+  return ms;
+}
+
+/**
+ * parseBackup reads the scheduled backups: `LINKSHELF_BACKUP_EVERY` switches them on and needs
+ * `LINKSHELF_BACKUP_DIR`; a folder or a count without a period is a mistake, not "off".
+ */
+function parseBackup(env: Record<string, string | undefined>): BackupSchedule | null {
+  const every = env.LINKSHELF_BACKUP_EVERY ?? "";
+  const dir = env.LINKSHELF_BACKUP_DIR ?? "";
+  const keep = env.LINKSHELF_BACKUP_KEEP ?? "";
+  if (every === "") {
+    if (dir !== "" || keep !== "") {
+      throw new ConfigError(`${dir !== "" ? "LINKSHELF_BACKUP_DIR" : "LINKSHELF_BACKUP_KEEP"} is set but LINKSHELF_BACKUP_EVERY is not: set the period too, such as 24h`);
+    }
+    return null;
+  }
+  const everyMs = parseDuration("LINKSHELF_BACKUP_EVERY", every);
+  if (dir.trim() === "") throw new ConfigError("LINKSHELF_BACKUP_EVERY is set but LINKSHELF_BACKUP_DIR is not: name the folder for the backups");
+  const count = /^\d{1,6}$/.test(keep) ? Number(keep) : keep === "" ? DEFAULTS.backupKeep : NaN;
+  if (!(count >= 1)) throw new ConfigError(`invalid LINKSHELF_BACKUP_KEEP "${keep}": expected a whole number of at least 1`);
+  return { dir: resolve(dir), everyMs, keep: count };
 }
 
 function parsePort(value: string): number {

@@ -2,39 +2,57 @@ import { createApp } from "./app";
 import type { Config } from "./config";
 import { databasePath } from "./config";
 import { newSetupCode } from "./auth/setup";
-import { closeDatabase, openDatabase } from "./db/client";
+import { scheduleBackups } from "./db/backup";
+import { closeDatabase, openDatabase, type Db } from "./db/client";
+import { lockDataDir } from "./db/lock";
 import { countUsers } from "./users/service";
 
 /**
  * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
  * requests finish, checkpoints the WAL, closes the database and ends the process (exit 0).
- * Resolves with the exit code only when it cannot listen.
+ * It holds the data directory's lock while it runs (a second server or a restore on the same
+ * directory is refused: DataDirBusy). Resolves with the exit code only when it cannot listen.
  */
 export async function serve(config: Config, log: (line: string) => void): Promise<number> {
-  const db = openDatabase(databasePath(config.dataDir));
+  const path = databasePath(config.dataDir);
+  const lock = lockDataDir(config.dataDir, "serve");
+  let db: Db;
+  try {
+    db = openDatabase(path);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const setupCode = countUsers(db) === 0 ? newSetupCode() : undefined;
   const app = createApp({ db, config, clock: Date.now, setupCode, log });
   try {
     app.listen({ port: config.port, hostname: config.host, development: false });
   } catch (error) {
     closeDatabase(db);
+    lock.release();
     log(`linkshelf: cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
   const server = app.server!;
+  // Listened for before the first line of the log: whoever reads "listening" may signal at once.
+  const stopping = new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
   log(`linkshelf listening on http://${config.host}:${server.port} (data in ${config.dataDir})`);
   if (setupCode) {
     const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
     log(`linkshelf: no user yet. Create the first one at http://${host}:${server.port}/setup with setup code: ${setupCode}`);
   }
 
-  const signal = await new Promise<string>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
+  const stopBackups = config.backup ? scheduleBackups(db.$client, config.backup, log) : undefined;
+
+  const signal = await stopping;
   log(`linkshelf: ${signal} received, finishing in-flight requests`);
   await server.stop();
+  stopBackups?.();
   closeDatabase(db);
+  lock.release();
   log("linkshelf: stopped");
   // server.stop() stops waiting for a request its client abandoned; that request's handler may
   // still be running and would reach the closed database. Every answered write is committed

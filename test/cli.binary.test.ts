@@ -415,7 +415,7 @@ describe("command line words", () => {
     const result = await run(["--help"], { cwd: scratch });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("Usage: linkshelf");
-    for (const word of ["serve", "user create", "user password", "token create", "token list", "token revoke", "backup", "LINKSHELF_LOG=access"]) {
+    for (const word of ["serve", "user create", "user password", "token create", "token list", "token revoke", "backup", "restore", "LINKSHELF_LOG=access"]) {
       expect(result.stdout).toContain(word);
     }
   });
@@ -428,6 +428,9 @@ describe("command line words", () => {
     ["a missing required flag", ["token", "create"]],
     ["a missing --name", ["user", "create", "--email", "x@example.test"]],
     ["backup without its FILE", ["backup"]],
+    ["restore without its FILE", ["restore"]],
+    ["restore with two files", ["restore", "a.db", "b.db"]],
+    ["restore with a flag it does not take", ["restore", "a.db", "--email", "x@example.test"]],
     ["an extra word", ["token", "list", "--email", "x@example.test", "extra"]],
   ];
   it.each(usageErrors)("%s exits 2 with the usage on stderr", async (_name, args) => {

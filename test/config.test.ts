@@ -28,6 +28,7 @@ describe("loadConfig", () => {
       trustedProxies: [],
       faviconAllowPrivate: false,
       log: { access: false },
+      backup: null,
     });
   });
 
@@ -217,5 +218,42 @@ describe("databasePath", () => {
     const dataDir = scratch();
     chmodSync(dataDir, 0o500);
     expect(() => databasePath(dataDir)).toThrow(ConfigError);
+  });
+});
+
+describe("scheduled backups", () => {
+  const backupError = (env: Record<string, string>) => loadError({}, env).message;
+
+  it("are off when LINKSHELF_BACKUP_EVERY is unset or empty", () => {
+    expect(loadConfig({}, {}).backup).toBeNull();
+    expect(loadConfig({}, { LINKSHELF_BACKUP_EVERY: "" }).backup).toBeNull();
+  });
+
+  it.each([
+    ["1s", 1000], ["5s", 5000], ["30m", 1_800_000], ["24h", 86_400_000], ["7d", 604_800_000], ["366d", 366 * 86_400_000],
+  ])("reads the period %p", (every, ms) => {
+    const backup = loadConfig({}, { LINKSHELF_BACKUP_EVERY: every, LINKSHELF_BACKUP_DIR: "backups" }).backup;
+    expect(backup).toEqual({ dir: resolve("backups"), everyMs: ms as number, keep: 7 });
+  });
+
+  it.each(["0s", "0h", "367d", "24", "h", "1.5h", "-1h", " 24h", "24H", "24 h", "1w", "99999999999s"])("refuses the period %p in one line naming the setting", (every) => {
+    const message = backupError({ LINKSHELF_BACKUP_EVERY: every, LINKSHELF_BACKUP_DIR: "/b" });
+    expect(message).toContain("LINKSHELF_BACKUP_EVERY");
+    expect(message).not.toContain("\n");
+  });
+
+  it.each([["1", 1], ["7", 7], ["365", 365]])("keeps %p backups when LINKSHELF_BACKUP_KEEP says so", (keep, count) => {
+    expect(loadConfig({}, { LINKSHELF_BACKUP_EVERY: "1h", LINKSHELF_BACKUP_DIR: "/b", LINKSHELF_BACKUP_KEEP: keep }).backup?.keep).toBe(count as number);
+  });
+
+  it.each(["0", "-1", "x", "1.5", "2 ", "9999999"])("refuses LINKSHELF_BACKUP_KEEP %p", (keep) => {
+    expect(backupError({ LINKSHELF_BACKUP_EVERY: "1h", LINKSHELF_BACKUP_DIR: "/b", LINKSHELF_BACKUP_KEEP: keep })).toContain("LINKSHELF_BACKUP_KEEP");
+  });
+
+  it("refuses a period without a folder, and a folder or a count without a period", () => {
+    expect(backupError({ LINKSHELF_BACKUP_EVERY: "1h" })).toContain("LINKSHELF_BACKUP_DIR");
+    expect(backupError({ LINKSHELF_BACKUP_EVERY: "1h", LINKSHELF_BACKUP_DIR: " " })).toContain("LINKSHELF_BACKUP_DIR");
+    expect(backupError({ LINKSHELF_BACKUP_DIR: "/b" })).toContain("LINKSHELF_BACKUP_EVERY");
+    expect(backupError({ LINKSHELF_BACKUP_KEEP: "3" })).toContain("LINKSHELF_BACKUP_EVERY");
   });
 });

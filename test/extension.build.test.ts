@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { unzipSync } from "fflate";
-import { buildExtension, GECKO_ID } from "../extension/build";
+import { buildExtension, EXTENSION_ICONS, GECKO_ID } from "../extension/build";
 import { testDir } from "./dirs";
+import { pngSize } from "./icons";
 
 let out = "";
 let zips: string[] = [];
@@ -20,8 +21,14 @@ describe("npm run build:extension", () => {
     const { version } = JSON.parse(readFileSync(join(import.meta.dir, "..", "package.json"), "utf8"));
     expect(zips).toEqual([join(out, `linkshelf-chromium-${version}.zip`), join(out, `linkshelf-firefox-${version}.zip`)]);
     for (const target of ["chromium", "firefox"]) {
-      const files = readdirSync(join(out, target)).sort();
-      expect(files).toEqual(["background.js", "manifest.json", "options.html", "options.js", "popup.html", "popup.js", "style.css"]);
+      const files = readdirSync(join(out, target), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => relative(join(out, target), join(entry.parentPath, entry.name)))
+        .sort();
+      expect(files).toEqual([
+        "background.js", "icons/icon-128.png", "icons/icon-16.png", "icons/icon-32.png", "icons/icon-48.png",
+        "manifest.json", "options.html", "options.js", "popup.html", "popup.js", "style.css",
+      ]);
       const zipped = unzipSync(new Uint8Array(readFileSync(join(out, `linkshelf-${target}-${version}.zip`))));
       expect(Object.keys(zipped).sort()).toEqual(files);
       for (const file of files) expect(Buffer.from(zipped[file]!).equals(readFileSync(join(out, target, file)))).toBe(true);
@@ -39,6 +46,17 @@ describe("npm run build:extension", () => {
     const { background: _c, ...chromiumRest } = chromium;
     const { background: _f, browser_specific_settings: _s, ...firefoxRest } = firefox;
     expect(firefoxRest).toEqual(chromiumRest);
+  });
+
+  it("names the toolbar icons, each a PNG of its size in the package", () => {
+    for (const target of ["chromium", "firefox"]) {
+      const manifest = manifestOf(target);
+      expect(manifest.icons).toEqual(EXTENSION_ICONS);
+      expect(manifest.action.default_icon).toEqual(EXTENSION_ICONS);
+      for (const [size, file] of Object.entries(EXTENSION_ICONS)) {
+        expect({ file, size: pngSize(readFileSync(join(out, target, file))) }).toEqual({ file, size: { width: Number(size), height: Number(size) } });
+      }
+    }
   });
 
   it("asks for no host at install: the server's host is requested at sign-in", () => {

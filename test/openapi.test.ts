@@ -87,6 +87,7 @@ describe("GET /api/v1/openapi.json", () => {
       "get /healthz", "get /api/v1/links/favorites", "post /api/v1/links", "put /api/v1/links/{id}", "delete /api/v1/links/{id}",
       "get /api/v1/collections", "post /api/v1/collections", "put /api/v1/collections/{id}", "delete /api/v1/collections/{id}",
       "get /l/{id}", "head /l/{id}", "get /extension/authorize", "post /extension/authorize", "get /favicon",
+      "get /favicon.ico", "get /icon.svg", "get /icons/icon-180.png", "get /icons/icon-192.png", "get /icons/icon-512.png", "get /manifest.webmanifest",
     ];
     expect(routes.map(({ method, path }) => `${method} ${path}`)).toEqual(expect.arrayContaining(expected));
     const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method} ${path}`));
@@ -238,7 +239,15 @@ describe("GET /api/docs", () => {
     expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
     const page = response.text;
     expect(page).toStartWith("<!doctype html>");
-    expect(page).not.toMatch(/<script|<link |<img |@import|url\(/i);
+    // The only links are the site's own icons and manifest, by path on this server.
+    const links = [...page.matchAll(/<link [^>]*>/g)].map((match) => match[0]);
+    expect(links).toEqual([
+      '<link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48">',
+      '<link rel="icon" href="/icon.svg" type="image/svg+xml">',
+      '<link rel="apple-touch-icon" href="/icons/icon-180.png">',
+      '<link rel="manifest" href="/manifest.webmanifest">',
+    ]);
+    expect(page).not.toMatch(/<script|<img |@import|url\(/i);
     expect(page).not.toMatch(/(src|href)="(https?:)?\/\//i);
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { summary: string }>>)) {
       for (const [method, operation] of Object.entries(item)) {

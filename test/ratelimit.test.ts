@@ -4,6 +4,7 @@
  * Nothing sleeps: windows pass by moving `env.clock.now`.
  */
 import { describe, expect, it } from "bun:test";
+import { ASSET_PATHS } from "../src/assets/routes";
 import { createSession, SESSION_COOKIE } from "../src/auth/sessions";
 import { MAX_RATE_LIMIT_KEYS, RateLimited, RateLimiter } from "../src/ratelimit/limiter";
 import { FixedWindowCounter } from "../src/ratelimit/window";
@@ -116,7 +117,7 @@ describe("the (n+1)th request in a window", () => {
     expectRateLimited(refused);
   });
 
-  it("does not limit /healthz, /login or /extension/authorize", async () => {
+  it("does not limit /healthz, /login, /extension/authorize, the icons or the manifest", async () => {
     const env = makeEnv({ LINKSHELF_RATE_LIMIT: "1/60" });
     const user = await createUser(env);
     const session = createSession(env.db, user.user.id, env.clock.now).id;
@@ -126,6 +127,7 @@ describe("the (n+1)th request in a window", () => {
       "/login?next=/l/1",
       "/extension/authorize?redirect_uri=https%3A%2F%2Fabcdefghijklmnopabcdefghijklmnop.chromiumapp.org%2Fcb",
       "/extension/authorize?redirect_uri=javascript:x",
+      ...ASSET_PATHS,
     ];
     const credentials: Record<string, string>[] = [{}, { cookie: `${SESSION_COOKIE}=${session}` }, { authorization: `Bearer ${user.token}` }];
     for (const path of paths) {

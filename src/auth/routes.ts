@@ -84,6 +84,9 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
     }
   };
 
+  /** True while the server waits for its first account at `/setup` (the code is in its log). */
+  const firstRun = () => setupCode !== undefined && countUsers(db) === 0;
+
   const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
     startBrowserSession({ db, ...network }, request, cookie, userId, now);
 
@@ -94,7 +97,7 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
       const now = clock();
       const who = sessionUser(db, request, now);
       if (who) return withRenewedSession(seeOther(next), request, network, who, now);
-      return htmlResponse(loginPage({ next }));
+      return htmlResponse(loginPage({ next, firstRun: firstRun() }));
     })
     .post("/login", async ({ request, body, cookie }) => {
       const now = clock();
@@ -114,7 +117,7 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
       }
       if (!user || !valid) {
         log(signInFailedLine(email, ip));
-        return htmlResponse(loginPage({ next, email, error: LOGIN_FAILED }), { status: 401 });
+        return htmlResponse(loginPage({ next, email, error: LOGIN_FAILED, firstRun: firstRun() }), { status: 401 });
       }
       attempt.release();
       if (needsRehash(user.passwordHash)) await upgradeHash(user, field(body, "password"));

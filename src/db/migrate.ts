@@ -5,7 +5,7 @@ import { readMigrations, type EmbeddedMigration } from "./migrations.macro" with
 export const embeddedMigrations: EmbeddedMigration[] = readMigrations();
 
 /** The table drizzle's own migrator keeps, so drizzle-kit and linkshelf agree on what ran. */
-const MIGRATIONS_TABLE = "__drizzle_migrations";
+export const MIGRATIONS_TABLE = "__drizzle_migrations";
 
 /**
  * applyMigrations runs, in order and in one immediate transaction, every migration newer

@@ -25,6 +25,7 @@ const TAGS = [
   { name: "extension", description: "The browser extension's token handoff." },
   { name: "public", description: "PUBLIC collections for anyone: a read-only page and an Atom feed. A private collection answers like an unknown id." },
   { name: "service", description: "Health of the running service." },
+  { name: "assets", description: "The site's icons and the web app manifest (home screen and share sheet on phones). Public, not rate-limited." },
 ];
 
 /** `/api/v1/links/` and `/l/:id` as OpenAPI writes paths: `/api/v1/links`, `/l/{id}`. */
@@ -63,7 +64,8 @@ function securityOf(path: string): Operation["security"] {
  * and who may call each route.
  */
 export function buildDocument(app: AnyElysia): OpenApiDocument {
-  const generated = toOpenAPISchema(app, { paths: BROWSER_PAGES });
+  // staticFile: false, or the generator would drop every path with a dot (/favicon.ico, the icons, the manifest).
+  const generated = toOpenAPISchema(app, { paths: BROWSER_PAGES, staticFile: false });
   const bodies = new Map<string, AnySchema>();
   for (const route of app.routes) {
     const body = route.hooks.body as AnySchema | undefined;

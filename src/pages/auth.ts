@@ -1,11 +1,24 @@
 import { html, type Html } from "./html";
 import { errorBox, layout } from "./layout";
 
-/** loginPage: email and password, with `next` carried in a hidden field. */
-export function loginPage(options: { next: string; email?: string; error?: string }): Html {
+/** firstRunNotice tells a new server's visitor where the first account is made. */
+export function firstRunNotice(): Html {
+  return html`<p class="notice" role="status">No account exists yet. Create the first one at <a href="/setup">/setup</a> with the setup code printed in the server's log.</p>`;
+}
+
+/** firstRunPage: the home page of a server that has no user yet. */
+export function firstRunPage(): Html {
+  return layout("Welcome", html`
+<h1>Welcome to linkshelf</h1>
+${firstRunNotice()}`);
+}
+
+/** loginPage: email and password, with `next` carried in a hidden field; `firstRun` adds the notice about `/setup`. */
+export function loginPage(options: { next: string; email?: string; error?: string; firstRun?: boolean }): Html {
   return layout("Sign in", html`
 <h1>Sign in</h1>
 <p>Sign in to your linkshelf.</p>
+${options.firstRun ? firstRunNotice() : undefined}
 ${errorBox(options.error)}
 <form method="post" action="/login">
 <input type="hidden" name="next" value="${options.next}">

@@ -1,3 +1,4 @@
+import { MANIFEST_PATH, THEME_COLOR } from "../assets/manifest";
 import { html, Html } from "./html";
 
 /** The palette every page shares (light and dark). */
@@ -23,13 +24,15 @@ input { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid var(
 input:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 button { margin-top: 1.5rem; width: 100%; font: inherit; font-weight: 600; padding: .65rem; border: 0;
   border-radius: 8px; background: var(--accent); color: var(--accent-text); cursor: pointer; }
+.notice { background: var(--bg); border: 1px solid var(--border); border-radius: 8px; padding: .6rem .8rem; margin: 1rem 0 0; color: var(--text); }
 .error { background: var(--error-bg); color: var(--error); border-radius: 8px; padding: .6rem .8rem; margin: 1rem 0 0; }
 code { font-size: .9em; word-break: break-all; }
 `;
 
 /**
  * documentHead opens every page's document up to its `<head>`'s last element: language,
- * charset, phone viewport, light and dark colour schemes, the title and the page's style.
+ * charset, phone viewport, light and dark colour schemes, the icons, the web app manifest,
+ * the title and the page's style.
  * The caller adds what else its head needs, then closes it.
  */
 export function documentHead(title: string, style: string): Html {
@@ -39,6 +42,11 @@ export function documentHead(title: string, style: string): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<meta name="theme-color" content="${THEME_COLOR}">
+<link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48">
+<link rel="icon" href="/icon.svg" type="image/svg+xml">
+<link rel="apple-touch-icon" href="/icons/icon-180.png">
+<link rel="manifest" href="${MANIFEST_PATH}">
 <title>${title} · linkshelf</title>
 <style>${new Html(style)}</style>`;
 }

@@ -4,8 +4,10 @@ import { listCollectionSummaries } from "../collections/queries";
 import { ValidationFailed } from "../errors";
 import { parseId } from "../ids";
 import { listFavorites, searchLinks, type LinkPage } from "../links/queries";
+import { firstRunPage } from "../pages/auth";
 import { homePage, type HomeView } from "../pages/home";
 import { htmlResponse } from "../pages/html";
+import { countUsers } from "../users/service";
 import type { PageGuard } from "./guard";
 import { noticeOf } from "./notices";
 
@@ -25,7 +27,7 @@ function addressOf(view: HomeView, cursor?: string): string {
  * them), or a search (`?q=`) over names, URLs and descriptions. Collections and searches come
  * in pages of 50, newest first (`?cursor=` from "Older links").
  */
-export function homeRoutes({ db }: AppDeps, guard: PageGuard) {
+export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
   return new Elysia().get("/", ({ request, query }) => guard.page(request, (user) => {
     const collections = listCollectionSummaries(db, user.id);
     const q = typeof query.q === "string" ? query.q.trim() : "";
@@ -66,5 +68,8 @@ export function homeRoutes({ db }: AppDeps, guard: PageGuard) {
       self: addressOf(view, cursor),
       notice,
     }), { status });
-  }));
+  }), {
+    // A new server has nobody to sign in: say where the first account is made instead.
+    beforeHandle: () => (setupCode !== undefined && countUsers(db) === 0 ? htmlResponse(firstRunPage()) : undefined),
+  });
 }

@@ -32,6 +32,40 @@ function linkFormInput(body: unknown): { values: LinkFormValues; badIds: boolean
   };
 }
 
+/** An http(s) URL inside shared text, up to white space or a character a URL cannot end with. */
+const URL_IN_TEXT = /https?:\/\/[^\s<>"]+/gi;
+
+/** httpUrl is `text` when it parses as an absolute http(s) URL (trailing punctuation of a sentence dropped), else undefined. */
+function httpUrl(text: string): string | undefined {
+  const candidate = text.trim().replace(/[.,;:!?'»)\]]+$/, (tail) => (text.includes("(") && tail.startsWith(")") ? ")" : ""));
+  const parsed = URL.parse(candidate);
+  return parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") ? candidate : undefined;
+}
+
+/**
+ * sharedLink reads what a phone's share sheet sends to the add-link form (the web app
+ * manifest's share target: `title`, `text`, `url`). The URL is `url`, or when that is empty or
+ * not http(s) (Android often puts it inside `text`) the first http(s) URL in `text`. The name
+ * is `title`, else what `text` says besides that URL.
+ */
+export function sharedLink(query: Record<string, unknown>): { name: string; url: string } {
+  const read = (key: string) => (typeof query[key] === "string" ? (query[key] as string) : "");
+  const text = read("text");
+  let url = httpUrl(read("url"));
+  let rest = text;
+  if (url === undefined) {
+    for (const match of text.matchAll(URL_IN_TEXT)) {
+      url = httpUrl(match[0]);
+      if (url !== undefined) {
+        rest = text.replace(match[0], " ");
+        break;
+      }
+    }
+  }
+  const name = read("title").trim() || rest.replace(/\s+/g, " ").trim();
+  return { name, url: url ?? "" };
+}
+
 /**
  * linkPages: add (`/links/new`), edit (`/links/:id/edit`), delete (`/links/:id/delete`, a
  * confirmation form) and the favorite toggle of the lists. Every write calls the links
@@ -64,7 +98,8 @@ export function linkPages({ db, config, clock, peerAddress }: AppDeps, guard: Pa
       const collections = listCollectionSummaries(db, user.id);
       const wanted = collections.find((c) => String(c.id) === query.collection);
       const next = wanted ? `/?collection=${wanted.id}` : "/";
-      return form(user, { name: "", url: "", description: "", favorite: false, collectionIds: wanted ? [wanted.id] : [] }, next, new Map());
+      const { name, url } = sharedLink(query);
+      return form(user, { name, url, description: "", favorite: false, collectionIds: wanted ? [wanted.id] : [] }, next, new Map());
     }))
     .post("/links", ({ request, body }) => guard.form(request, (user) =>
       save(request, user, body, (values) => void createLink(db, user.id, values, clock()), "link-added")))

@@ -1,0 +1,121 @@
+import { Database } from "bun:sqlite";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { fileTime, writeBackup } from "./backup";
+import { embeddedMigrations, MIGRATIONS_TABLE } from "./migrate";
+
+/** A file restore will not put in place; the message is the one line the CLI prints. */
+export class RestoreRefused extends Error {}
+
+/** The tables every linkshelf database has had since its first migration. */
+const CORE_TABLES = [MIGRATIONS_TABLE, "users", "collections", "links"];
+
+/**
+ * checkRestorable opens `file` read-only and refuses it unless it is a SQLite database that
+ * passes `PRAGMA integrity_check`, has linkshelf's tables, and records no migration newer than
+ * the newest this program embeds (a database from a later release would be read wrongly).
+ * Returns the open connection for the copy.
+ */
+function checkRestorable(file: string, migrations = embeddedMigrations): Database {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat) throw new RestoreRefused(`${file} does not exist`);
+  if (!stat.isFile()) throw new RestoreRefused(`${file} is not a file`);
+  let source: Database;
+  try {
+    source = new Database(file, { readonly: true, strict: true });
+  } catch (error) {
+    throw new RestoreRefused(`cannot open ${file}: ${(error as Error).message}`);
+  }
+  try {
+    let problems: string[];
+    try {
+      problems = source.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all().map((row) => row.integrity_check);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === "SQLITE_NOTADB") throw new RestoreRefused(`${file} is not a SQLite database`);
+      throw new RestoreRefused(`${file} is damaged: ${(error as Error).message}`);
+    }
+    if (problems.join() !== "ok") throw new RestoreRefused(`${file} is damaged: the integrity check reports ${problems[0]}`);
+
+    const tables = new Set(source.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((row) => row.name));
+    if (!CORE_TABLES.every((table) => tables.has(table))) throw new RestoreRefused(`${file} is a SQLite database but not a linkshelf one`);
+    const newest = source.query<{ newest: number | null }, []>(`SELECT max(created_at) AS newest FROM ${MIGRATIONS_TABLE}`).all()[0]?.newest;
+    if (newest === null || newest === undefined) throw new RestoreRefused(`${file} is a SQLite database but not a linkshelf one`);
+    const known = migrations.at(-1)?.when ?? 0;
+    if (Number(newest) > known) {
+      throw new RestoreRefused(`${file} comes from a newer linkshelf (its schema has migrations this version does not know); restore it with that version or a later one`);
+    }
+    return source;
+  } catch (error) {
+    source.close();
+    throw error;
+  }
+}
+
+/** checkpointQuietly folds a database's WAL into its main file, so the file stands alone. Best effort: a damaged database may refuse. */
+function checkpointQuietly(path: string): void {
+  try {
+    const old = new Database(path, { strict: true });
+    try {
+      old.run("PRAGMA busy_timeout = 5000");
+      old.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      old.close();
+    }
+  } catch {
+    // Its -wal and -shm are moved with it below, so SQLite still finds them beside it.
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface RestoreOutcome {
+  /** Where the database that was replaced now is; null when there was none. */
+  kept: string | null;
+}
+
+/**
+ * restoreDatabase puts a copy of `file` in place of the database at `dbPath`. The caller holds
+ * the data directory's lock (no server runs on it). The file is checked first (checkRestorable)
+ * and copied consistently beside the database (mode 0600); the database it replaces, its WAL
+ * folded in first, is renamed `linkshelf.db.before-restore-<UTC time>` (with any -wal and -shm
+ * that remain, renamed to match, so it still opens as it was). The copy then takes the
+ * database's name in one rename. Pending migrations run at the next start.
+ */
+export function restoreDatabase(file: string, dbPath: string, now: number): RestoreOutcome {
+  const source = checkRestorable(file);
+  const incoming = `${dbPath}.restoring-${process.pid}`;
+  rmSync(incoming, { force: true });
+  try {
+    writeBackup(source, incoming);
+  } catch (error) {
+    throw new RestoreRefused(`cannot copy ${file} into ${dirname(dbPath)}: ${(error as Error).message}`);
+  } finally {
+    source.close();
+  }
+
+  let kept: string | null = null;
+  try {
+    if (existsSync(dbPath)) {
+      checkpointQuietly(dbPath);
+      kept = `${dbPath}.before-restore-${fileTime(now)}`;
+      if (existsSync(kept)) throw new RestoreRefused(`${basename(kept)} exists already; try again in a moment`);
+      renameSync(dbPath, kept);
+      for (const suffix of ["-wal", "-shm"]) {
+        if (existsSync(dbPath + suffix)) renameSync(dbPath + suffix, kept + suffix);
+      }
+    }
+    renameSync(incoming, dbPath);
+  } finally {
+    rmSync(incoming, { force: true });
+  }
+  syncDirectory(dirname(dbPath));
+  return { kept };
+}
