@@ -251,7 +251,7 @@ describe("HEAD /extension/authorize against the binary", () => {
   const email = "owner@example.test";
 
   beforeAll(async () => {
-    workspace = binaryWorkspace("linkshelf-consent-");
+    workspace = binaryWorkspace("consent");
     const created = await runBinary(workspace.binary, ["user", "create", "--email", email, "--name", "Owner", "--data-dir", workspace.dataDir], {
       cwd: workspace.cwd, env: cleanEnv(), stdin: "long enough password\n",
     });

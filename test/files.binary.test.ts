@@ -24,7 +24,7 @@ let previousUmask: number;
 beforeAll(() => {
   // A permissive umask in the test process, so that nothing here passes by inheriting a strict one.
   previousUmask = process.umask(0o022);
-  workspace = binaryWorkspace("linkshelf-files-");
+  workspace = binaryWorkspace("files");
 }, 60_000);
 
 afterAll(() => {

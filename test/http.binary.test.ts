@@ -39,7 +39,7 @@ function rawRequest(port: number, target: string, headerLines: string[], version
 let workspace: BinaryWorkspace;
 
 beforeAll(() => {
-  workspace = binaryWorkspace("linkshelf-http-");
+  workspace = binaryWorkspace("http");
 }, 60_000);
 
 afterAll(() => {

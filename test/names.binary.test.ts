@@ -12,7 +12,7 @@ const SLOW = 60_000;
 let workspace: BinaryWorkspace;
 
 beforeAll(async () => {
-  workspace = binaryWorkspace("linkshelf-names-");
+  workspace = binaryWorkspace("names");
   await createUserWithToken(workspace, "names@example.test", "Names", cleanEnv());
 }, 60_000);
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CADDY, CURL, FAIL2BAN, NGINX, OPENSSL, requireProgram, type Program } from "./programs";
 import { binaryWorkspace, cleanEnv, createUserWithToken, REPO_ROOT, startServer, type BinaryWorkspace, type RunningServer } from "./binary";
 
 /**
@@ -79,7 +80,8 @@ async function waitForProxy(port: number, proc: Bun.Subprocess, log: () => strin
 interface Proxy {
   name: string;
   program: string;
-  debianPackage: string;
+  /** The program it runs, with its Debian package. */
+  needs: Program;
   /** Writes the configuration into `dir` and returns the command that runs it in the foreground. */
   start(dir: string, ports: { https: number; http: number; linkshelf: number }): string[];
 }
@@ -88,7 +90,7 @@ const PROXIES: Proxy[] = [
   {
     name: "Caddy",
     program: "caddy",
-    debianPackage: "caddy",
+    needs: CADDY,
     start(dir, ports) {
       const site = codeBlockAfter("Caddy")
         .replace(`${HOST} {`, `${HOST}:${ports.https} {\n\ttls internal`)
@@ -103,7 +105,7 @@ const PROXIES: Proxy[] = [
   {
     name: "nginx",
     program: "nginx",
-    debianPackage: "nginx-light",
+    needs: NGINX,
     start(dir, ports) {
       const certificate = join(dir, "cert.pem");
       const key = join(dir, "key.pem");
@@ -130,8 +132,7 @@ const PROXIES: Proxy[] = [
 ];
 
 for (const proxy of PROXIES) {
-  const installed = Bun.which(proxy.program) !== null && Bun.which("curl") !== null && Bun.which("openssl") !== null;
-  if (!installed) console.log(`skipped: the ${proxy.name} example of docs/operations.md needs ${proxy.program} (apt-get install ${proxy.debianPackage})`);
+  const installed = [proxy.needs, CURL, OPENSSL].map(requireProgram).every(Boolean);
 
   describe.skipIf(!installed)(`docs/operations.md: linkshelf behind ${proxy.name}`, () => {
     let workspace: BinaryWorkspace;
@@ -142,7 +143,7 @@ for (const proxy of PROXIES) {
     let httpPort: number;
 
     beforeAll(async () => {
-      workspace = binaryWorkspace(`linkshelf-proxy-${proxy.program}-`);
+      workspace = binaryWorkspace(`proxy-${proxy.program}`);
       const env = cleanEnv({ LINKSHELF_TRUST_PROXY: guideTrustProxy(proxy.name) });
       await createUserWithToken(workspace, "me@example.com", "Me", env);
       server = await startServer(workspace.binary, { cwd: workspace.cwd, dataDir: workspace.dataDir, env });
@@ -209,8 +210,7 @@ for (const proxy of PROXIES) {
 }
 
 /** The fail2ban filter of the guide's Logs section, checked by fail2ban's own `fail2ban-regex`. */
-const fail2banInstalled = Bun.which("fail2ban-regex") !== null;
-if (!fail2banInstalled) console.log("skipped: the fail2ban example of docs/operations.md needs fail2ban-regex (apt-get install fail2ban)");
+const fail2banInstalled = requireProgram(FAIL2BAN);
 
 describe.skipIf(!fail2banInstalled)("docs/operations.md: the fail2ban filter", () => {
   it("matches the failed sign-in line, IPv4 and IPv6, and nothing else the server logs", () => {

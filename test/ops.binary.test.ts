@@ -31,7 +31,7 @@ const servers: RunningServer[] = [];
 let counter = 0;
 
 beforeAll(() => {
-  workspace = binaryWorkspace("linkshelf-ops-");
+  workspace = binaryWorkspace("ops");
 }, 60_000);
 
 afterAll(async () => {

@@ -31,6 +31,11 @@ export const QEMU_AARCH64 = program("qemu for arm64", "/usr/bin/qemu-aarch64-sta
 export const LIBC_ARM64 = program("the arm64 C library", "/lib/ld-linux-aarch64.so.1", "libc6:arm64", "LINKSHELF_TEST_LIBC_ARM64");
 export const PODMAN = program("podman", "/usr/bin/podman", "podman", "LINKSHELF_TEST_PODMAN");
 export const RUNC = program("runc", "/usr/sbin/runc", "runc", "LINKSHELF_TEST_RUNC");
+export const CADDY = program("Caddy", "/usr/bin/caddy", "caddy", "LINKSHELF_TEST_CADDY");
+export const NGINX = program("nginx", "/usr/sbin/nginx", "nginx-light", "LINKSHELF_TEST_NGINX");
+export const FAIL2BAN = program("fail2ban-regex", "/usr/bin/fail2ban-regex", "fail2ban", "LINKSHELF_TEST_FAIL2BAN");
+export const CURL = program("curl", "/usr/bin/curl", "curl", "LINKSHELF_TEST_CURL");
+export const OPENSSL = program("openssl", "/usr/bin/openssl", "openssl", "LINKSHELF_TEST_OPENSSL");
 export const SYSTEMD_ANALYZE = program("systemd-analyze", "/usr/bin/systemd-analyze", "systemd", "LINKSHELF_TEST_SYSTEMD_ANALYZE");
 
 /** Programs already reported missing in this run: one line each, however many files need them. */

@@ -14,7 +14,7 @@ let workspace: BinaryWorkspace;
 const servers: RunningServer[] = [];
 
 beforeAll(() => {
-  workspace = binaryWorkspace("linkshelf-proxy-");
+  workspace = binaryWorkspace("proxy");
 }, 60_000);
 
 afterAll(async () => {

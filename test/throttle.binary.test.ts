@@ -66,7 +66,7 @@ async function withServer(env: Record<string, string>, body: (server: RunningSer
 }
 
 beforeAll(async () => {
-  workspace = binaryWorkspace("linkshelf-throttle-");
+  workspace = binaryWorkspace("throttle");
   const created = await runBinary(workspace.binary, ["user", "create", "--email", EMAIL, "--name", "Alice", "--data-dir", workspace.dataDir], {
     cwd: workspace.cwd,
     env: cleanEnv(),
