@@ -137,18 +137,18 @@ describe("the access log", () => {
     expect(lines.every((line) => ACCESS_LINE.test(line))).toBe(true);
     const parsed = lines.map((line) => ACCESS_LINE.exec(line)!.slice(1));
     expect(parsed.map(([, address, method, path, status]) => [address, method, path, Number(status)])).toEqual([
-      ["unknown", "GET", `/l/${link.id}`, 302],
-      ["unknown", "GET", "/api/v1/collections", 200],
-      ["unknown", "GET", "/api/v1/collections", 401],
-      ["unknown", "GET", "/no/such/page", 404],
-      ["unknown", "HEAD", "/healthz", 200],
-      ["unknown", "POST", "/login", login.status],
-      ["unknown", "POST", "/setup", setup.status],
-      ["unknown", "GET", "/favicon", 400],
-      ["unknown", "GET", "/favicon", 400],
-      ["unknown", "GET", "/favicon", 400],
-      ["unknown", "GET", "/favicon", 400],
-      ["unknown", "GET", "/favicon", 429],
+      ["127.0.0.1", "GET", `/l/${link.id}`, 302],
+      ["127.0.0.1", "GET", "/api/v1/collections", 200],
+      ["127.0.0.1", "GET", "/api/v1/collections", 401],
+      ["127.0.0.1", "GET", "/no/such/page", 404],
+      ["127.0.0.1", "HEAD", "/healthz", 200],
+      ["127.0.0.1", "POST", "/login", login.status],
+      ["127.0.0.1", "POST", "/setup", setup.status],
+      ["127.0.0.1", "GET", "/favicon", 400],
+      ["127.0.0.1", "GET", "/favicon", 400],
+      ["127.0.0.1", "GET", "/favicon", 400],
+      ["127.0.0.1", "GET", "/favicon", 400],
+      ["127.0.0.1", "GET", "/favicon", 429],
     ]);
     // The time is the app clock's at arrival, as ISO 8601 UTC.
     expect(parsed[0]![0]).toStartWith("2026-11-25T04:00:00.");
