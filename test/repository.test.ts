@@ -24,7 +24,7 @@ function isBinary(bytes: Uint8Array): boolean {
 // Built from pieces so that this file does not contain the very words it looks for.
 const FORBIDDEN: { what: string; pattern: RegExp }[] = [
   { what: "a path into a folder beside the repository", pattern: new RegExp(["\\.\\.", "/shared"].join("")) },
-  // (the MIT licence's own wording, "ACTION OF CONTRACT", is the one use of the word that stays)
+  // The MIT licence's own wording ("an action of" followed by that word, in capitals) is the one use that stays.
   { what: "the name of a planning document", pattern: new RegExp(["(?<!ACTION OF )CONT", "RACT"].join("")) },
   { what: "the name of a notes file", pattern: new RegExp(["STACK", "\\.md"].join("")) },
   { what: "the name of a notes file", pattern: new RegExp(["DEVEL", "OPERS"].join("")) },
