@@ -465,8 +465,11 @@ describe("all or nothing", () => {
 
     const running = importBookmarks(env.db, alice.user.id, html, NOW);
     const failure = running.then(() => undefined, (error: Error) => error);
+    let settled = false;
+    void failure.then(() => (settled = true));
     // Between two of its transactions the import has stored some links, and the database is free for others.
-    await new Promise((resolve) => setImmediate(resolve));
+    while (!settled && linksOf(alice.user.id) === 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
     const midway = linksOf(alice.user.id);
     expect(midway).toBeGreaterThan(1);
     expect(midway).toBeLessThan(1 + 2499);
@@ -485,9 +488,12 @@ describe("all or nothing", () => {
     const html = file([folder("Imported", link("https://first.example/", "First")), ...Array.from({ length: 10_000 }, (_, i) => link(`https://site${i}.example/`, `Page ${i}`))].join("\n"));
     const running = importBookmarks(env.db, alice.user.id, html, NOW);
     const failure = running.then(() => undefined, (error: Error) => error);
-    await new Promise((resolve) => setImmediate(resolve));
-    const imported = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections.find((c: { name: string }) => c.name === "Imported");
-    expect(imported).toBeDefined();
+    let settled = false;
+    void failure.then(() => (settled = true));
+    const importedCollection = () => env.db.$client.query("SELECT id FROM collections WHERE user_id = ? AND name = 'Imported'").get(alice.user.id) as { id: number } | null;
+    while (!settled && !importedCollection()) await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    const imported = importedCollection()!;
     await createLink(env, alice, { url: "https://mine.example/", collectionIds: [imported.id] });
 
     expect((await failure)?.message).toBe("disk full");
