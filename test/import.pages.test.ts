@@ -188,6 +188,35 @@ describe("importing through the page", () => {
     expect(snapshot(env)).toBe(after);
   });
 
+  it("imports once when confirmed twice while it is writing: the second confirm waits for the first", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const links = Array.from({ length: 5000 }, (_, i) => `<DT><A HREF="https://site${i}.example/">Page ${i}</A>`).join("\n");
+    const key = keyOf(await upload(env, `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n${links}\n</DL><p>\n`, aliceCookie));
+
+    const first = confirm(env, key, aliceCookie);
+    const second = await confirm(env, key, aliceCookie);
+    // Answered after the first import is written, not while it runs.
+    expect(second.status).toBe(303);
+    expect(linkCount(env)).toBe(5000);
+    expect((await first).status).toBe(303);
+    expect(linkCount(env)).toBe(5000);
+    expect(texts((await open(env, `/import/${key}`, aliceCookie)).text, "h1")).toEqual(["Import done"]);
+  });
+
+  it("keeps the preview when the confirmed import fails, storing nothing, and imports it when confirmed again", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const key = keyOf(await upload(env, FIREFOX, aliceCookie));
+    env.db.$client.run("CREATE TRIGGER fail_import BEFORE INSERT ON links BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    const before = snapshot(env);
+    expect((await confirm(env, key, aliceCookie)).status).toBe(500);
+    expect(snapshot(env)).toBe(before);
+    expect(texts((await open(env, `/import/${key}`, aliceCookie)).text, `form[action="/import/${key}/confirm"] button`)).toHaveLength(1);
+
+    env.db.$client.run("DROP TRIGGER fail_import");
+    expect((await confirm(env, key, aliceCookie)).status).toBe(303);
+    expect(linkCount(env)).toBeGreaterThan(0);
+  });
+
   it("reports a file whose bookmarks are all there already, without an import button", async () => {
     const { env, aliceCookie } = await twoUsers();
     await confirm(env, keyOf(await upload(env, CHROMIUM, aliceCookie)), aliceCookie);
