@@ -188,12 +188,16 @@ describe("importing through the page", () => {
     expect(snapshot(env)).toBe(after);
   });
 
-  it("imports once when confirmed twice while it is writing: the second confirm waits for the first", async () => {
+  it("imports once when confirmed twice while it is writing: the second confirm waits for the first, a cancel meanwhile changes nothing", async () => {
     const { env, aliceCookie } = await twoUsers();
     const links = Array.from({ length: 5000 }, (_, i) => `<DT><A HREF="https://site${i}.example/">Page ${i}</A>`).join("\n");
     const key = keyOf(await upload(env, `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n${links}\n</DL><p>\n`, aliceCookie));
 
     const first = confirm(env, key, aliceCookie);
+    while (linkCount(env) === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(linkCount(env)).toBeLessThan(5000);
+    // A cancel while it is written leaves the import and its report alone.
+    expect((await cancel(env, key, aliceCookie)).status).toBe(303);
     const second = await confirm(env, key, aliceCookie);
     // Answered after the first import is written, not while it runs.
     expect(second.status).toBe(303);

@@ -177,7 +177,8 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
       return seeOther(`/import/${params.key}`);
     }))
     .post("/import/:key/cancel", ({ request, params }) => guard.form(request, (user) => {
-      waiting.take(params.key, user.id, clock());
+      // An import being written is not cancelled: its report stays to be seen.
+      if (waiting.get(params.key, user.id, clock())?.kind !== "importing") waiting.take(params.key, user.id, clock());
       return seeOther("/import");
     }))
     .get("/export", ({ request }) => guard.page(request, async (user) => {
