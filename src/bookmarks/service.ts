@@ -6,7 +6,7 @@
  */
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { collections, linkCollections, links } from "../db/schema";
+import { collections, linkCollections, links, type UserRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { COLLECTION_LIMITS, createCollection, deleteCollection } from "../collections/service";
 import type { CollectionInput } from "../collections/model";
@@ -14,7 +14,6 @@ import { compareCollections } from "../collections/queries";
 import { inboxId, LINK_LIMITS, writeLink } from "../links/service";
 import { cleanName, isHttpUrl, Rules } from "../rules";
 import { findUserById } from "../users/service";
-import type { UserRow } from "../db/schema";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
 
 export interface ImportReport {
