@@ -147,7 +147,7 @@ const COMMANDS: Record<string, Command> = {
       const { decodeBookmarkFile } = await import("./bookmarks/netscape");
       const { importBookmarks } = await import("./bookmarks/service");
       const dryRun = flags["dry-run"] !== undefined;
-      const report = importBookmarks(db, user.id, decodeBookmarkFile(bytes), Date.now(), { dryRun });
+      const report = await importBookmarks(db, user.id, decodeBookmarkFile(bytes), Date.now(), { dryRun });
       for (const line of describeImport(report, dryRun)) io.out(line);
       return 0;
     }),

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binaryWorkspace, queryFile, runBinary, startServer, type RunningServer } from "./binary";
+import { binaryWorkspace, queryFile, runBinary, startServer, writeFile, type RunningServer } from "./binary";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 /** Per-test limit for tests that spawn several processes (argon2 hashing included). */
@@ -258,6 +258,98 @@ describe("the import page while the server runs", () => {
     expect(confirmed.status).toBe(303);
     expect(counts(email).links).toBe(before + entries);
   }, 60_000);
+
+  /** poll asks for /healthz and /l/:id, one after the other, until `work` settles: the rounds answered meanwhile, the slowest answers, how long it took. */
+  async function poll(work: Promise<unknown>, clickId: number, token: string) {
+    let settled = false;
+    void work.finally(() => (settled = true)).catch(() => undefined);
+    const started = performance.now();
+    const result = { rounds: 0, slowestHealth: 0, slowestClick: 0, millis: 0 };
+    while (!settled) {
+      let at = performance.now();
+      const health = await fetch(`${server.origin}/healthz`);
+      expect(await health.json()).toEqual({ status: "ok" });
+      result.slowestHealth = Math.max(result.slowestHealth, performance.now() - at);
+      at = performance.now();
+      const click = await fetch(`${server.origin}/l/${clickId}`, { redirect: "manual", headers: { authorization: `Bearer ${token}` } });
+      expect(click.status).toBe(302);
+      result.slowestClick = Math.max(result.slowestClick, performance.now() - at);
+      if (!settled) result.rounds++;
+    }
+    result.millis = performance.now() - started;
+    return result;
+  }
+
+  /** shelfRows dumps a user's links (without their click counts), collections and memberships, read from the file. */
+  const shelfRows = (email: string) => JSON.stringify([
+    queryFile(dbPath, "SELECT l.id, l.name, l.url, l.description, l.favorite, l.created_at, l.updated_at FROM links l JOIN users u ON u.id = l.user_id WHERE u.email = ? ORDER BY l.id", [email]),
+    queryFile(dbPath, "SELECT c.* FROM collections c JOIN users u ON u.id = c.user_id WHERE u.email = ? ORDER BY c.id", [email]),
+    queryFile(dbPath, "SELECT lc.* FROM link_collections lc JOIN links l ON l.id = lc.link_id JOIN users u ON u.id = l.user_id WHERE u.email = ? ORDER BY lc.link_id, lc.collection_id", [email]),
+  ]);
+
+  it("keeps answering /healthz and /l/:id during the preview and the confirmed import of 99,000 links (32 MiB); the preview stores nothing, a failure half-way stores nothing", async () => {
+    const { email, token } = await newUser();
+    const cookie = await signIn(email);
+    const created = await fetch(`${server.origin}/api/v1/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Pinned", url: "https://pinned.example/", favorite: false }),
+    });
+    expect(created.status).toBe(201);
+    const pinned = ((await created.json()) as { link: { id: number } }).link;
+
+    // 99,000 short links in 100 folders: 32 MiB of markup, close to the 100,000 bookmarks a file may hold.
+    const entries = 99_000;
+    const folders = 100;
+    const padding = "d".repeat(Math.floor((32 * 1024 * 1024 - 100_000) / entries) - 65);
+    const parts = ["<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n"];
+    for (let folder = 0; folder < folders; folder++) {
+      parts.push(`<DT><H3>Folder ${folder}</H3>\n<DL><p>\n`);
+      for (let i = folder; i < entries; i += folders) parts.push(`<DT><A HREF="https://site${i}.example/">Page ${i}</A>\n<DD>${padding}\n`);
+      parts.push("</DL><p>\n");
+    }
+    parts.push("</DL><p>\n");
+    const file = parts.join("");
+    expect(file.length).toBeGreaterThan(31 * 1024 * 1024);
+    expect(file.length).toBeLessThan(32 * 1024 * 1024);
+    const form = new FormData();
+    form.set("file", new File([file], "huge.html", { type: "text/html" }));
+    const before = shelfRows(email);
+
+    const upload = fetch(`${server.origin}/import`, { method: "POST", redirect: "manual", headers: { cookie, origin: server.origin }, body: form });
+    const preview = await poll(upload, pinned.id, token);
+    const previewed = await upload;
+    expect(previewed.status).toBe(303);
+    const key = previewed.headers.get("location")!;
+    expect(shelfRows(email)).toBe(before);
+    const previewPage = await fetch(`${server.origin}${key}`, { headers: { cookie } });
+    expect(await previewPage.text()).toContain("99,000");
+
+    const confirm = () => fetch(`${server.origin}${key}/confirm`, {
+      method: "POST", redirect: "manual", headers: { cookie, origin: server.origin, "content-type": "application/x-www-form-urlencoded" }, body: "",
+    });
+    // A failure the rules cannot foresee, at the 60,000th link: many transactions of this import have committed by then.
+    writeFile(dbPath, `CREATE TRIGGER fail_huge_import BEFORE INSERT ON links WHEN NEW.url = 'https://site59999.example/' BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+    const failing = confirm();
+    const failed = await poll(failing, pinned.id, token);
+    expect((await failing).status).toBe(500);
+    expect(shelfRows(email)).toBe(before);
+    writeFile(dbPath, "DROP TRIGGER fail_huge_import");
+
+    // The preview waits again; confirmed once more, the import goes through.
+    const confirming = confirm();
+    const confirmed = await poll(confirming, pinned.id, token);
+    expect((await confirming).status).toBe(303);
+    expect(counts(email)).toEqual({ links: 1 + entries, collections: 1 + folders, memberships: 1 + entries });
+    expect(confirmed.rounds).toBeGreaterThanOrEqual(10);
+    expect(failed.rounds).toBeGreaterThanOrEqual(10);
+
+    // Reported, never asserted: the slowest answers depend on the machine.
+    const ms = (value: number) => `${value.toFixed(0)} ms`;
+    for (const [label, figures] of [["upload and preview", preview], ["confirm, failing at link 60,000", failed], ["confirm", confirmed]] as const) {
+      console.log(`99,000 links (32 MiB), ${label}: ${ms(figures.millis)}, ${figures.rounds} rounds, slowest /healthz ${ms(figures.slowestHealth)}, slowest /l/:id ${ms(figures.slowestClick)}`);
+    }
+  }, 180_000);
 });
 
 describe("linkshelf export", () => {

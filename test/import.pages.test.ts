@@ -146,7 +146,7 @@ describe("importing through the page", () => {
     const preview = await open(env, `/import/${key}`, aliceCookie);
     expect(preview.status).toBe(200);
     expect(snapshot(env)).toBe(before);
-    const expected = importBookmarks(env.db, alice.user.id, CHROMIUM.toString("utf8"), env.clock.now, { dryRun: true });
+    const expected = await importBookmarks(env.db, alice.user.id, CHROMIUM.toString("utf8"), env.clock.now, { dryRun: true });
     expect(expected.linksCreated).toBeGreaterThan(3);
     expect(expected.duplicates.map((d) => d.url)).toContain("https://example.com/");
     expect(expected.skipped.length).toBeGreaterThan(0);
@@ -165,7 +165,7 @@ describe("importing through the page", () => {
   it("imports on confirmation, shows the report, and imports once however often it is confirmed", async () => {
     const { env, alice, aliceCookie } = await twoUsers();
     const key = keyOf(await upload(env, FIREFOX, aliceCookie));
-    const expected = importBookmarks(env.db, alice.user.id, FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
+    const expected = await importBookmarks(env.db, alice.user.id, FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
     expect(linkCount(env)).toBe(0);
 
     const done = await confirm(env, key, aliceCookie);
@@ -186,6 +186,39 @@ describe("importing through the page", () => {
     const after = snapshot(env);
     expect((await confirm(env, key, aliceCookie)).headers.get("location")).toBe(`/import/${key}`);
     expect(snapshot(env)).toBe(after);
+  });
+
+  it("imports once when confirmed twice while it is writing: the second confirm waits for the first, a cancel meanwhile changes nothing", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const links = Array.from({ length: 5000 }, (_, i) => `<DT><A HREF="https://site${i}.example/">Page ${i}</A>`).join("\n");
+    const key = keyOf(await upload(env, `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n${links}\n</DL><p>\n`, aliceCookie));
+
+    const first = confirm(env, key, aliceCookie);
+    while (linkCount(env) === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(linkCount(env)).toBeLessThan(5000);
+    // A cancel while it is written leaves the import and its report alone.
+    expect((await cancel(env, key, aliceCookie)).status).toBe(303);
+    const second = await confirm(env, key, aliceCookie);
+    // Answered after the first import is written, not while it runs.
+    expect(second.status).toBe(303);
+    expect(linkCount(env)).toBe(5000);
+    expect((await first).status).toBe(303);
+    expect(linkCount(env)).toBe(5000);
+    expect(texts((await open(env, `/import/${key}`, aliceCookie)).text, "h1")).toEqual(["Import done"]);
+  });
+
+  it("keeps the preview when the confirmed import fails, storing nothing, and imports it when confirmed again", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const key = keyOf(await upload(env, FIREFOX, aliceCookie));
+    env.db.$client.run("CREATE TRIGGER fail_import BEFORE INSERT ON links BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    const before = snapshot(env);
+    expect((await confirm(env, key, aliceCookie)).status).toBe(500);
+    expect(snapshot(env)).toBe(before);
+    expect(texts((await open(env, `/import/${key}`, aliceCookie)).text, `form[action="/import/${key}/confirm"] button`)).toHaveLength(1);
+
+    env.db.$client.run("DROP TRIGGER fail_import");
+    expect((await confirm(env, key, aliceCookie)).status).toBe(303);
+    expect(linkCount(env)).toBeGreaterThan(0);
   });
 
   it("reports a file whose bookmarks are all there already, without an import button", async () => {
@@ -315,7 +348,7 @@ describe("limits on what one file holds", () => {
     try {
       const key = keyOf(await upload(env, FIREFOX, aliceCookie));
       expect(decoded).toHaveBeenCalledTimes(1);
-      const expected = importBookmarks(env.db, alice.user.id, FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
+      const expected = await importBookmarks(env.db, alice.user.id, FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
       expect((await confirm(env, key, aliceCookie)).status).toBe(303);
       expect(decoded).toHaveBeenCalledTimes(1);
       expect(linkCount(env)).toBe(expected.linksCreated);

@@ -1,15 +1,17 @@
 /**
  * Import and export of Netscape bookmark files: folders are collections, bookmarks are links.
- * Every link and collection an import makes goes through createLink / createCollection, the
- * functions behind the API, so the same rules apply; the whole import is one transaction.
+ * Every link and collection an import makes goes through writeLink (createLink's rules and
+ * insert) / createCollection, the functions behind the API, so the same rules apply; an import
+ * is written in short transactions and is all or nothing.
  */
-import { asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { collections, linkCollections, links } from "../db/schema";
+import { collections, linkCollections, links, type UserRow } from "../db/schema";
 import { NotFound } from "../errors";
-import { COLLECTION_LIMITS, createCollection } from "../collections/service";
+import { COLLECTION_LIMITS, createCollection, deleteCollection } from "../collections/service";
+import type { CollectionInput } from "../collections/model";
 import { compareCollections } from "../collections/queries";
-import { createLink, inboxId, LINK_LIMITS } from "../links/service";
+import { inboxId, LINK_LIMITS, writeLink } from "../links/service";
 import { cleanName, isHttpUrl, Rules } from "../rules";
 import { findUserById } from "../users/service";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
@@ -44,41 +46,83 @@ interface PlannedLink {
   collections: Set<string | null>;
 }
 
-/** Thrown inside a dry run's transaction so that it rolls back, carrying the report out. */
-class DryRunDone {
-  constructor(readonly report: ImportReport) {}
+/** A collection the import will create, with the name its links refer to it by. */
+interface PlannedCollection {
+  name: string;
+  input: CollectionInput;
+  createdAt: number;
+}
+
+/** What an import will write, worked out from the file and the user's shelf without writing. */
+interface ImportPlan {
+  user: UserRow;
+  report: ImportReport;
+  collections: PlannedCollection[];
+  links: PlannedLink[];
+  /** The user's collections by name (the first of a name, Inbox first), to which the created ones are added. */
+  idsByName: Map<string, number>;
 }
 
 /**
- * importBookmarks stores the bookmarks of a Netscape bookmark file for a user, in one
- * transaction: nothing is stored when anything fails. With `dryRun` it does exactly the same
- * work and rolls it back, so the report is the one a real import would give. The file is its
- * text, or what parseNetscape read of it (the import page reads a file once, for the preview
- * and the import it confirms).
+ * Links or collections written in one transaction of a confirmed import, at most: with the
+ * time limit below, a transaction holds the database for a few tens of milliseconds.
  */
-export function importBookmarks(db: Db, userId: number, file: string | NetscapeDocument, now: number, options: { dryRun?: boolean } = {}): ImportReport {
+const CHUNK_ITEMS = 1000;
+/** A transaction of an import stops taking entries once it has run this long. */
+const CHUNK_MILLIS = 20;
+
+/**
+ * importBookmarks stores the bookmarks of a Netscape bookmark file for a user. The file is
+ * its text, or what parseNetscape read of it (the import page reads a file once, for the
+ * preview and the import it confirms). It works out the whole import first without writing;
+ * with `dryRun` it stops there, so the report is the one a real import would give and nothing
+ * is stored. Otherwise it writes in short transactions (CHUNK_ITEMS / CHUNK_MILLIS), letting the
+ * event loop run between them, so a server keeps answering during a large import. It is still
+ * all or nothing: when a transaction fails, what the earlier ones of this import created is
+ * removed (removeImported), and the error is thrown.
+ */
+export async function importBookmarks(db: Db, userId: number, file: string | NetscapeDocument, now: number, options: { dryRun?: boolean } = {}): Promise<ImportReport> {
   const document = typeof file === "string" ? parseNetscape(file) : file;
-  try {
-    return db.transaction(() => {
-      const report = writeImport(db, userId, document, now);
-      if (options.dryRun) throw new DryRunDone(report);
-      return report;
-    }, { behavior: "immediate" });
-  } catch (error) {
-    if (error instanceof DryRunDone) return error.report;
-    throw error;
-  }
+  const plan = await planImport(db, userId, document, now);
+  if (!options.dryRun) await writePlan(db, plan);
+  return plan.report;
 }
 
-function writeImport(db: Db, userId: number, document: NetscapeDocument, now: number): ImportReport {
+/**
+ * pauses gives the points where a long loop lets the event loop run: `due()` once the current
+ * slice has run CHUNK_MILLIS, then `await next()` starts the next slice after a macrotask.
+ */
+function pauses() {
+  let started = performance.now();
+  return {
+    due: () => performance.now() - started >= CHUNK_MILLIS,
+    next: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      started = performance.now();
+    },
+  };
+}
+
+/**
+ * planImport reads the user's links and collections and decides everything an import does,
+ * writing nothing. It lets the event loop run every CHUNK_MILLIS (a file of 100,000 bookmarks
+ * takes a few hundred milliseconds to plan).
+ */
+async function planImport(db: Db, userId: number, document: NetscapeDocument, now: number): Promise<ImportPlan> {
   const user = findUserById(db, userId);
   if (!user) throw new NotFound();
   const report: ImportReport = { linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [] };
 
   const collectionName = collectionNames(document.folders);
-  const stored = new Set(db.select({ url: links.url }).from(links).where(eq(links.userId, userId)).all().map((row) => urlKey(row.url)));
+  const pause = pauses();
+  const stored = new Set<string>();
+  for (const row of db.select({ url: links.url }).from(links).where(eq(links.userId, userId)).all()) {
+    if (pause.due()) await pause.next();
+    stored.add(urlKey(row.url));
+  }
   const planned = new Map<string, PlannedLink>();
   for (const bookmark of document.bookmarks) {
+    if (pause.due()) await pause.next();
     const url = bookmark.href;
     const name = linkName(bookmark);
     const problem = urlProblem(url);
@@ -114,27 +158,93 @@ function writeImport(db: Db, userId: number, document: NetscapeDocument, now: nu
   const hasContent = new Set<NetscapeFolder>();
   for (const bookmark of document.bookmarks) if (bookmark.folder) hasContent.add(bookmark.folder);
   for (const folder of document.folders) if (folder.parent) hasContent.add(folder.parent);
+  const newCollections: PlannedCollection[] = [];
+  const newNames = new Set<string>();
   for (const folder of document.folders) {
+    if (pause.due()) await pause.next();
     const name = collectionName(folder);
-    if (name === null || idsByName.has(name)) continue;
+    if (name === null || idsByName.has(name) || newNames.has(name)) continue;
     // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not,
     // nor one that holds only folders, unless linkshelf's export wrote it for a collection of its own (LINKSHELF_ICON).
     if (!used.has(name) && ((hasContent.has(folder) && folder.icon === null) || folder.browserRoot || cleanName(folder.name) === "")) continue;
     const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
     // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
     const icon = folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
-    const created = createCollection(db, user, { name, description, visibility: "PRIVATE", icon }, pastDate(folder.addDate, now));
-    idsByName.set(name, created.id);
+    newCollections.push({ name, input: { name, description, visibility: "PRIVATE", icon }, createdAt: pastDate(folder.addDate, now) });
+    newNames.add(name);
     report.collectionsCreated.push(name);
   }
+  report.linksCreated = planned.size;
+  return { user, report, collections: newCollections, links: [...planned.values()], idsByName };
+}
 
-  const inbox = inboxId(db, userId);
-  for (const plan of planned.values()) {
-    const collectionIds = [...plan.collections].map((name) => (name === null ? inbox : idsByName.get(name)!));
-    createLink(db, userId, { name: plan.name, description: plan.description, url: plan.url, favorite: plan.favorite, collectionIds }, plan.createdAt);
-    report.linksCreated++;
+/**
+ * writePlan writes what planImport decided: the collections, then the links (through
+ * writeLink, createLink's rules and insert), in transactions of at most CHUNK_ITEMS entries
+ * and about CHUNK_MILLIS each, yielding to the event loop between them. When one fails, the
+ * links and collections the earlier ones created are removed (removeImported) and the error is thrown.
+ */
+async function writePlan(db: Db, plan: ImportPlan): Promise<void> {
+  const userId = plan.user.id;
+  const idsByName = new Map(plan.idsByName);
+  const made = { links: [] as number[], collections: [] as number[] };
+  const total = plan.collections.length + plan.links.length;
+  let next = 0;
+  try {
+    while (next < total) {
+      const chunk = db.transaction(() => {
+        const done = { links: [] as number[], collections: [] as number[] };
+        const started = performance.now();
+        const inbox = inboxId(db, userId);
+        let at = next;
+        do {
+          if (at < plan.collections.length) {
+            const planned = plan.collections[at]!;
+            const created = createCollection(db, plan.user, planned.input, planned.createdAt);
+            idsByName.set(planned.name, created.id);
+            done.collections.push(created.id);
+          } else {
+            const link = plan.links[at - plan.collections.length]!;
+            const collectionIds = [...link.collections].map((name) => (name === null ? inbox : idsByName.get(name)!));
+            const created = writeLink(db, userId, { name: link.name, description: link.description, url: link.url, favorite: link.favorite, collectionIds }, link.createdAt);
+            done.links.push(created.id);
+          }
+          at++;
+        } while (at < total && at - next < CHUNK_ITEMS && performance.now() - started < CHUNK_MILLIS);
+        return { done, at };
+      }, { behavior: "immediate" });
+      made.links.push(...chunk.done.links);
+      made.collections.push(...chunk.done.collections);
+      next = chunk.at;
+      if (next < total) await new Promise((resolve) => setImmediate(resolve));
+    }
+  } catch (error) {
+    if (made.links.length + made.collections.length > 0) await removeImported(db, userId, made);
+    throw error;
   }
-  return report;
+}
+
+/**
+ * removeImported takes back what the committed transactions of a failed import created: its
+ * links, CHUNK_ITEMS per transaction with the event loop running between them (removing 60,000
+ * links at once held the database for over half a second), then in one last transaction its
+ * collections, the way deleteCollection removes one (a link put there since then, and nowhere
+ * else, goes to the Inbox).
+ */
+async function removeImported(db: Db, userId: number, made: { links: number[]; collections: number[] }): Promise<void> {
+  for (let at = 0; at < made.links.length; at += CHUNK_ITEMS) {
+    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+    const ids = JSON.stringify(made.links.slice(at, at + CHUNK_ITEMS));
+    db.transaction(() => {
+      db.delete(links).where(and(eq(links.userId, userId), inArray(links.id, sql`(SELECT value FROM json_each(${ids}))`))).run();
+    }, { behavior: "immediate" });
+  }
+  db.transaction(() => {
+    const remaining = db.select({ id: collections.id }).from(collections)
+      .where(and(eq(collections.userId, userId), inArray(collections.id, sql`(SELECT value FROM json_each(${JSON.stringify(made.collections)}))`)))
+      .all();
+    for (const { id } of remaining) deleteCollection(db, userId, id);
+  }, { behavior: "immediate" });
 }
 
 const byAge = (a: { isDefault: boolean; id: number }, b: { isDefault: boolean; id: number }) =>

@@ -71,19 +71,26 @@ function addMemberships(db: Db, linkId: number, collectionIds: number[]): void {
   for (const collectionId of collectionIds) addMembership.run({ linkId, collectionId });
 }
 
-/** createLink stores a new link (clicks 0) in its collections, or the Inbox. */
+/** createLink stores a new link (clicks 0) in its collections, or the Inbox, in a transaction of its own. */
 export function createLink(db: Db, userId: number, input: CreateLinkInput, now: number): LinkJson {
-  return db.transaction(() => {
-    const rules = new Rules();
-    const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
-    const description = rules.text("/description", input.description ?? "", 0, LINK_LIMITS.description);
-    const url = rules.url("/url", input.url);
-    const collectionIds = resolveCollectionIds(db, userId, input.collectionIds, rules);
-    rules.check();
-    const row = linkQueries(db).insertLink.all({ userId, name, description, url, favorite: input.favorite, now })[0]!;
-    addMemberships(db, row.id, collectionIds);
-    return toLinkJson(row, collectionIds);
-  }, { behavior: "immediate" });
+  return db.transaction(() => writeLink(db, userId, input, now), { behavior: "immediate" });
+}
+
+/**
+ * writeLink is createLink inside the caller's transaction: the same rules and the same insert,
+ * without a transaction (a savepoint) of its own. An import writes thousands of links per
+ * transaction with it; the caller's transaction is what rolls back a failure.
+ */
+export function writeLink(db: Db, userId: number, input: CreateLinkInput, now: number): LinkJson {
+  const rules = new Rules();
+  const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
+  const description = rules.text("/description", input.description ?? "", 0, LINK_LIMITS.description);
+  const url = rules.url("/url", input.url);
+  const collectionIds = resolveCollectionIds(db, userId, input.collectionIds, rules);
+  rules.check();
+  const row = linkQueries(db).insertLink.all({ userId, name, description, url, favorite: input.favorite, now })[0]!;
+  addMemberships(db, row.id, collectionIds);
+  return toLinkJson(row, collectionIds);
 }
 
 /** updateLink replaces a link's fields and collections; an omitted description keeps its value. */

@@ -41,8 +41,11 @@ const EXPIRED = `This import is not here any more: a preview waits ${IMPORT_TTL_
  * An uploaded file waiting for its import to be confirmed, as it was read for the preview (the
  * confirmed import does not read the file again), then the report of that import.
  */
+type Preview = { kind: "preview"; fileName: string; fileBytes: number; document: NetscapeDocument; report: ImportReport };
 type ImportState =
-  | { kind: "preview"; fileName: string; fileBytes: number; document: NetscapeDocument; report: ImportReport }
+  | Preview
+  /** Confirmed and being written: a second confirm waits for the same import instead of starting one. */
+  | (Omit<Preview, "kind"> & { kind: "importing"; running: Promise<unknown> })
   | { kind: "done"; fileName: string; report: ImportReport };
 
 /** What one folder or bookmark costs in memory besides its text: the object, its fields, the arrays' slots. */
@@ -64,7 +67,7 @@ function documentBytes(document: NetscapeDocument): number {
   return bytes;
 }
 
-const sizeOf = (state: ImportState) => reportBytes(state.report) + (state.kind === "preview" ? documentBytes(state.document) : 0);
+const sizeOf = (state: ImportState) => reportBytes(state.report) + (state.kind === "done" ? 0 : documentBytes(state.document));
 
 /** isEmpty: the file held no bookmark and no folder at all (an ordinary web page, a text file...). */
 const isEmpty = (report: ImportReport) =>
@@ -93,11 +96,12 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
 /**
  * importPages: `/import` offers the export download (`/export`) and an upload. The upload is
  * read a slice at a time (the server keeps answering meanwhile), refused beyond IMPORT_LIMITS,
- * then given to a dry run of the real import (`importBookmarks`, the CLI's write path) whose
- * report is the preview at `/import/:key`; what was read waits in memory under that random key,
+ * then given to a dry run of the real import (`importBookmarks`, the CLI's write path: it plans
+ * without writing) whose report is the preview at `/import/:key`; what was read waits in memory under that random key,
  * for its user only, so confirming (`POST /import/:key/confirm`) imports it for real without a
  * second upload or a second read, and the same address then shows the import's report.
- * Confirming twice imports once.
+ * Confirming twice imports once. The confirmed import writes in short transactions with the
+ * event loop running between them, so the server keeps answering while it runs.
  *
  * The upload route reads its own body (up to MAX_IMPORT_FILE_BYTES): it is registered before
  * `formBody`, whose 64 KiB limit covers the routes after it.
@@ -127,12 +131,12 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
         throw error;
       }
       const now = clock();
-      const report = files.importBookmarks(db, user.id, document, now, { dryRun: true });
+      const report = await files.importBookmarks(db, user.id, document, now, { dryRun: true });
       if (isEmpty(report)) {
         const name = upload.fileName === "" ? "The file" : `“${upload.fileName}”`;
         return page(user, `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.`, 422);
       }
-      const preview: ImportState = { kind: "preview", fileName: upload.fileName, fileBytes: upload.bytes.byteLength, document, report };
+      const preview: Preview = { kind: "preview", fileName: upload.fileName, fileBytes: upload.bytes.byteLength, document, report };
       return seeOther(`/import/${waiting.put(user.id, preview, now)}`);
     }))
     .use(formBody())
@@ -151,19 +155,30 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
     }))
     .post("/import/:key/confirm", ({ request, params }) => guard.form(request, async (user) => {
       const { importBookmarks } = await bookmarkFiles();
-      // From here on nothing awaits: of two confirms at once, the second sees the first's report.
+      // From here to the import's start nothing awaits: of two confirms at once, the second finds it running.
       const now = clock();
       const state = waiting.get(params.key, user.id, now);
       if (!state) return page(user, EXPIRED, 404);
-      // A second click (or the back button and confirm again) shows the report of the first.
       if (state.kind === "preview") {
-        const report = importBookmarks(db, user.id, state.document, now);
-        waiting.replace(params.key, user.id, { kind: "done", fileName: state.fileName, report }, now);
+        const running = importBookmarks(db, user.id, state.document, now);
+        waiting.replace(params.key, user.id, { ...state, kind: "importing", running }, now);
+        try {
+          const report = await running;
+          waiting.replace(params.key, user.id, { kind: "done", fileName: state.fileName, report }, clock());
+        } catch (error) {
+          // Nothing was stored: the preview waits again, to be confirmed once more.
+          waiting.replace(params.key, user.id, state, clock());
+          throw error;
+        }
+      } else if (state.kind === "importing") {
+        // A second click (or the back button and confirm again) waits for the first, then shows its report.
+        await state.running.catch(() => undefined);
       }
       return seeOther(`/import/${params.key}`);
     }))
     .post("/import/:key/cancel", ({ request, params }) => guard.form(request, (user) => {
-      waiting.take(params.key, user.id, clock());
+      // An import being written is not cancelled: its report stays to be seen.
+      if (waiting.get(params.key, user.id, clock())?.kind !== "importing") waiting.take(params.key, user.id, clock());
       return seeOther("/import");
     }))
     .get("/export", ({ request }) => guard.page(request, async (user) => {
