@@ -167,6 +167,17 @@ describe("sliding sessions", () => {
     }
   });
 
+  it("never ride on /favicon, whose answers are publicly cacheable: no cookie, no write", async () => {
+    const { env, cookie, expiresAt } = await sessionWithLeft(DAY);
+    // A loopback target is refused without any network use: the placeholder, cacheable by anyone.
+    const icon = await get(env, "/favicon?url=http://127.0.0.1/", { headers: { cookie } });
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("cache-control")).toStartWith("public");
+    expect(icon.headers.get("set-cookie")).toBeNull();
+    expect(icon.headers.get("ratelimit-remaining")).not.toBeNull();
+    expect(expiryOf(env, cookie)).toBe(expiresAt);
+  });
+
   it("do not send an ended session back: a password change in the last half keeps this browser on its new session", async () => {
     const { env, alice, cookie } = await sessionWithLeft(DAY);
     const changed = await submitForm(env, "/account/password", { current: alice.password, password: "another long password", confirm: "another long password" }, {
@@ -180,7 +191,7 @@ describe("sliding sessions", () => {
     expect((await get(env, "/account", { headers: { cookie } })).status).toBe(303);
   });
 
-    it("re-send the cookie Secure when the request came over https", async () => {
+  it("re-send the cookie Secure when the request came over https", async () => {
     const { env, cookie } = await sessionWithLeft(DAY);
     const response = await env.app.handle(new Request("https://localhost/", { headers: { cookie } }));
     expect(response.status).toBe(200);

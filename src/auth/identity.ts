@@ -27,9 +27,9 @@ export interface RequestUser {
  * and the extension handoff are for a browser, so an `Authorization: Bearer` token there is
  * not a session (an API token must not open the pages that mint and revoke tokens).
  */
-export function sessionUser(db: Db, request: Request, now: number): RequestUser | undefined {
+export function sessionUser(db: Db, request: Request, now: number, renew = true): RequestUser | undefined {
   const id = sessionIdOf(request);
-  const use = id === undefined ? undefined : useSession(db, id, now);
+  const use = id === undefined ? undefined : useSession(db, id, now, renew);
   if (!use) return undefined;
   return use.renewedUntil === undefined ? { user: use.user } : { user: use.user, renewed: { id: id!, expiresAt: use.renewedUntil } };
 }
@@ -40,13 +40,13 @@ export function sessionUser(db: Db, request: Request, now: number): RequestUser 
  * is not valid has no user (it does not fall back to the cookie). Another scheme (a proxy's
  * Basic credentials, say) is not a token, so the cookie decides.
  */
-export function resolveUser(db: Db, request: Request, now: number): RequestUser | undefined {
+export function resolveUser(db: Db, request: Request, now: number, renew = true): RequestUser | undefined {
   const authorization = request.headers.get("authorization");
   if (authorization !== null && /^bearer\b/i.test(authorization)) {
     const user = userFromAuthorization(db, authorization, now);
     return user ? { user } : undefined;
   }
-  return sessionUser(db, request, now);
+  return sessionUser(db, request, now, renew);
 }
 
 /**

@@ -20,14 +20,15 @@ interface Asking {
  * routes that use them, so every path the router sends to such a route (`/favicon/`,
  * `/l/1/`) is decided and limited, and no other path is:
  *
- * - `requester` (on `/l/:id` and `/favicon`): a token or a session decides the user, else
- *   anonymous (a session this use extends re-sends its cookie). Routes read it as `requester` (null: anonymous).
+ * - `requester` (on `/l/:id`) and `visitor` (on `/favicon`): a token or a session decides the
+ *   user, else anonymous. Routes read it as `requester` (null: anonymous). `requester` extends
+ *   a session in the last half of its life; `visitor` never does (see `asker`).
  * - `apiUser` (on `/api/v1`): only a valid bearer token decides the user; anything else is
  *   401. A request with a body is decided in the parse step, before the body is read (the app
  *   uses it ahead of the JSON body parser), so a stranger's body is never read; one without a
  *   body before its query is validated. Routes read the user as `user`.
  *
- * Both count the request against `user:<id>`, or `ip:<address>` when there is no valid
+ * All count the request against `user:<id>`, or `ip:<address>` when there is no valid
  * credential, and set the RateLimit headers. They are named and seeded per app, so every
  * feature can `.use()` them and they still run once per request.
  */
@@ -52,15 +53,21 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
     return user;
   };
 
-  const requester = new Elysia({ name: "linkshelf/requester", seed })
+  /**
+   * asker decides a token or a session, else anonymous. `renew`: a session this use extends
+   * re-sends its cookie with the answer, whatever the answer is. `/favicon` does not renew,
+   * since its answers are publicly cacheable and must never carry a cookie.
+   */
+  const asker = (name: string, renew: boolean) => new Elysia({ name, seed })
     .derive({ as: "scoped" }, ({ request, set }) => {
       const now = clock();
-      const who = resolveUser(db, request, now);
-      // A session extended by this use goes back with the answer, whatever the answer is.
+      const who = resolveUser(db, request, now, renew);
       if (who?.renewed) set.headers["set-cookie"] = renewedSessionCookie(request, { config, peerAddress }, who.renewed, now);
       count({ request, set }, who?.user, now);
       return { requester: who?.user ?? null };
     });
+  const requester = asker("linkshelf/requester", true);
+  const visitor = asker("linkshelf/visitor", false);
 
   // The hooks name the parts of the context they use: Elysia reads a hook's parameters to
   // decide what to prepare, and a whole `context` would make it read every request's body.
@@ -69,7 +76,7 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
     .onParse({ as: "scoped" }, ({ request, set }) => void decideApiUser({ request, set }))
     .derive({ as: "scoped" }, ({ request, set }) => ({ user: apiUsers.get(request) ?? decideApiUser({ request, set }) }));
 
-  return { requester, apiUser, limiter };
+  return { requester, visitor, apiUser };
 }
 
 export type Guards = ReturnType<typeof guards>;

@@ -32,7 +32,7 @@ export interface SessionUse {
  * half of its life is extended to 30 days from now, with one UPDATE (guarded by the expiry it
  * read, so requests racing each other extend it once); the caller re-sends the cookie.
  */
-export function useSession(db: Db, id: string, now: number): SessionUse | undefined {
+export function useSession(db: Db, id: string, now: number, renew = true): SessionUse | undefined {
   if (!SESSION_SHAPE.test(id)) return undefined;
   const idHash = hashSecret(id);
   const row = db
@@ -42,7 +42,7 @@ export function useSession(db: Db, id: string, now: number): SessionUse | undefi
     .where(and(eq(sessions.idHash, idHash), gt(sessions.expiresAt, now)))
     .get();
   if (!row) return undefined;
-  if (row.expiresAt - now >= SESSION_RENEW_WITHIN_MS) return { user: row.user };
+  if (!renew || row.expiresAt - now >= SESSION_RENEW_WITHIN_MS) return { user: row.user };
   const renewedUntil = now + SESSION_TTL_MS;
   db.update(sessions)
     .set({ expiresAt: renewedUntil })

@@ -21,9 +21,9 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
  * lookups run and wait already (see Slots). Options for tests
  * (resolver, connection, timeout) come from `deps.favicon`.
  */
-export function faviconRoutes(deps: AppDeps, { requester }: Guards) {
+export function faviconRoutes(deps: AppDeps, { visitor }: Guards) {
   const service = createFaviconService(deps, deps.favicon);
-  return new Elysia().use(requester).get("/favicon", async ({ request, set }) => {
+  return new Elysia().use(visitor).get("/favicon", async ({ request, set }) => {
     const target = parseFaviconTarget(new URL(request.url).searchParams.get("url"));
     const image = await service.getFavicon(target);
     // Written into `set` (not a new Response) so the RateLimit headers set earlier stay.
