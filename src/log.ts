@@ -82,6 +82,24 @@ export function accessLog({ config, clock, peerAddress }: AppDeps, log: LogSink)
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
       const arrival = arrivals.get(request);
       const ms = arrival ? performance.now() - arrival.start : 0;
-      log(`${new Date(arrival?.at ?? clock()).toISOString()} ${arrival?.address ?? "unknown"} ${request.method} ${printablePath(request)} ${statusOf(responseValue, set.status)} ${ms.toFixed(1)}ms`);
+      log(`${new Date(arrival?.at ?? clock()).toISOString()} ${logSafe(arrival?.address ?? "unknown")} ${request.method} ${printablePath(request)} ${statusOf(responseValue, set.status)} ${ms.toFixed(1)}ms`);
     });
+}
+
+/**
+ * logSafe writes a client-supplied value into a log line as one word: every character outside
+ * printable ASCII (controls, line breaks, spaces, bidi overrides, any non-ASCII), the backslash
+ * and the double quote are written as `\xNN` / `\uNNNN`, at most 254 characters are kept, and
+ * an empty value is `""`. A value can thus neither start a new line nor hold a space (so not
+ * `from <address>` either).
+ */
+export function logSafe(value: string): string {
+  const kept = [...value].slice(0, 254).join("");
+  if (kept === "") return '""';
+  return kept.replace(/[^\x21-\x7e]|[\\"]/gu, (char) => {
+    const code = char.codePointAt(0)!;
+    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
+    if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;
+    return `\\u{${code.toString(16)}}`;
+  });
 }

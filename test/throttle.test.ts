@@ -6,7 +6,8 @@
 import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
 import { HASHING_LIMITS, memoryOf, PASSWORD_HASH, Passwords, PasswordsBusy } from "../src/auth/passwords";
-import { logSafe, signInFailedLine } from "../src/auth/throttle";
+import { signInFailedLine } from "../src/auth/throttle";
+import { logSafe } from "../src/log";
 import { createUser, makeEnv, snapshot, type TestEnv, type TestUser } from "./helpers";
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;

@@ -1,4 +1,5 @@
 import { FixedWindowCounter } from "../ratelimit/window";
+import { logSafe } from "../log";
 
 /** 10 password checks per key (an address, or an account for the current-password form) per 15 minutes. */
 export const SIGN_IN_THROTTLE = { attempts: 10, windowMs: 15 * 60 * 1000 } as const;
@@ -44,24 +45,6 @@ export class SignInThrottle {
       },
     };
   }
-}
-
-/**
- * logSafe writes a client-supplied value into a log line as one word: every character outside
- * printable ASCII (controls, line breaks, spaces, bidi overrides, any non-ASCII), the backslash
- * and the double quote are written as `\xNN` / `\uNNNN`, at most 254 characters are kept, and
- * an empty value is `""`. A value can thus neither start a new line nor hold a space (so not
- * `from <address>` either).
- */
-export function logSafe(value: string): string {
-  const kept = [...value].slice(0, 254).join("");
-  if (kept === "") return '""';
-  return kept.replace(/[^\x21-\x7e]|[\\"]/gu, (char) => {
-    const code = char.codePointAt(0)!;
-    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
-    if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;
-    return `\\u{${code.toString(16)}}`;
-  });
 }
 
 /**
