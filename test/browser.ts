@@ -57,11 +57,13 @@ export async function answerExtensionCallbacks(page: Page): Promise<string[]> {
   const session = await page.context().newCDPSession(page);
   session.on("Fetch.requestPaused", (event) => {
     seen.push(event.request.url);
-    void session.send("Fetch.fulfillRequest", {
+    session.send("Fetch.fulfillRequest", {
       requestId: event.requestId,
       responseCode: 200,
       responseHeaders: [{ name: "Content-Type", value: "text/html; charset=utf-8" }],
       body: Buffer.from(CALLBACK_PAGE).toString("base64"),
+    }).catch(() => {
+      // The page (an extension's sign-in window) may close before its callback is answered.
     });
   });
   await session.send("Fetch.enable", {

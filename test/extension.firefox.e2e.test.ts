@@ -111,7 +111,7 @@ describe.skipIf(!present)("the extension in Firefox", () => {
     for (let i = 0; i < 2; i++) await bidi.send("browsingContext.navigate", { context: browse, url: saved.folder[1]!.url, wait: "complete" });
     expect(await bidi.text(browse, "document.title")).toBe("Page b");
     await bidi.click(options, "#refresh");
-    const ranked = await waitUntil(() => pinned(bidi, options), (state) => state.folder[0]?.title === "Page b", "the folder after clicks");
+    const ranked = await waitUntil(() => pinned(bidi, options), (state) => state.folder.map((node) => node.title).join() === "Page b,Page a", "the folder after clicks");
     expect(ranked.folder.map((node) => node.title)).toEqual(["Page b", "Page a"]);
   }, TIMEOUT_MS);
 });
