@@ -146,8 +146,11 @@ describe.skipIf(!present)("the import / export page in Chromium", () => {
       await page.goto(`${origin}/import`);
       await page.getByLabel("Bookmarks file").setInputFiles({ name: "huge.html", mimeType: "text/html", buffer: Buffer.alloc(MAX_IMPORT_FILE_BYTES + 1024, " ") });
       const answer = page.waitForResponse((response) => response.request().method() === "POST");
+      // The answer is a new document at the same address: wait for it to load, not for the old one.
+      const loaded = page.waitForEvent("load");
       await page.getByRole("button", { name: "Preview import" }).click();
       expect((await answer).status()).toBe(413);
+      await loaded;
       await expect(page.locator("#file-error").textContent()).resolves.toContain("The file is larger than 32.0 MiB");
       expect(db.$client.query("SELECT count(*) AS n FROM links").get()).toEqual(before);
     } finally {
