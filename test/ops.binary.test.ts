@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyMigrations, embeddedMigrations } from "../src/db/migrate";
 import {
@@ -131,6 +131,8 @@ describe("one server per data directory", () => {
     const reused = JSON.stringify({ pid: process.pid, started: "1", command: "serve" });
     for (const content of ["", '{"pid":2147483647,"started":"1","command":"serve"}', reused]) {
       writeFileSync(join(where.dataDir, "linkshelf.lock"), content);
+      // An empty lock file counts as left by a crash once it is a few seconds old.
+      if (content === "") utimesSync(join(where.dataDir, "linkshelf.lock"), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
       const started = await serveIn(where);
       expect((await fetch(`${started.origin}/healthz`)).status).toBe(200);
       expect(await started.stop()).toBe(0);

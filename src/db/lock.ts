@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 /** The file in the data directory that says which process has it: `serve`, or a `restore` at work. */
@@ -61,6 +61,26 @@ function readHolder(path: string): Holder | undefined {
   return { pid: 0, started: null, command: "" };
 }
 
+/** How long a lock file may stay empty (created, its holder not yet written) before it counts as left by a crash. */
+const UNWRITTEN_GRACE_MS = 5_000;
+
+/**
+ * claimOf is the live claim a lock file holds: its process runs, or the file is still empty
+ * and new (its creator is between creating and writing it). undefined: no file, or a stale one.
+ */
+function claimOf(path: string): Holder | undefined {
+  const holder = readHolder(path);
+  if (!holder) return undefined;
+  if (holder.pid === 0) {
+    try {
+      return Date.now() - statSync(path).mtimeMs < UNWRITTEN_GRACE_MS ? holder : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return isAlive(holder) ? holder : undefined;
+}
+
 export interface DataDirLock {
   /** release removes the lock file; the data directory is free again. */
   release(): void;
@@ -82,18 +102,32 @@ export function lockDataDir(dataDir: string, command: string): DataDirLock {
       fd = openSync(path, "wx", 0o600);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = readHolder(path);
-      if (holder && isAlive(holder)) {
-        throw new DataDirBusy(`data directory ${dataDir} is in use by linkshelf ${holder.command} (pid ${holder.pid}); stop it first`);
-      }
-      // Stale: move it aside (one rename wins if two processes find it at once), then try again.
+      const busy = (holder: Holder) =>
+        new DataDirBusy(holder.pid === 0
+          ? `data directory ${dataDir} is being claimed by another linkshelf; try again`
+          : `data directory ${dataDir} is in use by linkshelf ${holder.command} (pid ${holder.pid}); stop it first`);
+      const holder = claimOf(path);
+      if (holder) throw busy(holder);
+      // Stale: move it aside, then try again. If another process took the stale file over first,
+      // what was moved aside is its fresh claim: put it back and give way.
       const aside = `${path}.stale-${process.pid}`;
       try {
         renameSync(path, aside);
-        unlinkSync(aside);
       } catch (renameError) {
         if ((renameError as NodeJS.ErrnoException).code !== "ENOENT") throw renameError;
+        continue;
       }
+      const moved = claimOf(aside);
+      if (moved) {
+        try {
+          linkSync(aside, path);
+        } catch (linkError) {
+          if ((linkError as NodeJS.ErrnoException).code !== "EEXIST") throw linkError;
+        }
+        unlinkSync(aside);
+        throw busy(moved);
+      }
+      unlinkSync(aside);
       continue;
     }
     try {
