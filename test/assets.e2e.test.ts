@@ -5,11 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser } from "playwright-core";
 import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { CHROMIUM, requireProgram } from "./programs";
 
 let browser: Browser;
 let server: LiveServer;
+const present = requireProgram(CHROMIUM);
 
 beforeAll(async () => {
+  if (!present) return;
   server = startServer();
   browser = await launchChromium();
 }, 30_000);
@@ -19,7 +22,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe("the web app manifest in Chromium", () => {
+describe.skipIf(!present)("the web app manifest in Chromium", () => {
   it("is found from the sign-in page and parsed without errors or warnings, share target included", async () => {
     const page = await browser.newPage();
     await keepLocal(page, server.origin);

@@ -183,3 +183,17 @@ describe("the repository stands alone", () => {
     expect(readFileSync(join(REPO_ROOT, "README.md"), "utf8")).toContain("](docs/screenshot.png)");
   });
 });
+
+describe("tests that need a program npm cannot install", () => {
+  // A test file that starts a browser or another outside program must ask requireProgram first,
+  // so that `npm test` on a machine without it skips with one line (and CI, which installs it, fails).
+  const STARTS_A_PROGRAM = /\blaunch(?:Chromium|Firefox)\(|\b(?:QEMU_AARCH64|PODMAN|SYSTEMD_ANALYZE|CADDY|NGINX|FAIL2BAN)\b/;
+  it("ask requireProgram first, every one of them", () => {
+    const files = readdirSync(join(REPO_ROOT, "test")).filter((name) => name.endsWith(".test.ts"));
+    const starting = files.filter((name) => STARTS_A_PROGRAM.test(readFileSync(join(REPO_ROOT, "test", name), "utf8")));
+    expect(starting.length).toBeGreaterThan(5);
+    // Named once in the import, and at least once more where it is called (or mapped over a list).
+    const asks = (name: string) => readFileSync(join(REPO_ROOT, "test", name), "utf8").split("requireProgram").length - 1 >= 2;
+    expect(starting.filter((name) => !asks(name))).toEqual([]);
+  });
+});
