@@ -2,11 +2,11 @@ import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "../src/app";
-import { createToken } from "../src/auth/tokens";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db/client";
 import { createUser } from "../src/users/service";
 import { compile, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, serveCommand, start, stop, tempDir } from "./lib";
+import { Shelf } from "../src/shelf/shelf";
 
 export interface CollectionsFigure {
   collections: number;
@@ -152,7 +152,7 @@ export async function countCollectionQueries(): Promise<QueriesFigure> {
     const queries: string[] = [];
     const db = openDatabase(path, { logger: { logQuery: (query) => void queries.push(query) } });
     const user = await createUser(db, { email: "bench@example.test", name: "Bench", password: "bench password" }, Date.now());
-    const { token } = createToken(db, user.id, "bench", Date.now());
+    const { token } = new Shelf(db, user).tokens.create("bench", Date.now());
     seedLibrary(path, collections, links);
     const app = createApp({ db, config: loadConfig({}, { LINKSHELF_RATE_LIMIT: "off" }), clock: Date.now });
     const list = async () => {

@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import pkg from "../package.json" with { type: "json" };
-import { checkTokenName, createToken, listTokens, revokeAnyToken } from "./auth/tokens";
+import { checkTokenName } from "./auth/secrets";
+import { Shelf } from "./shelf/shelf";
+import { revokeAnyToken } from "./shelf/tokens";
 import { ConfigError, databasePath, loadConfig, type Config } from "./config";
 import { writeBackup } from "./db/backup";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
@@ -106,21 +108,20 @@ const COMMANDS: Record<string, Command> = {
   "token create": {
     flags: ["email", "name", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
-      const user = requireUser(db, flags.email!);
       if ((flags.name ?? "CLI").trim() === "") throw new UsageError("--name must not be empty");
       const rules = new Rules();
       const name = checkTokenName(rules, flags.name ?? "CLI");
       rules.check();
-      io.out(createToken(db, user.id, name, Date.now()).token);
+      io.out(requireShelf(db, flags.email!).tokens.create(name, Date.now()).token);
       return 0;
     }),
   },
   "token list": {
     flags: ["email", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
-      const user = requireUser(db, flags.email!);
+      const shelf = requireShelf(db, flags.email!);
       io.out(["id", "name", "createdAt", "lastUsedAt"].join("\t"));
-      for (const token of listTokens(db, user.id)) {
+      for (const token of shelf.tokens.list()) {
         io.out([token.id, token.name, iso(token.createdAt), token.lastUsedAt === null ? "never" : iso(token.lastUsedAt)].join("\t"));
       }
       return 0;
@@ -139,7 +140,7 @@ const COMMANDS: Record<string, Command> = {
   import: {
     flags: ["email", "dry-run", "data-dir"], required: ["email"], args: 1,
     run: (config, flags, [file], io) => withDb(config, async (db) => {
-      const user = requireUser(db, flags.email!);
+      const shelf = requireShelf(db, flags.email!);
       const bytes = await Bun.file(file!).bytes().catch((error: Error) => {
         throw new CommandError(`cannot read ${file}: ${error.message}`);
       });
@@ -147,7 +148,7 @@ const COMMANDS: Record<string, Command> = {
       const { decodeBookmarkFile } = await import("./bookmarks/netscape");
       const { importBookmarks } = await import("./bookmarks/service");
       const dryRun = flags["dry-run"] !== undefined;
-      const report = await importBookmarks(db, user.id, decodeBookmarkFile(bytes), Date.now(), { dryRun });
+      const report = await importBookmarks(shelf, decodeBookmarkFile(bytes), Date.now(), { dryRun });
       for (const line of describeImport(report, dryRun)) io.out(line);
       return 0;
     }),
@@ -155,9 +156,9 @@ const COMMANDS: Record<string, Command> = {
   export: {
     flags: ["email", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
-      const user = requireUser(db, flags.email!);
+      const shelf = requireShelf(db, flags.email!);
       const { exportBookmarks } = await import("./bookmarks/service");
-      io.write(exportBookmarks(db, user.id));
+      io.write(exportBookmarks(shelf));
       return 0;
     }),
   },
@@ -319,6 +320,11 @@ function requireUser(db: Db, email: string) {
   const user = findUserByEmail(db, email);
   if (!user) throw new CommandError(`no user has the email ${email}`);
   return user;
+}
+
+/** requireShelf is the shelf of the user with that email (the commands that read or write one). */
+function requireShelf(db: Db, email: string): Shelf {
+  return new Shelf(db, requireUser(db, email));
 }
 
 /** readNewPassword reads the first line of piped stdin, or prompts twice on a terminal. */

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "bun:test";
 import { SignInThrottle } from "../src/auth/throttle";
-import { createToken, listTokens } from "../src/auth/tokens";
 import { webPages } from "../src/web/routes";
 import { createLink, createUser, get, makeEnv, request, sessionCookie, snapshot, submitForm, type TestEnv } from "./helpers";
+import { Shelf } from "../src/shelf/shelf";
 
 const CALLBACK = "https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/cb";
 const AUTHORIZE = `/extension/authorize?redirect_uri=${encodeURIComponent(CALLBACK)}`;
@@ -57,7 +57,7 @@ describe("a bearer token on the web pages", () => {
   it("cannot mint a token on the account page, nor revoke one, but the session can", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
-    const spare = createToken(env.db, alice.user.id, "spare", env.clock.now++);
+    const spare = new Shelf(env.db, alice.user).tokens.create("spare", env.clock.now++);
     const before = snapshot(env);
     expect((await submitForm(env, "/account/tokens", { name: "new" }, { token: alice.token })).status).toBe(303);
     expect((await submitForm(env, `/account/tokens/${spare.info.id}/revoke`, {}, { token: alice.token })).status).toBe(303);
@@ -65,7 +65,7 @@ describe("a bearer token on the web pages", () => {
 
     const cookie = sessionCookie(env, alice.user.id);
     expect((await submitForm(env, `/account/tokens/${spare.info.id}/revoke`, {}, { headers: { cookie } })).headers.get("location")).toBe("/account?done=token-revoked");
-    expect(listTokens(env.db, alice.user.id).map((token) => token.id)).not.toContain(spare.info.id);
+    expect(new Shelf(env.db, alice.user).tokens.list().map((token) => token.id)).not.toContain(spare.info.id);
   });
 
   it("is not a session on /extension/authorize: 303 to sign in, no token minted", async () => {
@@ -109,7 +109,7 @@ describe("revoking a token on the account page", () => {
     const env = makeEnv();
     const alice = await createUser(env);
     const bob = await createUser(env);
-    const bobToken = listTokens(env.db, bob.user.id)[0]!;
+    const bobToken = new Shelf(env.db, bob.user).tokens.list()[0]!;
     const cookie = sessionCookie(env, alice.user.id);
     const before = snapshot(env);
     const response = await submitForm(env, `/account/tokens/${bobToken.id}/revoke`, {}, { headers: { cookie, accept: "text/html", origin: "http://localhost" } });

@@ -12,8 +12,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, parseNetscape, parseNetscapeInSteps, STEP_CHARS, type NetscapeFolder } from "../src/bookmarks/netscape";
 import { exportBookmarks, importBookmarks, type ImportReport } from "../src/bookmarks/service";
-import { NotFound } from "../src/errors";
-import { chars, createCollection, createLink, createUser, get, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
+import { Shelf as UserShelf } from "../src/shelf/shelf";
+import { chars, createCollection, createLink, createUser, get, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 const fixture = (name: string) => decodeBookmarkFile(readFileSync(join(FIXTURES, name)));
@@ -74,7 +74,7 @@ async function newEnv(settings: Record<string, string> = {}) {
 describe("importing a file exported by Chromium", () => {
   it("maps folders to collections (nested ones as 'Parent / Child'), top-level bookmarks to the Inbox, and skips what is not http(s)", async () => {
     const { env, alice } = await newEnv();
-    const report = await importBookmarks(env.db, alice.user.id, fixture("chromium.html"), NOW);
+    const report = await importBookmarks(shelfFor(env, alice), fixture("chromium.html"), NOW);
 
     expect(report).toEqual({
       linksCreated: 8,
@@ -104,10 +104,10 @@ describe("importing a file exported by Chromium", () => {
 
   it("finds nothing new when the same file is imported again", async () => {
     const { env, alice } = await newEnv();
-    await importBookmarks(env.db, alice.user.id, fixture("chromium.html"), NOW);
+    await importBookmarks(shelfFor(env, alice), fixture("chromium.html"), NOW);
     const before = snapshot(env);
 
-    const again = await importBookmarks(env.db, alice.user.id, fixture("chromium.html"), NOW);
+    const again = await importBookmarks(shelfFor(env, alice), fixture("chromium.html"), NOW);
     expect(again.linksCreated).toBe(0);
     expect(again.collectionsCreated).toEqual([]);
     // Every http(s) entry is a duplicate now, "Example again" included.
@@ -124,7 +124,7 @@ describe("importing a file exported by Chromium", () => {
 describe("importing a file exported by Firefox", () => {
   it("keeps <DD> descriptions of links and folders, ignores keywords and tags, and reports place:, file:, data: and HREF-less entries", async () => {
     const { env, alice } = await newEnv();
-    const report = await importBookmarks(env.db, alice.user.id, fixture("firefox.html"), NOW);
+    const report = await importBookmarks(shelfFor(env, alice), fixture("firefox.html"), NOW);
 
     expect(report.linksCreated).toBe(8);
     expect(report.collectionsCreated).toEqual(["Mozilla Firefox", "Mozilla Firefox / Add-ons", "Bookmarks Toolbar", "Daily", "Other Bookmarks"]);
@@ -162,7 +162,7 @@ describe("encodings and odd markup", () => {
     // The file really is windows-1252: as UTF-8 it would not even be valid.
     expect(() => new TextDecoder("utf-8", { fatal: true }).decode(bytes)).toThrow();
     const { env, alice } = await newEnv();
-    const report = await importBookmarks(env.db, alice.user.id, decodeBookmarkFile(bytes), NOW);
+    const report = await importBookmarks(shelfFor(env, alice), decodeBookmarkFile(bytes), NOW);
     expect(report.collectionsCreated).toEqual(["Café & Crème"]);
     expect((await shelfOf(env, alice)).links.get("https://example.org/caf%C3%A9")).toMatchObject({
       name: "Le “meilleur” café – Paris", description: "Prix : 5 € ; Straße, Ærø, naïve", collections: ["Café & Crème"],
@@ -193,7 +193,7 @@ describe("encodings and odd markup", () => {
 
   it("handles RTL text, emoji, named and numeric entities, unquoted and padded attributes, inline markup and malformed folders", async () => {
     const { env, alice } = await newEnv();
-    const report = await importBookmarks(env.db, alice.user.id, fixture("odd.html"), NOW);
+    const report = await importBookmarks(shelfFor(env, alice), fixture("odd.html"), NOW);
     // The unnamed folder's bookmark goes to the Inbox; a heading without a list is an empty folder.
     expect(report).toEqual({ ...emptyReport(), linksCreated: 10, collectionsCreated: ["عربي", "Emoji 🎉 & friends", "Heading without a list", "Next folder"] });
 
@@ -225,7 +225,7 @@ describe("hostile files", () => {
 
   it("imports folders nested 64 deep, naming the collection from the whole path", async () => {
     const { env, alice } = await newEnv();
-    const report = await importBookmarks(env.db, alice.user.id, file(nested(IMPORT_LIMITS.depth, link("https://deep.example/", "Deep"))), NOW);
+    const report = await importBookmarks(shelfFor(env, alice), file(nested(IMPORT_LIMITS.depth, link("https://deep.example/", "Deep"))), NOW);
     expect(report.linksCreated).toBe(1);
     // Only the folder holding the link becomes a collection: "ab / ab / ..." cut to 254.
     // 253 code points end in "ab / ab ", trimmed, then the ellipsis.
@@ -238,7 +238,7 @@ describe("hostile files", () => {
     const { env, alice } = await newEnv();
     const before = snapshot(env);
     const html = file(nested(IMPORT_LIMITS.depth + 1, link("https://deep.example/", "Deep")));
-    await expect(importBookmarks(env.db, alice.user.id, html, NOW)).rejects.toThrow(new BookmarkFileRefused("The file nests folders more than 64 deep, deeper than linkshelf imports. Move the deepest folders up, or split the file."));
+    await expect(importBookmarks(shelfFor(env, alice), html, NOW)).rejects.toThrow(new BookmarkFileRefused("The file nests folders more than 64 deep, deeper than linkshelf imports. Move the deepest folders up, or split the file."));
     expect(snapshot(env)).toBe(before);
   });
 
@@ -310,7 +310,7 @@ describe("the rules of the API apply to every entry", () => {
     const longName = chars(300, "n");
     const longFolder = chars(300, "f");
     const html = file(folder(longFolder, `${link("https://long.example/", longName)}\n<DD>${chars(400, "😀")}`));
-    await importBookmarks(env.db, alice.user.id, html, NOW);
+    await importBookmarks(shelfFor(env, alice), html, NOW);
 
     const stored = (await shelfOf(env, alice)).links.get("https://long.example/")!;
     expect(stored.name).toBe(chars(253, "n") + "…");
@@ -327,7 +327,7 @@ describe("the rules of the API apply to every entry", () => {
       // An empty folder whose name shows nothing is an unnamed one: no collection, not even its parent's.
       folder("Parent", folder("\u200B\u2067", "")),
     ].join("\n"));
-    const report = await importBookmarks(env.db, alice.user.id, html, NOW);
+    const report = await importBookmarks(shelfFor(env, alice), html, NOW);
     expect(report.linksCreated).toBe(3);
     expect(report.collectionsCreated).toEqual(["Work Stuff"]);
     const links = (await shelfOf(env, alice)).links;
@@ -347,7 +347,7 @@ describe("the rules of the API apply to every entry", () => {
       link("/relative/path", "Relative"),
       link("https://fine.example/", "Fine"),
     ].join("\n"));
-    const report = await importBookmarks(env.db, alice.user.id, html, NOW);
+    const report = await importBookmarks(shelfFor(env, alice), html, NOW);
 
     const rule = "Expected an absolute http or https URL of at most 2048 characters.";
     expect(report.skipped).toEqual([
@@ -372,7 +372,7 @@ describe("the rules of the API apply to every entry", () => {
       link("https://future.example/", "future", ` ADD_DATE="${Math.floor(NOW / 1000) + 3600}"`),
       link("https://garbage.example/", "garbage", ` ADD_DATE="soon"`),
     ].join("\n"));
-    await importBookmarks(env.db, alice.user.id, html, NOW);
+    await importBookmarks(shelfFor(env, alice), html, NOW);
     const links = (await shelfOf(env, alice)).links;
     expect(links.get("https://s.example/")?.createdAt).toBe("2017-07-14T02:40:00.000Z");
     expect(links.get("https://ms.example/")?.createdAt).toBe("2017-07-14T02:40:00.123Z");
@@ -391,7 +391,7 @@ describe("duplicates", () => {
       link("https://DUP.example:443/path", "Theirs"),
       link("https://new.example/", "New"),
     ].join("\n")));
-    const report = await importBookmarks(env.db, alice.user.id, html, NOW);
+    const report = await importBookmarks(shelfFor(env, alice), html, NOW);
 
     expect(report).toEqual({ ...emptyReport(), linksCreated: 1, collectionsCreated: ["Elsewhere"], duplicates: [{ name: "Theirs", url: "https://DUP.example:443/path" }] });
     expect((await shelfOf(env, alice)).links.get("https://dup.example/path")).toMatchObject({ name: "Mine", collections: ["Reading"] });
@@ -405,7 +405,7 @@ describe("duplicates", () => {
       folder("B", link("https://same.example", "In B")),
       link("https://same.example/", "At the top"),
     ].join("\n"));
-    const report = await importBookmarks(env.db, alice.user.id, html, NOW);
+    const report = await importBookmarks(shelfFor(env, alice), html, NOW);
 
     expect(report).toEqual({ ...emptyReport(), linksCreated: 1, collectionsCreated: ["A", "B"], duplicates: [{ name: "Again in A", url: "https://same.example/" }] });
     const links = (await shelfOf(env, alice)).links;
@@ -424,7 +424,7 @@ describe("duplicates", () => {
       folder("Only old", link("https://old.example/", "Old")),
       folder("Only skipped", link("javascript:void(0)", "Nothing")),
     ].join("\n"));
-    const report = await importBookmarks(env.db, alice.user.id, html, NOW);
+    const report = await importBookmarks(shelfFor(env, alice), html, NOW);
 
     expect(report.collectionsCreated).toEqual(["reading"]);
     const shelf = await shelfOf(env, alice);
@@ -446,7 +446,7 @@ describe("all or nothing", () => {
     const html = file([folder("Half", entries.slice(0, 30).join("\n")), ...entries.slice(30)].join("\n"));
     const before = snapshot(env);
 
-    await expect(importBookmarks(env.db, alice.user.id, html, NOW)).rejects.toThrow("disk full");
+    await expect(importBookmarks(shelfFor(env, alice), html, NOW)).rejects.toThrow("disk full");
     expect(snapshot(env)).toBe(before);
     expect(env.db.$client.inTransaction).toBe(false);
   });
@@ -463,7 +463,7 @@ describe("all or nothing", () => {
     const linksOf = (userId: number) => (env.db.$client.query("SELECT count(*) AS n FROM links WHERE user_id = ?").get(userId) as { n: number }).n;
     const before = snapshot(env);
 
-    const running = importBookmarks(env.db, alice.user.id, html, NOW);
+    const running = importBookmarks(shelfFor(env, alice), html, NOW);
     const failure = running.then(() => undefined, (error: Error) => error);
     let settled = false;
     void failure.then(() => (settled = true));
@@ -486,7 +486,7 @@ describe("all or nothing", () => {
     env.db.$client.run(`CREATE TRIGGER fail_late_import BEFORE INSERT ON links WHEN NEW.url = 'https://site9999.example/'
       BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
     const html = file([folder("Imported", link("https://first.example/", "First")), ...Array.from({ length: 10_000 }, (_, i) => link(`https://site${i}.example/`, `Page ${i}`))].join("\n"));
-    const running = importBookmarks(env.db, alice.user.id, html, NOW);
+    const running = importBookmarks(shelfFor(env, alice), html, NOW);
     const failure = running.then(() => undefined, (error: Error) => error);
     let settled = false;
     void failure.then(() => (settled = true));
@@ -503,10 +503,12 @@ describe("all or nothing", () => {
     expect(shelf.links.get("https://mine.example/")?.collections).toEqual(["Inbox"]);
   });
 
-  it("stores nothing for a user that does not exist", async () => {
-    const { env } = await newEnv();
+  it("stores nothing for a user deleted before the import wrote", async () => {
+    const { env, alice } = await newEnv();
+    const gone = new UserShelf(env.db, alice.user);
+    env.db.$client.run("DELETE FROM users WHERE id = ?", [alice.user.id]);
     const before = snapshot(env);
-    await expect(importBookmarks(env.db, 999_999, fixture("chromium.html"), NOW)).rejects.toThrow(NotFound);
+    await expect(importBookmarks(gone, fixture("chromium.html"), NOW)).rejects.toThrow();
     expect(snapshot(env)).toBe(before);
   });
 
@@ -516,10 +518,10 @@ describe("all or nothing", () => {
     await createLink(env, alice, { url: "https://bun.sh/" });
     for (const name of ["chromium.html", "firefox.html", "odd.html"]) {
       const before = snapshot(env);
-      const preview = await importBookmarks(env.db, alice.user.id, fixture(name), NOW, { dryRun: true });
+      const preview = await importBookmarks(shelfFor(env, alice), fixture(name), NOW, { dryRun: true });
       expect(snapshot(env)).toBe(before);
       expect(preview.linksCreated).toBeGreaterThan(0);
-      expect(await importBookmarks(env.db, alice.user.id, fixture(name), NOW)).toEqual(preview);
+      expect(await importBookmarks(shelfFor(env, alice), fixture(name), NOW)).toEqual(preview);
       expect(snapshot(env)).not.toBe(before);
     }
   });
@@ -532,13 +534,13 @@ describe("users are kept apart", () => {
     await createLink(env, bob, { name: "Bob's", url: "https://example.com/" });
     const bobBefore = await shelfOf(env, bob);
 
-    const report = await importBookmarks(env.db, alice.user.id, fixture("chromium.html"), NOW);
+    const report = await importBookmarks(shelfFor(env, alice), fixture("chromium.html"), NOW);
     expect(report.duplicates).toEqual([]);
     expect(report.collectionsCreated).toContain("Recipes");
     expect((await shelfOf(env, alice)).links.get("https://example.com/")?.name).toBe("Example Domain");
     expect(await shelfOf(env, bob)).toEqual(bobBefore);
 
-    const bobsExport = parseNetscape(exportBookmarks(env.db, bob.user.id));
+    const bobsExport = parseNetscape(exportBookmarks(shelfFor(env, bob)));
     expect(bobsExport.bookmarks.map((b) => [b.name, b.href])).toEqual([["Bob's", "https://example.com/"]]);
     expect(bobsExport.folders.map((f) => f.name)).toEqual(["Recipes"]);
   });
@@ -552,7 +554,7 @@ describe("exporting", () => {
     const inbox = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections[0].id;
     await createLink(env, alice, { name: "Old", url: "https://old.example/", favorite: true, collectionIds: [reading.id] });
     await createLink(env, alice, { name: "Both <b>&</b> \"quoted\" 'single'", url: "https://both.example/?a=1&b=2", description: "line one\nline two", collectionIds: [inbox, reading.id] });
-    const html = exportBookmarks(env.db, alice.user.id);
+    const html = exportBookmarks(shelfFor(env, alice));
 
     expect(html.split("\n")).toEqual([
       "<!DOCTYPE NETSCAPE-Bookmark-file-1>",
@@ -582,7 +584,7 @@ describe("exporting", () => {
 
     // Read back, every value is exactly what was stored.
     const bob = await createUser(env);
-    expect(await importBookmarks(env.db, bob.user.id, html, NOW)).toEqual({ ...emptyReport(), linksCreated: 2, collectionsCreated: ["Reading", "Zeta (empty)"] });
+    expect(await importBookmarks(shelfFor(env, bob), html, NOW)).toEqual({ ...emptyReport(), linksCreated: 2, collectionsCreated: ["Reading", "Zeta (empty)"] });
     const copy = await shelfOf(env, bob);
     expect(copy.links.get("https://both.example/?a=1&b=2")).toMatchObject({
       name: "Both <b>&</b> \"quoted\" 'single'", description: "line one\nline two", collections: ["Inbox", "Reading"],
@@ -602,7 +604,7 @@ describe("exporting", () => {
       `<DT><H3 LINKSHELF_ICON="not an emoji">Words</H3>\n<DL><p>\n${link("https://w.example/", "W", ' LINKSHELF_FAVORITE="yes"')}\n</DL><p>`,
       `<DT><H3 LINKSHELF_ICON="🇫🇷">Flag</H3>\n<DL><p>\n${link("https://f.example/", "F", ' LINKSHELF_FAVORITE="true"')}\n</DL><p>`,
     ].join("\n"));
-    expect((await importBookmarks(env.db, alice.user.id, html, NOW)).collectionsCreated).toEqual(["Words", "Flag"]);
+    expect((await importBookmarks(shelfFor(env, alice), html, NOW)).collectionsCreated).toEqual(["Words", "Flag"]);
     const shelf = await shelfOf(env, alice);
     expect([shelf.icons.get("Words"), shelf.icons.get("Flag")]).toEqual(["📁", "🇫🇷"]);
     expect([shelf.links.get("https://w.example/")?.favorite, shelf.links.get("https://f.example/")?.favorite]).toEqual([false, true]);
@@ -614,7 +616,7 @@ describe("exporting", () => {
     await createLink(env, alice, { name: "a </A> b > c & d \"e\" 'f'", url: "https://x.example/?a=1&b=\"2\"&c=<3>", favorite: true, collectionIds: [tricky.id] });
     await createLink(env, alice, { name: "In the Inbox", url: "https://inbox.example/" });
 
-    expect(readLikeChromium(exportBookmarks(env.db, alice.user.id))).toEqual([
+    expect(readLikeChromium(exportBookmarks(shelfFor(env, alice)))).toEqual([
       { path: [], title: "In the Inbox", url: "https://inbox.example/" },
       { path: [`Q&A <"quotes"> 'n' > done`], title: "a </A> b > c & d \"e\" 'f'", url: "https://x.example/?a=1&b=\"2\"&c=<3>" },
     ]);
@@ -630,7 +632,7 @@ describe("exporting", () => {
     await createLink(env, alice, { name: "Rust", url: "https://rust-lang.example/", collectionIds: [rust.id] });
     await createLink(env, alice, { name: "Go", url: "https://go.example/", collectionIds: [go.id] });
     await createLink(env, alice, { name: "Odd", url: "https://odd.example/", collectionIds: [odd.id] });
-    const html = exportBookmarks(env.db, alice.user.id);
+    const html = exportBookmarks(shelfFor(env, alice));
 
     expect(readLikeChromium(html)).toEqual([
       { path: ["Dev"], title: "Dev home", url: "https://dev.example/" },
@@ -648,16 +650,16 @@ describe("exporting", () => {
       folder("Dev", [link("https://dev.example/", "Dev home"), folder("Rust", link("https://rust-lang.example/", "Rust")), folder("Empty", "")].join("\n")),
       folder("Lang", folder("Go", link("https://go.example/", "Go"))),
     ].join("\n"));
-    await importBookmarks(env.db, alice.user.id, html, NOW);
+    await importBookmarks(shelfFor(env, alice), html, NOW);
     // Folders come back in the export's order (by name), each inside the same parent.
     const shape = (text: string) => parseNetscape(text).folders.map((f) => `${f.parent?.name ?? ""} > ${f.name}`).sort();
-    const exported = exportBookmarks(env.db, alice.user.id);
+    const exported = exportBookmarks(shelfFor(env, alice));
     expect(shape(exported)).toEqual(shape(html));
 
     const before = snapshot(env);
-    expect(await importBookmarks(env.db, alice.user.id, exported, NOW)).toEqual({ ...emptyReport(), duplicates: expect.any(Array) });
+    expect(await importBookmarks(shelfFor(env, alice), exported, NOW)).toEqual({ ...emptyReport(), duplicates: expect.any(Array) });
     expect(snapshot(env)).toBe(before);
-    expect((await importBookmarks(env.db, bob.user.id, exported, NOW)).collectionsCreated).toEqual(["Dev", "Dev / Empty", "Dev / Rust", "Lang / Go"]);
+    expect((await importBookmarks(shelfFor(env, bob), exported, NOW)).collectionsCreated).toEqual(["Dev", "Dev / Empty", "Dev / Rust", "Lang / Go"]);
     expect((await shelfOf(env, bob)).collections).toEqual((await shelfOf(env, alice)).collections);
   });
 
@@ -666,12 +668,12 @@ describe("exporting", () => {
     await createCollection(env, alice, { name: "Dev" });
     const rust = await createCollection(env, alice, { name: "Dev / Rust" });
     await createLink(env, alice, { name: "Rust", url: "https://rust-lang.example/", collectionIds: [rust.id] });
-    expect((await importBookmarks(env.db, bob.user.id, exportBookmarks(env.db, alice.user.id), NOW)).collectionsCreated).toEqual(["Dev", "Dev / Rust"]);
+    expect((await importBookmarks(shelfFor(env, bob), exportBookmarks(shelfFor(env, alice)), NOW)).collectionsCreated).toEqual(["Dev", "Dev / Rust"]);
   });
 
   it("exports an empty shelf as a valid file without entries", async () => {
     const { env, alice } = await newEnv();
-    const html = exportBookmarks(env.db, alice.user.id);
+    const html = exportBookmarks(shelfFor(env, alice));
     expect(parseNetscape(html)).toEqual({ folders: [], bookmarks: [] });
     expect(html.endsWith("<DL><p>\n</DL><p>\n")).toBe(true);
   });
@@ -730,19 +732,19 @@ describe("a file of 20,000 bookmarks", () => {
     const html = file(folders.join("\n"));
 
     let started = performance.now();
-    const report = await importBookmarks(env.db, alice.user.id, html, NOW);
+    const report = await importBookmarks(shelfFor(env, alice), html, NOW);
     const importMillis = performance.now() - started;
     expect(report.linksCreated).toBe(20_000);
     expect(report.collectionsCreated).toHaveLength(200);
     expect(env.db.$client.query("SELECT count(*) AS n FROM links WHERE user_id = ?").get(alice.user.id)).toEqual({ n: 20_000 });
 
     started = performance.now();
-    const exported = exportBookmarks(env.db, alice.user.id);
+    const exported = exportBookmarks(shelfFor(env, alice));
     const exportMillis = performance.now() - started;
     started = performance.now();
-    const preview = await importBookmarks(env.db, bob.user.id, exported, NOW, { dryRun: true });
+    const preview = await importBookmarks(shelfFor(env, bob), exported, NOW, { dryRun: true });
     const dryRunMillis = performance.now() - started;
-    expect(await importBookmarks(env.db, bob.user.id, exported, NOW)).toEqual(preview);
+    expect(await importBookmarks(shelfFor(env, bob), exported, NOW)).toEqual(preview);
     const [a, b] = [await shelfOf(env, alice), await shelfOf(env, bob)];
     expect(b.collections).toEqual(a.collections);
     expect(b.links).toEqual(a.links);
@@ -890,8 +892,8 @@ describe("round trip (property)", () => {
       reset();
       const x = renderInput(entries, style);
       const expected = expectedOf(entries);
-      await importBookmarks(env.db, alice.user.id, x, NOW);
-      const exported = exportBookmarks(env.db, alice.user.id);
+      await importBookmarks(shelfFor(env, alice), x, NOW);
+      const exported = exportBookmarks(shelfFor(env, alice));
 
       const back = readBack(exported);
       expect(new Set(back.links.keys())).toEqual(new Set(expected.links.keys()));
@@ -902,7 +904,7 @@ describe("round trip (property)", () => {
       }
       expect(back.folders).toEqual(expected.collections);
 
-      const report = await importBookmarks(env.db, bob.user.id, exported, NOW);
+      const report = await importBookmarks(shelfFor(env, bob), exported, NOW);
       expect(report).toEqual({ ...emptyReport(), linksCreated: expected.links.size, collectionsCreated: report.collectionsCreated });
       const [a, b] = [await shelfOf(env, alice), await shelfOf(env, bob)];
       expect(b.collections).toEqual(a.collections);

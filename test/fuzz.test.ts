@@ -22,12 +22,12 @@ import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { createApp } from "../src/app";
 import { createSession } from "../src/auth/sessions";
-import { createToken, revokeToken } from "../src/auth/tokens";
 import { MAX_BODY_BYTES, MAX_FORM_BYTES, MAX_JSON_DEPTH } from "../src/body";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db/client";
 import type { Connect, Resolver } from "../src/favicon/fetch";
 import { createCollection, createLink, createUser, inboxOf, snapshot, START, type TestEnv, type TestUser } from "./helpers";
+import { Shelf } from "../src/shelf/shelf";
 
 // ---------------------------------------------------------------------------------------------
 // Settings: bounded and seeded in `npm test`, long and freshly seeded in `npm run fuzz`.
@@ -85,8 +85,8 @@ async function makeWorld(vars: Record<string, string> = { LINKSHELF_RATE_LIMIT: 
   const alice = await createUser(env);
   const bob = await createUser(env);
   const session = createSession(env.db, alice.user.id, env.clock.now++).id;
-  const revokedToken = createToken(env.db, alice.user.id, "revoked", env.clock.now++);
-  revokeToken(env.db, alice.user.id, revokedToken.info.id);
+  const revokedToken = new Shelf(env.db, alice.user).tokens.create("revoked", env.clock.now++);
+  new Shelf(env.db, alice.user).tokens.revoke(revokedToken.info.id);
   const alicePublic = await createCollection(env, alice, { name: "Public", visibility: "PUBLIC", icon: "🌍" });
   const aliceReading = await createCollection(env, alice, { name: "Reading", description: "Later" });
   const bobPublic = await createCollection(env, bob, { name: "Bob's", visibility: "PUBLIC" });

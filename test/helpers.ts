@@ -1,11 +1,11 @@
 import { createApp, type App } from "../src/app";
 import type { Passwords } from "../src/auth/passwords";
 import { createSession } from "../src/auth/sessions";
-import { createToken } from "../src/auth/tokens";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
 import type { UserRow } from "../src/db/schema";
 import type { LogSink } from "../src/log";
+import { Shelf } from "../src/shelf/shelf";
 import { createUser as createUserRecord } from "../src/users/service";
 
 export const START = Date.parse("2026-11-22T05:52:24.123Z");
@@ -65,8 +65,13 @@ export async function createUser(env: TestEnv, overrides: { email?: string; name
     name: overrides.name ?? `User ${userCounter}`,
     password,
   }, env.clock.now++);
-  const { token } = createToken(env.db, user.id, "test", env.clock.now++);
+  const { token } = new Shelf(env.db, user).tokens.create("test", env.clock.now++);
   return { user, token, password };
+}
+
+/** shelfFor is a test user's shelf, as the auth plugins hand it to the routes. */
+export function shelfFor(env: TestEnv, as: TestUser): Shelf {
+  return new Shelf(env.db, as.user);
 }
 
 export interface ApiResponse<T = any> {

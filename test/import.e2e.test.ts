@@ -11,12 +11,12 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createSession } from "../src/auth/sessions";
 import type { UserRow } from "../src/db/schema";
-import { createLink } from "../src/links/service";
 import { createUser } from "../src/users/service";
 import { MAX_IMPORT_FILE_BYTES } from "../src/web/imports";
 import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
 import { artifactDir, testDir } from "./dirs";
 import { CHROMIUM, requireProgram } from "./programs";
+import { Shelf } from "../src/shelf/shelf";
 
 const PASSWORD = "correct horse battery";
 const TIMEOUT_MS = 120_000;
@@ -167,7 +167,7 @@ describe.skipIf(!present)("the import / export page in Chromium", () => {
       for (const colorScheme of ["light", "dark"] as const) {
         const user = await newUser("Sam Shots");
         // One URL of the file is there already, so the pages list a duplicate too.
-        createLink(server!.db, user.id, { name: "Example", url: "https://example.com/", description: "", favorite: false, collectionIds: [] }, Date.now());
+        new Shelf(server!.db, user).links.create({ name: "Example", url: "https://example.com/", description: "", favorite: false, collectionIds: [] }, Date.now());
         const context = await signedInContext(user, { viewport, colorScheme });
         try {
           const page = await context.newPage();

@@ -13,7 +13,7 @@ import * as netscape from "../src/bookmarks/netscape";
 import { importBookmarks } from "../src/bookmarks/service";
 import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../src/web/imports";
 import { Pending } from "../src/web/pending";
-import { createCollection, createLink, createUser, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
+import { createCollection, createLink, createUser, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 const CHROMIUM = readFileSync(join(FIXTURES, "chromium.html"));
@@ -146,7 +146,7 @@ describe("importing through the page", () => {
     const preview = await open(env, `/import/${key}`, aliceCookie);
     expect(preview.status).toBe(200);
     expect(snapshot(env)).toBe(before);
-    const expected = await importBookmarks(env.db, alice.user.id, CHROMIUM.toString("utf8"), env.clock.now, { dryRun: true });
+    const expected = await importBookmarks(shelfFor(env, alice), CHROMIUM.toString("utf8"), env.clock.now, { dryRun: true });
     expect(expected.linksCreated).toBeGreaterThan(3);
     expect(expected.duplicates.map((d) => d.url)).toContain("https://example.com/");
     expect(expected.skipped.length).toBeGreaterThan(0);
@@ -165,7 +165,7 @@ describe("importing through the page", () => {
   it("imports on confirmation, shows the report, and imports once however often it is confirmed", async () => {
     const { env, alice, aliceCookie } = await twoUsers();
     const key = keyOf(await upload(env, FIREFOX, aliceCookie));
-    const expected = await importBookmarks(env.db, alice.user.id, FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
+    const expected = await importBookmarks(shelfFor(env, alice), FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
     expect(linkCount(env)).toBe(0);
 
     const done = await confirm(env, key, aliceCookie);
@@ -348,7 +348,7 @@ describe("limits on what one file holds", () => {
     try {
       const key = keyOf(await upload(env, FIREFOX, aliceCookie));
       expect(decoded).toHaveBeenCalledTimes(1);
-      const expected = await importBookmarks(env.db, alice.user.id, FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
+      const expected = await importBookmarks(shelfFor(env, alice), FIREFOX.toString("utf8"), env.clock.now, { dryRun: true });
       expect((await confirm(env, key, aliceCookie)).status).toBe(303);
       expect(decoded).toHaveBeenCalledTimes(1);
       expect(linkCount(env)).toBe(expected.linksCreated);

@@ -2,14 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createSession } from "../src/auth/sessions";
-import { createToken } from "../src/auth/tokens";
-import { createCollection } from "../src/collections/service";
 import type { UserRow } from "../src/db/schema";
-import { createLink } from "../src/links/service";
 import { createUser } from "../src/users/service";
 import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
 import { artifactDir } from "./dirs";
 import { CHROMIUM, requireProgram } from "./programs";
+import { Shelf } from "../src/shelf/shelf";
 
 const EMAIL = "reader@example.test";
 const PASSWORD = "correct horse battery";
@@ -206,7 +204,7 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
   it("works without JavaScript and from the keyboard: skip link first, delete through the confirmation form", async () => {
     const { db, origin } = server!;
     const user = await createUser(db, { email: "nojs@example.test", name: "No Script", password: PASSWORD }, Date.now());
-    const link = createLink(db, user.id, { name: "Keyboard only", url: `${origin}/healthz`, favorite: false }, Date.now());
+    const link = new Shelf(db, user).links.create({ name: "Keyboard only", url: `${origin}/healthz`, favorite: false }, Date.now());
     const context = await signedInContext(user, { javaScriptEnabled: false });
     try {
       const page = await context.newPage();
@@ -235,10 +233,10 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
     const { db, origin } = server!;
     const user = await createUser(db, { email: "feed@example.test", name: "Fay <Feed> & Co", password: PASSWORD }, Date.now());
     const now = Date.now();
-    const shared = createCollection(db, user, { name: "Tom & \"Jerry\" <3 ]]>", visibility: "PUBLIC", description: "it's <b>bold</b>" }, now);
+    const shared = new Shelf(db, user).collections.create({ name: "Tom & \"Jerry\" <3 ]]>", visibility: "PUBLIC", description: "it's <b>bold</b>" }, now);
     const names = ["bell\u0007 <script>alert(1)</script>", "Plain", "5 > 3 & 'quotes' 🎉"];
     const storable = (name: string) => name.replace("\u0007", "");
-    names.forEach((name, i) => createLink(db, user.id, { name: storable(name), url: `https://x${i}.localhost/?a=1&b=2`, description: i === 0 ? "&amp; stays literal" : "", favorite: false, collectionIds: [shared.id] }, now + i));
+    names.forEach((name, i) => new Shelf(db, user).links.create({ name: storable(name), url: `https://x${i}.localhost/?a=1&b=2`, description: i === 0 ? "&amp; stays literal" : "", favorite: false, collectionIds: [shared.id] }, now + i));
     // Names refuse control characters now; one stored before that rule still must not break the XML.
     db.$client.run("UPDATE links SET name = ? WHERE user_id = ? AND name = ?", [names[0]!, user.id, storable(names[0]!)]);
     const response = await fetch(`${origin}/c/${shared.id}/feed`);
@@ -272,20 +270,20 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
     const { db, origin } = server!;
     const user = await createUser(db, { email: "shots@example.test", name: "Sam Shots", password: PASSWORD }, Date.now());
     const now = Date.now();
-    const reading = createCollection(db, user, { name: "Reading", visibility: "PUBLIC", icon: "📚", description: "Long reads for the weekend" }, now);
-    createCollection(db, user, { name: "Music", visibility: "PRIVATE", icon: "🎵" }, now);
-    createCollection(db, user, { name: "A collection with a rather long name indeed", visibility: "PRIVATE", icon: "🧪" }, now);
+    const reading = new Shelf(db, user).collections.create({ name: "Reading", visibility: "PUBLIC", icon: "📚", description: "Long reads for the weekend" }, now);
+    new Shelf(db, user).collections.create({ name: "Music", visibility: "PRIVATE", icon: "🎵" }, now);
+    new Shelf(db, user).collections.create({ name: "A collection with a rather long name indeed", visibility: "PRIVATE", icon: "🧪" }, now);
     const samples = [
       { name: "SQLite documentation", url: "https://sqlite.localhost/docs.html", description: "The file format, the query planner and WAL mode.", favorite: true },
       { name: "Bun runtime", url: "https://bun.localhost/", description: "", favorite: true },
       { name: "A very long link name that goes on and on to see how the list wraps it on a phone", url: "https://long.localhost/a/very/long/path/that/does/not/fit/anywhere?with=query&and=more", description: "Some description text that is also fairly long, to see how it wraps under the name.", favorite: false },
       { name: "Elysia", url: "http://elysia.localhost:8080/", description: "Web framework", favorite: false },
     ];
-    const ids = samples.map((sample, i) => createLink(db, user.id, { ...sample, collectionIds: [reading.id] }, now + i).id);
+    const ids = samples.map((sample, i) => new Shelf(db, user).links.create({ ...sample, collectionIds: [reading.id] }, now + i).id);
     db.$client.run("UPDATE links SET clicks = 12, last_clicked_at = ?1 WHERE id = ?2", [now, ids[0]!]);
     db.$client.run("UPDATE links SET clicks = 3, last_clicked_at = ?1 WHERE id = ?2", [now - 86_400_000, ids[1]!]);
-    createToken(db, user.id, "Browser extension", now);
-    createToken(db, user.id, "laptop script", now);
+    new Shelf(db, user).tokens.create("Browser extension", now);
+    new Shelf(db, user).tokens.create("laptop script", now);
 
     const folder = artifactDir("page-screenshots");
     const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
-import { createToken, listTokens } from "../src/auth/tokens";
 import {
   chars, createCollection, createLink, createUser, get, inboxOf, makeEnv, put, snapshot, type TestEnv, type TestUser,
 } from "./helpers";
 import { BAD_NAMES, GOOD_NAMES } from "./names.fixtures";
+import { Shelf } from "../src/shelf/shelf";
 
 type Fields = Record<string, string | string[]>;
 
@@ -88,7 +88,7 @@ async function world() {
   const link = await createLink(env, alice, { name: "Bun", url: "https://bun.example/", description: "fast", collectionIds: [reading.id] });
   const bobs = await createCollection(env, bob, { name: "Bob's" });
   const bobLink = await createLink(env, bob, { name: "Bob's link", url: "https://bob.example/", collectionIds: [bobs.id] });
-  const bobToken = createToken(env.db, bob.user.id, "bob's token", env.clock.now).info;
+  const bobToken = new Shelf(env.db, bob.user).tokens.create("bob's token", env.clock.now).info;
   return { ...users, reading, link, bobs, bobLink, bobToken, inbox: await inboxOf(env, alice) };
 }
 
@@ -104,7 +104,7 @@ const FORMS = (w: World): { name: string; path: string; fields: Fields }[] => [
   { name: "edit a collection", path: `/collections/${w.reading.id}`, fields: { name: "Books", icon: "📚", visibility: "PUBLIC" } },
   { name: "delete a collection", path: `/collections/${w.reading.id}/delete`, fields: {} },
   { name: "create a token", path: "/account/tokens", fields: { name: "script" } },
-  { name: "revoke a token", path: `/account/tokens/${listTokens(w.env.db, w.alice.user.id)[0]!.id}/revoke`, fields: {} },
+  { name: "revoke a token", path: `/account/tokens/${new Shelf(w.env.db, w.alice.user).tokens.list()[0]!.id}/revoke`, fields: {} },
   { name: "change the password", path: "/account/password", fields: { current: w.alice.password, password: "a new passphrase", confirm: "a new passphrase" } },
 ];
 
@@ -164,12 +164,12 @@ describe("forms from another site", () => {
       const w = await world();
       for (const form of FORMS(w)) {
         const before = snapshot(w.env);
-        const tokensBefore = listTokens(w.env.db, w.alice.user.id);
+        const tokensBefore = new Shelf(w.env.db, w.alice.user).tokens.list();
         const response = await submit(w.env, form.path, form.fields, w.aliceCookie, origin);
         expect({ form: form.name, status: response.status }).toEqual({ form: form.name, status: 403 });
         expect(texts(response.text, "h1")).toEqual(["Request refused"]);
         expect(snapshot(w.env)).toBe(before);
-        expect(listTokens(w.env.db, w.alice.user.id)).toEqual(tokensBefore);
+        expect(new Shelf(w.env.db, w.alice.user).tokens.list()).toEqual(tokensBefore);
         expect(response.headers.getSetCookie()).toEqual([]);
       }
     });
@@ -209,7 +209,7 @@ describe("another user's ids", () => {
         expect(snapshot(w.env)).toBe(before);
       }
     }
-    expect(listTokens(w.env.db, w.bob.user.id)).toHaveLength(2);
+    expect(new Shelf(w.env.db, w.bob.user).tokens.list()).toHaveLength(2);
   });
 
   it("reads ?collection= on the home page like an id in a path: any other spelling of a real id is the 404 page", async () => {
@@ -578,7 +578,7 @@ describe("the account page", () => {
     expect(attributes(shown.text, "button[data-copy=new-token]")).toHaveLength(1);
     expect(shown.headers.get("content-security-policy")).toContain("script-src 'self'");
     expect((await get(w.env, "/api/v1/links", { token })).status).toBe(200);
-    expect(listTokens(w.env.db, w.alice.user.id).map((t) => t.name)).toContain("laptop");
+    expect(new Shelf(w.env.db, w.alice.user).tokens.list().map((t) => t.name)).toContain("laptop");
     const again = await open(w.env, location, w.aliceCookie);
     expect(again.text).not.toContain(token);
     expect(again.text).not.toContain("lks_");
@@ -587,12 +587,12 @@ describe("the account page", () => {
   it("refuses an empty or too long token name, keeps what was typed, mints nothing", async () => {
     const w = await world();
     for (const name of ["  ", chars(101)]) {
-      const before = listTokens(w.env.db, w.alice.user.id);
+      const before = new Shelf(w.env.db, w.alice.user).tokens.list();
       const response = await submit(w.env, "/account/tokens", { name }, w.aliceCookie);
       expect(response.status).toBe(422);
       expect(errorOf(response.text, "token-name")).toBe("Expected 1-100 characters");
       expect(valueOf(response.text, "token-name")).toBe(name);
-      expect(listTokens(w.env.db, w.alice.user.id)).toEqual(before);
+      expect(new Shelf(w.env.db, w.alice.user).tokens.list()).toEqual(before);
     }
   });
 
@@ -601,11 +601,11 @@ describe("the account page", () => {
     const page = await open(w.env, "/account", w.aliceCookie);
     expect(texts(page.text, "tbody td:first-child")).toEqual(["test"]);
     expect(page.text).not.toContain(w.alice.token);
-    const id = listTokens(w.env.db, w.alice.user.id)[0]!.id;
+    const id = new Shelf(w.env.db, w.alice.user).tokens.list()[0]!.id;
     const response = await submit(w.env, `/account/tokens/${id}/revoke`, {}, w.aliceCookie);
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/account?done=token-revoked");
-    expect(listTokens(w.env.db, w.alice.user.id)).toEqual([]);
+    expect(new Shelf(w.env.db, w.alice.user).tokens.list()).toEqual([]);
     expect((await get(w.env, "/api/v1/links", { token: w.alice.token })).status).toBe(401);
   });
 
@@ -700,6 +700,6 @@ describe("names on the forms", () => {
     expect((await submit(w.env, "/links", { name, url: "https://new.example/" }, w.aliceCookie)).status).toBe(303);
     expect((await submit(w.env, "/collections", { name, visibility: "PRIVATE" }, w.aliceCookie)).status).toBe(303);
     expect((await submit(w.env, "/account/tokens", { name }, w.aliceCookie)).status).toBe(303);
-    expect(listTokens(w.env.db, w.alice.user.id).map((token) => token.name)).toContain(name.trim());
+    expect(new Shelf(w.env.db, w.alice.user).tokens.list().map((token) => token.name)).toContain(name.trim());
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "bun:test";
-import { createToken, revokeToken } from "../src/auth/tokens";
 import {
   createCollection,
   createLink,
@@ -12,6 +11,7 @@ import {
   type TestEnv,
   type TestUser,
 } from "./helpers";
+import { Shelf } from "../src/shelf/shelf";
 
 /** The ids a scenario can name: the owner's data, and the other user's own data. */
 interface Ids {
@@ -57,8 +57,8 @@ async function makeFixture(): Promise<Fixture> {
   const ownerLink = await createLink(env, owner, { name: "Owner's link", favorite: true, collectionIds: [ownerCollection.id] });
   const otherCollection = await createCollection(env, other, { name: "Other's reading" });
   const otherLink = await createLink(env, other, { name: "Other's link", favorite: true, collectionIds: [otherCollection.id] });
-  const { token: revokedToken, info } = createToken(env.db, owner.user.id, "revoked", env.clock.now++);
-  revokeToken(env.db, owner.user.id, info.id);
+  const { token: revokedToken, info } = new Shelf(env.db, owner.user).tokens.create("revoked", env.clock.now++);
+  new Shelf(env.db, owner.user).tokens.revoke(info.id);
   return {
     env,
     owner,

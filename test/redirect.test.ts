@@ -1,16 +1,15 @@
 /**
  * `GET /l/:id` through `app.handle`: who sees which link, the shape of a
  * refusal, exactly one committed click per GET, none per HEAD, and the group commit's
- * failure path (src/redirect/clicks.ts), which is also tested directly.
+ * failure path (src/shelf/clicks.ts), which is also tested directly.
  */
 import { afterAll, beforeAll, describe, expect, it, spyOn } from "bun:test";
 import { join } from "node:path";
 import type { Database } from "bun:sqlite";
 import { createSession, SESSION_COOKIE } from "../src/auth/sessions";
-import { createToken, revokeToken } from "../src/auth/tokens";
 import { closeDatabase, openDatabase, type Db } from "../src/db/client";
 import { GroupCommit } from "../src/db/group-commit";
-import { ClickRecorder } from "../src/redirect/clicks";
+import { ClickRecorder } from "../src/shelf/clicks";
 import { queryFile } from "./binary";
 import {
   ISO,
@@ -29,6 +28,7 @@ import {
   type TestUser,
 } from "./helpers";
 import { testDir } from "./dirs";
+import { Shelf } from "../src/shelf/shelf";
 
 /** What a browser sends when following a link. */
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
@@ -150,8 +150,8 @@ describe("who sees a link through /l/:id", () => {
   it("does not treat an owner's cookie as the owner when an invalid bearer token comes with it", async () => {
     const link = m.links["private only"];
     expectRedirect(await get(m.env, `/l/${link.id}`, { headers: cookieOf(m.ownerSession) }), link.url);
-    const { token: revoked, info } = createToken(m.env.db, m.owner.user.id, "revoked", m.env.clock.now++);
-    revokeToken(m.env.db, m.owner.user.id, info.id);
+    const { token: revoked, info } = new Shelf(m.env.db, m.owner.user).tokens.create("revoked", m.env.clock.now++);
+    new Shelf(m.env.db, m.owner.user).tokens.revoke(info.id);
     for (const authorization of ["Bearer lks_not-a-real-token", "Bearer", `Bearer ${m.owner.token}x`, `Bearer ${revoked}`]) {
       const response = await get(m.env, `/l/${link.id}`, { headers: { ...cookieOf(m.ownerSession), authorization } });
       expect({ authorization, status: response.status }).toEqual({ authorization, status: 404 });
@@ -498,7 +498,7 @@ describe("ClickRecorder", () => {
   /** recorderOn builds a click recorder with its own group commit over `sqlite`. */
   const recorderOn = (sqlite: Database) => {
     const commits = new GroupCommit(sqlite);
-    return { commits, recorder: new ClickRecorder(sqlite, commits, () => CLICK_TIME) };
+    return { commits, recorder: new ClickRecorder(db, commits, () => CLICK_TIME) };
   };
 
   it("settles record() only after the transaction holding its click has committed", async () => {

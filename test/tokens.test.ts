@@ -1,7 +1,10 @@
 import { describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
-import { createToken, findTokenUser, hashSecret, listTokens, revokeToken } from "../src/auth/tokens";
 import { createUser, get, makeEnv, snapshot, type TestEnv } from "./helpers";
+import { hashSecret } from "../src/auth/secrets";
+import { Shelf } from "../src/shelf/shelf";
+import { findTokenUser } from "../src/shelf/tokens";
+import { NotFound } from "../src/errors";
 
 const TOKEN_SHAPE = /^lks_[A-Za-z0-9_-]{43}$/;
 
@@ -24,7 +27,7 @@ describe("createToken", () => {
   it("mints lks_ followed by the base64url of 32 random bytes", async () => {
     const env = makeEnv();
     const { user } = await createUser(env);
-    const { token } = createToken(env.db, user.id, "CLI", env.clock.now);
+    const { token } = new Shelf(env.db, user).tokens.create("CLI", env.clock.now);
     expect(token).toMatch(TOKEN_SHAPE);
     const bytes = Buffer.from(token.slice("lks_".length), "base64url");
     expect(bytes.byteLength).toBe(32);
@@ -34,14 +37,14 @@ describe("createToken", () => {
   it("mints a different token every time", async () => {
     const env = makeEnv();
     const { user } = await createUser(env);
-    const tokens = Array.from({ length: 50 }, () => createToken(env.db, user.id, "CLI", env.clock.now).token);
+    const tokens = Array.from({ length: 50 }, () => new Shelf(env.db, user).tokens.create("CLI", env.clock.now).token);
     expect(new Set(tokens).size).toBe(tokens.length);
   });
 
   it("stores only the SHA-256 hex of the token, never the token itself", async () => {
     const env = makeEnv();
     const { user } = await createUser(env);
-    const { token, info } = createToken(env.db, user.id, "CLI", env.clock.now);
+    const { token, info } = new Shelf(env.db, user).tokens.create("CLI", env.clock.now);
     const row = tokenRow(env, info.id);
     expect(row.token_hash).toBe(createHash("sha256").update(token).digest("hex"));
     expect(row.token_hash).toBe(hashSecret(token));
@@ -54,7 +57,7 @@ describe("createToken", () => {
   it("returns the new token's id, name and creation time, with no use yet", async () => {
     const env = makeEnv();
     const { user } = await createUser(env);
-    const { info } = createToken(env.db, user.id, "Laptop", 1_800_000_000_000);
+    const { info } = new Shelf(env.db, user).tokens.create("Laptop", 1_800_000_000_000);
     expect(info).toEqual({ id: info.id, name: "Laptop", createdAt: 1_800_000_000_000, lastUsedAt: null });
   });
 });
@@ -81,19 +84,19 @@ describe("lastUsedAt", () => {
   it("is null until the token is used and set on its first use", async () => {
     const env = makeEnv();
     const { user } = await createUser(env);
-    const { token, info } = createToken(env.db, user.id, "CLI", env.clock.now++);
+    const { token, info } = new Shelf(env.db, user).tokens.create("CLI", env.clock.now++);
     expect(lastUsedAt(env, info.id)).toBeNull();
 
     const usedAt = env.clock.now;
     expect((await get(env, "/api/v1/collections", { token })).status).toBe(200);
     expect(lastUsedAt(env, info.id)).toBe(usedAt);
-    expect(listTokens(env.db, user.id).find((t) => t.id === info.id)?.lastUsedAt).toBe(usedAt);
+    expect(new Shelf(env.db, user).tokens.list().find((t) => t.id === info.id)?.lastUsedAt).toBe(usedAt);
   });
 
   it("is written at most once a minute: a use 30 s later leaves it, a use 61 s later moves it", async () => {
     const env = makeEnv();
     const { user } = await createUser(env);
-    const { token, info } = createToken(env.db, user.id, "CLI", env.clock.now++);
+    const { token, info } = new Shelf(env.db, user).tokens.create("CLI", env.clock.now++);
     const first = env.clock.now;
     await get(env, "/api/v1/collections", { token });
     expect(lastUsedAt(env, info.id)).toBe(first);
@@ -113,7 +116,7 @@ describe("lastUsedAt", () => {
   it("is not touched by a refused request with another token", async () => {
     const env = makeEnv();
     const { user } = await createUser(env);
-    const { info } = createToken(env.db, user.id, "CLI", env.clock.now++);
+    const { info } = new Shelf(env.db, user).tokens.create("CLI", env.clock.now++);
     expect((await get(env, "/api/v1/collections", { token: `lks_${"A".repeat(43)}` })).status).toBe(401);
     expect(lastUsedAt(env, info.id)).toBeNull();
   });
@@ -121,8 +124,8 @@ describe("lastUsedAt", () => {
   it("is kept per token: using one token leaves the user's others alone", async () => {
     const env = makeEnv();
     const { user } = await createUser(env);
-    const one = createToken(env.db, user.id, "one", env.clock.now++);
-    const two = createToken(env.db, user.id, "two", env.clock.now++);
+    const one = new Shelf(env.db, user).tokens.create("one", env.clock.now++);
+    const two = new Shelf(env.db, user).tokens.create("two", env.clock.now++);
     await get(env, "/api/v1/collections", { token: one.token });
     expect(lastUsedAt(env, one.info.id)).not.toBeNull();
     expect(lastUsedAt(env, two.info.id)).toBeNull();
@@ -134,11 +137,11 @@ describe("listTokens", () => {
     const env = makeEnv();
     const alice = await createUser(env);
     const bob = await createUser(env);
-    const first = createToken(env.db, alice.user.id, "Laptop", 1_000);
-    const second = createToken(env.db, alice.user.id, "Browser extension", 2_000);
-    createToken(env.db, bob.user.id, "Bob's", 3_000);
+    const first = new Shelf(env.db, alice.user).tokens.create("Laptop", 1_000);
+    const second = new Shelf(env.db, alice.user).tokens.create("Browser extension", 2_000);
+    new Shelf(env.db, bob.user).tokens.create("Bob's", 3_000);
 
-    const listed = listTokens(env.db, alice.user.id);
+    const listed = new Shelf(env.db, alice.user).tokens.list();
     expect(listed.map((t) => t.id)).toEqual([second.info.id, first.info.id, listed[2]!.id]);
     expect(listed.map((t) => t.name)).toEqual(["Browser extension", "Laptop", "test"]);
     for (const token of listed) expect(Object.keys(token).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name"]);
@@ -147,8 +150,8 @@ describe("listTokens", () => {
   it("never exposes a token or its hash", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
-    const { token } = createToken(env.db, alice.user.id, "Laptop", env.clock.now);
-    const text = JSON.stringify(listTokens(env.db, alice.user.id));
+    const { token } = new Shelf(env.db, alice.user).tokens.create("Laptop", env.clock.now);
+    const text = JSON.stringify(new Shelf(env.db, alice.user).tokens.list());
     for (const secret of [token, alice.token]) {
       expect(text).not.toContain(secret);
       expect(text).not.toContain(secret.slice(4));
@@ -161,24 +164,24 @@ describe("revokeToken", () => {
   it("deletes the token, which no longer authenticates, and leaves the user's other tokens working", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
-    const { token, info } = createToken(env.db, alice.user.id, "Laptop", env.clock.now++);
+    const { token, info } = new Shelf(env.db, alice.user).tokens.create("Laptop", env.clock.now++);
     expect((await get(env, "/api/v1/collections", { token })).status).toBe(200);
 
-    expect(revokeToken(env.db, alice.user.id, info.id)).toBe(true);
+    new Shelf(env.db, alice.user).tokens.revoke(info.id);
     expect(findTokenUser(env.db, token, env.clock.now)).toBeUndefined();
     expect((await get(env, "/api/v1/collections", { token })).status).toBe(401);
     expect((await get(env, "/api/v1/collections", { token: alice.token })).status).toBe(200);
-    expect(listTokens(env.db, alice.user.id).map((t) => t.id)).not.toContain(info.id);
+    expect(new Shelf(env.db, alice.user).tokens.list().map((t) => t.id)).not.toContain(info.id);
   });
 
   it("returns false for an id that names no token, and for one already revoked", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
-    const { info } = createToken(env.db, alice.user.id, "Laptop", env.clock.now++);
-    expect(revokeToken(env.db, alice.user.id, 999_999)).toBe(false);
-    expect(revokeToken(env.db, alice.user.id, info.id)).toBe(true);
-    expect(revokeToken(env.db, alice.user.id, info.id)).toBe(false);
-    expect(listTokens(env.db, alice.user.id).length).toBe(1);
+    const { info } = new Shelf(env.db, alice.user).tokens.create("Laptop", env.clock.now++);
+    expect(() => new Shelf(env.db, alice.user).tokens.revoke(999_999)).toThrow(NotFound);
+    new Shelf(env.db, alice.user).tokens.revoke(info.id);
+    expect(() => new Shelf(env.db, alice.user).tokens.revoke(info.id)).toThrow(NotFound);
+    expect(new Shelf(env.db, alice.user).tokens.list().length).toBe(1);
   });
 
   it("cannot delete another user's token, whatever id it is given", async () => {
@@ -186,8 +189,8 @@ describe("revokeToken", () => {
     const alice = await createUser(env);
     const bob = await createUser(env);
     const before = snapshot(env);
-    const bobTokens = listTokens(env.db, bob.user.id);
-    for (const token of bobTokens) expect(revokeToken(env.db, alice.user.id, token.id)).toBe(false);
+    const bobTokens = new Shelf(env.db, bob.user).tokens.list();
+    for (const token of bobTokens) expect(() => new Shelf(env.db, alice.user).tokens.revoke(token.id)).toThrow(NotFound);
     expect(snapshot(env)).toBe(before);
     expect((await get(env, "/api/v1/collections", { token: bob.token })).status).toBe(200);
   });

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import type { UserRow } from "../db/schema";
-import { findTokenUser } from "./tokens";
+import { findTokenUser } from "../shelf/tokens";
 
 /** `Bearer <token>` with one space, the scheme in any case; any other shape is no credential. */
 const BEARER = /^bearer (\S+)$/i;

@@ -4,6 +4,7 @@ import type { UserRow } from "../db/schema";
 import { Unauthorized } from "../errors";
 import { clientAddress } from "../http";
 import { RateLimiter } from "../ratelimit/limiter";
+import { Shelf } from "../shelf/shelf";
 import { userFromAuthorization } from "./bearer";
 import { renewedSessionCookie, resolveUser } from "./identity";
 
@@ -21,12 +22,12 @@ interface Asking {
  * `/l/1/`) is decided and limited, and no other path is:
  *
  * - `requester` (on `/l/:id`) and `visitor` (on `/favicon`): a token or a session decides the
- *   user, else anonymous. Routes read it as `requester` (null: anonymous). `requester` extends
+ *   user, else anonymous. Routes read the user's shelf as `requester` (null: anonymous). `requester` extends
  *   a session in the last half of its life; `visitor` never does (see `asker`).
  * - `apiUser` (on `/api/v1`): only a valid bearer token decides the user; anything else is
  *   401. A request with a body is decided in the parse step, before the body is read (the app
  *   uses it ahead of the JSON body parser), so a stranger's body is never read; one without a
- *   body before its query is validated. Routes read the user as `user`.
+ *   body before its query is validated. Routes read the user's shelf as `shelf`.
  *
  * All count the request against `user:<id>`, or `ip:<address>` when there is no valid
  * credential, and set the RateLimit headers. They are named and seeded per app, so every
@@ -64,7 +65,7 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
       const who = resolveUser(db, request, now, renew);
       if (who?.renewed) set.headers["set-cookie"] = renewedSessionCookie(request, { config, peerAddress }, who.renewed, now);
       count({ request, set }, who?.user, now);
-      return { requester: who?.user ?? null };
+      return { requester: who ? new Shelf(db, who.user) : null };
     });
   const requester = asker("linkshelf/requester", true);
   const visitor = asker("linkshelf/visitor", false);
@@ -74,7 +75,7 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
   const apiUser = new Elysia({ name: "linkshelf/api-user", seed })
     // Returning nothing hands the body on to the next parser.
     .onParse({ as: "scoped" }, ({ request, set }) => void decideApiUser({ request, set }))
-    .derive({ as: "scoped" }, ({ request, set }) => ({ user: apiUsers.get(request) ?? decideApiUser({ request, set }) }));
+    .derive({ as: "scoped" }, ({ request, set }) => ({ shelf: new Shelf(db, apiUsers.get(request) ?? decideApiUser({ request, set })) }));
 
   return { requester, visitor, apiUser };
 }

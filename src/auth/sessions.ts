@@ -1,7 +1,7 @@
 import { and, eq, gt, lt, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { sessions, users, type UserRow } from "../db/schema";
-import { hashSecret, randomSecret } from "./tokens";
+import { hashSecret, randomSecret } from "./secrets";
 
 export const SESSION_COOKIE = "linkshelf_session";
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;

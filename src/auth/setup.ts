@@ -1,4 +1,4 @@
-import { hashSecret } from "./tokens";
+import { hashSecret } from "./secrets";
 
 /** Letters and digits that cannot be mistaken for one another when read from a log. */
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";

@@ -1,19 +1,13 @@
 /**
  * Import and export of Netscape bookmark files: folders are collections, bookmarks are links.
- * Every link and collection an import makes goes through writeLink (createLink's rules and
- * insert) / createCollection, the functions behind the API, so the same rules apply; an import
- * is written in short transactions and is all or nothing.
+ * Every link and collection an import makes goes through the user's shelf (`links.write`,
+ * `collections.create`), the methods behind the API, so the same rules apply; an import is
+ * written in short transactions and is all or nothing.
  */
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { collections, linkCollections, links, type UserRow } from "../db/schema";
-import { NotFound } from "../errors";
-import { COLLECTION_LIMITS, createCollection, deleteCollection } from "../collections/service";
-import type { CollectionInput } from "../collections/model";
-import { compareCollections } from "../collections/queries";
-import { inboxId, LINK_LIMITS, writeLink } from "../links/service";
+import { COLLECTION_LIMITS, type CollectionInput } from "../collections/model";
+import { LINK_LIMITS } from "../links/model";
 import { cleanName, isHttpUrl, Rules } from "../rules";
-import { findUserById } from "../users/service";
+import type { Shelf } from "../shelf/shelf";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
 
 export interface ImportReport {
@@ -55,7 +49,6 @@ interface PlannedCollection {
 
 /** What an import will write, worked out from the file and the user's shelf without writing. */
 interface ImportPlan {
-  user: UserRow;
   report: ImportReport;
   collections: PlannedCollection[];
   links: PlannedLink[];
@@ -81,10 +74,10 @@ const CHUNK_MILLIS = 20;
  * all or nothing: when a transaction fails, what the earlier ones of this import created is
  * removed (removeImported), and the error is thrown.
  */
-export async function importBookmarks(db: Db, userId: number, file: string | NetscapeDocument, now: number, options: { dryRun?: boolean } = {}): Promise<ImportReport> {
+export async function importBookmarks(shelf: Shelf, file: string | NetscapeDocument, now: number, options: { dryRun?: boolean } = {}): Promise<ImportReport> {
   const document = typeof file === "string" ? parseNetscape(file) : file;
-  const plan = await planImport(db, userId, document, now);
-  if (!options.dryRun) await writePlan(db, plan);
+  const plan = await planImport(shelf, document, now);
+  if (!options.dryRun) await writePlan(shelf, plan);
   return plan.report;
 }
 
@@ -108,17 +101,15 @@ function pauses() {
  * writing nothing. It lets the event loop run every CHUNK_MILLIS (a file of 100,000 bookmarks
  * takes a few hundred milliseconds to plan).
  */
-async function planImport(db: Db, userId: number, document: NetscapeDocument, now: number): Promise<ImportPlan> {
-  const user = findUserById(db, userId);
-  if (!user) throw new NotFound();
+async function planImport(shelf: Shelf, document: NetscapeDocument, now: number): Promise<ImportPlan> {
   const report: ImportReport = { linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [] };
 
   const collectionName = collectionNames(document.folders);
   const pause = pauses();
   const stored = new Set<string>();
-  for (const row of db.select({ url: links.url }).from(links).where(eq(links.userId, userId)).all()) {
+  for (const url of shelf.links.urls()) {
     if (pause.due()) await pause.next();
-    stored.add(urlKey(row.url));
+    stored.add(urlKey(url));
   }
   const planned = new Map<string, PlannedLink>();
   for (const bookmark of document.bookmarks) {
@@ -151,7 +142,7 @@ async function planImport(db: Db, userId: number, document: NetscapeDocument, no
 
   // Collections by name: an existing one (the first, Inbox first) is reused, else the folder makes one.
   const idsByName = new Map<string, number>();
-  for (const row of db.select().from(collections).where(eq(collections.userId, userId)).all().sort(byAge)) {
+  for (const row of shelf.collections.rows().sort(byAge)) {
     if (!idsByName.has(row.name)) idsByName.set(row.name, row.id);
   }
   const used = new Set<string | null>([...planned.values()].flatMap((plan) => [...plan.collections]));
@@ -175,7 +166,7 @@ async function planImport(db: Db, userId: number, document: NetscapeDocument, no
     report.collectionsCreated.push(name);
   }
   report.linksCreated = planned.size;
-  return { user, report, collections: newCollections, links: [...planned.values()], idsByName };
+  return { report, collections: newCollections, links: [...planned.values()], idsByName };
 }
 
 /**
@@ -184,29 +175,28 @@ async function planImport(db: Db, userId: number, document: NetscapeDocument, no
  * and about CHUNK_MILLIS each, yielding to the event loop between them. When one fails, the
  * links and collections the earlier ones created are removed (removeImported) and the error is thrown.
  */
-async function writePlan(db: Db, plan: ImportPlan): Promise<void> {
-  const userId = plan.user.id;
+async function writePlan(shelf: Shelf, plan: ImportPlan): Promise<void> {
   const idsByName = new Map(plan.idsByName);
   const made = { links: [] as number[], collections: [] as number[] };
   const total = plan.collections.length + plan.links.length;
   let next = 0;
   try {
     while (next < total) {
-      const chunk = db.transaction(() => {
+      const chunk = shelf.db.transaction(() => {
         const done = { links: [] as number[], collections: [] as number[] };
         const started = performance.now();
-        const inbox = inboxId(db, userId);
+        const inbox = shelf.collections.inboxId();
         let at = next;
         do {
           if (at < plan.collections.length) {
             const planned = plan.collections[at]!;
-            const created = createCollection(db, plan.user, planned.input, planned.createdAt);
+            const created = shelf.collections.create(planned.input, planned.createdAt);
             idsByName.set(planned.name, created.id);
             done.collections.push(created.id);
           } else {
             const link = plan.links[at - plan.collections.length]!;
             const collectionIds = [...link.collections].map((name) => (name === null ? inbox : idsByName.get(name)!));
-            const created = writeLink(db, userId, { name: link.name, description: link.description, url: link.url, favorite: link.favorite, collectionIds }, link.createdAt);
+            const created = shelf.links.write({ name: link.name, description: link.description, url: link.url, favorite: link.favorite, collectionIds }, link.createdAt);
             done.links.push(created.id);
           }
           at++;
@@ -219,7 +209,7 @@ async function writePlan(db: Db, plan: ImportPlan): Promise<void> {
       if (next < total) await new Promise((resolve) => setImmediate(resolve));
     }
   } catch (error) {
-    if (made.links.length + made.collections.length > 0) await removeImported(db, userId, made);
+    if (made.links.length + made.collections.length > 0) await removeImported(shelf, made);
     throw error;
   }
 }
@@ -231,20 +221,12 @@ async function writePlan(db: Db, plan: ImportPlan): Promise<void> {
  * collections, the way deleteCollection removes one (a link put there since then, and nowhere
  * else, goes to the Inbox).
  */
-async function removeImported(db: Db, userId: number, made: { links: number[]; collections: number[] }): Promise<void> {
+async function removeImported(shelf: Shelf, made: { links: number[]; collections: number[] }): Promise<void> {
   for (let at = 0; at < made.links.length; at += CHUNK_ITEMS) {
     if (at > 0) await new Promise((resolve) => setImmediate(resolve));
-    const ids = JSON.stringify(made.links.slice(at, at + CHUNK_ITEMS));
-    db.transaction(() => {
-      db.delete(links).where(and(eq(links.userId, userId), inArray(links.id, sql`(SELECT value FROM json_each(${ids}))`))).run();
-    }, { behavior: "immediate" });
+    shelf.links.deleteMany(made.links.slice(at, at + CHUNK_ITEMS));
   }
-  db.transaction(() => {
-    const remaining = db.select({ id: collections.id }).from(collections)
-      .where(and(eq(collections.userId, userId), inArray(collections.id, sql`(SELECT value FROM json_each(${JSON.stringify(made.collections)}))`)))
-      .all();
-    for (const { id } of remaining) deleteCollection(db, userId, id);
-  }, { behavior: "immediate" });
+  shelf.collections.deleteMany(made.collections);
 }
 
 const byAge = (a: { isDefault: boolean; id: number }, b: { isDefault: boolean; id: number }) =>
@@ -330,9 +312,6 @@ function urlKey(url: string): string {
   return URL.parse(url)?.href ?? url;
 }
 
-/** One membership of one link, as exportBookmarks reads them. */
-type MembershipRow = RenderBookmark & { collectionId: number };
-
 /**
  * exportBookmarks writes all of a user's links as a Netscape bookmark file: one folder per
  * collection (Inbox first, then by name), one `<A>` per membership (a link in two collections
@@ -341,27 +320,17 @@ type MembershipRow = RenderBookmark & { collectionId: number };
  * named like nested folders (`Dev / Rust`, as an import names them) are written nested, so
  * a browser shows Rust inside Dev and an import gives the same names back.
  */
-export function exportBookmarks(db: Db, userId: number): string {
-  const collectionRows = db.select().from(collections).where(eq(collections.userId, userId)).all().sort(compareCollections);
-  const memberships: MembershipRow[] = db
-    .select({
-      collectionId: linkCollections.collectionId, name: links.name, url: links.url, description: links.description,
-      addDate: links.createdAt, lastModified: links.updatedAt, favorite: links.favorite,
-    })
-    .from(links)
-    .innerJoin(linkCollections, eq(linkCollections.linkId, links.id))
-    .where(eq(links.userId, userId))
-    .orderBy(desc(links.createdAt), desc(links.id), asc(linkCollections.collectionId))
-    .all();
+export function exportBookmarks(shelf: Shelf): string {
   const byCollection = new Map<number, RenderBookmark[]>();
-  for (const { collectionId, ...bookmark } of memberships) {
+  for (const { collectionId, name, url, description, createdAt, updatedAt, favorite } of shelf.collections.memberships()) {
+    const bookmark: RenderBookmark = { name, url, description, addDate: createdAt, lastModified: updatedAt, favorite };
     const list = byCollection.get(collectionId);
     if (list) list.push(bookmark);
     else byCollection.set(collectionId, [bookmark]);
   }
   let loose: RenderBookmark[] = [];
   const folders: RenderFolder[] = [];
-  for (const row of collectionRows) {
+  for (const row of shelf.collections.rows()) {
     const bookmarks = byCollection.get(row.id) ?? [];
     if (row.isDefault) loose = bookmarks;
     else folders.push({ name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks, folders: [] });

@@ -3,6 +3,14 @@ import type { CollectionRow, UserRow } from "../db/schema";
 import { iso } from "../ids";
 import { Int, LinkJson, Timestamp } from "../links/model";
 
+/** The longest name and description of a collection, in code points after trimming. */
+export const COLLECTION_LIMITS = { name: 254, description: 254 } as const;
+/** The icon of a collection that names none (the Inbox's is its own). */
+export const DEFAULT_ICON = "📁";
+
+/** A collection as the pages list it: no links, their count instead. */
+export type CollectionSummary = CollectionRow & { linkCount: number };
+
 export const Visibility = t.Union([t.Literal("PUBLIC"), t.Literal("PRIVATE")]);
 
 /**

@@ -6,8 +6,6 @@ import { MessageJson } from "../http";
 import { parseId } from "../ids";
 import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
 import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "./model";
-import { collectionListBody, getCollection } from "./queries";
-import { createCollection, deleteCollection, updateCollection } from "./service";
 
 /** collectionRoutes: `/api/v1/collections`. */
 export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
@@ -16,8 +14,8 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
   const answers = new StampedAnswers<Uint8Array>();
   return new Elysia({ prefix: "/collections" })
     .use(apiUser)
-    .get("/", ({ user, set }) => {
-      const body = answers.get(readDatabaseStamp(db), user.id, () => collectionListBody(db, user));
+    .get("/", ({ shelf, set }) => {
+      const body = answers.get(readDatabaseStamp(db), shelf.user.id, () => shelf.collections.listBody());
       set.headers["content-type"] = "application/json;charset=utf-8";
       return body;
     }, {
@@ -26,22 +24,22 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
         responses: { 200: { description: "Every collection of yours, the Inbox included.", json: CollectionListJson }, ...apiErrors({ body: false, id: false }) },
       }),
     })
-    .get("/:id", ({ user, params }) => ({ collection: getCollection(db, user, parseId(params.id)) }), {
+    .get("/:id", ({ shelf, params }) => ({ collection: shelf.collections.get(parseId(params.id)) }), {
       detail: describeRoute({
         tag: "collections", summary: "Read one of your collections with its links",
         responses: { 200: { description: "The collection, its links newest first.", json: CollectionItemJson }, ...apiErrors({ body: false, id: true }) },
       }),
     })
-    .post("/", ({ user, body, status }) =>
-      status(201, { message: "Collection created.", collection: createCollection(db, user, body, clock()) }), {
+    .post("/", ({ shelf, body, status }) =>
+      status(201, { message: "Collection created.", collection: shelf.collections.create(body, clock()) }), {
       body: CollectionBody,
       detail: describeRoute({
         tag: "collections", summary: "Create a collection",
         responses: { 201: { description: "Created, with no links.", json: CollectionCreatedJson }, ...apiErrors({ body: true, id: false }) },
       }),
     })
-    .put("/:id", ({ user, params, body }) => {
-      updateCollection(db, user.id, parseId(params.id), body, clock());
+    .put("/:id", ({ shelf, params, body }) => {
+      shelf.collections.update(parseId(params.id), body, clock());
       return { message: "Collection updated." };
     }, {
       body: CollectionBody,
@@ -51,8 +49,8 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
         responses: { 200: { description: "Updated.", json: MessageJson }, ...apiErrors({ body: true, id: true }) },
       }),
     })
-    .delete("/:id", ({ user, params }) => {
-      deleteCollection(db, user.id, parseId(params.id));
+    .delete("/:id", ({ shelf, params }) => {
+      shelf.collections.delete(parseId(params.id));
       return { message: "Collection deleted." };
     }, {
       detail: describeRoute({

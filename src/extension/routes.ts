@@ -7,7 +7,7 @@ import { consentPage } from "../pages/extension";
 import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
-import { approveExtension, findGrant, mintGrantedToken } from "./grants";
+import { Shelf } from "../shelf/shelf";
 import { callbackLocation, checkRedirectUri } from "./redirect-uri";
 
 /** handoff is the answer that hands a token to the extension: to its callback, the token in the fragment. */
@@ -56,7 +56,7 @@ export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
       const back = url.pathname + url.search;
       return { refusal: new Response(null, { status: 303, headers: { Location: `/login?next=${encodeURIComponent(back)}`, "Cache-Control": "no-store" } }) };
     }
-    return { check, who, now, action: url.pathname + url.search };
+    return { check, who, shelf: new Shelf(db, who.user), now, action: url.pathname + url.search };
   };
 
   return new Elysia()
@@ -64,11 +64,11 @@ export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
     .get("/extension/authorize", ({ request }) => {
       const admitted = admit(request);
       if ("refusal" in admitted) return admitted.refusal;
-      const { check, who, now, action } = admitted;
-      const grant = findGrant(db, who.user.id, check);
+      const { check, who, shelf, now, action } = admitted;
+      const grant = shelf.extensions.find(check);
       // Elysia answers HEAD with this handler: a HEAD must never mint, so it gets the consent page.
       const response = grant && request.method !== "HEAD"
-        ? handoff(check.url, mintGrantedToken(db, grant, now))
+        ? handoff(check.url, shelf.extensions.mint(grant, now))
         : htmlResponse(consentPage({ user: who.user, extension: check, action, cancel: cancelLocation(check.url) }));
       return withRenewedSession(response, request, { config, peerAddress }, who, now);
     }, {
@@ -90,8 +90,8 @@ export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
       }
       const admitted = admit(request);
       if ("refusal" in admitted) return admitted.refusal;
-      const { check, who, now } = admitted;
-      const token = approveExtension(db, who.user.id, check, now);
+      const { check, who, shelf, now } = admitted;
+      const token = shelf.extensions.approve(check, now);
       return withRenewedSession(handoff(check.url, token), request, { config, peerAddress }, who, now);
     }, {
       detail: describeRoute({

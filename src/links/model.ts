@@ -2,6 +2,12 @@ import { t } from "elysia";
 import type { LinkRow } from "../db/schema";
 import { iso } from "../ids";
 
+/** The longest name and description of a link, in code points after trimming. */
+export const LINK_LIMITS = { name: 254, description: 300 } as const;
+
+/** Pages of links: 50 by default, at most 100; a search's words at most 200 characters. */
+export const LINK_PAGE = { defaultLimit: 50, maxLimit: 100, maxQuery: 200 } as const;
+
 /** Elysia's t.Integer also accepts numeric strings; ids in a body must be JSON numbers. */
 export const IdNumber = t.Number({ multipleOf: 1 });
 
@@ -40,6 +46,26 @@ export const LinkSearchQuery = t.Object({
   cursor: t.Optional(t.String()),
   limit: t.Optional(QueryInteger),
 });
+
+/** A search of a shelf's links, from `GET /api/v1/links`, the home page or a public collection's page. */
+export interface LinkQuery {
+  /** Words to find in names, URLs and descriptions (as one substring; ASCII letters ignore case). */
+  q?: string;
+  /** Only links in this collection of the owner's (another user's or unknown: NotFound). */
+  collectionId?: number;
+  favorite?: boolean;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+  /** 1 to LINK_PAGE.maxLimit, default LINK_PAGE.defaultLimit. */
+  limit?: number;
+}
+
+/** One page of a search. */
+export interface LinkPage {
+  links: LinkJson[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
 
 export type CreateLinkInput = typeof CreateLinkBody.static;
 export type UpdateLinkInput = typeof UpdateLinkBody.static;

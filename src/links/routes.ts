@@ -6,14 +6,12 @@ import { MessageJson } from "../http";
 import { parseId } from "../ids";
 import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
 import { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
-import { getLink, listFavorites, searchLinks } from "./queries";
-import { createLink, deleteLink, updateLink } from "./service";
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ db, clock }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
+export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
   return new Elysia({ prefix: "/links" })
     .use(apiUser)
-    .get("/", ({ user, query }) => searchLinks(db, user.id, query), {
+    .get("/", ({ shelf, query }) => shelf.links.search(query), {
       query: LinkSearchQuery,
       detail: describeRoute({
         tag: "links", summary: "Search and page through your links, newest first",
@@ -27,22 +25,22 @@ export function linkRoutes({ db, clock }: AppDeps, { apiUser }: Guards, commits:
         },
       }),
     })
-    .get("/favorites", ({ user }) => listFavorites(db, user.id), {
+    .get("/favorites", ({ shelf }) => shelf.links.favorites(), {
       detail: describeRoute({
         tag: "links", summary: "List favorite links, in the order the extension pins them",
         responses: { 200: { description: "The favorite links.", json: FavoritesJson }, ...apiErrors({ body: false, id: false }) },
       }),
     })
-    .get("/:id", ({ user, params }) => ({ link: getLink(db, user.id, parseId(params.id)) }), {
+    .get("/:id", ({ shelf, params }) => ({ link: shelf.links.get(parseId(params.id)) }), {
       detail: describeRoute({
         tag: "links", summary: "Read one of your links",
         responses: { 200: { description: "The link.", json: LinkItemJson }, ...apiErrors({ body: false, id: true }) },
       }),
     })
-    .post("/", async ({ user, body, status }) => {
+    .post("/", async ({ shelf, body, status }) => {
       const now = clock();
       // Links are created in bursts (an import, the extension saving tabs): one commit per turn of the event loop.
-      const link = await commits.run(() => createLink(db, user.id, body, now));
+      const link = await commits.run(() => shelf.links.create(body, now));
       return status(201, { message: "Link created.", link });
     }, {
       body: CreateLinkBody,
@@ -52,8 +50,8 @@ export function linkRoutes({ db, clock }: AppDeps, { apiUser }: Guards, commits:
         responses: { 201: { description: "Created.", json: LinkCreatedJson }, ...apiErrors({ body: true, id: false }) },
       }),
     })
-    .put("/:id", ({ user, params, body }) => {
-      updateLink(db, user.id, parseId(params.id), body, clock());
+    .put("/:id", ({ shelf, params, body }) => {
+      shelf.links.update(parseId(params.id), body, clock());
       return { message: "Link updated." };
     }, {
       body: UpdateLinkBody,
@@ -63,8 +61,8 @@ export function linkRoutes({ db, clock }: AppDeps, { apiUser }: Guards, commits:
         responses: { 200: { description: "Updated.", json: MessageJson }, ...apiErrors({ body: true, id: true }) },
       }),
     })
-    .delete("/:id", ({ user, params }) => {
-      deleteLink(db, user.id, parseId(params.id));
+    .delete("/:id", ({ shelf, params }) => {
+      shelf.links.delete(parseId(params.id));
       return { message: "Link deleted." };
     }, {
       detail: describeRoute({

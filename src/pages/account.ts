@@ -1,6 +1,6 @@
-import type { TokenInfo } from "../auth/tokens";
+import type { TokenInfo } from "../shelf/tokens";
 import type { UserRow } from "../db/schema";
-import type { GrantInfo } from "../extension/grants";
+import type { GrantInfo } from "../shelf/extensions";
 import { iso } from "../ids";
 import { errorSummary, textField, type FieldErrors } from "./form";
 import { BROWSER_NAMES } from "./extension";

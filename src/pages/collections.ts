@@ -1,4 +1,4 @@
-import type { CollectionSummary } from "../collections/queries";
+import type { CollectionSummary } from "../collections/model";
 import type { UserRow } from "../db/schema";
 import { errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";

@@ -1,4 +1,4 @@
-import type { CollectionSummary } from "../collections/queries";
+import type { CollectionSummary } from "../collections/model";
 import type { UserRow } from "../db/schema";
 import type { LinkJson } from "../links/model";
 import { errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
-import { findPublicCollection } from "../collections/queries";
 import { matchesEtag } from "../favicon/routes";
 import { ownOrigin } from "../http";
 import { parseId } from "../ids";
-import { searchLinks, type LinkPage } from "../links/queries";
+import type { LinkPage } from "../links/model";
+import { publicCollection as findPublicCollection } from "../shelf/visibility";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
 import { messagePage } from "../pages/layout";
@@ -41,13 +41,14 @@ export function publicRoutes({ db, config, peerAddress }: AppDeps) {
       const cursor = typeof query.cursor === "string" && query.cursor !== "" ? query.cursor : undefined;
       let page: LinkPage;
       try {
-        page = searchLinks(db, found.collection.userId, { collectionId: found.collection.id, cursor });
+        page = found.links({ cursor });
       } catch {
         return notFound(); // a hand-made cursor names no page
       }
       const self = `/c/${found.collection.id}`;
       return htmlResponse(publicCollectionPage({
-        ...found,
+        collection: found.collection,
+        authorName: found.authorName,
         links: page.links,
         older: page.nextCursor === null ? undefined : `${self}?cursor=${encodeURIComponent(page.nextCursor)}`,
         first: cursor === undefined ? undefined : self,
@@ -66,9 +67,9 @@ export function publicRoutes({ db, config, peerAddress }: AppDeps) {
     .get("/c/:id/feed", ({ params, request }) => {
       const found = publicCollection(db, params.id);
       if (!found) return notFound();
-      const { links } = searchLinks(db, found.collection.userId, { collectionId: found.collection.id, limit: FEED_ENTRIES });
+      const { links } = found.links({ limit: FEED_ENTRIES });
       const origin = ownOrigin(request, { config, peerAddress }) ?? new URL(request.url).origin;
-      const body = atomFeed({ ...found, links, origin });
+      const body = atomFeed({ collection: found.collection, authorName: found.authorName, links, origin });
       const etag = `"${new Bun.CryptoHasher("sha256").update(body).digest("base64url").slice(0, 22)}"`;
       // Feed readers poll: an unchanged feed costs them a 304. Revalidated every time, so a
       // collection made private stops being served at once.

@@ -2,13 +2,14 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
-import type { UserRow } from "../db/schema";
 import { NotFound } from "../errors";
+import type { Shelf } from "../shelf/shelf";
 import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { htmlResponse } from "../pages/html";
 import { privateLinkPage } from "../pages/redirect";
-import { ClickRecorder } from "./clicks";
+import { ClickRecorder } from "../shelf/clicks";
+import { visibleLinkUrl } from "../shelf/visibility";
 
 const notVisible = {
   ...errorDoc("NOT_FOUND: no such link, a malformed id, or a link that is in no PUBLIC collection and not yours. A browser (Accept: text/html) gets an HTML page; without a session it says the link is private or does not exist and offers to sign in and come back."),
@@ -23,12 +24,6 @@ const redirectDoc = (summary: string, description: string): RouteDoc => ({
   },
 });
 
-interface RedirectTarget {
-  url: string;
-  userId: number;
-  isPublic: number;
-}
-
 /**
  * redirectRoutes: `GET /l/:id` answers 302 to the link's URL and counts a click (committed
  * before the answer leaves); `HEAD` answers the same and counts nothing. A link is visible
@@ -36,20 +31,15 @@ interface RedirectTarget {
  * or malformed ids, 404, so existence never leaks.
  */
 export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, commits: GroupCommit) {
-  const clicks = new ClickRecorder(db.$client, commits, clock);
-  const target = db.$client.prepare<RedirectTarget, [number]>(`
-    SELECT url, user_id AS userId,
-      EXISTS (SELECT 1 FROM link_collections lc JOIN collections c ON c.id = lc.collection_id
-              WHERE lc.link_id = links.id AND c.visibility = 'PUBLIC') AS isPublic
-    FROM links WHERE id = ?1`);
+  const clicks = new ClickRecorder(db, commits, clock);
 
-  const visibleTarget = (request: Request, rawId: string, user: UserRow | null) => {
+  const visibleTarget = (request: Request, rawId: string, viewer: Shelf | null) => {
     const id = readId(rawId);
-    const link = id === undefined ? undefined : target.all(id)[0];
-    if (id !== undefined && link && (link.isPublic || link.userId === user?.id)) return { id, location: new URL(link.url).href };
+    const url = id === undefined ? undefined : visibleLinkUrl(db, id, viewer?.user ?? null);
+    if (id !== undefined && url !== undefined) return { id, location: new URL(url).href };
     // A browser without a session may just have been signed out: it is offered to sign in and
     // come back here. The same page for every id that is not visible, so nothing leaks.
-    if (user === null && request.headers.get("accept")?.includes("text/html")) {
+    if (viewer === null && request.headers.get("accept")?.includes("text/html")) {
       return { page: htmlResponse(privateLinkPage(new URL(request.url).pathname), { status: 404 }) };
     }
     throw new NotFound();

@@ -4,9 +4,9 @@ import type { Db } from "../db/client";
 import { collections, sessions, users, type UserRow } from "../db/schema";
 import { Conflict } from "../errors";
 import { Rules } from "../rules";
+import { insertInbox } from "../shelf/scope";
 
 export const MIN_PASSWORD_LENGTH = 8;
-export const INBOX = { name: "Inbox", icon: "📥", visibility: "PRIVATE" } as const;
 
 export interface NewUser {
   email: string;
@@ -50,9 +50,7 @@ export async function createUser(db: Db, input: NewUser, now: number, options: {
       throw new Conflict("EMAIL_TAKEN", `A user with the email ${email} exists already.`);
     }
     const user = tx.insert(users).values({ email, name, passwordHash, createdAt: now }).returning().all()[0]!;
-    tx.insert(collections)
-      .values({ ...INBOX, userId: user.id, isDefault: true, createdAt: now, updatedAt: now })
-      .run();
+    insertInbox(db, user.id, now);
     return user;
   }, { behavior: "immediate" });
 }

@@ -3,9 +3,8 @@ import type { AppDeps } from "../app";
 import { passwords as processPasswords, PasswordsBusy } from "../auth/passwords";
 import { startBrowserSession } from "../auth/routes";
 import { SignInThrottle, signInFailedLine } from "../auth/throttle";
-import { checkTokenName, createToken, listTokens, revokeToken } from "../auth/tokens";
-import type { UserRow } from "../db/schema";
-import { listGrants, removeGrant } from "../extension/grants";
+import { checkTokenName } from "../auth/secrets";
+import type { Shelf } from "../shelf/shelf";
 import { clientAddress } from "../http";
 import { parseId } from "../ids";
 import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
@@ -40,16 +39,17 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
   // current password at argon2 speed: the sign-in form's limit, per account as well.
   const wrongCurrent = new SignInThrottle();
-  const page = (user: UserRow, options: Omit<AccountOptions, "user" | "tokens" | "grants"> = {}, status = 200) =>
-    htmlResponse(accountPage({ user, tokens: listTokens(db, user.id), grants: listGrants(db, user.id), ...options }), { status, script: true });
+  const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants"> = {}, status = 200) =>
+    htmlResponse(accountPage({ user: shelf.user, tokens: shelf.tokens.list(), grants: shelf.extensions.list(), ...options }), { status, script: true });
 
   return new Elysia()
     .get("/assets/account.js", () => new Response(ACCOUNT_JS, {
       headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
     }))
-    .get("/account", ({ request, query }) => guard.page(request, (user) =>
-      page(user, { notice: noticeOf(query.done), newToken: fresh.take(query.token, user.id, clock()) })))
-    .post("/account/password", ({ request, body, cookie }) => guard.form(request, async (user) => {
+    .get("/account", ({ request, query }) => guard.page(request, (shelf) =>
+      page(shelf, { notice: noticeOf(query.done), newToken: fresh.take(query.token, shelf.user.id, clock()) })))
+    .post("/account/password", ({ request, body, cookie }) => guard.form(request, async (shelf) => {
+      const { user } = shelf;
       const now = clock();
       const ip = clientAddress(request, { config, peerAddress: deps.peerAddress });
       const tooMany = (retryAfter: number) =>
@@ -87,7 +87,7 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
       checkPassword(rules, password);
       if (formField(body, "confirm") !== password) rules.fail("/confirm", "The two new passwords differ");
       // Passwords are never written back into the page: the fields come back empty.
-      if (rules.errors.length > 0) return page(user, { passwordErrors: fieldErrorsOf(rules.errors) }, 422);
+      if (rules.errors.length > 0) return page(shelf, { passwordErrors: fieldErrorsOf(rules.errors) }, 422);
       try {
         await setPassword(db, user.id, password, { passwords });
       } catch (error) {
@@ -97,21 +97,21 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
       startBrowserSession(deps, request, cookie, user.id, clock());
       return seeOther(withNotice("/account", "password-changed"));
     }))
-    .post("/account/tokens", ({ request, body }) => guard.form(request, (user) => {
+    .post("/account/tokens", ({ request, body }) => guard.form(request, (shelf) => {
       const typed = formField(body, "name");
       const rules = new Rules();
       const name = checkTokenName(rules, typed);
-      if (rules.errors.length > 0) return page(user, { tokenErrors: fieldErrorsOf(rules.errors), tokenName: typed }, 422);
+      if (rules.errors.length > 0) return page(shelf, { tokenErrors: fieldErrorsOf(rules.errors), tokenName: typed }, 422);
       const now = clock();
-      const { token } = createToken(db, user.id, name, now);
-      return seeOther(`/account?token=${fresh.put(user.id, { name, token }, now)}`);
+      const { token } = shelf.tokens.create(name, now);
+      return seeOther(`/account?token=${fresh.put(shelf.user.id, { name, token }, now)}`);
     }))
-    .post("/account/tokens/:id/revoke", ({ request, params }) => guard.form(request, (user) => {
-      if (!revokeToken(db, user.id, parseId(params.id))) return guard.notFound(user);
+    .post("/account/tokens/:id/revoke", ({ request, params }) => guard.form(request, (shelf) => {
+      shelf.tokens.revoke(parseId(params.id));
       return seeOther(withNotice("/account", "token-revoked"));
     }))
-    .post("/account/extensions/:id/remove", ({ request, params }) => guard.form(request, (user) => {
-      if (!removeGrant(db, user.id, parseId(params.id))) return guard.notFound(user);
+    .post("/account/extensions/:id/remove", ({ request, params }) => guard.form(request, (shelf) => {
+      shelf.extensions.remove(parseId(params.id));
       return seeOther(withNotice("/account", "extension-removed"));
     }));
 }

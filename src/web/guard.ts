@@ -2,6 +2,7 @@ import type { AppDeps } from "../app";
 import { sessionUser, withRenewedSession } from "../auth/identity";
 import { sessionExists } from "../auth/sessions";
 import type { UserRow } from "../db/schema";
+import { Shelf } from "../shelf/shelf";
 import { AppError } from "../errors";
 import { isCrossSitePost } from "../http";
 import { html, htmlResponse, type PageOptions } from "../pages/html";
@@ -27,10 +28,10 @@ export function messageShell(user: UserRow | null, title: string, message: strin
   }), options);
 }
 
-type Handler = (user: UserRow) => Response | Promise<Response>;
+type Handler = (shelf: Shelf) => Response | Promise<Response>;
 
 /**
- * pageGuard gives the signed-in pages their user from the session cookie only (`sessionUser`:
+ * pageGuard gives the signed-in pages their user's shelf from the session cookie only (`sessionUser`:
  * a bearer token is no session here). A session used in the last half of its life is
  * extended and its cookie re-sent with the page. Without one, a page `303`s to
  * `/login?next=<this page>`. A form `POST` is first checked for a cross-site origin (`403`,
@@ -46,7 +47,7 @@ export function pageGuard({ db, config, clock, peerAddress }: Pick<AppDeps, "db"
     const { user } = who;
     let response: Response;
     try {
-      response = await handler(user);
+      response = await handler(new Shelf(db, user));
     } catch (error) {
       if (!(error instanceof AppError && (error.status === 404 || error.status === 409))) throw error;
       const title = error.status === 404 ? "Not found" : "Not possible";
@@ -57,8 +58,6 @@ export function pageGuard({ db, config, clock, peerAddress }: Pick<AppDeps, "db"
     return withRenewedSession(response, request, { config, peerAddress }, who, now);
   };
   return {
-    /** notFound is the page for an id that names nothing of this user's. */
-    notFound: (user: UserRow) => messageShell(user, "Not found", "There is nothing here.", { status: 404 }),
     /** page runs a `GET` page for the signed-in user. */
     page: (request: Request, handler: Handler) => run(request, handler, pathAndQuery(request)),
     /** form runs a `POST` for the signed-in user, refusing it when it came from another site. */

@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
-import { listCollectionSummaries } from "../collections/queries";
-import { ValidationFailed } from "../errors";
+import { NotFound, ValidationFailed } from "../errors";
 import { parseId } from "../ids";
-import { listFavorites, searchLinks, type LinkPage } from "../links/queries";
+import type { LinkPage } from "../links/model";
 import { firstRunPage } from "../pages/auth";
 import { homePage, type HomeView } from "../pages/home";
 import { htmlResponse } from "../pages/html";
@@ -28,8 +27,8 @@ function addressOf(view: HomeView, cursor?: string): string {
  * in pages of 50, newest first (`?cursor=` from "Older links").
  */
 export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
-  return new Elysia().get("/", ({ request, query }) => guard.page(request, (user) => {
-    const collections = listCollectionSummaries(db, user.id);
+  return new Elysia().get("/", ({ request, query }) => guard.page(request, (shelf) => {
+    const collections = shelf.collections.summaries();
     const q = typeof query.q === "string" ? query.q.trim() : "";
     const cursor = typeof query.cursor === "string" && query.cursor !== "" ? query.cursor : undefined;
     let view: HomeView;
@@ -40,7 +39,7 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
     } else {
       const wanted = typeof query.collection === "string" ? parseId(query.collection) : undefined;
       const collection = collections.find((c) => (wanted === undefined ? c.isDefault : c.id === wanted));
-      if (!collection) return guard.notFound(user);
+      if (!collection) throw new NotFound();
       view = { kind: "collection", collection };
     }
 
@@ -49,8 +48,8 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
     let status = 200;
     try {
       page = view.kind === "favorites"
-        ? { links: listFavorites(db, user.id), nextCursor: null }
-        : searchLinks(db, user.id, view.kind === "search" ? { q, cursor } : { collectionId: view.collection.id, cursor });
+        ? { links: shelf.links.favorites(), nextCursor: null }
+        : shelf.links.search(view.kind === "search" ? { q, cursor } : { collectionId: view.collection.id, cursor });
     } catch (error) {
       if (!(error instanceof ValidationFailed)) throw error;
       // A hand-edited cursor or an over-long search: say so instead of showing a wrong list.
@@ -59,7 +58,7 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
       status = 422;
     }
     return htmlResponse(homePage({
-      user,
+      user: shelf.user,
       collections,
       view,
       links: page.links,

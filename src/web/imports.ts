@@ -3,7 +3,6 @@ import type { AppDeps } from "../app";
 import { formBody, readLimitedBytes } from "../body";
 import type { NetscapeDocument } from "../bookmarks/netscape";
 import type { ImportReport } from "../bookmarks/service";
-import { listCollectionSummaries } from "../collections/queries";
 import type { UserRow } from "../db/schema";
 import { PayloadTooLarge } from "../errors";
 import { htmlResponse } from "../pages/html";
@@ -106,68 +105,68 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
  * The upload route reads its own body (up to MAX_IMPORT_FILE_BYTES): it is registered before
  * `formBody`, whose 64 KiB limit covers the routes after it.
  */
-export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
+export function importPages({ clock }: AppDeps, guard: PageGuard) {
   const waiting = new Pending<ImportState>({ ttlMs: IMPORT_TTL_MS, maxEntries: MAX_WAITING, maxBytes: MAX_WAITING_BYTES, sizeOf });
   const page = (user: UserRow, error?: string, status = 200) =>
     htmlResponse(importPage({ user, error, maxBytes: MAX_IMPORT_FILE_BYTES }), { status });
 
   return new Elysia()
     // The handler never names `body`, so Elysia leaves the request's stream to readUpload.
-    .post("/import", ({ request }) => guard.form(request, async (user) => {
+    .post("/import", ({ request }) => guard.form(request, async (shelf) => {
       let upload: Awaited<ReturnType<typeof readUpload>>;
       try {
         upload = await readUpload(request);
       } catch (error) {
-        if (error instanceof PayloadTooLarge) return page(user, error.message, 413);
+        if (error instanceof PayloadTooLarge) return page(shelf.user, error.message, 413);
         throw error;
       }
-      if (!upload) return page(user, NO_FILE, 422);
+      if (!upload) return page(shelf.user, NO_FILE, 422);
       const files = await bookmarkFiles();
       let document: NetscapeDocument;
       try {
         document = await files.parseNetscapeInSteps(files.decodeBookmarkFile(upload.bytes));
       } catch (error) {
-        if (error instanceof files.BookmarkFileRefused) return page(user, error.message, 422);
+        if (error instanceof files.BookmarkFileRefused) return page(shelf.user, error.message, 422);
         throw error;
       }
       const now = clock();
-      const report = await files.importBookmarks(db, user.id, document, now, { dryRun: true });
+      const report = await files.importBookmarks(shelf, document, now, { dryRun: true });
       if (isEmpty(report)) {
         const name = upload.fileName === "" ? "The file" : `“${upload.fileName}”`;
-        return page(user, `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.`, 422);
+        return page(shelf.user, `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.`, 422);
       }
       const preview: Preview = { kind: "preview", fileName: upload.fileName, fileBytes: upload.bytes.byteLength, document, report };
-      return seeOther(`/import/${waiting.put(user.id, preview, now)}`);
+      return seeOther(`/import/${waiting.put(shelf.user.id, preview, now)}`);
     }))
     .use(formBody())
-    .get("/import", ({ request }) => guard.page(request, (user) => page(user)))
-    .get("/import/:key", ({ request, params }) => guard.page(request, (user) => {
-      const state = waiting.get(params.key, user.id, clock());
-      if (!state) return page(user, EXPIRED, 404);
+    .get("/import", ({ request }) => guard.page(request, (shelf) => page(shelf.user)))
+    .get("/import/:key", ({ request, params }) => guard.page(request, (shelf) => {
+      const state = waiting.get(params.key, shelf.user.id, clock());
+      if (!state) return page(shelf.user, EXPIRED, 404);
       if (state.kind === "done") {
-        const ids = new Map(listCollectionSummaries(db, user.id).map((c) => [c.name, c.id] as const).reverse());
+        const ids = new Map(shelf.collections.summaries().map((c) => [c.name, c.id] as const).reverse());
         const collectionLink = (name: string) => (ids.has(name) ? `/?collection=${ids.get(name)}` : undefined);
-        return htmlResponse(importReportPage({ user, fileName: state.fileName, report: state.report, collectionLink }));
+        return htmlResponse(importReportPage({ user: shelf.user, fileName: state.fileName, report: state.report, collectionLink }));
       }
       return htmlResponse(importPreviewPage({
-        user, key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
+        user: shelf.user, key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
       }));
     }))
-    .post("/import/:key/confirm", ({ request, params }) => guard.form(request, async (user) => {
+    .post("/import/:key/confirm", ({ request, params }) => guard.form(request, async (shelf) => {
       const { importBookmarks } = await bookmarkFiles();
       // From here to the import's start nothing awaits: of two confirms at once, the second finds it running.
       const now = clock();
-      const state = waiting.get(params.key, user.id, now);
-      if (!state) return page(user, EXPIRED, 404);
+      const state = waiting.get(params.key, shelf.user.id, now);
+      if (!state) return page(shelf.user, EXPIRED, 404);
       if (state.kind === "preview") {
-        const running = importBookmarks(db, user.id, state.document, now);
-        waiting.replace(params.key, user.id, { ...state, kind: "importing", running }, now);
+        const running = importBookmarks(shelf, state.document, now);
+        waiting.replace(params.key, shelf.user.id, { ...state, kind: "importing", running }, now);
         try {
           const report = await running;
-          waiting.replace(params.key, user.id, { kind: "done", fileName: state.fileName, report }, clock());
+          waiting.replace(params.key, shelf.user.id, { kind: "done", fileName: state.fileName, report }, clock());
         } catch (error) {
           // Nothing was stored: the preview waits again, to be confirmed once more.
-          waiting.replace(params.key, user.id, state, clock());
+          waiting.replace(params.key, shelf.user.id, state, clock());
           throw error;
         }
       } else if (state.kind === "importing") {
@@ -176,15 +175,15 @@ export function importPages({ db, clock }: AppDeps, guard: PageGuard) {
       }
       return seeOther(`/import/${params.key}`);
     }))
-    .post("/import/:key/cancel", ({ request, params }) => guard.form(request, (user) => {
+    .post("/import/:key/cancel", ({ request, params }) => guard.form(request, (shelf) => {
       // An import being written is not cancelled: its report stays to be seen.
-      if (waiting.get(params.key, user.id, clock())?.kind !== "importing") waiting.take(params.key, user.id, clock());
+      if (waiting.get(params.key, shelf.user.id, clock())?.kind !== "importing") waiting.take(params.key, shelf.user.id, clock());
       return seeOther("/import");
     }))
-    .get("/export", ({ request }) => guard.page(request, async (user) => {
+    .get("/export", ({ request }) => guard.page(request, async (shelf) => {
       const { exportBookmarks } = await bookmarkFiles();
       const day = new Date(clock()).toISOString().slice(0, 10);
-      return new Response(exportBookmarks(db, user.id), {
+      return new Response(exportBookmarks(shelf), {
         headers: {
           "Content-Type": "text/html; charset=utf-8",
           "Content-Disposition": `attachment; filename="linkshelf-bookmarks-${day}.html"`,

@@ -1,20 +1,15 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
-import { listCollectionSummaries } from "../collections/queries";
-import type { UserRow } from "../db/schema";
 import { ValidationFailed } from "../errors";
 import { ownOrigin, safeNext } from "../http";
 import { parseId } from "../ids";
-import { getLink } from "../links/queries";
-import { createLink, deleteLink, updateLink } from "../links/service";
 import { fieldErrorsOf, formField, formValues, type FieldErrors } from "../pages/form";
 import { htmlResponse } from "../pages/html";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
+import { NOT_YOUR_COLLECTIONS } from "../shelf/scope";
+import type { Shelf } from "../shelf/shelf";
 import { seeOther, type PageGuard } from "./guard";
 import { withNotice, type NoticeCode } from "./notices";
-
-/** What the API answers for collection ids that are not the user's; a form's garbage id gets the same. */
-const NOT_YOUR_COLLECTIONS = { path: "/collectionIds", message: "Expected ids of your own collections" };
 
 /** linkFormInput reads a link form as typed; ids that are not numbers are refused like unknown ones. */
 function linkFormInput(body: unknown): { values: LinkFormValues; badIds: boolean } {
@@ -72,58 +67,57 @@ export function sharedLink(query: Record<string, unknown>): { name: string; url:
  * service, the API's own write path; a refusal shows the form again, as typed, with the
  * service's messages beside the fields (422).
  */
-export function linkPages({ db, config, clock, peerAddress }: AppDeps, guard: PageGuard) {
+export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGuard) {
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
-  const form = (user: UserRow, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
-    htmlResponse(linkFormPage({ user, linkId, values, collections: listCollectionSummaries(db, user.id), errors, next }), { status });
+  const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
+    htmlResponse(linkFormPage({ user: shelf.user, linkId, values, collections: shelf.collections.summaries(), errors, next }), { status });
 
   /** save runs a service write; a validation failure (plus a garbage id) is the form again. */
-  const save = (request: Request, user: UserRow, body: unknown, write: (values: LinkFormValues) => void, done: NoticeCode, linkId?: number) => {
+  const save = (request: Request, shelf: Shelf, body: unknown, write: (values: LinkFormValues) => void, done: NoticeCode, linkId?: number) => {
     const { values, badIds } = linkFormInput(body);
     const next = nextOf(request, formField(body, "next"));
     try {
       // The service never sees ids that are not numbers: only that is reported, as the API would.
-      if (badIds) throw new ValidationFailed([NOT_YOUR_COLLECTIONS]);
+      if (badIds) throw new ValidationFailed([{ path: "/collectionIds", message: NOT_YOUR_COLLECTIONS }]);
       write(values);
     } catch (error) {
       if (!(error instanceof ValidationFailed)) throw error;
-      return form(user, values, next, fieldErrorsOf(error.errors), linkId, 422);
+      return form(shelf, values, next, fieldErrorsOf(error.errors), linkId, 422);
     }
     return seeOther(withNotice(next, done));
   };
 
   return new Elysia()
-    .get("/links/new", ({ request, query }) => guard.page(request, (user) => {
-      const collections = listCollectionSummaries(db, user.id);
+    .get("/links/new", ({ request, query }) => guard.page(request, (shelf) => {
+      const collections = shelf.collections.summaries();
       const wanted = collections.find((c) => String(c.id) === query.collection);
       const next = wanted ? `/?collection=${wanted.id}` : "/";
       const { name, url } = sharedLink(query);
-      return form(user, { name, url, description: "", favorite: false, collectionIds: wanted ? [wanted.id] : [] }, next, new Map());
+      return form(shelf, { name, url, description: "", favorite: false, collectionIds: wanted ? [wanted.id] : [] }, next, new Map());
     }))
-    .post("/links", ({ request, body }) => guard.form(request, (user) =>
-      save(request, user, body, (values) => void createLink(db, user.id, values, clock()), "link-added")))
-    .get("/links/:id/edit", ({ request, params, query }) => guard.page(request, (user) => {
-      const link = getLink(db, user.id, parseId(params.id));
+    .post("/links", ({ request, body }) => guard.form(request, (shelf) =>
+      save(request, shelf, body, (values) => void shelf.links.create(values, clock()), "link-added")))
+    .get("/links/:id/edit", ({ request, params, query }) => guard.page(request, (shelf) => {
+      const link = shelf.links.get(parseId(params.id));
       const next = nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`);
-      return form(user, link, next, new Map(), link.id);
+      return form(shelf, link, next, new Map(), link.id);
     }))
-    .post("/links/:id", ({ request, params, body }) => guard.form(request, (user) => {
+    .post("/links/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const id = parseId(params.id);
-      getLink(db, user.id, id); // another user's link is a 404 before anything about the form
-      return save(request, user, body, (values) => updateLink(db, user.id, id, values, clock()), "link-saved", id);
+      shelf.links.get(id); // another user's link is a 404 before anything about the form
+      return save(request, shelf, body, (values) => shelf.links.update(id, values, clock()), "link-saved", id);
     }))
-    .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (user) => {
-      const link = getLink(db, user.id, parseId(params.id));
-      return htmlResponse(linkDeletePage(user, link, nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`)));
+    .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (shelf) => {
+      const link = shelf.links.get(parseId(params.id));
+      return htmlResponse(linkDeletePage(shelf.user, link, nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`)));
     }))
-    .post("/links/:id/delete", ({ request, params, body }) => guard.form(request, (user) => {
-      deleteLink(db, user.id, parseId(params.id));
+    .post("/links/:id/delete", ({ request, params, body }) => guard.form(request, (shelf) => {
+      shelf.links.delete(parseId(params.id));
       return seeOther(withNotice(nextOf(request, formField(body, "next")), "link-deleted"));
     }))
-    .post("/links/:id/favorite", ({ request, params, body }) => guard.form(request, (user) => {
-      const link = getLink(db, user.id, parseId(params.id));
-      updateLink(db, user.id, link.id, { ...link, favorite: !link.favorite }, clock());
+    .post("/links/:id/favorite", ({ request, params, body }) => guard.form(request, (shelf) => {
+      shelf.links.toggleFavorite(parseId(params.id), clock());
       return seeOther(nextOf(request, formField(body, "next")));
     }));
 }

@@ -1,5 +1,7 @@
-import type { Database } from "bun:sqlite";
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
 import type { GroupCommit } from "../db/group-commit";
+import { links } from "../db/schema";
 
 /** The clicks recorded for one batch of the group commit, and that batch's commit. */
 interface ClickBatch {
@@ -21,9 +23,13 @@ export class ClickRecorder {
   private readonly update;
   private batch: ClickBatch | undefined;
 
-  constructor(sqlite: Database, private readonly commits: GroupCommit, private readonly clock: () => number) {
+  constructor(db: Db, private readonly commits: GroupCommit, private readonly clock: () => number) {
     // `.run()`, never `.get()`: a statement left un-reset would pin the WAL: bun:sqlite's `.get()` on `UPDATE … RETURNING` does not reset it, and the `-wal` file then grows without a checkpoint.
-    this.update = sqlite.prepare("UPDATE links SET clicks = clicks + ?1, last_clicked_at = ?2 WHERE id = ?3");
+    this.update = db
+      .update(links)
+      .set({ clicks: sql`${links.clicks} + ${sql.placeholder("count")}`, lastClickedAt: sql`${sql.placeholder("now")}` })
+      .where(eq(links.id, sql.placeholder("linkId")))
+      .prepare();
   }
 
   /** record counts one click of a link; resolves once it is committed. */
@@ -41,6 +47,6 @@ export class ClickRecorder {
   /** apply writes one batch's clicks; they share one time, the moment of their commit. */
   private apply(counts: Map<number, number>): void {
     const now = this.clock();
-    for (const [linkId, count] of counts) this.update.run(count, now, linkId);
+    for (const [linkId, count] of counts) this.update.run({ count, now, linkId });
   }
 }

@@ -1,0 +1,210 @@
+/**
+ * A shelf's links: every read and write of the `links` table and of a link's memberships for
+ * one owner. The API, the web pages, the importer and the CLI reach links only through here.
+ */
+import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { preparedQueries } from "../db/client";
+import { linkCollections, links, type LinkRow } from "../db/schema";
+import { NotFound } from "../errors";
+import { LINK_LIMITS, LINK_PAGE, toLinkJson, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
+import { Rules } from "../rules";
+import { collectionIdsOf, ownedCollection, type Owner } from "./scope";
+
+/** What creating a link runs, built once per database (a POST's own cost is mostly these). */
+const linkQueries = preparedQueries((db) => ({
+  insertLink: db
+    .insert(links)
+    .values({
+      userId: sql.placeholder("userId"), name: sql.placeholder("name"), description: sql.placeholder("description"),
+      url: sql.placeholder("url"), favorite: sql.placeholder("favorite"),
+      createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("now"),
+    })
+    .returning()
+    .prepare(),
+  clearMemberships: db.delete(linkCollections).where(eq(linkCollections.linkId, sql.placeholder("linkId"))).prepare(),
+  addMembership: db
+    .insert(linkCollections)
+    .values({ linkId: sql.placeholder("linkId"), collectionId: sql.placeholder("collectionId") })
+    .prepare(),
+}));
+
+/** parseIdList reads the comma-separated ids of a group_concat, sorted ascending. */
+function parseIdList(list: string | null): number[] {
+  return list ? list.split(",").map(Number).sort((a, b) => a - b) : [];
+}
+
+const NEWEST_FIRST = [desc(links.createdAt), desc(links.id)];
+
+const inCollection = (collectionId: number) =>
+  sql`${links.id} IN (SELECT link_id FROM link_collections WHERE collection_id = ${collectionId})`;
+
+/** A position in the newest-first order: the last link of a page (opaque to clients). */
+interface Position {
+  createdAt: number;
+  id: number;
+}
+
+const encodeCursor = (link: LinkJson): string =>
+  Buffer.from(`${Date.parse(link.createdAt)}.${link.id}`).toString("base64url");
+
+function decodeCursor(cursor: string): Position | undefined {
+  const match = /^(\d{1,15})\.([1-9]\d{0,15})$/.exec(Buffer.from(cursor, "base64url").toString("latin1"));
+  if (!match) return undefined;
+  const position = { createdAt: Number(match[1]), id: Number(match[2]) };
+  return Number.isSafeInteger(position.id) ? position : undefined;
+}
+
+/** `%`, `_` and the escape character itself match literally in a LIKE pattern. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+/** checkLink applies the rules of a link's fields; `description` is the value to keep when omitted. */
+function checkLink(owner: Owner, input: CreateLinkInput, keptDescription: string) {
+  const rules = new Rules();
+  const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
+  const description = rules.text("/description", input.description ?? keptDescription, 0, LINK_LIMITS.description);
+  const url = rules.url("/url", input.url);
+  const collectionIds = collectionIdsOf(owner, input.collectionIds, rules);
+  rules.check();
+  return { name, description, url, favorite: input.favorite, collectionIds };
+}
+
+export class ShelfLinks {
+  constructor(private readonly owner: Owner) {}
+
+  /** select reads the owner's links matching `where`, each with its collection ids, in `order`. */
+  private select(where: (SQL | undefined)[], order: SQL[], limit?: number): LinkJson[] {
+    const query = this.owner.db
+      .select({
+        link: links,
+        // Written out: drizzle would name the outer column `"id"`, without its table.
+        collectionIds: sql<string | null>`(SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = links.id)`,
+      })
+      .from(links)
+      .where(and(eq(links.userId, this.owner.user.id), ...where))
+      .orderBy(...order);
+    const rows = limit === undefined ? query.all() : query.limit(limit).all();
+    return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds)));
+  }
+
+  /** row is the owner's link with that id; another user's id is NotFound like an unknown one. */
+  private row(id: number): LinkRow {
+    const link = this.owner.db.select().from(links).where(and(eq(links.id, id), eq(links.userId, this.owner.user.id))).get();
+    if (!link) throw new NotFound();
+    return link;
+  }
+
+  /** get is one of the owner's links; another user's id is NotFound like an unknown one. */
+  get(id: number): LinkJson {
+    const [link] = this.select([eq(links.id, id)], []);
+    if (!link) throw new NotFound();
+    return link;
+  }
+
+  /**
+   * favorites are the owner's favorite links in the order the extension pins them: most clicked
+   * first, then most recently clicked (never clicked last), then oldest id. One query.
+   */
+  favorites(): LinkJson[] {
+    return this.select([eq(links.favorite, true)],
+      [desc(links.clicks), sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), asc(links.id)]);
+  }
+
+  /** inCollection is every link in one of the owner's collections (checked by the caller), newest first. */
+  inCollection(collectionId: number): LinkJson[] {
+    return this.select([inCollection(collectionId)], NEWEST_FIRST);
+  }
+
+  /**
+   * search pages through the owner's links, newest first, keyed by position (a link created or
+   * deleted meanwhile never shifts a page). One query per page, plus the collection check when
+   * filtering by collection (another user's or unknown: NotFound).
+   */
+  search(query: LinkQuery): LinkPage {
+    const rules = new Rules();
+    const q = query.q === undefined ? "" : rules.text("/q", query.q, 0, LINK_PAGE.maxQuery);
+    const limit = query.limit ?? LINK_PAGE.defaultLimit;
+    if (!Number.isInteger(limit) || limit < 1 || limit > LINK_PAGE.maxLimit) {
+      rules.fail("/limit", `Expected a whole number from 1 to ${LINK_PAGE.maxLimit}`);
+    }
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (query.cursor !== undefined && !after) rules.fail("/cursor", "Expected the nextCursor of a previous page");
+    rules.check();
+    if (query.collectionId !== undefined) ownedCollection(this.owner, query.collectionId);
+
+    const pattern = likePattern(q);
+    const found = this.select([
+      q === "" ? undefined : or(
+        sql`${links.name} LIKE ${pattern} ESCAPE '\\'`,
+        sql`${links.url} LIKE ${pattern} ESCAPE '\\'`,
+        sql`${links.description} LIKE ${pattern} ESCAPE '\\'`,
+      ),
+      query.collectionId === undefined ? undefined : inCollection(query.collectionId),
+      query.favorite === undefined ? undefined : eq(links.favorite, query.favorite),
+      after && or(lt(links.createdAt, after.createdAt), and(eq(links.createdAt, after.createdAt), lt(links.id, after.id))),
+    ], NEWEST_FIRST, limit + 1);
+    const page = found.slice(0, limit);
+    return { links: page, nextCursor: found.length > limit ? encodeCursor(page.at(-1)!) : null };
+  }
+
+  /** urls are the URLs of all of the owner's links (an import skips the ones it has). */
+  urls(): string[] {
+    return this.owner.db.select({ url: links.url }).from(links).where(eq(links.userId, this.owner.user.id)).all().map((row) => row.url);
+  }
+
+  /** create stores a new link (clicks 0) in its collections, or the Inbox, in a transaction of its own. */
+  create(input: CreateLinkInput, now: number): LinkJson {
+    return this.owner.db.transaction(() => this.write(input, now), { behavior: "immediate" });
+  }
+
+  /**
+   * write is `create` inside the caller's transaction: the same rules and the same insert,
+   * without a transaction (a savepoint) of its own. An import writes thousands of links per
+   * transaction with it; the caller's transaction is what rolls back a failure.
+   */
+  write(input: CreateLinkInput, now: number): LinkJson {
+    const { db, user } = this.owner;
+    const { collectionIds, ...fields } = checkLink(this.owner, input, "");
+    const queries = linkQueries(db);
+    const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
+    for (const collectionId of collectionIds) queries.addMembership.run({ linkId: row.id, collectionId });
+    return toLinkJson(row, collectionIds);
+  }
+
+  /** update replaces a link's fields and collections; an omitted description keeps its value. */
+  update(id: number, input: UpdateLinkInput, now: number): void {
+    const { db } = this.owner;
+    db.transaction(() => {
+      const { collectionIds, ...fields } = checkLink(this.owner, input, this.row(id).description);
+      db.update(links).set({ ...fields, updatedAt: now }).where(eq(links.id, id)).run();
+      const queries = linkQueries(db);
+      queries.clearMemberships.run({ linkId: id });
+      for (const collectionId of collectionIds) queries.addMembership.run({ linkId: id, collectionId });
+    }, { behavior: "immediate" });
+  }
+
+  /** toggleFavorite flips a link's favorite flag, as an update would (updatedAt moves). */
+  toggleFavorite(id: number, now: number): void {
+    const { db } = this.owner;
+    db.transaction(() => {
+      const link = this.row(id);
+      db.update(links).set({ favorite: !link.favorite, updatedAt: now }).where(eq(links.id, id)).run();
+    }, { behavior: "immediate" });
+  }
+
+  /** delete deletes one of the owner's links (its memberships go with it). */
+  delete(id: number): void {
+    const { db } = this.owner;
+    db.transaction(() => {
+      this.row(id);
+      db.delete(links).where(eq(links.id, id)).run();
+    }, { behavior: "immediate" });
+  }
+
+  /** deleteMany deletes those of `ids` that are the owner's links, in one transaction. */
+  deleteMany(ids: readonly number[]): void {
+    const { db, user } = this.owner;
+    db.transaction(() => {
+      db.delete(links).where(and(eq(links.userId, user.id), inArray(links.id, sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`))).run();
+    }, { behavior: "immediate" });
+  }
+}

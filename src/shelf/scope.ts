@@ -1,0 +1,69 @@
+/**
+ * The ground every part of a shelf stands on: whose shelf it is (`Owner`), the Inbox, and the
+ * one check that collection ids belong to the owner. Nothing here is exported beyond
+ * `src/shelf/` except `INBOX` and `insertInbox` (a new user's Inbox is made with the user).
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { preparedQueries, type Db } from "../db/client";
+import { collections, type CollectionRow, type UserRow } from "../db/schema";
+import { NotFound } from "../errors";
+import type { Rules } from "../rules";
+
+/** Whose shelf: every query of `src/shelf/` is scoped to `user.id`. */
+export interface Owner {
+  readonly db: Db;
+  readonly user: UserRow;
+}
+
+/** The collection every user has, made with the user; it cannot be deleted. */
+export const INBOX = { name: "Inbox", icon: "📥", visibility: "PRIVATE" } as const;
+
+/** insertInbox makes a new user's Inbox (inside the transaction that makes the user). */
+export function insertInbox(db: Db, userId: number, now: number): void {
+  db.insert(collections).values({ ...INBOX, userId, isDefault: true, createdAt: now, updatedAt: now }).run();
+}
+
+/** Built once per database: a link's write asks both (a POST's own cost is mostly these). */
+const scopeQueries = preparedQueries((db) => ({
+  inbox: db
+    .select({ id: collections.id })
+    .from(collections)
+    .where(and(eq(collections.userId, sql.placeholder("userId")), eq(collections.isDefault, true)))
+    .prepare(),
+  ownedCount: db
+    .select({ n: sql<number>`count(*)` })
+    .from(collections)
+    .where(and(
+      eq(collections.userId, sql.placeholder("userId")),
+      sql`${collections.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`,
+    ))
+    .prepare(),
+}));
+
+/** inboxId is the id of the owner's Inbox (inside a transaction too). */
+export function inboxId({ db, user }: Owner): number {
+  return scopeQueries(db).inbox.get({ userId: user.id })!.id;
+}
+
+/** ownedCollection is the owner's collection with that id; another user's id is NotFound like an unknown one. */
+export function ownedCollection({ db, user }: Owner, id: number): CollectionRow {
+  const row = db.select().from(collections).where(and(eq(collections.id, id), eq(collections.userId, user.id))).get();
+  if (!row) throw new NotFound();
+  return row;
+}
+
+/**
+ * collectionIdsOf folds duplicates, sorts, falls back to the Inbox when empty, and records a
+ * violation unless every id is one of the owner's collections. Unknown ids and other users'
+ * ids get the same message, so nothing leaks.
+ */
+export function collectionIdsOf(owner: Owner, ids: readonly number[] | undefined, rules: Rules): number[] {
+  const wanted = [...new Set(ids ?? [])].sort((a, b) => a - b);
+  if (wanted.length === 0) return [inboxId(owner)];
+  const owned = scopeQueries(owner.db).ownedCount.get({ userId: owner.user.id, ids: JSON.stringify(wanted) })!.n;
+  if (owned !== wanted.length) rules.fail("/collectionIds", NOT_YOUR_COLLECTIONS);
+  return wanted;
+}
+
+/** What a write naming a collection that is not the owner's hears (the web form's garbage ids too). */
+export const NOT_YOUR_COLLECTIONS = "Expected ids of your own collections";

@@ -1,0 +1,62 @@
+/**
+ * What anyone may see without owning it: a link in a PUBLIC collection (through `/l/:id`) and
+ * a PUBLIC collection's page and feed. The one place that decides visibility; a private link
+ * or collection answers exactly like an unknown id.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { preparedQueries, type Db } from "../db/client";
+import { collections, links, users, type CollectionRow, type UserRow } from "../db/schema";
+import type { LinkPage, LinkQuery } from "../links/model";
+import { ShelfLinks } from "./links";
+
+/** `/l/:id` asks this at every click: built once per database. */
+const visibilityQueries = preparedQueries((db) => ({
+  target: db
+    .select({
+      url: links.url,
+      userId: links.userId,
+      // Written out: drizzle names a column of a one-table select without its table (`"id"`),
+      // which inside this subquery would be the collection's id.
+      isPublic: sql<number>`EXISTS (SELECT 1 FROM link_collections lc JOIN collections c ON c.id = lc.collection_id
+        WHERE lc.link_id = links.id AND c.visibility = 'PUBLIC')`,
+    })
+    .from(links)
+    .where(eq(links.id, sql.placeholder("id")))
+    .prepare(),
+}));
+
+/**
+ * visibleLinkUrl is the URL a link opens to, when the viewer may open it: one of its
+ * collections is PUBLIC, or the viewer (null: anonymous) owns it. Undefined otherwise, and
+ * for an unknown id, so nothing tells them apart.
+ */
+export function visibleLinkUrl(db: Db, id: number, viewer: UserRow | null): string | undefined {
+  const link = visibilityQueries(db).target.get({ id });
+  return link && (link.isPublic || link.userId === viewer?.id) ? link.url : undefined;
+}
+
+/** A PUBLIC collection as anyone sees it: the collection, its owner's name, and its links. */
+export interface PublicCollection {
+  collection: CollectionRow;
+  authorName: string;
+  /** A page of its links, newest first (a cursor that names no page is a ValidationFailed). */
+  links(query: Omit<LinkQuery, "collectionId" | "q" | "favorite">): LinkPage;
+}
+
+/** publicCollection is a PUBLIC collection; private and unknown ids alike are undefined. */
+export function publicCollection(db: Db, id: number): PublicCollection | undefined {
+  const found = db
+    .select({ collection: collections, author: users })
+    .from(collections)
+    .innerJoin(users, eq(users.id, collections.userId))
+    .where(and(eq(collections.id, id), eq(collections.visibility, "PUBLIC")))
+    .get();
+  if (!found) return undefined;
+  const { collection, author } = found;
+  const authorLinks = new ShelfLinks({ db, user: author });
+  return {
+    collection,
+    authorName: author.name,
+    links: (query) => authorLinks.search({ ...query, collectionId: collection.id }),
+  };
+}
