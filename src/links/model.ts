@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { LinkRow } from "../db/schema";
-import { iso } from "../ids";
+import { iso } from "../timestamps";
 
 /** Elysia's t.Integer also accepts numeric strings; ids in a body must be JSON numbers. */
 export const IdNumber = t.Number({ multipleOf: 1 });

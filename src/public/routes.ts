@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { findPublicCollection } from "../collections/queries";
 import { matchesEtag } from "../favicon/routes";
-import { ownOrigin } from "../http";
+import { ownOrigin } from "../request/origin";
 import { parseId } from "../ids";
 import { searchLinks, type LinkPage } from "../links/queries";
 import { htmlResponse } from "../pages/html";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { CollectionInput } from "../collections/model";
 import { listCollectionSummaries, type CollectionSummary } from "../collections/queries";
 import { createCollection, deleteCollection, updateCollection } from "../collections/service";
@@ -7,7 +7,8 @@ import type { UserRow } from "../db/schema";
 import { ValidationFailed } from "../errors";
 import { parseId } from "../ids";
 import { collectionDeletePage, collectionFormPage, type CollectionFormValues } from "../pages/collections";
-import { fieldErrorsOf, formField, type FieldErrors } from "../pages/form";
+import { fieldErrorsOf, type FieldErrors } from "../pages/form";
+import { formField } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { messageShell, seeOther, type PageGuard } from "./guard";
 import { withNotice } from "./notices";

@@ -1,13 +1,14 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { listCollectionSummaries } from "../collections/queries";
 import type { UserRow } from "../db/schema";
 import { ValidationFailed } from "../errors";
-import { ownOrigin, safeNext } from "../http";
+import { ownOrigin, safeNext } from "../request/origin";
 import { parseId } from "../ids";
 import { getLink } from "../links/queries";
 import { createLink, deleteLink, updateLink } from "../links/service";
-import { fieldErrorsOf, formField, formValues, type FieldErrors } from "../pages/form";
+import { fieldErrorsOf, type FieldErrors } from "../pages/form";
+import { formField, formValues } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
 import { seeOther, type PageGuard } from "./guard";
