@@ -1,19 +1,16 @@
 import { Elysia, t } from "elysia";
 import { assetRoutes } from "./assets/routes";
 import { guards } from "./auth/requester";
-import type { Passwords } from "./auth/passwords";
 import { authPages } from "./auth/routes";
 import { SignInThrottle } from "./auth/throttle";
-import { jsonBody } from "./body";
+import { jsonBody } from "./request/json-body";
 import { collectionRoutes } from "./collections/routes";
-import type { Config } from "./config";
-import type { Db } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
+import type { AppDeps } from "./deps";
 import { errorHandler, NotFound, wellFormedRequest } from "./errors";
 import { extensionRoutes } from "./extension/routes";
-import { API_PREFIX } from "./http";
+import { API_PREFIX } from "./api";
 import { faviconRoutes } from "./favicon/routes";
-import type { FaviconOptions } from "./favicon/service";
 import { linkRoutes } from "./links/routes";
 import { accessLog, unexpectedErrorLog, type LogSink } from "./log";
 import { describeRoute } from "./openapi/describe";
@@ -21,26 +18,6 @@ import { openApiRoutes } from "./openapi/routes";
 import { publicRoutes } from "./public/routes";
 import { redirectRoutes } from "./redirect/routes";
 import { webPages } from "./web/routes";
-
-export interface AppDeps {
-  db: Db;
-  config: Config;
-  /** Milliseconds since the epoch; tests pass a fixed or stepping clock. */
-  clock: () => number;
-  /** The one-time code that unlocks `/setup` while no user exists (printed in the log). */
-  setupCode?: string;
-  /** The favicon proxy's resolver, connection and timeout; tests inject them, the defaults are real. */
-  favicon?: FaviconOptions;
-  /** The hashing queue; default the process's one, which every hash and verification shares. */
-  passwords?: Passwords;
-  /** Where log lines go (unexpected errors, the access log); stderr by default. */
-  log?: LogSink;
-  /**
-   * The TCP peer's address of a request. Default: the listening server's socket. Requests made
-   * in-process (`app.handle`) have no socket, so tests name the peer here.
-   */
-  peerAddress?: (request: Request) => string | undefined;
-}
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
 export function createApp(given: AppDeps) {

@@ -11,7 +11,7 @@ import { restoreDatabase, RestoreRefused } from "./db/restore";
 import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
 import { checkHealth } from "./healthcheck";
-import { iso } from "./ids";
+import { iso } from "./timestamps";
 import { Rules } from "./rules";
 import { serve } from "./server";
 import { createUser, findUserByEmail, setPassword } from "./users/service";

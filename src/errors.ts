@@ -1,5 +1,5 @@
 import { Elysia, t, ValidationError as ElysiaValidationError } from "elysia";
-import { pathOf } from "./http";
+import { pathOf } from "./request/path";
 import type { UnexpectedErrorLog } from "./log";
 import { messagePage } from "./pages/layout";
 import { htmlResponse } from "./pages/html";

@@ -1,3 +1,4 @@
+/** Ids in request paths: what counts as one, and the 404 for anything else. */
 import { NotFound } from "./errors";
 
 /** readId reads a path id: a positive safe integer, else undefined. */
@@ -12,9 +13,4 @@ export function parseId(raw: string): number {
   const id = readId(raw);
   if (id === undefined) throw new NotFound();
   return id;
-}
-
-/** iso renders stored milliseconds the way the contract writes timestamps. */
-export function iso(millis: number): string {
-  return new Date(millis).toISOString();
 }

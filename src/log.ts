@@ -1,6 +1,7 @@
 import { Elysia, StatusMap } from "elysia";
-import type { AppDeps } from "./app";
-import { clientAddress, pathOf } from "./http";
+import type { Config } from "./config";
+import { clientAddress, type Network } from "./request/arrival";
+import { pathOf } from "./request/path";
 
 /** Where the server's log lines go (one call per line; the server writes them to stderr). */
 export type LogSink = (line: string) => void;
@@ -70,7 +71,7 @@ function statusOf(responseValue: unknown, status: number | string | undefined): 
  * its query string, and no header is logged, so tokens, cookies, passwords and setup codes
  * never reach the log. Off by default, and then it adds no hook at all.
  */
-export function accessLog({ config, clock, peerAddress }: AppDeps, log: LogSink) {
+export function accessLog({ config, clock, peerAddress }: Network & { config: Pick<Config, "log">; clock: () => number }, log: LogSink) {
   const plugin = new Elysia({ name: "linkshelf/access-log" });
   if (!config.log.access) return plugin;
   // The peer's address is read on arrival: once the answer is sent the socket may be gone.

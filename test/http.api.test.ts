@@ -1,5 +1,5 @@
 import { describe, expect, it, spyOn } from "bun:test";
-import { MAX_BODY_BYTES } from "../src/body";
+import { MAX_BODY_BYTES } from "../src/request/json-body";
 import {
   createCollection,
   createLink,

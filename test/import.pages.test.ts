@@ -8,7 +8,7 @@ import { describe, expect, it, spyOn } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSession } from "../src/auth/sessions";
-import { MAX_FORM_BYTES } from "../src/body";
+import { MAX_FORM_BYTES } from "../src/request/form-body";
 import * as netscape from "../src/bookmarks/netscape";
 import { importBookmarks } from "../src/bookmarks/service";
 import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../src/web/imports";

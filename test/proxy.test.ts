@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { loadConfig } from "../src/config";
-import { arrivalOf } from "../src/http";
+import { arrivalOf } from "../src/request/arrival";
 import { createUser, get, makeEnv, type TestEnv } from "./helpers";
 
 const LAN_CLIENT = "192.168.1.20";

@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import type { UserRow } from "../db/schema";
-import { requestOrigin, type Network } from "../http";
+import type { Network } from "../request/arrival";
+import { requestOrigin } from "../request/origin";
 import { userFromAuthorization } from "./bearer";
 import { SESSION_COOKIE, useSession } from "./sessions";
 

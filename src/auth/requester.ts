@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { UserRow } from "../db/schema";
 import { Unauthorized } from "../errors";
-import { clientAddress } from "../http";
+import { clientAddress } from "../request/arrival";
 import { RateLimiter } from "../ratelimit/limiter";
 import { Shelf } from "../shelf/shelf";
 import { userFromAuthorization } from "./bearer";

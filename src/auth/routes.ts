@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
-import { formBody } from "../body";
+import type { AppDeps } from "../deps";
+import { formBody, formField as field } from "../request/form-body";
 import type { UserRow } from "../db/schema";
 import { AppError } from "../errors";
-import { clientAddress, isCrossSitePost, ownOrigin, requestOrigin, safeNext } from "../http";
+import { clientAddress } from "../request/arrival";
+import { isCrossSitePost, ownOrigin, requestOrigin, safeNext } from "../request/origin";
 import { loginPage, setupPage } from "../pages/auth";
-import { formField as field } from "../pages/form";
 import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { countUsers, createUser, findUserByEmail, replacePasswordHash } from "../users/service";

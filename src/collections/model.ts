@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { CollectionRow, UserRow } from "../db/schema";
-import { iso } from "../ids";
+import { iso } from "../timestamps";
 import { Int, LinkJson, Timestamp } from "../links/model";
 
 /** The longest name and description of a collection, in code points after trimming. */

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { sessionUser, withRenewedSession } from "../auth/identity";
-import { formBody } from "../body";
-import { isCrossSitePost } from "../http";
+import { formBody } from "../request/form-body";
+import { isCrossSitePost } from "../request/origin";
 import { consentPage } from "../pages/extension";
 import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";

@@ -1,10 +1,10 @@
 import { and, eq, gt } from "drizzle-orm";
 import pkg from "../../package.json" with { type: "json" };
-import type { AppDeps } from "../app";
+import type { AppDeps, FaviconOptions } from "../deps";
 import { faviconCache, type FaviconCacheRow } from "../db/schema";
 import { InvalidUrl } from "../errors";
 import { discoverIcons } from "./discover";
-import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type Connect, type OutboundPolicy, type Resolver } from "./fetch";
+import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type OutboundPolicy } from "./fetch";
 import { placeholderSvg } from "./placeholder";
 import { Slots } from "./slots";
 import { sniffIcon } from "./sniff";
@@ -36,20 +36,6 @@ export const FAVICON_LIMITS = {
 export const USER_AGENT = `linkshelf/${pkg.version} (favicon fetcher)`;
 const ACCEPT_HTML = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1";
 const ACCEPT_IMAGE = "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.1";
-
-/** What createApp may inject into the favicon proxy; each defaults to the real thing. */
-export interface FaviconOptions {
-  /** Host name to addresses; default: the system resolver. */
-  resolve?: Resolver;
-  /** Sends a GET to a checked address; default: Bun's fetch pinned to that address. */
-  connect?: Connect;
-  /** The budget of one whole lookup (page, redirects, icons); default 5 s. */
-  timeoutMillis?: number;
-  /** Lookups at once, waiting lookups and their wait; default FAVICON_LIMITS. */
-  concurrentLookups?: number;
-  queuedLookups?: number;
-  queueMillis?: number;
-}
 
 /** An image to answer with: a verified icon or the placeholder. */
 export interface FaviconImage {

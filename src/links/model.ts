@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { LinkRow } from "../db/schema";
-import { iso } from "../ids";
+import { iso } from "../timestamps";
 
 /** The longest name and description of a link, in code points after trimming. */
 export const LINK_LIMITS = { name: 254, description: 300 } as const;

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
-import { MessageJson } from "../http";
+import { MessageJson } from "../api";
 import { parseId } from "../ids";
 import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
 import { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";

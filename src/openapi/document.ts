@@ -1,7 +1,7 @@
 import { toOpenAPISchema, unwrapSchema } from "@elysiajs/openapi/openapi";
 import type { AnyElysia, AnySchema, DocumentDecoration } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
-import { API_PREFIX } from "../http";
+import { API_PREFIX } from "../api";
 import { WEB_PAGE_PATHS } from "../web/routes";
 
 /** The sign-in pages and the signed-in web pages serve people in a browser, not API clients: they are left out. */
@@ -57,7 +57,7 @@ function securityOf(path: string): Operation["security"] {
  * buildDocument is the OpenAPI 3.1 document of an app, generated from its routes by the
  * Elysia OpenAPI plugin's generator (paths, path parameters, operation ids, each route's
  * `detail`), then completed where the generator cannot see: request bodies (it drops the
- * schema of a route whose body is read by a custom parser, as src/body.ts is), response
+ * schema of a route whose body is read by a custom parser, as the ones in src/request/ are), response
  * schemas (written with `t` in `detail`, converted here by the plugin's own converter:
  * literal unions become enums, `T | null` becomes `type: [T, "null"]`), the path `id` (a
  * positive integer, 404 otherwise), prefix routes written without their trailing slash,

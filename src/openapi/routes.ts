@@ -1,5 +1,5 @@
 import { Elysia, type AnyElysia } from "elysia";
-import { OPENAPI_PATH } from "../http";
+import { OPENAPI_PATH } from "../api";
 import { docsPage } from "../pages/docs";
 import { htmlResponse } from "../pages/html";
 import type { OpenApiDocument } from "./document";

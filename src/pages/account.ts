@@ -1,7 +1,7 @@
 import type { TokenInfo } from "../shelf/tokens";
 import type { UserRow } from "../db/schema";
 import type { GrantInfo } from "../shelf/extensions";
-import { iso } from "../ids";
+import { iso } from "../timestamps";
 import { errorSummary, textField, type FieldErrors } from "./form";
 import { BROWSER_NAMES } from "./extension";
 import { html, type Html } from "./html";

@@ -14,19 +14,6 @@ export function fieldErrorsOf(errors: FieldError[] | undefined): FieldErrors {
   return byField;
 }
 
-/** formField reads one value of a form body; anything but a single string is "". */
-export function formField(body: unknown, name: string): string {
-  const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
-  return typeof value === "string" ? value : "";
-}
-
-/** formValues reads every value of a repeated form field (checkboxes). */
-export function formValues(body: unknown, name: string): string[] {
-  const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
-  if (typeof value === "string") return [value];
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
-}
-
 /** errorSummary heads a refused form; announced to screen readers. */
 export function errorSummary(errors: FieldErrors, what: string): Html | undefined {
   if (errors.size === 0) return undefined;

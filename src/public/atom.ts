@@ -1,5 +1,5 @@
 import type { CollectionRow } from "../db/schema";
-import { iso } from "../ids";
+import { iso } from "../timestamps";
 import type { LinkJson } from "../links/model";
 
 /**

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { matchesEtag } from "../favicon/routes";
-import { ownOrigin } from "../http";
+import { ownOrigin } from "../request/origin";
 import { parseId } from "../ids";
 import type { LinkPage } from "../links/model";
 import { publicCollection as findPublicCollection } from "../shelf/visibility";

@@ -1,14 +1,15 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { passwords as processPasswords, PasswordsBusy } from "../auth/passwords";
 import { startBrowserSession } from "../auth/routes";
 import { SignInThrottle, signInFailedLine } from "../auth/throttle";
 import { checkTokenName } from "../auth/secrets";
 import type { Shelf } from "../shelf/shelf";
-import { clientAddress } from "../http";
+import { clientAddress } from "../request/arrival";
 import { parseId } from "../ids";
 import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
-import { fieldErrorsOf, formField } from "../pages/form";
+import { fieldErrorsOf } from "../pages/form";
+import { formField } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { Rules } from "../rules";
 import { checkPassword, setPassword } from "../users/service";

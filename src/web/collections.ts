@@ -1,11 +1,12 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { CollectionInput, CollectionSummary } from "../collections/model";
 import type { Shelf } from "../shelf/shelf";
 import { ValidationFailed } from "../errors";
 import { parseId } from "../ids";
 import { collectionDeletePage, collectionFormPage, type CollectionFormValues } from "../pages/collections";
-import { fieldErrorsOf, formField, type FieldErrors } from "../pages/form";
+import { fieldErrorsOf, type FieldErrors } from "../pages/form";
+import { formField } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { seeOther, type PageGuard } from "./guard";
 import { withNotice } from "./notices";

@@ -1,10 +1,10 @@
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { sessionUser, withRenewedSession } from "../auth/identity";
 import { sessionExists } from "../auth/sessions";
 import type { UserRow } from "../db/schema";
 import { Shelf } from "../shelf/shelf";
 import { AppError } from "../errors";
-import { isCrossSitePost } from "../http";
+import { isCrossSitePost } from "../request/origin";
 import { html, htmlResponse, type PageOptions } from "../pages/html";
 import { shell } from "../pages/shell";
 

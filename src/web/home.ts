@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { NotFound, ValidationFailed } from "../errors";
 import { parseId } from "../ids";
 import type { LinkPage } from "../links/model";

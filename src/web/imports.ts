@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
-import { formBody, readLimitedBytes } from "../body";
+import type { AppDeps } from "../deps";
+import { formBody } from "../request/form-body";
+import { readLimitedBytes } from "../request/limited";
 import type { NetscapeDocument } from "../bookmarks/netscape";
 import type { ImportReport } from "../bookmarks/service";
 import type { UserRow } from "../db/schema";

@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { ValidationFailed } from "../errors";
-import { ownOrigin, safeNext } from "../http";
+import { ownOrigin, safeNext } from "../request/origin";
 import { parseId } from "../ids";
-import { fieldErrorsOf, formField, formValues, type FieldErrors } from "../pages/form";
+import { fieldErrorsOf, type FieldErrors } from "../pages/form";
+import { formField, formValues } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
 import { NOT_YOUR_COLLECTIONS } from "../shelf/scope";

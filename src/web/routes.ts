@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { SignInThrottle } from "../auth/throttle";
-import { formBody } from "../body";
+import { formBody } from "../request/form-body";
 import { accountPages } from "./account";
 import { collectionPages } from "./collections";
 import { pageGuard } from "./guard";

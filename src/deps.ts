@@ -1,0 +1,44 @@
+/**
+ * What createApp is given: the database, the configuration, the clock, and whatever tests
+ * inject in place of the real thing (the favicon proxy's network, the hashing queue, the log,
+ * the TCP peer). Modules take their part of it from here, never from the composition root.
+ */
+import type { Passwords } from "./auth/passwords";
+import type { Config } from "./config";
+import type { Db } from "./db/client";
+import type { Connect, Resolver } from "./favicon/fetch";
+import type { LogSink } from "./log";
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  /** Milliseconds since the epoch; tests pass a fixed or stepping clock. */
+  clock: () => number;
+  /** The one-time code that unlocks `/setup` while no user exists (printed in the log). */
+  setupCode?: string;
+  /** The favicon proxy's resolver, connection and timeout; tests inject them, the defaults are real. */
+  favicon?: FaviconOptions;
+  /** The hashing queue; default the process's one, which every hash and verification shares. */
+  passwords?: Passwords;
+  /** Where log lines go (unexpected errors, the access log); stderr by default. */
+  log?: LogSink;
+  /**
+   * The TCP peer's address of a request. Default: the listening server's socket. Requests made
+   * in-process (`app.handle`) have no socket, so tests name the peer here.
+   */
+  peerAddress?: (request: Request) => string | undefined;
+}
+
+/** What createApp may inject into the favicon proxy; each defaults to the real thing. */
+export interface FaviconOptions {
+  /** Host name to addresses; default: the system resolver. */
+  resolve?: Resolver;
+  /** Sends a GET to a checked address; default: Bun's fetch pinned to that address. */
+  connect?: Connect;
+  /** The budget of one whole lookup (page, redirects, icons); default 5 s. */
+  timeoutMillis?: number;
+  /** Lookups at once, waiting lookups and their wait; default FAVICON_LIMITS. */
+  concurrentLookups?: number;
+  queuedLookups?: number;
+  queueMillis?: number;
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { REPO_ROOT } from "./binary";
+
+/**
+ * The modules of src/ form no import circle: a module that needs another's type or function
+ * imports the module that owns it, and nothing leads back. Type-only imports count (they tie
+ * modules together as much for a reader), and so do dynamic `import("...")` calls with a literal
+ * path. Packages are not part of the graph.
+ */
+
+const SRC = join(REPO_ROOT, "src");
+
+/** Every .ts file under a folder, as absolute paths. */
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/**
+ * specifiersOf lists what a module's text imports: static `import ... from`, side-effect
+ * `import "..."`, `export ... from` (type-only forms included), and `import("...")` with a literal.
+ */
+function specifiersOf(text: string): string[] {
+  const found: string[] = [];
+  const statics = /(?:^|[;}\s])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"'\n]+)["']/g;
+  for (const match of text.matchAll(statics)) found.push(match[1]!);
+  for (const match of text.matchAll(/\bimport\(\s*["']([^"'\n]+)["']\s*\)/g)) found.push(match[1]!);
+  return found;
+}
+
+/**
+ * resolveLocal turns a relative specifier into the module file it names (`x.ts`, `x/index.ts`,
+ * or the path itself); null for a package. A relative specifier that names no file is an error.
+ */
+function resolveLocal(from: string, specifier: string): string | null {
+  if (!specifier.startsWith(".")) return null;
+  const base = resolve(dirname(from), specifier);
+  for (const candidate of [`${base}.ts`, join(base, "index.ts"), base]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  throw new Error(`${relative(REPO_ROOT, from)} imports ${specifier}, which names no file`);
+}
+
+type Graph = Map<string, string[]>;
+
+/** importGraph maps each module of a folder to the modules under that folder it imports. */
+function importGraph(folder: string): Graph {
+  const graph: Graph = new Map();
+  for (const file of sourceFiles(folder)) {
+    const targets = specifiersOf(readFileSync(file, "utf8"))
+      .map((specifier) => resolveLocal(file, specifier))
+      .filter((target): target is string => target !== null && target.endsWith(".ts") && target.startsWith(folder + "/"));
+    graph.set(relative(REPO_ROOT, file), [...new Set(targets.map((target) => relative(REPO_ROOT, target)))]);
+  }
+  return graph;
+}
+
+/**
+ * cyclesOf names every import circle a depth-first walk meets (one per edge that leads back to
+ * a module still being walked), each as `a -> b -> a`, listed once whichever module it starts at.
+ */
+function cyclesOf(graph: Graph): string[] {
+  const cycles = new Map<string, string>();
+  const done = new Set<string>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      const at = stack.indexOf(next);
+      if (at !== -1) {
+        const loop = stack.slice(at);
+        const start = loop.indexOf([...loop].sort()[0]!);
+        const rotated = [...loop.slice(start), ...loop.slice(0, start)];
+        cycles.set(rotated.join(" "), [...rotated, rotated[0]].join(" -> "));
+      } else if (!done.has(next)) {
+        visit(next);
+      }
+    }
+    stack.pop();
+    done.add(node);
+  };
+  for (const node of [...graph.keys()].sort()) if (!done.has(node)) visit(node);
+  return [...cycles.values()].sort();
+}
+
+describe("the modules of src/ import each other without circles", () => {
+  it("no import circle, type-only and dynamic imports included", () => {
+    expect(cyclesOf(importGraph(SRC))).toEqual([]);
+  });
+
+  it("only the modules that build the app import the composition root", () => {
+    const builders = new Set(["src/server.ts", "src/cli.ts", "src/main.ts"]);
+    const importers = [...importGraph(SRC)].filter(([file, targets]) => targets.includes("src/app.ts") && !builders.has(file)).map(([file]) => file);
+    expect(importers).toEqual([]);
+  });
+
+  it("the reader sees every kind of import and the walk names each circle once", () => {
+    const text = [
+      `import { a } from "./a";`,
+      `import type { B } from "../b";`,
+      `import {\n  c,\n  type C,\n} from "./c";`,
+      `import "./side-effect";`,
+      `export * from "./d";`,
+      `export { type E } from "./e";`,
+      `const f = await import("./f");`,
+      `import pkg from "elysia";`,
+      `const notAnImport = "imported from the shelf";`,
+    ].join("\n");
+    expect(specifiersOf(text)).toEqual(["./a", "../b", "./c", "./side-effect", "./d", "./e", "elysia", "./f"]);
+    const graph: Graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c", "d"]],
+      ["c", ["a"]],
+      ["d", ["d"]],
+      ["e", ["a"]],
+    ]);
+    expect(cyclesOf(graph)).toEqual(["a -> b -> c -> a", "d -> d"]);
+    expect(cyclesOf(new Map([["a", ["b"]], ["b", []], ["c", ["a", "b"]]]))).toEqual([]);
+  });
+
+  it("the reader finds every relative import Bun's own scanner finds in src/ (which skips the type-only ones)", () => {
+    const scanner = new Bun.Transpiler({ loader: "ts" });
+    let seen = 0;
+    const missed = sourceFiles(SRC).flatMap((file) => {
+      const text = readFileSync(file, "utf8");
+      const read = new Set(specifiersOf(text));
+      const scanned = scanner.scanImports(text.replace(/^#!.*/, "")).map(({ path }) => path).filter((path) => path.startsWith("."));
+      seen += scanned.length;
+      return scanned.filter((path) => !read.has(path)).map((path) => `${relative(REPO_ROOT, file)}: ${path}`);
+    });
+    expect(missed).toEqual([]);
+    expect(seen).toBeGreaterThan(100);
+  });
+
+  it("a relative import that names no file fails the walk instead of being skipped", () => {
+    expect(() => resolveLocal(join(SRC, "app.ts"), "./no-such-module")).toThrow("names no file");
+    expect(resolveLocal(join(SRC, "app.ts"), "elysia")).toBeNull();
+    expect(resolveLocal(join(SRC, "app.ts"), "./config")).toBe(join(SRC, "config.ts"));
+  });
+});
