@@ -53,6 +53,11 @@ function lineOf(path: string, fragment: string): number {
 }
 
 describe("the extension's types are the server's", () => {
+  it("keeps src/api/types.ts a leaf: it imports nothing, so it brings nothing of the server into the extension", () => {
+    const source = readFileSync(join(REPO_ROOT, "src/api/types.ts"), "utf8");
+    expect(source.split("\n").filter((line) => /^\s*(import|export\s.*\sfrom)\b/.test(line) || /\bimport\s*\(|\brequire\s*\(/.test(line))).toEqual([]);
+  });
+
   it("typechecks the extension as the repository holds it", () => {
     const { exitCode, output } = typecheck(REPO_ROOT, "extension");
     expect({ exitCode, output }).toEqual({ exitCode: 0, output: "" });
