@@ -19,8 +19,11 @@ export const ErrorJson = t.Object({
   errors: t.Optional(t.Array(FieldErrorJson, { description: "On 422 VALIDATION_FAILED only: every violation of the request." })),
 });
 export type ErrorBody = typeof ErrorJson.static;
-// The browser extension compiles the plain types of src/api/types.ts, not these schemas: tsc fails
-// here when the two disagree, so a change to one is a change to both.
+
+/**
+ * The browser extension compiles the plain types of src/api/types.ts, not these schemas: tsc fails
+ * here when the two disagree, so a change to one is a change to both.
+ */
 type _SharedWithTheExtension = [
   Assert<SameType<FieldError, Api.FieldErrorJson>>,
   Assert<SameType<ErrorBody, Api.ErrorJson>>,
