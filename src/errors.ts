@@ -1,4 +1,6 @@
 import { Elysia, t, ValidationError as ElysiaValidationError } from "elysia";
+import type { Assert, SameType } from "./api/same-type";
+import type * as Api from "./api/types";
 import { pathOf } from "./request/path";
 import type { UnexpectedErrorLog } from "./log";
 import { messagePage } from "./pages/layout";
@@ -17,6 +19,15 @@ export const ErrorJson = t.Object({
   errors: t.Optional(t.Array(FieldErrorJson, { description: "On 422 VALIDATION_FAILED only: every violation of the request." })),
 });
 export type ErrorBody = typeof ErrorJson.static;
+
+/**
+ * The browser extension compiles the plain types of src/api/types.ts, not these schemas: tsc fails
+ * here when the two disagree, so a change to one is a change to both.
+ */
+type _SharedWithTheExtension = [
+  Assert<SameType<FieldError, Api.FieldErrorJson>>,
+  Assert<SameType<ErrorBody, Api.ErrorJson>>,
+];
 
 /** A failure the client caused or must hear about; the one onError below shapes it. */
 export class AppError extends Error {

@@ -68,6 +68,15 @@ describe("npm run build:extension", () => {
     }
   });
 
+  it("bundles the extension's own modules and the server's shared API types, and nothing else of the server or its libraries", () => {
+    // The readable bundle names each module it holds on a comment line of its own, by its path from the repository.
+    const modules = ["background.js", "options.js", "popup.js"].flatMap((script) =>
+      [...readFileSync(join(out, "chromium", script), "utf8").matchAll(/^ {2}\/\/ (\S+\.[cm]?[jt]sx?)$/gm)].map((match) => match[1]!),
+    );
+    expect(modules).toContain("extension/src/api.ts");
+    expect([...new Set(modules.filter((path) => !path.startsWith("extension/src/")))]).toEqual(["src/api/types.ts"]);
+  });
+
   it("writes the same zip bytes on every build", async () => {
     const first = zips.map((zip) => readFileSync(zip));
     const second = (await buildExtension(testDir("extension-build"))).map((zip) => readFileSync(zip));

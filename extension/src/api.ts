@@ -1,31 +1,5 @@
-/** The linkshelf API as the extension sees it. */
-
-export interface Link {
-  id: number;
-  name: string;
-  description: string;
-  url: string;
-  favorite: boolean;
-  clicks: number;
-  lastClickedAt: string | null;
-  collectionIds: number[];
-}
-
-export interface Collection {
-  id: number;
-  name: string;
-  icon: string;
-  isDefault: boolean;
-  links: Link[];
-}
-
-export interface NewLink {
-  name: string;
-  url: string;
-  description: string;
-  favorite: boolean;
-  collectionIds: number[];
-}
+/** The linkshelf API as the extension sees it; the shapes are the server's own (src/api/types.ts). */
+import type { CollectionJson, CollectionListJson, CreateLinkBody, ErrorJson, FavoritesJson, FieldErrorJson, LinkCreatedJson, LinkJson } from "../../src/api/types";
 
 export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
 
@@ -51,9 +25,9 @@ export interface ClientOptions {
 }
 
 export interface Client {
-  listCollections(): Promise<Collection[]>;
-  listFavorites(): Promise<Link[]>;
-  createLink(input: NewLink): Promise<Link>;
+  listCollections(): Promise<CollectionJson[]>;
+  listFavorites(): Promise<FavoritesJson>;
+  createLink(input: CreateLinkBody): Promise<LinkJson>;
 }
 
 /** parseRetryAfter reads `Retry-After` as seconds or an HTTP date; without one, a minute. */
@@ -97,9 +71,9 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
   }
 
   return {
-    listCollections: async () => (await call<{ collections: Collection[] }>("GET", "/api/v1/collections")).collections,
-    listFavorites: () => call<Link[]>("GET", "/api/v1/links/favorites"),
-    createLink: async (input) => (await call<{ link: Link }>("POST", "/api/v1/links", input)).link,
+    listCollections: async () => (await call<CollectionListJson>("GET", "/api/v1/collections")).collections,
+    listFavorites: () => call<FavoritesJson>("GET", "/api/v1/links/favorites"),
+    createLink: async (input) => (await call<LinkCreatedJson>("POST", "/api/v1/links", input)).link,
   };
 }
 
@@ -111,12 +85,15 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** A body as it arrived: the fields of `T`, each possibly missing or of another type (whatever answered may not be linkshelf). */
+type Unchecked<T> = { [K in keyof T]?: unknown };
+
 /** describeRefusal is the server's own message, with each field's problem when it lists them. */
 function describeRefusal(status: number, json: unknown): string {
-  const body = (json ?? {}) as { message?: unknown; errors?: { path?: unknown; message?: unknown }[] };
+  const body = (json ?? {}) as Unchecked<ErrorJson>;
   const message = typeof body.message === "string" ? body.message : `The server answered ${status}.`;
   const details = Array.isArray(body.errors)
-    ? body.errors.map((error) => `${String(error.path ?? "").replace(/^\//, "")}: ${String(error.message ?? "")}`)
+    ? (body.errors as Unchecked<FieldErrorJson>[]).map((error) => `${String(error.path ?? "").replace(/^\//, "")}: ${String(error.message ?? "")}`)
     : [];
   return details.length > 0 ? `${message} (${details.join("; ")})` : message;
 }

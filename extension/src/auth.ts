@@ -1,3 +1,4 @@
+import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM, HANDOFF_TOKEN_PARAM } from "../../src/api/types";
 import type { Identity } from "./webext";
 
 /** authorizeUrl is the server's handoff route, asked to send the token back to `redirectUrl`. */
@@ -19,8 +20,8 @@ export function tokenFromRedirect(finalUrl: string | undefined, redirectUrl: str
     return { ok: false, reason: "The sign-in did not come back to the extension." };
   }
   const fragment = new URLSearchParams(url.hash.slice(1));
-  if (fragment.get("error") === "access_denied") return { ok: false, reason: "Sign-in was cancelled: the extension was not allowed on the server." };
-  const token = fragment.get("token");
+  if (fragment.get(HANDOFF_ERROR_PARAM) === HANDOFF_DENIED) return { ok: false, reason: "Sign-in was cancelled: the extension was not allowed on the server." };
+  const token = fragment.get(HANDOFF_TOKEN_PARAM);
   if (!token) return { ok: false, reason: "The server did not hand over a token. Is this a linkshelf server?" };
   return { ok: true, token };
 }

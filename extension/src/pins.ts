@@ -1,4 +1,5 @@
-import { ApiError, createClient, type Link } from "./api";
+import type { LinkJson } from "../../src/api/types";
+import { ApiError, createClient } from "./api";
 import { reconcile, type Op, type Target } from "./reconcile";
 import { forgetToken, loadState, type LastSync } from "./state";
 import type { BookmarkNode, Bookmarks, StorageArea } from "./webext";
@@ -7,7 +8,7 @@ import type { BookmarkNode, Bookmarks, StorageArea } from "./webext";
 export const FOLDER_TITLE = "linkshelf";
 
 /** favoriteTargets: the first `count` favorites (the server's order: most clicked first), each opened through `/l/:id` so a click counts. */
-export function favoriteTargets(origin: string, favorites: readonly Link[], count: number): Target[] {
+export function favoriteTargets(origin: string, favorites: readonly LinkJson[], count: number): Target[] {
   return favorites.slice(0, count).map((link) => ({ title: link.name, url: `${origin}/l/${link.id}` }));
 }
 

@@ -2,7 +2,8 @@
  * The popup (also opened as a small window by the context menu, with `?url=&title=`): saves the
  * page into collections and lists the pinned favorites with icons from the server's favicon proxy.
  */
-import { ApiError, createClient, type Client, type Collection, type Link } from "./api";
+import type { CollectionJson, LinkJson } from "../../src/api/types";
+import { ApiError, createClient, type Client } from "./api";
 import { byId, say } from "./dom";
 import { forgetToken, loadState } from "./state";
 import { webext } from "./webext";
@@ -12,7 +13,7 @@ const form = byId<HTMLFormElement>("save");
 const urlInput = byId<HTMLInputElement>("url");
 const submit = byId<HTMLButtonElement>("submit");
 const notice = byId("notice");
-let collections: Collection[] = [];
+let collections: CollectionJson[] = [];
 
 /** The page to save: the context menu's, else the active tab's. */
 async function currentPage(): Promise<{ url: string; title: string }> {
@@ -70,7 +71,7 @@ function renderCollections(): void {
   }
 }
 
-function renderFavorites(origin: string, favorites: readonly Link[]): void {
+function renderFavorites(origin: string, favorites: readonly LinkJson[]): void {
   const list = byId("favorites");
   list.replaceChildren(
     ...favorites.map((link) => {

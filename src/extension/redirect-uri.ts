@@ -1,3 +1,5 @@
+import { HANDOFF_TOKEN_PARAM } from "../api/types";
+
 /** Chromium: `https://<extension id>.chromiumapp.org/`, the id being 32 letters a-p. */
 const CHROMIUM_HOST = /^[a-p]{32}\.chromiumapp\.org$/;
 /** Firefox: `https://<40 hex>.extensions.allizom.org/`. */
@@ -49,5 +51,5 @@ export function checkRedirectUri(raw: unknown): RedirectUriCheck {
 export function callbackLocation(url: URL, token: string): string {
   const target = new URL(url.href);
   target.hash = "";
-  return `${target.href}#token=${encodeURIComponent(token)}`;
+  return `${target.href}#${HANDOFF_TOKEN_PARAM}=${encodeURIComponent(token)}`;
 }

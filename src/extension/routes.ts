@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM } from "../api/types";
 import type { AppDeps } from "../deps";
 import { sessionUser, withRenewedSession } from "../auth/identity";
 import { formBody } from "../request/form-body";
@@ -22,7 +23,7 @@ function handoff(url: URL, token: string): Response {
 function cancelLocation(url: URL): string {
   const target = new URL(url.href);
   target.hash = "";
-  return `${target.href}#error=access_denied`;
+  return `${target.href}#${HANDOFF_ERROR_PARAM}=${HANDOFF_DENIED}`;
 }
 
 const redirectUriQuery = {

@@ -1,0 +1,157 @@
+/**
+ * The JSON the API answers and accepts, as plain TypeScript types, and the few words both ends of
+ * the extension's sign-in handoff must spell alike. The server and the browser extension both
+ * compile this module. It imports nothing, so neither the extension's bundle nor its typecheck
+ * (`tsc --noEmit -p extension`, browser types only) ever reaches Elysia, TypeBox, drizzle or Bun.
+ *
+ * The TypeBox schemas beside the routes (src/links/model.ts, src/collections/model.ts,
+ * src/errors.ts) stay what validates requests and what the OpenAPI document describes. Where each
+ * schema is declared, its type is asserted to be exactly the type written here (`SameType` in
+ * src/api/same-type.ts), so a schema changed without this file, or this file without the schema,
+ * fails the server's `tsc --noEmit`; and a type changed here fails the extension's typecheck
+ * wherever the extension still relies on the old shape.
+ *
+ * Why the types are written out rather than derived from the schemas with `import type`: an
+ * erased import keeps the bundle small, but the extension's typecheck would still follow it into
+ * the model files and from there, through the database schema, into most of the server, which
+ * only compiles with Bun's types, not a browser's.
+ */
+
+/** ISO 8601 UTC with milliseconds, e.g. `2026-11-22T05:52:24.123Z`. */
+export type Timestamp = string;
+
+export interface LinkJson {
+  id: number;
+  name: string;
+  description: string;
+  url: string;
+  favorite: boolean;
+  /** Counted by `GET /l/:id`. */
+  clicks: number;
+  /** Null until the first click. */
+  lastClickedAt: Timestamp | null;
+  /** Sorted ascending. */
+  collectionIds: number[];
+  authorId: number;
+  createdAt: Timestamp;
+  /** Moves on PUT only, not on clicks. */
+  updatedAt: Timestamp;
+}
+
+/** `POST /api/v1/links` (201). */
+export interface LinkCreatedJson {
+  message: string;
+  link: LinkJson;
+}
+
+/** `GET` and `PUT /api/v1/links/:id`. */
+export interface LinkItemJson {
+  link: LinkJson;
+}
+
+/** `GET /api/v1/links`: one page, newest first. */
+export interface LinkPageJson {
+  links: LinkJson[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** `GET /api/v1/links/favorites`: most clicked first, then most recently clicked (never clicked last), then id. */
+export type FavoritesJson = LinkJson[];
+
+/** The body of `POST /api/v1/links`. */
+export interface CreateLinkBody {
+  name: string;
+  /** Default `""`. */
+  description?: string;
+  url: string;
+  favorite: boolean;
+  /** Omitted or empty: the Inbox. */
+  collectionIds?: number[];
+}
+
+/** The body of `PUT /api/v1/links/:id`; an omitted description keeps the stored one. */
+export interface UpdateLinkBody {
+  name: string;
+  description?: string;
+  url: string;
+  favorite: boolean;
+  /** Empty: the Inbox. */
+  collectionIds: number[];
+}
+
+export type Visibility = "PUBLIC" | "PRIVATE";
+
+export interface AuthorJson {
+  id: number;
+  name: string;
+  email: string;
+}
+
+export interface CollectionJson {
+  id: number;
+  name: string;
+  description: string | null;
+  visibility: Visibility;
+  authorId: number;
+  author: AuthorJson;
+  /** Newest first. */
+  links: LinkJson[];
+  /** One emoji. */
+  icon: string;
+  /** True for the Inbox. */
+  isDefault: boolean;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  isOwner: boolean;
+}
+
+/** `GET /api/v1/collections`: the Inbox first, then by name (case-insensitive), then id. */
+export interface CollectionListJson {
+  collections: CollectionJson[];
+}
+
+/** `POST /api/v1/collections` (201). */
+export interface CollectionCreatedJson {
+  message: string;
+  collection: CollectionJson;
+}
+
+/** `GET` and `PUT /api/v1/collections/:id`. */
+export interface CollectionItemJson {
+  collection: CollectionJson;
+}
+
+/** The body of `POST /api/v1/collections` and `PUT /api/v1/collections/:id`. */
+export interface CollectionBody {
+  name: string;
+  /** Null or `""` stores null; omitted on PUT keeps the stored value. */
+  description?: string | null;
+  visibility: Visibility;
+  /** `""` resets it to the default; omitted on PUT keeps it. */
+  icon?: string;
+}
+
+/** One violation of a request: a JSON pointer into the body (`/name`) and what is wrong there. */
+export interface FieldErrorJson {
+  path: string;
+  message: string;
+}
+
+/** The one error body of the API, `/l/:id` (non-HTML clients) and `/favicon`. */
+export interface ErrorJson {
+  message: string;
+  /** Stable, for programs: `UNAUTHORIZED`, `VALIDATION_FAILED`, `NOT_FOUND`... */
+  code: string;
+  /** On 422 `VALIDATION_FAILED` only: every violation of the request. */
+  errors?: FieldErrorJson[];
+}
+
+/**
+ * The extension's sign-in handoff ends on the extension's callback address with a fragment:
+ * `#token=<url-encoded token>` when a token was minted, `#error=access_denied` when the user
+ * pressed Cancel on the consent page.
+ */
+export const HANDOFF_TOKEN_PARAM = "token";
+export const HANDOFF_ERROR_PARAM = "error";
+export const HANDOFF_DENIED = "access_denied";
