@@ -63,19 +63,20 @@ describe("the extension's types are the server's", () => {
     expect({ exitCode, output }).toEqual({ exitCode: 0, output: "" });
   }, TSC_TIMEOUT);
 
-  it("fails the server's typecheck at the assertion beside LinkJson's schema when a field of the schema is renamed", () => {
+  it("fails the server's typecheck at LinkJson's assertion when a field of the schema is renamed", () => {
     const dir = copyTree("types-schema");
     rename(dir, "src/links/model.ts", "export const LinkJson = t.Object({", "url: t.String(),", "href: t.String(),");
-    // Only the model files and what they import: the rest of the server would take longer and prove nothing more.
-    writeFileSync(join(dir, "tsconfig.models.json"), JSON.stringify({ extends: "./tsconfig.json", include: [], files: ["src/links/model.ts", "src/collections/model.ts"] }));
+    // Only the agreement and what it imports: the rest of the server would take longer and prove nothing more.
+    writeFileSync(join(dir, "tsconfig.models.json"), JSON.stringify({ extends: "./tsconfig.json", include: [], files: ["src/api/agreement.ts"] }));
     const { exitCode, output } = typecheck(dir, "tsconfig.models.json");
     expect(exitCode).not.toBe(0);
-    const assertion = lineOf(join(dir, "src/links/model.ts"), "Assert<SameType<typeof LinkJson.static, Api.LinkJson>>");
-    expect(output).toContain(`src/links/model.ts(${assertion},`);
-    expect(output.split("\n").find((line) => line.startsWith(`src/links/model.ts(${assertion},`))).toContain("error TS2344");
+    const agreement = join(dir, "src/api/agreement.ts");
+    const assertion = lineOf(agreement, "Assert<SameType<typeof LinkJson.static, Api.LinkJson>>");
+    expect(output).toContain(`src/api/agreement.ts(${assertion},`);
+    expect(output.split("\n").find((line) => line.startsWith(`src/api/agreement.ts(${assertion},`))).toContain("error TS2344");
     // The envelopes and CollectionJson hold LinkJson: their assertions fail too.
-    const collection = lineOf(join(dir, "src/collections/model.ts"), "Assert<SameType<typeof CollectionJson.static, Api.CollectionJson>>");
-    expect(output).toContain(`src/collections/model.ts(${collection},`);
+    const collection = lineOf(agreement, "Assert<SameType<typeof CollectionJson.static, Api.CollectionJson>>");
+    expect(output).toContain(`src/api/agreement.ts(${collection},`);
   }, TSC_TIMEOUT);
 
   it("fails the extension's typecheck where the extension reads or sends a field renamed in the shared types", () => {

@@ -5,9 +5,9 @@
  * (`tsc --noEmit -p extension`, browser types only) ever reaches Elysia, TypeBox, drizzle or Bun.
  *
  * The TypeBox schemas beside the routes (src/links/model.ts, src/collections/model.ts,
- * src/errors.ts) stay what validates requests and what the OpenAPI document describes. Where each
- * schema is declared, its type is asserted to be exactly the type written here (`SameType` in
- * src/api/same-type.ts), so a schema changed without this file, or this file without the schema,
+ * src/errors.ts) stay what validates requests and what the OpenAPI document describes. Each
+ * schema's type is asserted to be exactly the type written here (src/api/agreement.ts, with
+ * `SameType` of src/api/same-type.ts), so a schema changed without this file, or this file without the schema,
  * fails the server's `tsc --noEmit`; and a type changed here fails the extension's typecheck
  * wherever the extension still relies on the old shape.
  *

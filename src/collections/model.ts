@@ -2,8 +2,6 @@ import { t } from "elysia";
 import type { CollectionRow, UserRow } from "../db/schema";
 import { iso } from "../timestamps";
 import { Int, LinkJson, Timestamp } from "../links/model";
-import type { Assert, SameType } from "../api/same-type";
-import type * as Api from "../api/types";
 
 /** The longest name and description of a collection, in code points after trimming. */
 export const COLLECTION_LIMITS = { name: 254, description: 254 } as const;
@@ -50,20 +48,6 @@ export const CollectionListJson = t.Object({
 });
 export const CollectionCreatedJson = t.Object({ message: t.String(), collection: CollectionJson });
 export const CollectionItemJson = t.Object({ collection: CollectionJson });
-
-/**
- * The browser extension compiles the plain types of src/api/types.ts, not these schemas: tsc fails
- * here when the two disagree, so a change to one is a change to both.
- */
-type _SharedWithTheExtension = [
-  Assert<SameType<typeof Visibility.static, Api.Visibility>>,
-  Assert<SameType<typeof CollectionBody.static, Api.CollectionBody>>,
-  Assert<SameType<typeof AuthorJson.static, Api.AuthorJson>>,
-  Assert<SameType<typeof CollectionJson.static, Api.CollectionJson>>,
-  Assert<SameType<typeof CollectionListJson.static, Api.CollectionListJson>>,
-  Assert<SameType<typeof CollectionCreatedJson.static, Api.CollectionCreatedJson>>,
-  Assert<SameType<typeof CollectionItemJson.static, Api.CollectionItemJson>>,
-];
 
 /** toCollectionJson shapes a collection the requesting user owns. */
 export function toCollectionJson(row: CollectionRow, author: UserRow, links: LinkJson[]): CollectionJson {

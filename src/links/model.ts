@@ -1,8 +1,6 @@
 import { t } from "elysia";
 import type { LinkRow } from "../db/schema";
 import { iso } from "../timestamps";
-import type { Assert, SameType } from "../api/same-type";
-import type * as Api from "../api/types";
 
 /** The longest name and description of a link, in code points after trimming. */
 export const LINK_LIMITS = { name: 254, description: 300 } as const;
@@ -100,20 +98,6 @@ export const LinkPageJson = t.Object({
   nextCursor: t.Union([t.String(), t.Null()], { description: "Pass as cursor for the next page; null on the last page." }),
 });
 export const FavoritesJson = t.Array(LinkJson, { description: "Most clicked first, then most recently clicked (never clicked last), then id." });
-
-/**
- * The browser extension compiles the plain types of src/api/types.ts, not these schemas: tsc fails
- * here when the two disagree, so a change to one is a change to both.
- */
-type _SharedWithTheExtension = [
-  Assert<SameType<typeof CreateLinkBody.static, Api.CreateLinkBody>>,
-  Assert<SameType<typeof UpdateLinkBody.static, Api.UpdateLinkBody>>,
-  Assert<SameType<typeof LinkJson.static, Api.LinkJson>>,
-  Assert<SameType<typeof LinkCreatedJson.static, Api.LinkCreatedJson>>,
-  Assert<SameType<typeof LinkItemJson.static, Api.LinkItemJson>>,
-  Assert<SameType<typeof LinkPageJson.static, Api.LinkPageJson>>,
-  Assert<SameType<typeof FavoritesJson.static, Api.FavoritesJson>>,
-];
 
 /** toLinkJson shapes a stored link for clients; `collectionIds` must already be sorted. */
 export function toLinkJson(row: LinkRow, collectionIds: number[]): LinkJson {

@@ -1,6 +1,6 @@
 import type { CollectionSummary } from "../collections/model";
 import type { UserRow } from "../db/schema";
-import { errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
+import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
 
@@ -55,14 +55,11 @@ ${collection?.isDefault ? html`<p class="hint">The Inbox cannot be deleted: link
 /** collectionDeletePage asks before deleting, and says what happens to the links. */
 export function collectionDeletePage(user: UserRow, collection: CollectionSummary): Html {
   const count = collection.linkCount === 1 ? "Its 1 link" : `Its ${collection.linkCount} links`;
-  const content = html`<div class="narrow card">
-<h1>Delete this collection?</h1>
-<p><span aria-hidden="true">${collection.icon}</span> <strong>${collection.name}</strong></p>
-<p>${count} stay: a link that is in no other collection moves to the Inbox. This cannot be undone.</p>
-<form method="post" action="/collections/${collection.id}/delete" class="form-actions">
-<button type="submit" class="danger">Delete collection</button>
-<a href="/collections/${collection.id}/edit">Cancel</a>
-</form>
-</div>`;
-  return shell({ title: "Delete collection", user, content });
+  return deletePage({
+    user,
+    what: "collection",
+    subject: html`<span aria-hidden="true">${collection.icon}</span> <strong>${collection.name}</strong>`,
+    consequence: `${count} stay: a link that is in no other collection moves to the Inbox.`,
+    address: `/collections/${collection.id}`,
+  });
 }

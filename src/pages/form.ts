@@ -1,5 +1,7 @@
 import type { FieldError } from "../errors";
+import type { UserRow } from "../db/schema";
 import { html, type Html } from "./html";
+import { shell } from "./shell";
 
 /** The messages of a refused form, by field name (the service's path without its `/`). */
 export type FieldErrors = Map<string, string[]>;
@@ -66,4 +68,33 @@ ${fieldMessages(id, messages)}`;
 /** invalidGroup is the aria of a fieldset whose choices were refused. */
 export function invalidGroup(id: string, messages: string[] | undefined): Html {
   return messages?.length ? html` aria-describedby="${id}-error" aria-invalid="true"` : html``;
+}
+
+export interface DeletePageOptions {
+  user: UserRow;
+  /** `link`, `collection`: the page says "Delete this <what>?". */
+  what: string;
+  /** What is about to be deleted, as the page names it. */
+  subject: Html;
+  /** What happens besides (the sentence "This cannot be undone." follows). */
+  consequence: string;
+  /** The thing's own address: the form posts to `<address>/delete`; Cancel goes to `<address>/edit`. */
+  address: string;
+  /** Where to go afterwards (the `next` field), when the form carries one. */
+  next?: string;
+}
+
+/** deletePage asks before deleting: a form, so it works without scripts. */
+export function deletePage({ user, what, subject, consequence, address, next }: DeletePageOptions): Html {
+  const content = html`<div class="narrow card">
+<h1>Delete this ${what}?</h1>
+<p>${subject}</p>
+<p>${consequence} This cannot be undone.</p>
+<form method="post" action="${address}/delete" class="form-actions">
+${next === undefined ? undefined : html`<input type="hidden" name="next" value="${next}">`}
+<button type="submit" class="danger">Delete ${what}</button>
+<a href="${address}/edit">Cancel</a>
+</form>
+</div>`;
+  return shell({ title: `Delete ${what}`, user, content });
 }

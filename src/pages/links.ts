@@ -1,7 +1,7 @@
 import type { CollectionSummary } from "../collections/model";
 import type { UserRow } from "../db/schema";
 import type { LinkJson } from "../links/model";
-import { errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
+import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
 
@@ -104,15 +104,12 @@ ${editing ? html`<a href="/links/${linkId}/delete" class="push">Delete link…</
 
 /** linkDeletePage asks before deleting: a form, so it works without scripts. */
 export function linkDeletePage(user: UserRow, link: LinkJson, next: string): Html {
-  const content = html`<div class="narrow card">
-<h1>Delete this link?</h1>
-<p><strong>${link.name}</strong><br><span class="muted">${link.url}</span></p>
-<p>It leaves every collection, with its ${link.clicks === 1 ? "1 click" : `${link.clicks} clicks`}. This cannot be undone.</p>
-<form method="post" action="/links/${link.id}/delete" class="form-actions">
-<input type="hidden" name="next" value="${next}">
-<button type="submit" class="danger">Delete link</button>
-<a href="/links/${link.id}/edit">Cancel</a>
-</form>
-</div>`;
-  return shell({ title: "Delete link", user, content });
+  return deletePage({
+    user,
+    what: "link",
+    subject: html`<strong>${link.name}</strong><br><span class="muted">${link.url}</span>`,
+    consequence: `It leaves every collection, with its ${link.clicks === 1 ? "1 click" : `${link.clicks} clicks`}.`,
+    address: `/links/${link.id}`,
+    next,
+  });
 }

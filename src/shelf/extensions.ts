@@ -6,8 +6,7 @@
 import { and, count, desc, eq } from "drizzle-orm";
 import { apiTokens, extensionGrants, type ExtensionGrantRow } from "../db/schema";
 import type { BrowserFamily, ExtensionIdentity } from "../extension/redirect-uri";
-import { NotFound } from "../errors";
-import type { Owner } from "./scope";
+import { deleteOwned, type Owner } from "./scope";
 import type { ShelfTokens } from "./tokens";
 
 export const EXTENSION_TOKEN_NAME = "Browser extension";
@@ -78,11 +77,6 @@ export class ShelfExtensions {
 
   /** remove deletes one of the owner's approvals and, by the cascade, every token minted for it; NotFound when the owner has none with that id. */
   remove(grantId: number): void {
-    const deleted = this.owner.db
-      .delete(extensionGrants)
-      .where(and(eq(extensionGrants.userId, this.owner.user.id), eq(extensionGrants.id, grantId)))
-      .returning({ id: extensionGrants.id })
-      .all();
-    if (deleted.length === 0) throw new NotFound();
+    deleteOwned(this.owner, extensionGrants, grantId);
   }
 }

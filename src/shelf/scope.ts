@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
-import { collections, type CollectionRow, type UserRow } from "../db/schema";
+import { apiTokens, collections, extensionGrants, type CollectionRow, type UserRow } from "../db/schema";
 import { NotFound } from "../errors";
 import type { Rules } from "../rules";
 
@@ -39,6 +39,12 @@ const scopeQueries = preparedQueries((db) => ({
     ))
     .prepare(),
 }));
+
+/** deleteOwned deletes the owner's row with that id from a table of owned rows; NotFound when the owner has none (another user's included). */
+export function deleteOwned({ db, user }: Owner, table: typeof apiTokens | typeof extensionGrants, id: number): void {
+  const deleted = db.delete(table).where(and(eq(table.userId, user.id), eq(table.id, id))).returning({ id: table.id }).all();
+  if (deleted.length === 0) throw new NotFound();
+}
 
 /** inboxId is the id of the owner's Inbox (inside a transaction too). */
 export function inboxId({ db, user }: Owner): number {

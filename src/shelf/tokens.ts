@@ -6,8 +6,7 @@ import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { hashSecret, randomSecret, TOKEN_PREFIX } from "../auth/secrets";
 import { preparedQueries, type Db } from "../db/client";
 import { apiTokens, users, type UserRow } from "../db/schema";
-import { NotFound } from "../errors";
-import type { Owner } from "./scope";
+import { deleteOwned, type Owner } from "./scope";
 
 /** `lks_` + base64url of 32 bytes (43 characters). */
 const TOKEN_SHAPE = /^lks_[A-Za-z0-9_-]{43}$/;
@@ -80,11 +79,6 @@ export class ShelfTokens {
 
   /** revoke deletes one of the owner's tokens; NotFound when the owner has none with that id (another user's included). */
   revoke(id: number): void {
-    const deleted = this.owner.db
-      .delete(apiTokens)
-      .where(and(eq(apiTokens.userId, this.owner.user.id), eq(apiTokens.id, id)))
-      .returning({ id: apiTokens.id })
-      .all();
-    if (deleted.length === 0) throw new NotFound();
+    deleteOwned(this.owner, apiTokens, id);
   }
 }

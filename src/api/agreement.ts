@@ -1,0 +1,27 @@
+/**
+ * Where the server's schemas and the types the browser extension compiles (src/api/types.ts) are
+ * held together: each line asserts that a TypeBox schema's type is exactly the shared type, so
+ * `tsc --noEmit` fails here when one of them changes without the other. Nothing imports this
+ * module; the server's typecheck reads it like every file of src/.
+ */
+import type { CollectionBody, AuthorJson, CollectionCreatedJson, CollectionItemJson, CollectionJson, CollectionListJson, Visibility } from "../collections/model";
+import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, LinkPageJson, UpdateLinkBody } from "../links/model";
+import type { Assert, SameType } from "./same-type";
+import type * as Api from "./types";
+
+type _SharedWithTheExtension = [
+  Assert<SameType<typeof CreateLinkBody.static, Api.CreateLinkBody>>,
+  Assert<SameType<typeof UpdateLinkBody.static, Api.UpdateLinkBody>>,
+  Assert<SameType<typeof LinkJson.static, Api.LinkJson>>,
+  Assert<SameType<typeof LinkCreatedJson.static, Api.LinkCreatedJson>>,
+  Assert<SameType<typeof LinkItemJson.static, Api.LinkItemJson>>,
+  Assert<SameType<typeof LinkPageJson.static, Api.LinkPageJson>>,
+  Assert<SameType<typeof FavoritesJson.static, Api.FavoritesJson>>,
+  Assert<SameType<typeof Visibility.static, Api.Visibility>>,
+  Assert<SameType<typeof CollectionBody.static, Api.CollectionBody>>,
+  Assert<SameType<typeof AuthorJson.static, Api.AuthorJson>>,
+  Assert<SameType<typeof CollectionJson.static, Api.CollectionJson>>,
+  Assert<SameType<typeof CollectionListJson.static, Api.CollectionListJson>>,
+  Assert<SameType<typeof CollectionCreatedJson.static, Api.CollectionCreatedJson>>,
+  Assert<SameType<typeof CollectionItemJson.static, Api.CollectionItemJson>>,
+];
