@@ -57,6 +57,10 @@ export function createApp(given: AppDeps) {
       }),
     })
     .use(api)
+    // Every other path under /api/ (another version, a doubled slash) is the API's too: a JSON 404, not limited.
+    .all("/api/*", () => {
+      throw new NotFound();
+    }, { surface: { kind: "api", limited: false, callers: false } })
     .use(redirectRoutes(deps, guard, commits))
     .use(authPages(deps, signIns))
     .use(webPages(deps, pages, signIns))

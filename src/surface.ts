@@ -90,11 +90,11 @@ export function undeclaredRoutes(routes: readonly DeclaredRoute[]): string[] {
 /** A path no route serves, and a route without a declaration, answer as a `browser` route. */
 const UNDECLARED: Surface = { kind: "browser", limited: false, callers: false };
 
-/** patternOf matches the paths the router sends to a route: `:id` one segment, `*` the rest, a trailing `/` optional. */
+/** patternOf matches the paths the router sends to a route: `:id` one segment, `/*` the prefix itself or anything under it, a trailing `/` optional. */
 function patternOf(path: string): RegExp {
   const body = path.replace(/\/$/, "").split("/").map((part) =>
     part === "*" ? ".*" : part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("/");
-  return new RegExp(`^${body}/?$`);
+  return new RegExp(`^${body.replace(/\/\.\*$/, "(?:/.*)?")}/?$`);
 }
 
 /**

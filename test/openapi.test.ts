@@ -14,8 +14,8 @@ import { webPages } from "../src/web/routes";
 import { SignInThrottle } from "../src/auth/throttle";
 import { ISO, createCollection, createLink, createUser, del, get, inboxOf, makeEnv, post, put, request, type ApiResponse } from "./helpers";
 
-// The catch-all under /api/v1 only turns unknown API paths into 401 (no token) or 404: nothing to document.
-const HIDDEN = ["GET /api/v1/openapi.json", "GET /api/docs", "ALL /api/v1/*"];
+// The catch-alls under /api/v1 and /api only turn unknown API paths into 401 (no token) or 404: nothing to document.
+const HIDDEN = ["GET /api/v1/openapi.json", "GET /api/docs", "ALL /api/v1/*", "ALL /api/*"];
 
 
 

@@ -6,16 +6,17 @@
  */
 import { describe, expect, it } from "bun:test";
 import { Elysia } from "elysia";
-import { surfaceOf, surfaces, undeclaredRoutes, API_ROUTE } from "../src/surface";
+import { API_ROUTE, SURFACE_KEY, surfaceOf, surfaces, undeclaredRoutes } from "../src/surface";
 import { createCollection, createLink, createUser, get, makeEnv, request, sessionCookie, snapshot } from "./helpers";
 
 const BROWSER = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
 
 describe("route declarations", () => {
-  it("are given by every route the app serves", () => {
+  it("are given by every route the app serves, and stay out of the OpenAPI document", async () => {
     const env = makeEnv();
     expect(env.app.routes.length).toBeGreaterThan(40);
     expect(undeclaredRoutes(env.app.routes)).toEqual([]);
+    expect((await get(env, "/api/v1/openapi.json")).text).not.toContain(SURFACE_KEY);
   });
 
   it("would name a route added without one", () => {
@@ -49,6 +50,8 @@ describe("the error answer of each surface", () => {
   const cases: { name: string; path: string; method?: string; headers?: Record<string, string>; status: number; html: boolean }[] = [
     { name: "the API: JSON, even to a browser", path: "/api/v1/links/abc", headers: BROWSER, status: 401, html: false },
     { name: "the API's unknown paths: JSON, even to a browser", path: "/api/v1/nothing", headers: BROWSER, status: 401, html: false },
+    { name: "the API's prefix itself, which no route serves: JSON, even to a browser", path: "/api/v1", method: "DELETE", headers: BROWSER, status: 404, html: false },
+    { name: "another API version, which nothing serves: JSON, even to a browser", path: "/api/v2/links", headers: BROWSER, status: 404, html: false },
     { name: "the favicon proxy: JSON, even to a browser", path: "/favicon", headers: BROWSER, status: 400, html: false },
     { name: "the redirect, for a program: JSON", path: "/l/999999", status: 404, html: false },
     { name: "the redirect, for a browser: a page", path: "/l/999999", headers: BROWSER, status: 404, html: true },
