@@ -50,6 +50,9 @@ export function startBrowserSession(
  * checked only after `signIns` has counted the attempt for the client's address (shared with
  * the current-password form): at most 10 failures per address in 15 minutes, however many
  * arrive at once. Each failure is logged as `sign-in failed for <email> from <address>`.
+ * Refusals are thrown (Forbidden for a cross-site form, TooManyAttempts over the throttle,
+ * PasswordsBusy when the hashing queue is full, NotFound for `/setup` once set up) and drawn by
+ * the error mapping as the one error page; a wrong password or setup code is the form again (401).
  */
 export function authPages({ db, config, clock, setupCode, peerAddress, passwords = processPasswords, log = console.error }: AppDeps, signIns: SignInThrottle) {
   const network = { config, peerAddress };
