@@ -93,6 +93,20 @@ describe("the error answer of each surface", () => {
     expect(anonymous.text).not.toContain('<a href="/account">Account</a>');
   });
 
+  it("answers a refused redirect_uri on the extension handoff with the error page, whoever asks, and mints nothing", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    const before = snapshot(env);
+    for (const headers of [{}, BROWSER]) {
+      const response = await get(env, "/extension/authorize?redirect_uri=https%3A%2F%2Fevil.example%2Fcb", { headers: { ...headers, cookie } });
+      expect(response.status).toBe(400);
+      expect(response.text).toContain("<h1>Cannot connect the extension</h1>");
+      expect(response.text).toContain("No token was created.");
+    }
+    expect(snapshot(env)).toBe(before);
+  });
+
   it("answers a cross-site form post with the one 403 page on every form", async () => {
     const env = makeEnv({}, { setupCode: "code" });
     const alice = await createUser(env);

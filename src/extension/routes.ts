@@ -5,12 +5,11 @@ import { sessionUser, withRenewedSession } from "../auth/identity";
 import { formBody } from "../request/form-body";
 import { refuseCrossSite, toSignIn } from "../request/origin";
 import { consentPage } from "../pages/extension";
-import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
 import { Shelf } from "../shelf/shelf";
 import { surfaces, type Surface } from "../surface";
-import { callbackLocation, checkRedirectUri } from "./redirect-uri";
+import { callbackLocation, checkRedirectUri, RedirectUriRefused } from "./redirect-uri";
 
 /** handoff is the answer that hands a token to the extension: to its callback, the token in the fragment. */
 function handoff(url: URL, token: string): Response {
@@ -46,15 +45,13 @@ const redirectUriQuery = {
  * id goes straight to the handoff. `HEAD` never mints: it answers as the consent page does.
  */
 export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
-  /** The checks both methods share: redirect_uri (400), then the session (303 to sign in). */
+  /** The checks both methods share: redirect_uri (RedirectUriRefused, 400), then the session (303 to sign in). */
   const admit = (request: Request) => {
     const url = new URL(request.url);
     // Read every value: the parsed query keeps only the last of a repeated parameter.
     const given = url.searchParams.getAll("redirect_uri");
     const check = checkRedirectUri(given.length > 1 ? given : given[0]);
-    if (!check.ok) {
-      return { refusal: htmlResponse(messagePage("Cannot connect the extension", `${check.reason} No token was created.`), { status: 400 }) };
-    }
+    if (!check.ok) throw new RedirectUriRefused(check.reason);
     const now = clock();
     const who = sessionUser(db, request, now);
     if (!who) {

@@ -9,6 +9,7 @@ const TITLES_BY_CODE: Record<string, string> = {
   FORBIDDEN: "Request refused",
   TOO_MANY_ATTEMPTS: "Too many attempts",
   BUSY: "Busy",
+  REDIRECT_URI_REFUSED: "Cannot connect the extension",
 };
 const TITLES_BY_STATUS: Record<number, string> = {
   400: "Bad request", 404: "Not found", 409: "Not possible", 413: "Too large", 429: "Too many requests",
