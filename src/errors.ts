@@ -103,9 +103,8 @@ export class UnsupportedMediaType extends AppError {
 }
 
 export class PayloadTooLarge extends AppError {
-  /** `field`: the form field that carried it (an uploaded file), so the form can say so beside it. */
-  constructor(limitBytes: number, message = `The request body is larger than ${limitBytes} bytes.`, field?: string) {
-    super(413, "PAYLOAD_TOO_LARGE", message, field === undefined ? undefined : [{ path: field, message }]);
+  constructor(limitBytes: number, message = `The request body is larger than ${limitBytes} bytes.`) {
+    super(413, "PAYLOAD_TOO_LARGE", message);
   }
 }
 

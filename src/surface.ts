@@ -43,9 +43,9 @@ export interface Surface {
   /** Who may call it, as the OpenAPI document says; `false` leaves it out of the document. */
   callers: Caller[] | false;
   /**
-   * A form's answer to a refusal of what was typed (an AppError naming fields, such as
-   * ValidationFailed): the form again, with the messages beside the fields. It may instead
-   * give another error to be answered as the surface answers errors.
+   * A form's answer to a refusal of what was typed (ValidationFailed, mostly): the form again,
+   * with the messages beside the fields. It is asked first about every AppError the route
+   * raises, and gives back an error (the same one, or another) to leave it to the error page.
    */
   invalid?: (failed: FailedRequest, error: AppError) => Response | AppError | Promise<Response | AppError>;
 }

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { formBody, formField as field, submittedForm } from "../request/form-body";
 import type { UserRow } from "../db/schema";
-import { NotFound, TooManyAttempts } from "../errors";
+import { Conflict, NotFound, TooManyAttempts, ValidationFailed } from "../errors";
 import { clientAddress } from "../request/arrival";
 import { ownOrigin, refuseCrossSite, requestOrigin, safeNext, seeOther } from "../request/origin";
 import { loginPage, setupPage } from "../pages/auth";
@@ -80,10 +80,15 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
   const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
     startBrowserSession({ db, ...network }, request, cookie, userId, now);
 
-  /** The setup form: a refusal of what was typed shows the form again (without the password) with the reason. */
+  /**
+   * The setup form: what creating the user refused (a rule, or the server set up meanwhile)
+   * shows the form again (without the password) with the reason. Refusals of the request
+   * itself (cross-site, throttled, busy, no setup) are the error page.
+   */
   const setupForm: Surface = {
     ...PAGE_ROUTE,
     invalid: ({ request }, error) => {
+      if (!(error instanceof ValidationFailed || error instanceof Conflict)) return error;
       const body = submittedForm(request);
       const details = error.errors?.map((e) => `${e.path.slice(1)}: ${e.message}`).join("; ");
       return htmlResponse(setupPage({ email: field(body, "email"), name: field(body, "name"), error: details ? `${error.message} ${details}.` : error.message }), { status: error.status });

@@ -62,8 +62,7 @@ export const IMPORT_LIMITS = {
 /** The file is beyond IMPORT_LIMITS: nothing of it is stored. */
 export class BookmarkFileRefused extends AppError {
   constructor(message: string) {
-    // Named as the import form's file field, so the form shows it beside the field.
-    super(422, "IMPORT_REFUSED", `${message} Nothing was stored.`, [{ path: "/file", message: `${message} Nothing was stored.` }]);
+    super(422, "IMPORT_REFUSED", `${message} Nothing was stored.`);
   }
 }
 

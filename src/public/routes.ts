@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { matchesEtag } from "../favicon/routes";
 import { ownOrigin } from "../request/origin";
-import { NotFound } from "../errors";
+import { NotFound, ValidationFailed } from "../errors";
 import { readId } from "../ids";
 import { publicCollection as findPublicCollection } from "../shelf/visibility";
 import { htmlResponse } from "../pages/html";
@@ -49,7 +49,7 @@ export function publicRoutes({ db, config, peerAddress }: AppDeps) {
       }));
     }, {
       // A hand-made cursor (ValidationFailed from the links) names no page: answered as an unknown id.
-      surface: { ...PUBLIC_ROUTE, invalid: () => new NotFound() },
+      surface: { ...PUBLIC_ROUTE, invalid: (_, error) => (error instanceof ValidationFailed ? new NotFound() : error) },
       detail: describeRoute({
         tag: "public", summary: "A public collection's page",
         description: "Read-only HTML for anyone: the collection, its owner's name and its links (newest first, 50 a page), each through /l/{id} so clicks count.",

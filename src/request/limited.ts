@@ -7,20 +7,19 @@ export async function readLimited(request: Request, limit: number): Promise<stri
 }
 
 /**
- * readLimitedBytes reads a request body, refusing (PayloadTooLarge, with `message` when given,
- * naming the form `field` that carried it when given)
+ * readLimitedBytes reads a request body, refusing (PayloadTooLarge, with `message` when given)
  * a declared Content-Length over `limit` before reading anything, and otherwise as soon as the
  * bytes read pass it: at most `limit` bytes plus one chunk are ever held.
  */
-export async function readLimitedBytes(request: Request, limit: number, message?: string, field?: string): Promise<Uint8Array> {
+export async function readLimitedBytes(request: Request, limit: number, message?: string): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > limit) throw new PayloadTooLarge(limit, message, field);
+  if (declared > limit) throw new PayloadTooLarge(limit, message);
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
     size += chunk.byteLength;
-    if (size > limit) throw new PayloadTooLarge(limit, message, field);
+    if (size > limit) throw new PayloadTooLarge(limit, message);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

@@ -11,7 +11,7 @@ import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
 import { fieldErrorsOf } from "../pages/form";
 import { formField, submittedForm } from "../request/form-body";
 import { seeOther } from "../request/origin";
-import { AppError, TooManyAttempts } from "../errors";
+import { TooManyAttempts, ValidationFailed, type AppError } from "../errors";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import { htmlResponse } from "../pages/html";
 import { Rules } from "../rules";
@@ -51,7 +51,7 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
     ...PAGE_ROUTE,
     invalid: ({ request }, error) => {
       const shelf = guard.shelfOf(request);
-      return shelf ? page(shelf, options(error, request), error.status) : error;
+      return shelf && error instanceof ValidationFailed ? page(shelf, options(error, request), error.status) : error;
     },
   });
 

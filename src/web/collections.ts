@@ -43,7 +43,7 @@ export function collectionPages({ clock }: AppDeps, guard: PageGuard) {
     ...PAGE_ROUTE,
     invalid: ({ request, params }, error) => {
       const shelf = guard.shelfOf(request);
-      if (!shelf) return error;
+      if (!shelf || !(error instanceof ValidationFailed)) return error;
       const collection = params.id === undefined ? undefined : shelf.collections.summary(parseId(params.id));
       return form(shelf, typed(submittedForm(request)), fieldErrorsOf(error.errors), collection, error.status);
     },

@@ -22,13 +22,13 @@ function titleOf(error: AppError): string {
 
 /**
  * errorPages is the HTML side of the error mapping (src/surface.ts), for the `page` surface
- * and for browsers on the `browser` surface. A form's own `invalid` answer comes first for a
- * refusal that names fields (the form again); otherwise the one error page, inside the
+ * and for browsers on the `browser` surface. A form's own `invalid` answer comes first (the
+ * form again, for a refusal of what was typed); otherwise the one error page, inside the
  * signed-in shell when the page guard let a user in. A renewed session's cookie goes with it.
  */
 export function errorPages(guard: PageGuard): ErrorPages {
   const answer = async (failed: FailedRequest, error: AppError, surface: Surface): Promise<Response> => {
-    if (surface.invalid && error.errors?.length) {
+    if (surface.invalid) {
       const shown = await surface.invalid(failed, error);
       if (shown instanceof Response) return shown;
       error = shown;

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { CollectionSummary } from "../collections/model";
-import { NotFound, type AppError } from "../errors";
+import { NotFound, ValidationFailed, type AppError } from "../errors";
 import { parseId } from "../ids";
 import type { LinkPage } from "../links/model";
 import { firstRunPage } from "../pages/auth";
@@ -81,7 +81,7 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
       ...PAGE_ROUTE,
       invalid: ({ request }, error) => {
         const shelf = guard.shelfOf(request);
-        return shelf ? home(shelf, Object.fromEntries(new URL(request.url).searchParams), error) : error;
+        return shelf && error instanceof ValidationFailed ? home(shelf, Object.fromEntries(new URL(request.url).searchParams), error) : error;
       },
     },
     // A new server has nobody to sign in: say where the first account is made instead.

@@ -83,7 +83,7 @@ const isEmpty = (report: ImportReport) =>
 async function readUpload(request: Request): Promise<{ fileName: string; bytes: Uint8Array } | undefined> {
   const type = request.headers.get("content-type") ?? "";
   if (!MULTIPART_MEDIA_TYPE.test(type)) return undefined;
-  const body = await readLimitedBytes(request, MAX_IMPORT_FILE_BYTES + MULTIPART_FRAMING_BYTES, TOO_LARGE, "/file");
+  const body = await readLimitedBytes(request, MAX_IMPORT_FILE_BYTES + MULTIPART_FRAMING_BYTES, TOO_LARGE);
   let file: unknown;
   try {
     file = (await new Response(body, { headers: { "content-type": type } }).formData()).get("file");
@@ -91,7 +91,7 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
     return undefined;
   }
   if (!(file instanceof Blob) || file.size === 0) return undefined;
-  if (file.size > MAX_IMPORT_FILE_BYTES) throw new PayloadTooLarge(MAX_IMPORT_FILE_BYTES, TOO_LARGE, "/file");
+  if (file.size > MAX_IMPORT_FILE_BYTES) throw new PayloadTooLarge(MAX_IMPORT_FILE_BYTES, TOO_LARGE);
   return { fileName: file instanceof File ? file.name : "", bytes: new Uint8Array(await file.arrayBuffer()) };
 }
 
@@ -113,12 +113,16 @@ export function importPages({ clock }: AppDeps, guard: PageGuard) {
   const page = (user: UserRow, error?: string, status = 200) =>
     htmlResponse(importPage({ user, error, maxBytes: MAX_IMPORT_FILE_BYTES }), { status });
 
-  /** The upload form: a refused file (too large, not a bookmarks file, none) shows the import page again with the reason beside the field. */
+  /**
+   * The upload form: a refused file (too large: 413; none, no bookmarks in it, or beyond the
+   * import's limits: 422) shows the import page again with the reason beside the field.
+   */
   const uploadForm: Surface = {
     ...PAGE_ROUTE,
     invalid: ({ request }, error) => {
       const shelf = guard.shelfOf(request);
-      return shelf ? page(shelf.user, error.errors?.[0]?.message ?? error.message, error.status) : error;
+      if (!shelf || !(error instanceof PayloadTooLarge || error.status === 422)) return error;
+      return page(shelf.user, error.errors?.[0]?.message ?? error.message, error.status);
     },
   };
 

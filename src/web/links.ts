@@ -80,7 +80,7 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
     ...PAGE_ROUTE,
     invalid: ({ request, params }, error) => {
       const shelf = guard.shelfOf(request);
-      if (!shelf) return error;
+      if (!shelf || !(error instanceof ValidationFailed)) return error;
       const body = submittedForm(request);
       const linkId = params.id === undefined ? undefined : readId(params.id);
       return form(shelf, linkFormInput(body).values, nextOf(request, formField(body, "next")), fieldErrorsOf(error.errors), linkId, error.status);
