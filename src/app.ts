@@ -7,7 +7,7 @@ import { jsonBody } from "./request/json-body";
 import { collectionRoutes } from "./collections/routes";
 import { GroupCommit } from "./db/group-commit";
 import type { AppDeps } from "./deps";
-import { errorHandler, NotFound, wellFormedRequest } from "./errors";
+import { NotFound, wellFormedRequest } from "./errors";
 import { extensionRoutes } from "./extension/routes";
 import { API_PREFIX } from "./api";
 import { faviconRoutes } from "./favicon/routes";
@@ -17,6 +17,9 @@ import { describeRoute } from "./openapi/describe";
 import { openApiRoutes } from "./openapi/routes";
 import { publicRoutes } from "./public/routes";
 import { redirectRoutes } from "./redirect/routes";
+import { API_ROUTE, errorMapping, surfaces, type DeclaredRoute } from "./surface";
+import { errorPages } from "./web/error-pages";
+import { pageGuard } from "./web/guard";
 import { webPages } from "./web/routes";
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
@@ -28,30 +31,39 @@ export function createApp(given: AppDeps) {
   const commits = new GroupCommit(deps.db.$client);
   // One budget per address for every form that checks a password or the setup code.
   const signIns = new SignInThrottle();
+  // The signed-in pages' guard: their error pages are drawn in the shell of the user it let in.
+  const pages = pageGuard(deps);
   // The API's user is decided ahead of its body parser, so a request without a valid token is
   // 401 before its body is read; the catch-all makes an unknown API path a 401 before a 404.
   const api = new Elysia({ prefix: API_PREFIX })
+    .use(surfaces)
     .use(guard.apiUser)
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard))
     .all("/*", () => {
       throw new NotFound();
-    }, { detail: { hide: true } });
+    }, { surface: { ...API_ROUTE, callers: false } });
   const app = new Elysia()
     .use(accessLog(deps, log))
-    .use(errorHandler(unexpectedErrorLog(log, deps.clock)))
+    .use(errorMapping({ report: unexpectedErrorLog(log, deps.clock), routes: (): readonly DeclaredRoute[] => app.routes, pages: errorPages(pages) }))
     .use(wellFormedRequest)
+    .use(surfaces)
     .get("/healthz", () => ({ status: "ok" }), {
+      surface: { kind: "api", limited: false, callers: ["anyone"] },
       detail: describeRoute({
         tag: "service", summary: "Liveness: the database is open and migrated",
         responses: { 200: { description: "Serving.", json: t.Object({ status: t.Literal("ok") }) } },
       }),
     })
     .use(api)
+    // Every other path under /api/ (another version, a doubled slash) is the API's too: a JSON 404, not limited.
+    .all("/api/*", () => {
+      throw new NotFound();
+    }, { surface: { kind: "api", limited: false, callers: false } })
     .use(redirectRoutes(deps, guard, commits))
     .use(authPages(deps, signIns))
-    .use(webPages(deps, signIns))
+    .use(webPages(deps, pages, signIns))
     .use(publicRoutes(deps))
     .use(extensionRoutes(deps))
     .use(faviconRoutes(deps, guard))

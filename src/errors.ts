@@ -1,10 +1,6 @@
 import { Elysia, t, ValidationError as ElysiaValidationError } from "elysia";
 import type { Assert, SameType } from "./api/same-type";
 import type * as Api from "./api/types";
-import { pathOf } from "./request/path";
-import type { UnexpectedErrorLog } from "./log";
-import { messagePage } from "./pages/layout";
-import { htmlResponse } from "./pages/html";
 
 export const FieldErrorJson = t.Object({
   path: t.String({ description: "JSON pointer into the request body, e.g. `/name`." }),
@@ -29,7 +25,11 @@ type _SharedWithTheExtension = [
   Assert<SameType<ErrorBody, Api.ErrorJson>>,
 ];
 
-/** A failure the client caused or must hear about; the one onError below shapes it. */
+/**
+ * A failure the client caused or must hear about. Routes and services throw it and never catch
+ * it to translate: the error mapping (src/surface.ts) answers it as the route's surface says,
+ * JSON with this body or an HTML page.
+ */
 export class AppError extends Error {
   constructor(
     readonly status: number,
@@ -42,9 +42,33 @@ export class AppError extends Error {
   }
 }
 
+/** What the HTML 404 page of an anonymous browser may offer: sign in and come back to `next`. */
+export interface SignInOffer {
+  /** The page's sentence instead of the error's message (JSON clients still hear the message). */
+  message: string;
+  /** Why signing in may help. */
+  why: string;
+  /** The path to come back to after signing in. */
+  next: string;
+}
+
 export class NotFound extends AppError {
-  constructor(message = "There is nothing here.") {
+  constructor(message = "There is nothing here.", readonly signIn?: SignInOffer) {
     super(404, "NOT_FOUND", message);
+  }
+}
+
+/** A form posted from another site (its `Origin`, or `Referer`, is not this server's). */
+export class Forbidden extends AppError {
+  constructor(message = "This form was sent from another site.") {
+    super(403, "FORBIDDEN", message);
+  }
+}
+
+/** A password or setup-code form over its throttle; `Retry-After` says when to try again. */
+export class TooManyAttempts extends AppError {
+  constructor(retryAfterSeconds: number, message: string) {
+    super(429, "TOO_MANY_ATTEMPTS", message, undefined, { "Retry-After": String(retryAfterSeconds) });
   }
 }
 
@@ -97,17 +121,15 @@ export class InvalidUrl extends AppError {
 }
 
 
-/** errorResponse renders the contract's error body. */
+/** errorResponse renders the contract's error body: the answer of the JSON surfaces. */
 export function errorResponse(error: AppError): Response {
   const body: ErrorBody = { message: error.message, code: error.code };
   if (error.errors) body.errors = error.errors;
   return Response.json(body, { status: error.status, headers: error.headers });
 }
 
-const INTERNAL_MESSAGE = "Something went wrong on the server.";
-
 /** toAppError maps anything thrown while handling a request to the error the client sees; undefined for the unexpected. */
-function toAppError(code: string | number, error: unknown): AppError | undefined {
+export function toAppError(code: string | number, error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   // Elysia wraps whatever a body parser throws in its own ParseError.
   if (code === "PARSE") return error instanceof Error && error.cause instanceof AppError ? error.cause : new InvalidJson();
@@ -136,23 +158,6 @@ function fieldErrors(error: ElysiaValidationError): FieldError[] {
 }
 
 /**
- * prefersHtml: a browser (Accept naming text/html) on a browser-facing path gets an HTML error
- * page; the API and the favicon proxy always answer JSON.
- */
-function prefersHtml(request: Request): boolean {
-  const path = pathOf(request.url);
-  // The router serves `/favicon/` as `/favicon`.
-  if (path.startsWith("/api/") || path === "/favicon" || path === "/favicon/") return false;
-  return request.headers.get("accept")?.includes("text/html") ?? false;
-}
-
-function errorPage(error: AppError): Response {
-  const titles: Record<number, string> = { 400: "Bad request", 404: "Not found", 413: "Too large", 429: "Too many requests" };
-  const title = titles[error.status] ?? "Something went wrong";
-  return htmlResponse(messagePage(title, error.message), { status: error.status, headers: error.headers });
-}
-
-/**
  * wellFormedRequest refuses, before routing, a request whose URL cannot be formed: Bun hands
  * over a bare path when the `Host` header does not parse (`Host: a"b`), and such a request
  * would be routed by the wrong part of it.
@@ -160,39 +165,3 @@ function errorPage(error: AppError): Response {
 export const wellFormedRequest = new Elysia({ name: "linkshelf/well-formed-request" }).onRequest(({ request }) => {
   if (!URL.canParse(request.url)) throw new BadRequest("The Host header of the request is missing or malformed.");
 });
-
-/** The answer when even shaping an error failed: fixed, so it cannot fail itself. */
-const FALLBACK_BODY = JSON.stringify({ message: INTERNAL_MESSAGE, code: "INTERNAL" });
-
-/**
- * errorHandler is the one place where errors become responses; registered before every route.
- * An unexpected error is reported to `report` and answered 500 INTERNAL. It never throws:
- * should shaping the answer fail, the answer is a fixed 500.
- */
-export function errorHandler(report: UnexpectedErrorLog) {
-  return new Elysia().onError({ as: "global" }, ({ code, error, request, set }) => {
-    try {
-      let appError = toAppError(code, error);
-      if (!appError) {
-        report(request, error);
-        appError = new AppError(500, "INTERNAL", INTERNAL_MESSAGE);
-      }
-      const response = prefersHtml(request) ? errorPage(appError) : errorResponse(appError);
-      // Headers set before the failure (the RateLimit ones) belong on the error too.
-      for (const [name, value] of Object.entries(set.headers)) {
-        if (typeof value === "string" && !response.headers.has(name)) response.headers.set(name, value);
-      }
-      // The access log reads the status from here.
-      set.status = response.status;
-      return response;
-    } catch (failure) {
-      try {
-        report(request, failure);
-      } catch {
-        // Nothing is left to tell; the fixed answer below still goes out.
-      }
-      set.status = 500;
-      return new Response(FALLBACK_BODY, { status: 500, headers: { "content-type": "application/json" } });
-    }
-  });
-}

@@ -8,13 +8,15 @@ import { SignInThrottle } from "../src/auth/throttle";
 import { webPages } from "../src/web/routes";
 import { createLink, createUser, get, makeEnv, request, sessionCookie, snapshot, submitForm, type TestEnv } from "./helpers";
 import { Shelf } from "../src/shelf/shelf";
+import { pageGuard } from "../src/web/guard";
 
 const CALLBACK = "https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/cb";
 const AUTHORIZE = `/extension/authorize?redirect_uri=${encodeURIComponent(CALLBACK)}`;
 
 /** Every page and form of the signed-in web pages, from the pages' own plugin, with its ids filled in. */
 function pageRoutes(env: TestEnv): { method: string; path: string }[] {
-  return webPages({ db: env.db, config: env.config, clock: () => env.clock.now }, new SignInThrottle()).routes
+  const deps = { db: env.db, config: env.config, clock: () => env.clock.now };
+  return webPages(deps, pageGuard(deps), new SignInThrottle()).routes
     .filter((route) => route.path !== "/assets/account.js")
     .map((route) => ({ method: route.method, path: route.path.replace(":id", "1").replace(":key", "k") }));
 }

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { matchesEtag } from "../favicon/routes";
 import { describeRoute } from "../openapi/describe";
 import { readIcons } from "./icons.macro" with { type: "macro" };
+import { surfaces } from "../surface";
 import { MANIFEST_PATH, WEB_APP_MANIFEST } from "./manifest";
 
 /** The icons of assets/ (drawn from assets/icon.svg by `npm run icons`), inlined at build time. */
@@ -36,7 +37,7 @@ export const ASSET_PATHS = SERVED.map((served) => served.path);
  * before any sign-in), not rate-limited, cached for a day and revalidated by ETag.
  */
 export function assetRoutes() {
-  const app = new Elysia();
+  const app = new Elysia().use(surfaces);
   for (const served of SERVED) {
     let prepared: Asset | undefined;
     // Decoded on first use: start-up does not pay for icons nobody asked for yet.
@@ -48,6 +49,7 @@ export function assetRoutes() {
       if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
       return new Response(body, { headers });
     }, {
+      surface: { kind: "browser", limited: false, callers: ["anyone"] },
       detail: describeRoute({
         tag: "assets", summary: served.summary,
         description: "Public, not rate-limited; `Cache-Control: public, max-age=86400` with an ETag (`If-None-Match` gets 304).",

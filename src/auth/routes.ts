@@ -1,18 +1,18 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import { formBody, formField as field } from "../request/form-body";
+import { formBody, formField as field, submittedForm } from "../request/form-body";
 import type { UserRow } from "../db/schema";
-import { AppError } from "../errors";
+import { Conflict, NotFound, TooManyAttempts, ValidationFailed } from "../errors";
 import { clientAddress } from "../request/arrival";
-import { isCrossSitePost, ownOrigin, requestOrigin, safeNext } from "../request/origin";
+import { ownOrigin, refuseCrossSite, requestOrigin, safeNext, seeOther } from "../request/origin";
 import { loginPage, setupPage } from "../pages/auth";
-import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { countUsers, createUser, findUserByEmail, replacePasswordHash } from "../users/service";
 import { sessionIdOf, sessionUser, withRenewedSession } from "./identity";
 import { needsRehash, passwords as processPasswords, PasswordsBusy } from "./passwords";
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions";
 import { setupCodeMatches } from "./setup";
+import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import { signInFailedLine, type Attempt, type SignInThrottle } from "./throttle";
 
 const LOGIN_FAILED = "The email or password is not right.";
@@ -45,34 +45,24 @@ export function startBrowserSession(
   });
 }
 
-/** busyPage: the hashing queue is full (PasswordsBusy); the form may be sent again in a moment. */
-function busyPage(error: PasswordsBusy): Response {
-  return htmlResponse(messagePage("Busy", error.message), { status: error.status, headers: error.headers });
-}
-
 /**
  * authPages: the sign-in, sign-out and first-run setup pages. A password or setup code is
  * checked only after `signIns` has counted the attempt for the client's address (shared with
  * the current-password form): at most 10 failures per address in 15 minutes, however many
  * arrive at once. Each failure is logged as `sign-in failed for <email> from <address>`.
+ * Refusals are thrown (Forbidden for a cross-site form, TooManyAttempts over the throttle,
+ * PasswordsBusy when the hashing queue is full, NotFound for `/setup` once set up) and drawn by
+ * the error mapping as the one error page; a wrong password or setup code is the form again (401).
  */
 export function authPages({ db, config, clock, setupCode, peerAddress, passwords = processPasswords, log = console.error }: AppDeps, signIns: SignInThrottle) {
   const network = { config, peerAddress };
 
-  const forbidden = () =>
-    htmlResponse(messagePage("Request refused", "This form was sent from another site."), { status: 403 });
-  const throttled = (retryAfter: number) =>
-    htmlResponse(messagePage("Too many attempts", "Too many failed attempts from this address. Try again later."), {
-      status: 429,
-      headers: { "Retry-After": String(retryAfter) },
-    });
-  const seeOther = (location: string) => new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
-
-  /** A browser form's attempt: refused when cross-site or over the throttle, else counted. */
-  const beginAttempt = (request: Request, ip: string, now: number): Attempt | Response => {
-    if (isCrossSitePost(request, network)) return forbidden();
+  /** A browser form's attempt: refused when cross-site (Forbidden) or over the throttle (TooManyAttempts), else counted. */
+  const beginAttempt = (request: Request, ip: string, now: number): Attempt => {
+    refuseCrossSite(request, network);
     const attempt = signIns.begin(ip, now);
-    return attempt.allowed ? attempt : throttled(attempt.retryAfter);
+    if (!attempt.allowed) throw new TooManyAttempts(attempt.retryAfter, "Too many failed attempts from this address. Try again later.");
+    return attempt;
   };
 
   /** A hash made with older settings is replaced by one with the current settings; when the queue is full, next time. */
@@ -90,7 +80,23 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
   const startSession = (request: Request, cookie: CookieJar, userId: number, now: number) =>
     startBrowserSession({ db, ...network }, request, cookie, userId, now);
 
+  /**
+   * The setup form: what creating the user refused (a rule, or the server set up meanwhile)
+   * shows the form again (without the password) with the reason. Refusals of the request
+   * itself (cross-site, throttled, busy, no setup) are the error page.
+   */
+  const setupForm: Surface = {
+    ...PAGE_ROUTE,
+    invalid: ({ request }, error) => {
+      if (!(error instanceof ValidationFailed || error instanceof Conflict)) return error;
+      const body = submittedForm(request);
+      const details = error.errors?.map((e) => `${e.path.slice(1)}: ${e.message}`).join("; ");
+      return htmlResponse(setupPage({ email: field(body, "email"), name: field(body, "name"), error: details ? `${error.message} ${details}.` : error.message }), { status: error.status });
+    },
+  };
+
   return new Elysia()
+    .use(surfaces)
     .use(formBody())
     .get("/login", ({ request, query }) => {
       const next = safeNext(query.next, ownOrigin(request, network));
@@ -98,12 +104,11 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
       const who = sessionUser(db, request, now);
       if (who) return withRenewedSession(seeOther(next), request, network, who, now);
       return htmlResponse(loginPage({ next, firstRun: firstRun() }));
-    })
+    }, { surface: PAGE_ROUTE })
     .post("/login", async ({ request, body, cookie }) => {
       const now = clock();
       const ip = clientAddress(request, network);
       const attempt = beginAttempt(request, ip, now);
-      if (attempt instanceof Response) return attempt;
       const email = field(body, "email");
       const next = safeNext(field(body, "next"), ownOrigin(request, network));
       const user = email.trim() === "" ? undefined : findUserByEmail(db, email);
@@ -111,8 +116,8 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
       try {
         valid = await passwords.verify(field(body, "password"), user?.passwordHash ?? (await unknownUserHash()));
       } catch (error) {
+        // A verification that did not happen (the hashing queue was full: PasswordsBusy) does not count.
         attempt.release();
-        if (error instanceof PasswordsBusy) return busyPage(error);
         throw error;
       }
       if (!user || !valid) {
@@ -123,39 +128,31 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
       if (needsRehash(user.passwordHash)) await upgradeHash(user, field(body, "password"));
       startSession(request, cookie, user.id, now);
       return seeOther(next);
-    })
+    }, { surface: PAGE_ROUTE })
     .post("/logout", ({ request, cookie }) => {
-      if (isCrossSitePost(request, network)) return forbidden();
+      refuseCrossSite(request, network);
       const sessionId = sessionIdOf(request);
       if (sessionId !== undefined) deleteSession(db, sessionId);
       cookie[SESSION_COOKIE]!.remove();
       return seeOther("/login");
-    })
+    }, { surface: PAGE_ROUTE })
     .get("/setup", () => {
-      if (!setupCode || countUsers(db) > 0) return htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
+      if (!firstRun()) throw new NotFound();
       return htmlResponse(setupPage({}));
-    })
+    }, { surface: PAGE_ROUTE })
     .post("/setup", async ({ request, body, cookie }) => {
-      if (!setupCode || countUsers(db) > 0) return htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
+      if (!firstRun()) throw new NotFound();
       const now = clock();
       const ip = clientAddress(request, network);
       const attempt = beginAttempt(request, ip, now);
-      if (attempt instanceof Response) return attempt;
       const input = { email: field(body, "email"), name: field(body, "name"), password: field(body, "password") };
-      if (!setupCodeMatches(setupCode, field(body, "code"))) {
+      if (!setupCodeMatches(setupCode!, field(body, "code"))) {
         log(signInFailedLine(input.email, ip));
         return htmlResponse(setupPage({ ...input, error: "The setup code is not right. It is printed in the server's log." }), { status: 401 });
       }
       attempt.release();
-      try {
-        const user = await createUser(db, input, now, { onlyFirst: true, passwords });
-        startSession(request, cookie, user.id, now);
-        return seeOther("/");
-      } catch (error) {
-        if (error instanceof PasswordsBusy) return busyPage(error);
-        if (!(error instanceof AppError)) throw error;
-        const details = error.errors?.map((e) => `${e.path.slice(1)}: ${e.message}`).join("; ");
-        return htmlResponse(setupPage({ ...input, error: details ? `${error.message} ${details}.` : error.message }), { status: error.status });
-      }
-    });
+      const user = await createUser(db, input, now, { onlyFirst: true, passwords });
+      startSession(request, cookie, user.id, now);
+      return seeOther("/");
+    }, { surface: setupForm });
 }

@@ -4,6 +4,7 @@ import type { Guards } from "../auth/requester";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { MessageJson } from "../api";
 import { parseId } from "../ids";
+import { API_ROUTE, surfaces } from "../surface";
 import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
 import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "./model";
 
@@ -13,18 +14,21 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
   // kept, encoded, until anything in the database changes (see src/db/stamp.ts).
   const answers = new StampedAnswers<Uint8Array>();
   return new Elysia({ prefix: "/collections" })
+    .use(surfaces)
     .use(apiUser)
     .get("/", ({ shelf, set }) => {
       const body = answers.get(readDatabaseStamp(db), shelf.user.id, () => shelf.collections.listBody());
       set.headers["content-type"] = "application/json;charset=utf-8";
       return body;
     }, {
+      surface: API_ROUTE,
       detail: describeRoute({
         tag: "collections", summary: "List your collections with their links",
         responses: { 200: { description: "Every collection of yours, the Inbox included.", json: CollectionListJson }, ...apiErrors({ body: false, id: false }) },
       }),
     })
     .get("/:id", ({ shelf, params }) => ({ collection: shelf.collections.get(parseId(params.id)) }), {
+      surface: API_ROUTE,
       detail: describeRoute({
         tag: "collections", summary: "Read one of your collections with its links",
         responses: { 200: { description: "The collection, its links newest first.", json: CollectionItemJson }, ...apiErrors({ body: false, id: true }) },
@@ -32,6 +36,7 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
     })
     .post("/", ({ shelf, body, status }) =>
       status(201, { message: "Collection created.", collection: shelf.collections.create(body, clock()) }), {
+      surface: API_ROUTE,
       body: CollectionBody,
       detail: describeRoute({
         tag: "collections", summary: "Create a collection",
@@ -42,6 +47,7 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
       shelf.collections.update(parseId(params.id), body, clock());
       return { message: "Collection updated." };
     }, {
+      surface: API_ROUTE,
       body: CollectionBody,
       detail: describeRoute({
         tag: "collections", summary: "Update a collection",
@@ -53,6 +59,7 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
       shelf.collections.delete(parseId(params.id));
       return { message: "Collection deleted." };
     }, {
+      surface: API_ROUTE,
       detail: describeRoute({
         tag: "collections", summary: "Delete a collection (never its links)",
         description: "Links that were only in it move to the Inbox; links also elsewhere just leave it. One transaction.",

@@ -1,4 +1,5 @@
 import { HANDOFF_TOKEN_PARAM } from "../api/types";
+import { AppError } from "../errors";
 
 /** Chromium: `https://<extension id>.chromiumapp.org/`, the id being 32 letters a-p. */
 const CHROMIUM_HOST = /^[a-p]{32}\.chromiumapp\.org$/;
@@ -14,6 +15,13 @@ export type BrowserFamily = "chromium" | "firefox";
 export interface ExtensionIdentity {
   browser: BrowserFamily;
   extensionId: string;
+}
+
+/** A redirect_uri the handoff refuses (400): the page says why, and no token exists afterwards. */
+export class RedirectUriRefused extends AppError {
+  constructor(reason: string) {
+    super(400, "REDIRECT_URI_REFUSED", `${reason} No token was created.`);
+  }
 }
 
 export type RedirectUriCheck = ({ ok: true; url: URL } & ExtensionIdentity) | { ok: false; reason: string };

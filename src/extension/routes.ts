@@ -3,13 +3,13 @@ import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM } from "../api/types";
 import type { AppDeps } from "../deps";
 import { sessionUser, withRenewedSession } from "../auth/identity";
 import { formBody } from "../request/form-body";
-import { isCrossSitePost } from "../request/origin";
+import { refuseCrossSite, toSignIn } from "../request/origin";
 import { consentPage } from "../pages/extension";
-import { messagePage } from "../pages/layout";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
 import { Shelf } from "../shelf/shelf";
-import { callbackLocation, checkRedirectUri } from "./redirect-uri";
+import { surfaces, type Surface } from "../surface";
+import { callbackLocation, checkRedirectUri, RedirectUriRefused } from "./redirect-uri";
 
 /** handoff is the answer that hands a token to the extension: to its callback, the token in the fragment. */
 function handoff(url: URL, token: string): Response {
@@ -25,6 +25,9 @@ function cancelLocation(url: URL): string {
   target.hash = "";
   return `${target.href}#${HANDOFF_ERROR_PARAM}=${HANDOFF_DENIED}`;
 }
+
+/** A browser navigation with a session cookie: its errors are HTML pages, whoever asks. */
+const HANDOFF_ROUTE: Surface = { kind: "page", limited: false, callers: ["session"] };
 
 const redirectUriQuery = {
   redirect_uri: {
@@ -42,25 +45,24 @@ const redirectUriQuery = {
  * id goes straight to the handoff. `HEAD` never mints: it answers as the consent page does.
  */
 export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
-  /** The checks both methods share: redirect_uri (400), then the session (303 to sign in). */
+  /** The checks both methods share: redirect_uri (RedirectUriRefused, 400), then the session (303 to sign in). */
   const admit = (request: Request) => {
     const url = new URL(request.url);
     // Read every value: the parsed query keeps only the last of a repeated parameter.
     const given = url.searchParams.getAll("redirect_uri");
     const check = checkRedirectUri(given.length > 1 ? given : given[0]);
-    if (!check.ok) {
-      return { refusal: htmlResponse(messagePage("Cannot connect the extension", `${check.reason} No token was created.`), { status: 400 }) };
-    }
+    if (!check.ok) throw new RedirectUriRefused(check.reason);
     const now = clock();
     const who = sessionUser(db, request, now);
     if (!who) {
       const back = url.pathname + url.search;
-      return { refusal: new Response(null, { status: 303, headers: { Location: `/login?next=${encodeURIComponent(back)}`, "Cache-Control": "no-store" } }) };
+      return { refusal: toSignIn(back) };
     }
     return { check, who, shelf: new Shelf(db, who.user), now, action: url.pathname + url.search };
   };
 
   return new Elysia()
+    .use(surfaces)
     .use(formBody())
     .get("/extension/authorize", ({ request }) => {
       const admitted = admit(request);
@@ -73,6 +75,7 @@ export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
         : htmlResponse(consentPage({ user: who.user, extension: check, action, cancel: cancelLocation(check.url) }));
       return withRenewedSession(response, request, { config, peerAddress }, who, now);
     }, {
+      surface: HANDOFF_ROUTE,
       detail: describeRoute({
         tag: "extension", summary: "Hand a new API token to the browser extension",
         description: "A browser navigation with the user's session cookie (a bearer token is not accepted). The first time the user meets an extension id, a consent page asks them to allow it; an extension they allowed gets a new token named \"Browser extension\" on each call. HEAD never mints.",
@@ -86,15 +89,14 @@ export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
       }),
     })
     .post("/extension/authorize", ({ request }) => {
-      if (isCrossSitePost(request, { config, peerAddress })) {
-        return htmlResponse(messagePage("Request refused", "This form was sent from another site."), { status: 403 });
-      }
+      refuseCrossSite(request, { config, peerAddress });
       const admitted = admit(request);
       if ("refusal" in admitted) return admitted.refusal;
       const { check, who, shelf, now } = admitted;
       const token = shelf.extensions.approve(check, now);
       return withRenewedSession(handoff(check.url, token), request, { config, peerAddress }, who, now);
     }, {
+      surface: HANDOFF_ROUTE,
       detail: describeRoute({
         tag: "extension", summary: "Allow a browser extension and hand it a token",
         description: "The consent page's Allow button (a form POST with the session cookie, from this server's own pages only). Records that the user allowed this extension id, then mints a token as GET does for an allowed one.",

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { describeRoute, errorDoc, rateLimited } from "../openapi/describe";
+import { surfaces } from "../surface";
 import { createFaviconService, parseFaviconTarget } from "./service";
 
 /** The content security policy an SVG is served with: no scripts, no fetches, sandboxed. */
@@ -23,7 +24,7 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
  */
 export function faviconRoutes(deps: AppDeps, { visitor }: Guards) {
   const service = createFaviconService(deps, deps.favicon);
-  return new Elysia().use(visitor).get("/favicon", async ({ request, set }) => {
+  return new Elysia().use(surfaces).use(visitor).get("/favicon", async ({ request, set }) => {
     const target = parseFaviconTarget(new URL(request.url).searchParams.get("url"));
     const image = await service.getFavicon(target);
     // Written into `set` (not a new Response) so the RateLimit headers set earlier stay.
@@ -38,6 +39,8 @@ export function faviconRoutes(deps: AppDeps, { visitor }: Guards) {
     }
     return image.bytes;
   }, {
+    // An image for anyone; its errors are JSON even to a browser (an <img> cannot show a page).
+    surface: { kind: "api", limited: true, callers: ["anyone"] },
     detail: describeRoute({
       tag: "favicon", summary: "The icon of a URL's site",
       description: "Found through the site's root page or /favicon.ico, checked by its bytes and cached; a generated SVG placeholder when there is none. No authentication.",

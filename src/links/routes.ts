@@ -4,14 +4,17 @@ import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
 import { MessageJson } from "../api";
 import { parseId } from "../ids";
+import { API_ROUTE, surfaces } from "../surface";
 import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
 import { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
 
 /** linkRoutes: `/api/v1/links`. */
 export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
   return new Elysia({ prefix: "/links" })
+    .use(surfaces)
     .use(apiUser)
     .get("/", ({ shelf, query }) => shelf.links.search(query), {
+      surface: API_ROUTE,
       query: LinkSearchQuery,
       detail: describeRoute({
         tag: "links", summary: "Search and page through your links, newest first",
@@ -26,12 +29,14 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
       }),
     })
     .get("/favorites", ({ shelf }) => shelf.links.favorites(), {
+      surface: API_ROUTE,
       detail: describeRoute({
         tag: "links", summary: "List favorite links, in the order the extension pins them",
         responses: { 200: { description: "The favorite links.", json: FavoritesJson }, ...apiErrors({ body: false, id: false }) },
       }),
     })
     .get("/:id", ({ shelf, params }) => ({ link: shelf.links.get(parseId(params.id)) }), {
+      surface: API_ROUTE,
       detail: describeRoute({
         tag: "links", summary: "Read one of your links",
         responses: { 200: { description: "The link.", json: LinkItemJson }, ...apiErrors({ body: false, id: true }) },
@@ -43,6 +48,7 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
       const link = await commits.run(() => shelf.links.create(body, now));
       return status(201, { message: "Link created.", link });
     }, {
+      surface: API_ROUTE,
       body: CreateLinkBody,
       detail: describeRoute({
         tag: "links", summary: "Create a link",
@@ -54,6 +60,7 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
       shelf.links.update(parseId(params.id), body, clock());
       return { message: "Link updated." };
     }, {
+      surface: API_ROUTE,
       body: UpdateLinkBody,
       detail: describeRoute({
         tag: "links", summary: "Update a link",
@@ -65,6 +72,7 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
       shelf.links.delete(parseId(params.id));
       return { message: "Link deleted." };
     }, {
+      surface: API_ROUTE,
       detail: describeRoute({
         tag: "links", summary: "Delete a link",
         responses: { 200: { description: "Deleted.", json: MessageJson }, ...apiErrors({ body: false, id: true }) },

@@ -1,11 +1,7 @@
 import { toOpenAPISchema, unwrapSchema } from "@elysiajs/openapi/openapi";
 import type { AnyElysia, AnySchema, DocumentDecoration } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
-import { API_PREFIX } from "../api";
-import { WEB_PAGE_PATHS } from "../web/routes";
-
-/** The sign-in pages and the signed-in web pages serve people in a browser, not API clients: they are left out. */
-export const BROWSER_PAGES = ["/", "/login", "/logout", "/setup", ...WEB_PAGE_PATHS];
+import { SURFACE_KEY, surfaceOf, type Caller } from "../surface";
 
 export type Operation = DocumentDecoration & { operationId?: string };
 
@@ -45,13 +41,8 @@ function convertResponses(responses: Operation["responses"]): Operation["respons
   }));
 }
 
-/** Who may call a path: the API takes a bearer token; /l/{id} is open, and recognises its owner. */
-function securityOf(path: string): Operation["security"] {
-  if (path.startsWith(`${API_PREFIX}/`)) return [{ bearerToken: [] }];
-  if (path === "/l/{id}") return [{}, { sessionCookie: [] }, { bearerToken: [] }];
-  if (path === "/extension/authorize") return [{ sessionCookie: [] }];
-  return [{}];
-}
+/** The security requirement of each kind of caller a route declares. */
+const SECURITY: Record<Caller, Record<string, string[]>> = { anyone: {}, session: { sessionCookie: [] }, bearer: { bearerToken: [] } };
 
 /**
  * buildDocument is the OpenAPI 3.1 document of an app, generated from its routes by the
@@ -61,22 +52,28 @@ function securityOf(path: string): Operation["security"] {
  * schemas (written with `t` in `detail`, converted here by the plugin's own converter:
  * literal unions become enums, `T | null` becomes `type: [T, "null"]`), the path `id` (a
  * positive integer, 404 otherwise), prefix routes written without their trailing slash,
- * and who may call each route.
+ * and who may call each route (from its declaration, src/surface.ts).
  */
 export function buildDocument(app: AnyElysia): OpenApiDocument {
   // staticFile: false, or the generator would drop every path with a dot (/favicon.ico, the icons, the manifest).
-  const generated = toOpenAPISchema(app, { paths: BROWSER_PAGES, staticFile: false });
+  // Routes declared with `callers: false` are hidden (`detail.hide`), so the generator leaves them out.
+  const generated = toOpenAPISchema(app, { staticFile: false });
   const bodies = new Map<string, AnySchema>();
+  const security = new Map<string, Operation["security"]>();
   for (const route of app.routes) {
+    const key = `${route.method.toLowerCase()} ${openApiPath(route.path)}`;
     const body = route.hooks.body as AnySchema | undefined;
-    if (body) bodies.set(`${route.method.toLowerCase()} ${openApiPath(route.path)}`, body);
+    if (body) bodies.set(key, body);
+    const callers = surfaceOf(route)?.callers;
+    if (callers) security.set(key, callers.map((caller) => SECURITY[caller]));
   }
 
   const paths: OpenApiDocument["paths"] = {};
   for (const [rawPath, item] of Object.entries(generated.paths)) {
     const path = openApiPath(rawPath);
     for (const [method, generatedOperation] of Object.entries(item as Record<string, Operation>)) {
-      const operation: Operation = { ...generatedOperation, responses: convertResponses(generatedOperation.responses), security: securityOf(path) };
+      const operation: Operation = { ...generatedOperation, responses: convertResponses(generatedOperation.responses), security: security.get(`${method} ${path}`) ?? [{}] };
+      delete (operation as Record<string, unknown>)[SURFACE_KEY];
       const body = bodies.get(`${method} ${path}`);
       if (body) operation.requestBody = { required: true, content: { "application/json": { schema: unwrapSchema(body) } } };
       else delete operation.requestBody;

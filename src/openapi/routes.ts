@@ -2,9 +2,13 @@ import { Elysia, type AnyElysia } from "elysia";
 import { OPENAPI_PATH } from "../api";
 import { docsPage } from "../pages/docs";
 import { htmlResponse } from "../pages/html";
+import { surfaces, type Surface } from "../surface";
 import type { OpenApiDocument } from "./document";
 
 export const DOCS_PATH = "/api/docs";
+
+/** The document and its page describe the others: public, not limited, not in the document themselves; errors as the API's. */
+const DOCUMENTATION: Surface = { kind: "api", limited: false, callers: false };
 
 /**
  * openApiRoutes: `GET /api/v1/openapi.json`, the OpenAPI document of `app`, and `GET
@@ -17,6 +21,7 @@ export function openApiRoutes(app: () => AnyElysia) {
   let document: Promise<OpenApiDocument> | undefined;
   const documentOf = () => (document ??= import("./document").then(({ buildDocument }) => buildDocument(app())));
   return new Elysia()
-    .get(OPENAPI_PATH, () => documentOf(), { detail: { hide: true } })
-    .get(DOCS_PATH, async () => htmlResponse(docsPage(await documentOf(), OPENAPI_PATH)), { detail: { hide: true } });
+    .use(surfaces)
+    .get(OPENAPI_PATH, () => documentOf(), { surface: DOCUMENTATION })
+    .get(DOCS_PATH, async () => htmlResponse(docsPage(await documentOf(), OPENAPI_PATH)), { surface: DOCUMENTATION });
 }

@@ -2,49 +2,43 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { matchesEtag } from "../favicon/routes";
 import { ownOrigin } from "../request/origin";
-import { parseId } from "../ids";
-import type { LinkPage } from "../links/model";
+import { NotFound, ValidationFailed } from "../errors";
+import { readId } from "../ids";
 import { publicCollection as findPublicCollection } from "../shelf/visibility";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
-import { messagePage } from "../pages/layout";
 import { publicCollectionPage } from "../pages/public";
+import { surfaces, type Surface } from "../surface";
 import { atomFeed } from "./atom";
 
 /** How many of the newest links the feed carries (feed readers keep what they saw). */
 export const FEED_ENTRIES = 50;
 
-const notFound = () => htmlResponse(messagePage("Not found", "There is nothing here."), { status: 404 });
-
-/** publicCollection finds a PUBLIC collection by a path id; private, unknown and malformed ids are all undefined. */
+/** publicCollection finds a PUBLIC collection by a path id; private, unknown and malformed ids alike are NotFound. */
 function publicCollection(db: AppDeps["db"], rawId: string) {
-  let id: number;
-  try {
-    id = parseId(rawId);
-  } catch {
-    return undefined;
-  }
-  return findPublicCollection(db, id);
+  const id = readId(rawId);
+  const found = id === undefined ? undefined : findPublicCollection(db, id);
+  if (!found) throw new NotFound();
+  return found;
 }
+
+/** Anyone may read a public collection; its errors are HTML pages, whoever asks. */
+const PUBLIC_ROUTE: Surface = { kind: "page", limited: false, callers: ["anyone"] };
 
 /**
  * publicRoutes: `GET /c/:id`, a PUBLIC collection's read-only page for anyone, and
  * `GET /c/:id/feed`, its Atom feed. A private collection answers exactly like an unknown
- * id (the same 404 page), so nothing tells them apart. Links go through `/l/:id`, so a
+ * id (the same 404 page), so nothing tells them apart; so does a cursor that names no page.
+ * Anything unexpected is a 500, like everywhere else. Links go through `/l/:id`, so a
  * visitor's click counts.
  */
 export function publicRoutes({ db, config, peerAddress }: AppDeps) {
   return new Elysia()
+    .use(surfaces)
     .get("/c/:id", ({ params, query }) => {
       const found = publicCollection(db, params.id);
-      if (!found) return notFound();
       const cursor = typeof query.cursor === "string" && query.cursor !== "" ? query.cursor : undefined;
-      let page: LinkPage;
-      try {
-        page = found.links({ cursor });
-      } catch {
-        return notFound(); // a hand-made cursor names no page
-      }
+      const page = found.links({ cursor });
       const self = `/c/${found.collection.id}`;
       return htmlResponse(publicCollectionPage({
         collection: found.collection,
@@ -54,6 +48,8 @@ export function publicRoutes({ db, config, peerAddress }: AppDeps) {
         first: cursor === undefined ? undefined : self,
       }));
     }, {
+      // A hand-made cursor (ValidationFailed from the links) names no page: answered as an unknown id.
+      surface: { ...PUBLIC_ROUTE, invalid: (_, error) => (error instanceof ValidationFailed ? new NotFound() : error) },
       detail: describeRoute({
         tag: "public", summary: "A public collection's page",
         description: "Read-only HTML for anyone: the collection, its owner's name and its links (newest first, 50 a page), each through /l/{id} so clicks count.",
@@ -66,7 +62,6 @@ export function publicRoutes({ db, config, peerAddress }: AppDeps) {
     })
     .get("/c/:id/feed", ({ params, request }) => {
       const found = publicCollection(db, params.id);
-      if (!found) return notFound();
       const { links } = found.links({ limit: FEED_ENTRIES });
       const origin = ownOrigin(request, { config, peerAddress }) ?? new URL(request.url).origin;
       const body = atomFeed({ collection: found.collection, authorName: found.authorName, links, origin });
@@ -77,6 +72,7 @@ export function publicRoutes({ db, config, peerAddress }: AppDeps) {
       if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
       return new Response(body, { headers });
     }, {
+      surface: PUBLIC_ROUTE,
       detail: describeRoute({
         tag: "public", summary: "A public collection's Atom feed",
         description: `Atom 1.0 with the collection's ${FEED_ENTRIES} newest links, newest first; entries link through /l/{id}.`,

@@ -6,8 +6,8 @@ import { NotFound } from "../errors";
 import type { Shelf } from "../shelf/shelf";
 import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
-import { htmlResponse } from "../pages/html";
-import { privateLinkPage } from "../pages/redirect";
+import { pathOf } from "../request/path";
+import { surfaces, type Surface } from "../surface";
 import { ClickRecorder } from "../shelf/clicks";
 import { visibleLinkUrl } from "../shelf/visibility";
 
@@ -15,6 +15,12 @@ const notVisible = {
   ...errorDoc("NOT_FOUND: no such link, a malformed id, or a link that is in no PUBLIC collection and not yours. A browser (Accept: text/html) gets an HTML page; without a session it says the link is private or does not exist and offers to sign in and come back."),
   media: ["text/html"],
 };
+/** What the 404 page of a browser without a session says: the link may be a private one of theirs (a pinned favorite after the session lapsed). */
+const PRIVATE_OR_MISSING = { message: "This link is private or does not exist.", why: "If it is one of your links, sign in to open it." };
+
+/** Anyone may open a link (its owner by session or token); a browser gets its errors as HTML pages. */
+const REDIRECT_ROUTE: Surface = { kind: "browser", limited: true, callers: ["anyone", "session", "bearer"] };
+
 const redirectDoc = (summary: string, description: string): RouteDoc => ({
   tag: "redirect", summary, description,
   responses: {
@@ -37,12 +43,9 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, co
     const id = readId(rawId);
     const url = id === undefined ? undefined : visibleLinkUrl(db, id, viewer?.user ?? null);
     if (id !== undefined && url !== undefined) return { id, location: new URL(url).href };
-    // A browser without a session may just have been signed out: it is offered to sign in and
-    // come back here. The same page for every id that is not visible, so nothing leaks.
-    if (viewer === null && request.headers.get("accept")?.includes("text/html")) {
-      return { page: htmlResponse(privateLinkPage(new URL(request.url).pathname), { status: 404 }) };
-    }
-    throw new NotFound();
+    // A browser without a session may just have been signed out: its 404 page offers to sign
+    // in and come back here. The same page for every id that is not visible, so nothing leaks.
+    throw new NotFound(undefined, viewer === null ? { ...PRIVATE_OR_MISSING, next: pathOf(request.url) } : undefined);
   };
   /** The answer is written into `set` (not a new Response) so Elysia need not merge the RateLimit headers into one. */
   const found = (set: { status?: number | string; headers: Record<string, string | number> }, location: string) => {
@@ -53,24 +56,25 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, co
   };
 
   return new Elysia()
+    .use(surfaces)
     .use(requester)
     .get("/l/:id", async ({ params, request, requester, set }) => {
       const visible = visibleTarget(request, params.id, requester);
-      if ("page" in visible) return visible.page;
       // Elysia answers HEAD with the GET handler on paths its general router serves (app.handle,
       // `/l/1/`), even though a HEAD route exists: a HEAD must never count.
       if (request.method !== "HEAD") await clicks.record(visible.id);
       return found(set, visible.location);
     }, {
+      surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc(
         "Open a link, counting one click",
         "Visible when one of the link's collections is PUBLIC, or to its owner (session cookie or bearer token). The click is committed before the answer.",
       )),
     })
     .head("/l/:id", ({ params, request, requester, set }) => {
-      const visible = visibleTarget(request, params.id, requester);
-      return "page" in visible ? visible.page : found(set, visible.location);
+      return found(set, visibleTarget(request, params.id, requester).location);
     }, {
+      surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc("Check a link without counting a click", "Answers like GET, for link checkers and unfurlers.")),
     });
 }

@@ -36,6 +36,20 @@ function formRecord(entries: Iterable<[string, unknown]>): FormRecord {
  */
 export const formBody = () => new Elysia().onParse({ as: "scoped" }, async ({ request }) => {
   if (request.method !== "POST") return {};
+  const form = await readForm(request);
+  forms.set(request, form);
+  return form;
+});
+
+/** The forms read so far, for the error mapping: a form shown again after a refusal keeps what was typed. */
+const forms = new WeakMap<Request, FormRecord>();
+
+/** submittedForm is the form a request's body held, as formBody read it (an empty form if none was read). */
+export function submittedForm(request: Request): FormRecord {
+  return forms.get(request) ?? Object.create(null);
+}
+
+async function readForm(request: Request): Promise<FormRecord> {
   const bytes = await readLimitedBytes(request, MAX_FORM_BYTES, "The form sent more than 64 KiB, more than any form here needs. Nothing was saved.");
   const type = request.headers.get("content-type") ?? "";
   if (FORM_MEDIA_TYPE.test(type)) return formRecord(new URLSearchParams(new TextDecoder().decode(bytes)));
@@ -45,7 +59,7 @@ export const formBody = () => new Elysia().onParse({ as: "scoped" }, async ({ re
   } catch {
     return {};
   }
-});
+}
 
 /** formField reads one value of a form body; anything but a single string is "". */
 export function formField(body: unknown, name: string): string {

@@ -2,6 +2,7 @@
  * This server's origin as the client sees it, and the checks that keep a request or a redirect
  * on it: the cross-site POST check and the open-redirect-proof `next`.
  */
+import { Forbidden } from "../errors";
 import { arrivalOf, type Network } from "./arrival";
 
 /** The parts of a request's context that say who sent it and how. */
@@ -51,4 +52,19 @@ export function isCrossSitePost(request: Request, network: Network): boolean {
   if (claimed === null) return false;
   const own = ownOrigin(request, network);
   return own === null || URL.parse(claimed)?.origin !== own;
+}
+
+/** refuseCrossSite throws Forbidden (403, nothing runs) for a cross-site POST: every form of the site checks here. */
+export function refuseCrossSite(request: Request, network: Network): void {
+  if (isCrossSitePost(request, network)) throw new Forbidden();
+}
+
+/** seeOther is the answer to a successful form (post/redirect/get) and to a missing session. */
+export function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+}
+
+/** toSignIn sends a browser without a session to sign in, then back to `next` (a path on this server). */
+export function toSignIn(next: string): Response {
+  return seeOther(`/login?next=${encodeURIComponent(next)}`);
 }

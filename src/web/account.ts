@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import { passwords as processPasswords, PasswordsBusy } from "../auth/passwords";
+import { passwords as processPasswords } from "../auth/passwords";
 import { startBrowserSession } from "../auth/routes";
 import { SignInThrottle, signInFailedLine } from "../auth/throttle";
 import { checkTokenName } from "../auth/secrets";
@@ -9,11 +9,14 @@ import { clientAddress } from "../request/arrival";
 import { parseId } from "../ids";
 import { ACCOUNT_JS, accountPage, type AccountOptions } from "../pages/account";
 import { fieldErrorsOf } from "../pages/form";
-import { formField } from "../request/form-body";
+import { formField, submittedForm } from "../request/form-body";
+import { seeOther } from "../request/origin";
+import { TooManyAttempts, ValidationFailed, type AppError } from "../errors";
+import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import { htmlResponse } from "../pages/html";
 import { Rules } from "../rules";
 import { checkPassword, setPassword } from "../users/service";
-import { messageShell, seeOther, type PageGuard } from "./guard";
+import type { PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
 import { Pending } from "./pending";
 
@@ -43,39 +46,44 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
   const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants"> = {}, status = 200) =>
     htmlResponse(accountPage({ user: shelf.user, tokens: shelf.tokens.list(), grants: shelf.extensions.list(), ...options }), { status, script: true });
 
+  /** The password and token forms: a refusal shows the account page again with the messages beside the form's fields. */
+  const accountForm = (options: (error: AppError, request: Request) => Omit<AccountOptions, "user" | "tokens" | "grants">): Surface => ({
+    ...PAGE_ROUTE,
+    invalid: ({ request }, error) => {
+      const shelf = guard.shelfOf(request);
+      return shelf && error instanceof ValidationFailed ? page(shelf, options(error, request), error.status) : error;
+    },
+  });
+
   return new Elysia()
+    .use(surfaces)
     .get("/assets/account.js", () => new Response(ACCOUNT_JS, {
       headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
-    }))
+    }), { surface: { kind: "browser", limited: false, callers: false } })
     .get("/account", ({ request, query }) => guard.page(request, (shelf) =>
-      page(shelf, { notice: noticeOf(query.done), newToken: fresh.take(query.token, shelf.user.id, clock()) })))
+      page(shelf, { notice: noticeOf(query.done), newToken: fresh.take(query.token, shelf.user.id, clock()) })), { surface: PAGE_ROUTE })
     .post("/account/password", ({ request, body, cookie }) => guard.form(request, async (shelf) => {
       const { user } = shelf;
       const now = clock();
       const ip = clientAddress(request, { config, peerAddress: deps.peerAddress });
-      const tooMany = (retryAfter: number) =>
-        messageShell(user, "Too many attempts", "The current password was wrong too many times. Try again later.", {
-          status: 429,
-          headers: { "Retry-After": String(retryAfter) },
-        });
+      const tooMany = "The current password was wrong too many times. Try again later.";
       // Both counted before the password is checked, so parallel guesses cannot get past them.
       const byAddress = signIns.begin(ip, now);
-      if (!byAddress.allowed) return tooMany(byAddress.retryAfter);
+      if (!byAddress.allowed) throw new TooManyAttempts(byAddress.retryAfter, tooMany);
       const byAccount = wrongCurrent.begin(`user:${user.id}`, now);
       if (!byAccount.allowed) {
         byAddress.release();
-        return tooMany(byAccount.retryAfter);
+        throw new TooManyAttempts(byAccount.retryAfter, tooMany);
       }
-      const busy = (error: PasswordsBusy) => messageShell(user, "Busy", error.message, { status: error.status, headers: error.headers });
       const rules = new Rules();
       const password = formField(body, "password");
       let valid: boolean;
       try {
         valid = await passwords.verify(formField(body, "current"), user.passwordHash);
       } catch (error) {
+        // A verification that did not happen (the hashing queue was full: PasswordsBusy) does not count.
         byAddress.release();
         byAccount.release();
-        if (error instanceof PasswordsBusy) return busy(error);
         throw error;
       }
       if (valid) {
@@ -87,32 +95,30 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
       }
       checkPassword(rules, password);
       if (formField(body, "confirm") !== password) rules.fail("/confirm", "The two new passwords differ");
-      // Passwords are never written back into the page: the fields come back empty.
-      if (rules.errors.length > 0) return page(shelf, { passwordErrors: fieldErrorsOf(rules.errors) }, 422);
-      try {
-        await setPassword(db, user.id, password, { passwords });
-      } catch (error) {
-        if (error instanceof PasswordsBusy) return busy(error);
-        throw error;
-      }
+      rules.check();
+      await setPassword(db, user.id, password, { passwords });
       startBrowserSession(deps, request, cookie, user.id, clock());
       return seeOther(withNotice("/account", "password-changed"));
-    }))
+    }), {
+      // Passwords are never written back into the page: the fields come back empty.
+      surface: accountForm((error) => ({ passwordErrors: fieldErrorsOf(error.errors) })),
+    })
     .post("/account/tokens", ({ request, body }) => guard.form(request, (shelf) => {
-      const typed = formField(body, "name");
       const rules = new Rules();
-      const name = checkTokenName(rules, typed);
-      if (rules.errors.length > 0) return page(shelf, { tokenErrors: fieldErrorsOf(rules.errors), tokenName: typed }, 422);
+      const name = checkTokenName(rules, formField(body, "name"));
+      rules.check();
       const now = clock();
       const { token } = shelf.tokens.create(name, now);
       return seeOther(`/account?token=${fresh.put(shelf.user.id, { name, token }, now)}`);
-    }))
+    }), {
+      surface: accountForm((error, request) => ({ tokenErrors: fieldErrorsOf(error.errors), tokenName: formField(submittedForm(request), "name") })),
+    })
     .post("/account/tokens/:id/revoke", ({ request, params }) => guard.form(request, (shelf) => {
       shelf.tokens.revoke(parseId(params.id));
       return seeOther(withNotice("/account", "token-revoked"));
-    }))
+    }), { surface: PAGE_ROUTE })
     .post("/account/extensions/:id/remove", ({ request, params }) => guard.form(request, (shelf) => {
       shelf.extensions.remove(parseId(params.id));
       return seeOther(withNotice("/account", "extension-removed"));
-    }));
+    }), { surface: PAGE_ROUTE });
 }

@@ -1,11 +1,14 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import { NotFound, ValidationFailed } from "../errors";
+import type { CollectionSummary } from "../collections/model";
+import { NotFound, ValidationFailed, type AppError } from "../errors";
 import { parseId } from "../ids";
 import type { LinkPage } from "../links/model";
 import { firstRunPage } from "../pages/auth";
 import { homePage, type HomeView } from "../pages/home";
 import { htmlResponse } from "../pages/html";
+import type { Shelf } from "../shelf/shelf";
+import { PAGE_ROUTE, surfaces } from "../surface";
 import { countUsers } from "../users/service";
 import type { PageGuard } from "./guard";
 import { noticeOf } from "./notices";
@@ -24,39 +27,43 @@ function addressOf(view: HomeView, cursor?: string): string {
  * homeRoutes: `GET /` shows the collections sidebar and one list: a collection (the Inbox by
  * default, `?collection=ID`), the favorites (`?view=favorites`, ranked as the extension pins
  * them), or a search (`?q=`) over names, URLs and descriptions. Collections and searches come
- * in pages of 50, newest first (`?cursor=` from "Older links").
+ * in pages of 50, newest first (`?cursor=` from "Older links"). A cursor or search the links
+ * service refuses shows an empty list with a notice (422), through the route's `invalid`.
  */
 export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
-  return new Elysia().get("/", ({ request, query }) => guard.page(request, (shelf) => {
-    const collections = shelf.collections.summaries();
-    const q = typeof query.q === "string" ? query.q.trim() : "";
-    const cursor = typeof query.cursor === "string" && query.cursor !== "" ? query.cursor : undefined;
-    let view: HomeView;
-    if (q !== "") {
-      view = { kind: "search", query: q };
-    } else if (query.view === "favorites") {
-      view = { kind: "favorites" };
-    } else {
-      const wanted = typeof query.collection === "string" ? parseId(query.collection) : undefined;
-      const collection = collections.find((c) => (wanted === undefined ? c.isDefault : c.id === wanted));
-      if (!collection) throw new NotFound();
-      view = { kind: "collection", collection };
-    }
+  type Query = Record<string, unknown>;
+  /** A repeated parameter (`?q=a&q=b`) is not one value: it counts as absent. */
+  const one = (value: unknown) => (typeof value === "string" ? value : undefined);
 
-    let page: LinkPage;
-    let notice = noticeOf(query.done);
-    let status = 200;
-    try {
+  /** viewOf reads which list the address asks for; an unknown collection is NotFound. */
+  const viewOf = (query: Query, collections: CollectionSummary[]): HomeView => {
+    const q = one(query.q)?.trim() ?? "";
+    if (q !== "") return { kind: "search", query: q };
+    if (query.view === "favorites") return { kind: "favorites" };
+    const raw = one(query.collection);
+    const wanted = raw === undefined ? undefined : parseId(raw);
+    const collection = collections.find((c) => (wanted === undefined ? c.isDefault : c.id === wanted));
+    if (!collection) throw new NotFound();
+    return { kind: "collection", collection };
+  };
+
+  /**
+   * home draws the page. With `refused` (a hand-edited cursor or an over-long search, refused
+   * by the links service) the list is empty and the notice says why, instead of a wrong list.
+   */
+  const home = (shelf: Shelf, query: Query, refused?: AppError) => {
+    const collections = shelf.collections.summaries();
+    const view = viewOf(query, collections);
+    const cursor = one(query.cursor) || undefined;
+    let page: LinkPage = { links: [], nextCursor: null };
+    if (!refused) {
       page = view.kind === "favorites"
         ? { links: shelf.links.favorites(), nextCursor: null }
-        : shelf.links.search(view.kind === "search" ? { q, cursor } : { collectionId: view.collection.id, cursor });
-    } catch (error) {
-      if (!(error instanceof ValidationFailed)) throw error;
-      // A hand-edited cursor or an over-long search: say so instead of showing a wrong list.
-      page = { links: [], nextCursor: null };
-      notice = error.errors?.map((e) => (e.path === "/q" ? `Search: ${e.message}.` : "That page of links does not exist: start again from the newest.")).join(" ");
-      status = 422;
+        : shelf.links.search(view.kind === "search" ? { q: view.query, cursor } : { collectionId: view.collection.id, cursor });
     }
+    const notice = refused
+      ? refused.errors?.map((e) => (e.path === "/q" ? `Search: ${e.message}.` : "That page of links does not exist: start again from the newest.")).join(" ")
+      : noticeOf(query.done);
     return htmlResponse(homePage({
       user: shelf.user,
       collections,
@@ -66,8 +73,17 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
       first: cursor === undefined ? undefined : addressOf(view),
       self: addressOf(view, cursor),
       notice,
-    }), { status });
-  }), {
+    }), { status: refused?.status ?? 200 });
+  };
+
+  return new Elysia().use(surfaces).get("/", ({ request, query }) => guard.page(request, (shelf) => home(shelf, query)), {
+    surface: {
+      ...PAGE_ROUTE,
+      invalid: ({ request }, error) => {
+        const shelf = guard.shelfOf(request);
+        return shelf && error instanceof ValidationFailed ? home(shelf, Object.fromEntries(new URL(request.url).searchParams), error) : error;
+      },
+    },
     // A new server has nobody to sign in: say where the first account is made instead.
     beforeHandle: () => (setupCode !== undefined && countUsers(db) === 0 ? htmlResponse(firstRunPage()) : undefined),
   });

@@ -5,17 +5,19 @@ import { readLimitedBytes } from "../request/limited";
 import type { NetscapeDocument } from "../bookmarks/netscape";
 import type { ImportReport } from "../bookmarks/service";
 import type { UserRow } from "../db/schema";
-import { PayloadTooLarge } from "../errors";
+import { PayloadTooLarge, ValidationFailed } from "../errors";
 import { htmlResponse } from "../pages/html";
 import { importPage, importPreviewPage, importReportPage, sizeText } from "../pages/imports";
-import { seeOther, type PageGuard } from "./guard";
+import { seeOther } from "../request/origin";
+import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
+import type { PageGuard } from "./guard";
 import { Pending } from "./pending";
 
 /** The bookmark file reader and writer (htmlparser2 and all) load on first use, not at every start of the server. */
 const bookmarkFiles = async () => {
-  const [{ BookmarkFileRefused, decodeBookmarkFile, parseNetscapeInSteps }, { exportBookmarks, importBookmarks }] =
+  const [{ decodeBookmarkFile, parseNetscapeInSteps }, { exportBookmarks, importBookmarks }] =
     await Promise.all([import("../bookmarks/netscape"), import("../bookmarks/service")]);
-  return { BookmarkFileRefused, decodeBookmarkFile, parseNetscapeInSteps, exportBookmarks, importBookmarks };
+  return { decodeBookmarkFile, parseNetscapeInSteps, exportBookmarks, importBookmarks };
 };
 
 /**
@@ -111,36 +113,38 @@ export function importPages({ clock }: AppDeps, guard: PageGuard) {
   const page = (user: UserRow, error?: string, status = 200) =>
     htmlResponse(importPage({ user, error, maxBytes: MAX_IMPORT_FILE_BYTES }), { status });
 
+  /**
+   * The upload form: a refused file (too large: 413; none, no bookmarks in it, or beyond the
+   * import's limits: 422) shows the import page again with the reason beside the field.
+   */
+  const uploadForm: Surface = {
+    ...PAGE_ROUTE,
+    invalid: ({ request }, error) => {
+      const shelf = guard.shelfOf(request);
+      if (!shelf || !(error instanceof PayloadTooLarge || error.status === 422)) return error;
+      return page(shelf.user, error.errors?.[0]?.message ?? error.message, error.status);
+    },
+  };
+
   return new Elysia()
+    .use(surfaces)
     // The handler never names `body`, so Elysia leaves the request's stream to readUpload.
     .post("/import", ({ request }) => guard.form(request, async (shelf) => {
-      let upload: Awaited<ReturnType<typeof readUpload>>;
-      try {
-        upload = await readUpload(request);
-      } catch (error) {
-        if (error instanceof PayloadTooLarge) return page(shelf.user, error.message, 413);
-        throw error;
-      }
-      if (!upload) return page(shelf.user, NO_FILE, 422);
+      const upload = await readUpload(request);
+      if (!upload) throw new ValidationFailed([{ path: "/file", message: NO_FILE }]);
       const files = await bookmarkFiles();
-      let document: NetscapeDocument;
-      try {
-        document = await files.parseNetscapeInSteps(files.decodeBookmarkFile(upload.bytes));
-      } catch (error) {
-        if (error instanceof files.BookmarkFileRefused) return page(shelf.user, error.message, 422);
-        throw error;
-      }
+      const document = await files.parseNetscapeInSteps(files.decodeBookmarkFile(upload.bytes));
       const now = clock();
       const report = await files.importBookmarks(shelf, document, now, { dryRun: true });
       if (isEmpty(report)) {
         const name = upload.fileName === "" ? "The file" : `“${upload.fileName}”`;
-        return page(shelf.user, `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.`, 422);
+        throw new ValidationFailed([{ path: "/file", message: `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.` }]);
       }
       const preview: Preview = { kind: "preview", fileName: upload.fileName, fileBytes: upload.bytes.byteLength, document, report };
       return seeOther(`/import/${waiting.put(shelf.user.id, preview, now)}`);
-    }))
+    }), { surface: uploadForm })
     .use(formBody())
-    .get("/import", ({ request }) => guard.page(request, (shelf) => page(shelf.user)))
+    .get("/import", ({ request }) => guard.page(request, (shelf) => page(shelf.user)), { surface: PAGE_ROUTE })
     .get("/import/:key", ({ request, params }) => guard.page(request, (shelf) => {
       const state = waiting.get(params.key, shelf.user.id, clock());
       if (!state) return page(shelf.user, EXPIRED, 404);
@@ -152,7 +156,7 @@ export function importPages({ clock }: AppDeps, guard: PageGuard) {
       return htmlResponse(importPreviewPage({
         user: shelf.user, key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
       }));
-    }))
+    }), { surface: PAGE_ROUTE })
     .post("/import/:key/confirm", ({ request, params }) => guard.form(request, async (shelf) => {
       const { importBookmarks } = await bookmarkFiles();
       // From here to the import's start nothing awaits: of two confirms at once, the second finds it running.
@@ -175,12 +179,12 @@ export function importPages({ clock }: AppDeps, guard: PageGuard) {
         await state.running.catch(() => undefined);
       }
       return seeOther(`/import/${params.key}`);
-    }))
+    }), { surface: PAGE_ROUTE })
     .post("/import/:key/cancel", ({ request, params }) => guard.form(request, (shelf) => {
       // An import being written is not cancelled: its report stays to be seen.
       if (waiting.get(params.key, shelf.user.id, clock())?.kind !== "importing") waiting.take(params.key, shelf.user.id, clock());
       return seeOther("/import");
-    }))
+    }), { surface: PAGE_ROUTE })
     .get("/export", ({ request }) => guard.page(request, async (shelf) => {
       const { exportBookmarks } = await bookmarkFiles();
       const day = new Date(clock()).toISOString().slice(0, 10);
@@ -194,5 +198,5 @@ export function importPages({ clock }: AppDeps, guard: PageGuard) {
           "Content-Security-Policy": "default-src 'none'; sandbox",
         },
       });
-    }));
+    }), { surface: PAGE_ROUTE });
 }

@@ -1,15 +1,16 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { ValidationFailed } from "../errors";
-import { ownOrigin, safeNext } from "../request/origin";
-import { parseId } from "../ids";
+import { ownOrigin, safeNext, seeOther } from "../request/origin";
+import { parseId, readId } from "../ids";
 import { fieldErrorsOf, type FieldErrors } from "../pages/form";
-import { formField, formValues } from "../request/form-body";
+import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
 import { NOT_YOUR_COLLECTIONS } from "../shelf/scope";
 import type { Shelf } from "../shelf/shelf";
-import { seeOther, type PageGuard } from "./guard";
+import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
+import type { PageGuard } from "./guard";
 import { withNotice, type NoticeCode } from "./notices";
 
 /** linkFormInput reads a link form as typed; ids that are not numbers are refused like unknown ones. */
@@ -66,7 +67,7 @@ export function sharedLink(query: Record<string, unknown>): { name: string; url:
  * linkPages: add (`/links/new`), edit (`/links/:id/edit`), delete (`/links/:id/delete`, a
  * confirmation form) and the favorite toggle of the lists. Every write calls the links
  * service, the API's own write path; a refusal shows the form again, as typed, with the
- * service's messages beside the fields (422).
+ * service's messages beside the fields (422), through the routes' declared `invalid`.
  */
 export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGuard) {
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
@@ -74,51 +75,58 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
   const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
     htmlResponse(linkFormPage({ user: shelf.user, linkId, values, collections: shelf.collections.summaries(), errors, next }), { status });
 
-  /** save runs a service write; a validation failure (plus a garbage id) is the form again. */
-  const save = (request: Request, shelf: Shelf, body: unknown, write: (values: LinkFormValues) => void, done: NoticeCode, linkId?: number) => {
+  /** The add and edit forms: a refusal shows the form again, as typed, with the messages beside the fields. */
+  const linkForm: Surface = {
+    ...PAGE_ROUTE,
+    invalid: ({ request, params }, error) => {
+      const shelf = guard.shelfOf(request);
+      if (!shelf || !(error instanceof ValidationFailed)) return error;
+      const body = submittedForm(request);
+      const linkId = params.id === undefined ? undefined : readId(params.id);
+      return form(shelf, linkFormInput(body).values, nextOf(request, formField(body, "next")), fieldErrorsOf(error.errors), linkId, error.status);
+    },
+  };
+
+  /** save runs a service write, then goes back to the list; a garbage id is refused as the service refuses an unknown one. */
+  const save = (request: Request, body: unknown, write: (values: LinkFormValues) => void, done: NoticeCode) => {
     const { values, badIds } = linkFormInput(body);
-    const next = nextOf(request, formField(body, "next"));
-    try {
-      // The service never sees ids that are not numbers: only that is reported, as the API would.
-      if (badIds) throw new ValidationFailed([{ path: "/collectionIds", message: NOT_YOUR_COLLECTIONS }]);
-      write(values);
-    } catch (error) {
-      if (!(error instanceof ValidationFailed)) throw error;
-      return form(shelf, values, next, fieldErrorsOf(error.errors), linkId, 422);
-    }
-    return seeOther(withNotice(next, done));
+    // The service never sees ids that are not numbers: only that is reported, as the API would.
+    if (badIds) throw new ValidationFailed([{ path: "/collectionIds", message: NOT_YOUR_COLLECTIONS }]);
+    write(values);
+    return seeOther(withNotice(nextOf(request, formField(body, "next")), done));
   };
 
   return new Elysia()
+    .use(surfaces)
     .get("/links/new", ({ request, query }) => guard.page(request, (shelf) => {
       const collections = shelf.collections.summaries();
       const wanted = collections.find((c) => String(c.id) === query.collection);
       const next = wanted ? `/?collection=${wanted.id}` : "/";
       const { name, url } = sharedLink(query);
       return form(shelf, { name, url, description: "", favorite: false, collectionIds: wanted ? [wanted.id] : [] }, next, new Map());
-    }))
+    }), { surface: PAGE_ROUTE })
     .post("/links", ({ request, body }) => guard.form(request, (shelf) =>
-      save(request, shelf, body, (values) => void shelf.links.create(values, clock()), "link-added")))
+      save(request, body, (values) => void shelf.links.create(values, clock()), "link-added")), { surface: linkForm })
     .get("/links/:id/edit", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
       const next = nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`);
       return form(shelf, link, next, new Map(), link.id);
-    }))
+    }), { surface: PAGE_ROUTE })
     .post("/links/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const id = parseId(params.id);
       shelf.links.get(id); // another user's link is a 404 before anything about the form
-      return save(request, shelf, body, (values) => shelf.links.update(id, values, clock()), "link-saved", id);
-    }))
+      return save(request, body, (values) => shelf.links.update(id, values, clock()), "link-saved");
+    }), { surface: linkForm })
     .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
       return htmlResponse(linkDeletePage(shelf.user, link, nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`)));
-    }))
+    }), { surface: PAGE_ROUTE })
     .post("/links/:id/delete", ({ request, params, body }) => guard.form(request, (shelf) => {
       shelf.links.delete(parseId(params.id));
       return seeOther(withNotice(nextOf(request, formField(body, "next")), "link-deleted"));
-    }))
+    }), { surface: PAGE_ROUTE })
     .post("/links/:id/favorite", ({ request, params, body }) => guard.form(request, (shelf) => {
       shelf.links.toggleFavorite(parseId(params.id), clock());
       return seeOther(nextOf(request, formField(body, "next")));
-    }));
+    }), { surface: PAGE_ROUTE });
 }
