@@ -23,6 +23,9 @@ export function insertInbox(db: Db, userId: number, now: number): void {
   db.insert(collections).values({ ...INBOX, userId, isDefault: true, createdAt: now, updatedAt: now }).run();
 }
 
+/** What a write naming a collection that is not the owner's hears (the web form's garbage ids too). */
+const NOT_YOUR_COLLECTIONS = "Expected ids of your own collections";
+
 /** Built once per database: a link's write asks both (a POST's own cost is mostly these). */
 const scopeQueries = preparedQueries((db) => ({
   inbox: db
@@ -71,5 +74,3 @@ export function collectionIdsOf(owner: Owner, ids: readonly number[] | undefined
   return wanted;
 }
 
-/** What a write naming a collection that is not the owner's hears (the web form's garbage ids too). */
-export const NOT_YOUR_COLLECTIONS = "Expected ids of your own collections";

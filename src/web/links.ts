@@ -7,25 +7,22 @@ import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
-import { NOT_YOUR_COLLECTIONS } from "../shelf/scope";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import type { PageGuard } from "./guard";
 import { withNotice, type NoticeCode } from "./notices";
 
-/** linkFormInput reads a link form as typed; ids that are not numbers are refused like unknown ones. */
-function linkFormInput(body: unknown): { values: LinkFormValues; badIds: boolean } {
-  const rawIds = formValues(body, "collectionIds");
-  const ids = rawIds.filter((id) => /^[1-9][0-9]{0,15}$/.test(id)).map(Number);
+/**
+ * linkFormInput reads a link form as typed. A collection id that is not a number is read as 0,
+ * an id no collection has, so the shelf refuses it as it refuses another user's id.
+ */
+function linkFormInput(body: unknown): LinkFormValues {
   return {
-    values: {
-      name: formField(body, "name"),
-      url: formField(body, "url"),
-      description: formField(body, "description"),
-      favorite: formField(body, "favorite") !== "",
-      collectionIds: ids,
-    },
-    badIds: ids.length !== rawIds.length,
+    name: formField(body, "name"),
+    url: formField(body, "url"),
+    description: formField(body, "description"),
+    favorite: formField(body, "favorite") !== "",
+    collectionIds: formValues(body, "collectionIds").map((id) => readId(id) ?? 0),
   };
 }
 
@@ -83,16 +80,13 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
       if (!shelf || !(error instanceof ValidationFailed)) return error;
       const body = submittedForm(request);
       const linkId = params.id === undefined ? undefined : readId(params.id);
-      return form(shelf, linkFormInput(body).values, nextOf(request, formField(body, "next")), fieldErrorsOf(error.errors), linkId, error.status);
+      return form(shelf, linkFormInput(body), nextOf(request, formField(body, "next")), fieldErrorsOf(error.errors), linkId, error.status);
     },
   };
 
-  /** save runs a service write, then goes back to the list; a garbage id is refused as the service refuses an unknown one. */
+  /** save runs a shelf write, then goes back to the list. */
   const save = (request: Request, body: unknown, write: (values: LinkFormValues) => void, done: NoticeCode) => {
-    const { values, badIds } = linkFormInput(body);
-    // The service never sees ids that are not numbers: only that is reported, as the API would.
-    if (badIds) throw new ValidationFailed([{ path: "/collectionIds", message: NOT_YOUR_COLLECTIONS }]);
-    write(values);
+    write(linkFormInput(body));
     return seeOther(withNotice(nextOf(request, formField(body, "next")), done));
   };
 
@@ -114,7 +108,6 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
     }), { surface: PAGE_ROUTE })
     .post("/links/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const id = parseId(params.id);
-      shelf.links.get(id); // another user's link is a 404 before anything about the form
       return save(request, body, (values) => shelf.links.update(id, values, clock()), "link-saved");
     }), { surface: linkForm })
     .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (shelf) => {
