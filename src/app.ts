@@ -9,7 +9,7 @@ import { GroupCommit } from "./db/group-commit";
 import type { AppDeps } from "./deps";
 import { NotFound, wellFormedRequest } from "./errors";
 import { extensionRoutes } from "./extension/routes";
-import { API_PREFIX } from "./api";
+import { API_PREFIX } from "./api/paths";
 import { faviconRoutes } from "./favicon/routes";
 import { linkRoutes } from "./links/routes";
 import { accessLog, unexpectedErrorLog, type LogSink } from "./log";

@@ -2,10 +2,10 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
-import { MessageJson } from "../api";
+import { recordWrites } from "../api/writes";
 import { parseId } from "../ids";
-import { API_ROUTE, surfaces } from "../surface";
-import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
+import { surfaces } from "../surface";
+import { apiRoute, errorDoc } from "../openapi/describe";
 import { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
 
 /** linkRoutes: `/api/v1/links`. */
@@ -14,68 +14,38 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
     .use(surfaces)
     .use(apiUser)
     .get("/", ({ shelf, query }) => shelf.links.search(query), {
-      surface: API_ROUTE,
       query: LinkSearchQuery,
-      detail: describeRoute({
+      ...apiRoute({
         tag: "links", summary: "Search and page through your links, newest first",
         description: "q: one substring of names, URLs and descriptions (up to 200 characters; ASCII letters ignore case). " +
           "collectionId, favorite: filters. limit: 1-100, default 50. cursor: the nextCursor of the page before.",
-        responses: {
-          200: { description: "One page; nextCursor is null on the last.", json: LinkPageJson },
-          ...apiErrors({ body: false, id: false }),
+        ok: { description: "One page; nextCursor is null on the last.", json: LinkPageJson },
+        more: {
           404: errorDoc("NOT_FOUND: collectionId is not one of your collections."),
           422: errorDoc("VALIDATION_FAILED: a query parameter is out of range; `errors` names it."),
         },
       }),
     })
-    .get("/favorites", ({ shelf }) => shelf.links.favorites(), {
-      surface: API_ROUTE,
-      detail: describeRoute({
-        tag: "links", summary: "List favorite links, in the order the extension pins them",
-        responses: { 200: { description: "The favorite links.", json: FavoritesJson }, ...apiErrors({ body: false, id: false }) },
-      }),
-    })
-    .get("/:id", ({ shelf, params }) => ({ link: shelf.links.get(parseId(params.id)) }), {
-      surface: API_ROUTE,
-      detail: describeRoute({
-        tag: "links", summary: "Read one of your links",
-        responses: { 200: { description: "The link.", json: LinkItemJson }, ...apiErrors({ body: false, id: true }) },
-      }),
-    })
+    .get("/favorites", ({ shelf }) => shelf.links.favorites(), apiRoute({
+      tag: "links", summary: "List favorite links, in the order the extension pins them",
+      ok: { description: "The favorite links.", json: FavoritesJson },
+    }))
+    .get("/:id", ({ shelf, params }) => ({ link: shelf.links.get(parseId(params.id)) }), apiRoute({
+      tag: "links", summary: "Read one of your links", id: true,
+      ok: { description: "The link.", json: LinkItemJson },
+    }))
     .post("/", async ({ shelf, body, status }) => {
       const now = clock();
       // Links are created in bursts (an import, the extension saving tabs): one commit per turn of the event loop.
       const link = await commits.run(() => shelf.links.create(body, now));
       return status(201, { message: "Link created.", link });
-    }, {
-      surface: API_ROUTE,
-      body: CreateLinkBody,
-      detail: describeRoute({
-        tag: "links", summary: "Create a link",
-        description: "Clicks start at 0. Without collectionIds the link goes to the Inbox.",
-        responses: { 201: { description: "Created.", json: LinkCreatedJson }, ...apiErrors({ body: true, id: false }) },
-      }),
-    })
-    .put("/:id", ({ shelf, params, body }) => {
-      shelf.links.update(parseId(params.id), body, clock());
-      return { message: "Link updated." };
-    }, {
-      surface: API_ROUTE,
-      body: UpdateLinkBody,
-      detail: describeRoute({
-        tag: "links", summary: "Update a link",
-        description: "Replaces name, url, favorite and collections; an omitted description keeps its value. Clicks are kept.",
-        responses: { 200: { description: "Updated.", json: MessageJson }, ...apiErrors({ body: true, id: true }) },
-      }),
-    })
-    .delete("/:id", ({ shelf, params }) => {
-      shelf.links.delete(parseId(params.id));
-      return { message: "Link deleted." };
-    }, {
-      surface: API_ROUTE,
-      detail: describeRoute({
-        tag: "links", summary: "Delete a link",
-        responses: { 200: { description: "Deleted.", json: MessageJson }, ...apiErrors({ body: false, id: true }) },
-      }),
-    });
+    }, apiRoute({
+      tag: "links", summary: "Create a link", body: CreateLinkBody,
+      description: "Clicks start at 0. Without collectionIds the link goes to the Inbox.",
+      ok: { status: 201, description: "Created.", json: LinkCreatedJson },
+    }))
+    .use(recordWrites({ apiUser }, clock, {
+      tag: "links", noun: "Link", records: (shelf) => shelf.links, body: UpdateLinkBody, deleteSummary: "Delete a link",
+      updateDescription: "Replaces name, url, favorite and collections; an omitted description keeps its value. Clicks are kept.",
+    }));
 }

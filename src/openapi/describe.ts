@@ -1,5 +1,6 @@
-import { t, type DocumentDecoration } from "elysia";
+import { t, type DocumentDecoration, type TSchema } from "elysia";
 import { ErrorJson } from "../errors";
+import { API_ROUTE } from "../surface";
 
 type Parameter = NonNullable<DocumentDecoration["parameters"]>[number];
 /** A body schema written with Elysia's `t` (TypeBox is JSON Schema; src/openapi/document.ts tidies it for OpenAPI). */
@@ -80,4 +81,33 @@ export function apiErrors(options: { body: boolean; id: boolean }): Record<numbe
 /** rateLimited describes a 429. */
 export function rateLimited(): ResponseDoc {
   return { ...errorDoc("RATE_LIMITED: over the rate limit."), headers: { ...RATE_LIMIT_HEADERS, "Retry-After": "Seconds to wait." } };
+}
+
+/** What an `/api/v1` route says of itself besides its handler (see apiRoute). */
+export interface ApiRouteDoc<Body> {
+  tag: string;
+  summary: string;
+  description?: string;
+  /** The success answer, 200 unless `status` says otherwise. */
+  ok: ResponseDoc & { status?: number };
+  /** The JSON body it takes (then it can answer 400, 413, 415, 422). */
+  body?: Body;
+  /** It takes an id in its path (404). */
+  id?: boolean;
+  /** Answers of its own beyond the common refusals (a 404 or 409 it can give, worded for it). */
+  more?: Record<number, ResponseDoc>;
+}
+
+/**
+ * apiRoute is the options every `/api/v1` route shares: its body schema, declared as the API
+ * (JSON errors, rate-limited, a bearer token) and documented with its answer and the refusals
+ * it can give.
+ */
+export function apiRoute<Body extends TSchema | undefined = undefined>({ tag, summary, description, ok, body, id = false, more = {} }: ApiRouteDoc<Body>) {
+  const { status = 200, ...success } = ok;
+  return {
+    body: body as Body,
+    surface: API_ROUTE,
+    detail: describeRoute({ tag, summary, description, responses: { [status]: success, ...apiErrors({ body: body !== undefined, id }), ...more } }),
+  };
 }

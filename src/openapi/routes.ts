@@ -1,5 +1,5 @@
 import { Elysia, type AnyElysia } from "elysia";
-import { OPENAPI_PATH } from "../api";
+import { OPENAPI_PATH } from "../api/paths";
 import { docsPage } from "../pages/docs";
 import { htmlResponse } from "../pages/html";
 import { surfaces, type Surface } from "../surface";

@@ -1,0 +1,56 @@
+/**
+ * The API's edits of one record by id: `PUT /:id` replaces it, `DELETE /:id` deletes it, and
+ * both answer `{message}` once the shelf has written. Links and collections are edited alike.
+ */
+import { Elysia, t, type Static, type TSchema } from "elysia";
+import type { Guards } from "../auth/requester";
+import { parseId } from "../ids";
+import { apiRoute, type ResponseDoc } from "../openapi/describe";
+import type { Shelf } from "../shelf/shelf";
+import { surfaces } from "../surface";
+
+/** The answer of a write that returns nothing else (PUT, DELETE). */
+export const MessageJson = t.Object({ message: t.String() });
+
+/** The part of a shelf that keeps one kind of record (`shelf.links`, `shelf.collections`). */
+interface Records<Input> {
+  update(id: number, input: Input, now: number): void;
+  delete(id: number): void;
+}
+
+export interface RecordWrites<Body extends TSchema> {
+  /** The OpenAPI tag, and the record's name in the answers ("Link" -> "Link updated."). */
+  tag: string;
+  noun: string;
+  /** Where the records are kept in a shelf. */
+  records: (shelf: Shelf) => Records<Static<Body>>;
+  /** The PUT's body and what it does. */
+  body: Body;
+  updateDescription: string;
+  /** The DELETE's summary and description, and answers of its own. */
+  deleteSummary: string;
+  deleteDescription?: string;
+  deleteMore?: Record<number, ResponseDoc>;
+}
+
+/** recordWrites is the `PUT /:id` and `DELETE /:id` of one kind of record, for the plugin of its prefix. */
+export function recordWrites<Body extends TSchema>({ apiUser }: Pick<Guards, "apiUser">, clock: () => number, writes: RecordWrites<Body>) {
+  const { tag, noun } = writes;
+  return new Elysia()
+    .use(surfaces)
+    .use(apiUser)
+    .put("/:id", ({ shelf, params, body }) => {
+      writes.records(shelf).update(parseId(params.id), body as Static<Body>, clock());
+      return { message: `${noun} updated.` };
+    }, apiRoute({
+      tag, summary: `Update a ${noun.toLowerCase()}`, body: writes.body, id: true, description: writes.updateDescription,
+      ok: { description: "Updated.", json: MessageJson },
+    }))
+    .delete("/:id", ({ shelf, params }) => {
+      writes.records(shelf).delete(parseId(params.id));
+      return { message: `${noun} deleted.` };
+    }, apiRoute({
+      tag, summary: writes.deleteSummary, id: true, description: writes.deleteDescription, more: writes.deleteMore,
+      ok: { description: "Deleted.", json: MessageJson },
+    }));
+}
