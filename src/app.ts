@@ -17,6 +17,7 @@ import { describeRoute } from "./openapi/describe";
 import { openApiRoutes } from "./openapi/routes";
 import { publicRoutes } from "./public/routes";
 import { redirectRoutes } from "./redirect/routes";
+import { searchRoutes } from "./search/routes";
 import { webPages } from "./web/routes";
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
@@ -32,6 +33,7 @@ export function createApp(given: AppDeps) {
   // 401 before its body is read; the catch-all makes an unknown API path a 401 before a 404.
   const api = new Elysia({ prefix: API_PREFIX })
     .use(guard.apiUser)
+    .use(searchRoutes(deps, guard))
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard))

@@ -1,0 +1,111 @@
+/**
+ * What the full-text index holds for a link, and the one place that writes it. The index
+ * (`link_search`, an FTS5 table made by the migrations: `porter unicode61 remove_diacritics 2`)
+ * folds case and diacritics and stems English words itself; this module adds what the
+ * tokenizer cannot do: Chinese, Japanese and Korean are written without spaces, so each run of
+ * CJK characters is indexed as its overlapping pairs of characters ("東京都" as "東京 京都 都"),
+ * and any two or more characters of it are found as a phrase of pairs. A URL is indexed with its
+ * percent-escapes decoded, so a path written in any script is found like the name.
+ *
+ * Every write of a link's name, description, URL or content calls `indexLink` (or `unindexLinks`)
+ * in the same transaction, from src/shelf/links.ts and src/shelf/contents.ts.
+ */
+import type { Db } from "../db/client";
+
+/** Han, Hiragana, Katakana (with its long-vowel mark) and Hangul: scripts written without spaces between words. */
+export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC\u3005]+/gu;
+
+/**
+ * cjkPairs writes each run of CJK characters as its overlapping pairs of characters, separated
+ * by spaces. For the index (`trailing`), a run's last character is also written alone, so every
+ * character of a run starts one word of the index: one character is found as a prefix. A query
+ * leaves it out: "東京都" must find "東京都に", indexed "東京 京都 都に に".
+ */
+export function cjkPairs(text: string, trailing: boolean): string {
+  return text.replace(CJK_RUN, (run) => {
+    const chars = Array.from(run);
+    if (chars.length === 1) return ` ${run} `;
+    const pairs: string[] = [];
+    for (let i = 0; i + 1 < chars.length; i++) pairs.push(chars[i]! + chars[i + 1]!);
+    if (trailing) pairs.push(chars.at(-1)!);
+    return ` ${pairs.join(" ")} `;
+  });
+}
+
+/** decodedUrl is a URL with its percent-escapes decoded where they decode (the URL itself when they do not). */
+function decodedUrl(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
+  }
+}
+
+/** The fields of one link as the index takes them. */
+export interface IndexedFields {
+  name: string;
+  description: string;
+  url: string;
+  /** The saved page: its title and text; null when the link has none. */
+  title: string | null;
+  text: string | null;
+}
+
+interface FieldsRow {
+  name: string;
+  description: string;
+  url: string;
+  title: string | null;
+  text: string | null;
+}
+
+/**
+ * indexLink (re)writes the index row of one link from what is stored now (the link and its
+ * content, if any); nothing when the link does not exist. Call it inside the write's transaction.
+ */
+export function indexLink(db: Db, linkId: number): void {
+  const sqlite = db.$client;
+  const row = sqlite
+    .query<FieldsRow, [number]>(
+      "SELECT l.name, l.description, l.url, c.title, c.text FROM links l LEFT JOIN link_contents c ON c.link_id = l.id WHERE l.id = ?")
+    .all(linkId)[0];
+  sqlite.query("DELETE FROM link_search WHERE rowid = ?").run(linkId);
+  if (row) writeIndexRow(db, linkId, row);
+}
+
+/** writeIndexRow adds the index row of a link that has none yet (a link just created). */
+export function writeIndexRow(db: Db, linkId: number, fields: IndexedFields): void {
+  const content = fields.text === null ? "" : `${fields.title ?? ""}\n${fields.text}`;
+  db.$client
+    .query("INSERT INTO link_search (rowid, name, description, url, content) VALUES (?, ?, ?, ?, ?)")
+    .run(linkId, cjkPairs(fields.name, true), cjkPairs(fields.description, true), cjkPairs(decodedUrl(fields.url), true), cjkPairs(content, true));
+}
+
+/** unindexLinks removes the index rows of links being deleted (inside the delete's transaction). */
+export function unindexLinks(db: Db, linkIds: readonly number[]): void {
+  const remove = db.$client.query("DELETE FROM link_search WHERE rowid = ?");
+  for (const id of linkIds) remove.run(id);
+}
+
+/**
+ * indexPendingLinks indexes the links a migration marked (`link_search_pending`: every link of a
+ * database made before search existed) and clears the marks, in transactions of 1,000 links.
+ * Called once the migrations have run; costs one empty read on every later start.
+ */
+export function indexPendingLinks(db: Db): number {
+  const sqlite = db.$client;
+  const next = sqlite.query<{ link_id: number }, []>("SELECT link_id FROM link_search_pending ORDER BY link_id LIMIT 1000");
+  const done = sqlite.query("DELETE FROM link_search_pending WHERE link_id = ?");
+  let count = 0;
+  for (;;) {
+    const batch = next.all();
+    if (batch.length === 0) return count;
+    sqlite.transaction(() => {
+      for (const { link_id } of batch) {
+        indexLink(db, link_id);
+        done.run(link_id);
+      }
+    }).immediate();
+    count += batch.length;
+  }
+}
