@@ -102,7 +102,8 @@ export function parseQuery(q: string | undefined): ParsedQuery {
   }
   const text = rules.text("/q", q!, 1, QUERY_LIMITS.length);
   rules.check();
-  const terms = scan(text);
+  // Control characters separate words like spaces (and a NUL would end FTS5's reading of the expression).
+  const terms = scan(text.replace(/\p{Cc}/gu, " "));
   if (typeof terms === "string") throw new ValidationFailed([{ path: "/q", message: terms }]);
   const wanted = terms.filter((term) => !term.exclude);
   if (terms.length > QUERY_LIMITS.terms) rules.fail("/q", `Expected at most ${QUERY_LIMITS.terms} words and phrases`);
