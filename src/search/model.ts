@@ -68,9 +68,12 @@ export interface SearchInput {
   limit?: number;
 }
 
+/** [start, end): a pair of integers, written for OpenAPI 3.1 (JSON Schema 2020-12: `prefixItems`). */
+const Range = t.Unsafe<[number, number]>({ type: "array", prefixItems: [{ type: "integer" }, { type: "integer" }], minItems: 2, maxItems: 2, items: false });
+
 export const SnippetJson = t.Object({
   text: t.String({ description: "Up to about 200 characters around the best match, from the first that holds one of: the page's text, the description, the name, the URL (without a match: the beginning of the text, else of the description, else the name)." }),
-  matches: t.Array(t.Tuple([Int(), Int()]), {
+  matches: t.Array(Range, {
     description: "[start, end) of each matched word in text, as JavaScript string indices (UTF-16 code units), in order, not overlapping.",
   }),
 });
