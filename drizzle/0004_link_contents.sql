@@ -1,7 +1,7 @@
 CREATE TABLE `link_contents` (
 	`link_id` integer PRIMARY KEY NOT NULL,
 	`title` text,
-	`text` text NOT NULL,
+	`text_zstd` blob NOT NULL,
 	`excerpt` text,
 	`byline` text,
 	`lang` text,

@@ -72,7 +72,8 @@ export const linkCollections = sqliteTable("link_collections", {
 export const linkContents = sqliteTable("link_contents", {
   linkId: integer("link_id").primaryKey().references(() => links.id, { onDelete: "cascade" }),
   title: text("title"),
-  text: text("text").notNull(),
+  /** The text, compressed with Zstandard (src/search/text-store.ts): a page's text is most of the database. */
+  textZstd: blob("text_zstd", { mode: "buffer" }).notNull(),
   excerpt: text("excerpt"),
   byline: text("byline"),
   lang: text("lang"),

@@ -11,6 +11,7 @@
  * in the same transaction, from src/shelf/links.ts and src/shelf/contents.ts.
  */
 import type { Db } from "../db/client";
+import { unpackText } from "./text-store";
 
 /** Han, Hiragana, Katakana (with its long-vowel mark) and Hangul: scripts written without spaces between words. */
 export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC\u3005]+/gu;
@@ -56,7 +57,7 @@ interface FieldsRow {
   description: string;
   url: string;
   title: string | null;
-  text: string | null;
+  text_zstd: Uint8Array | null;
 }
 
 /**
@@ -67,10 +68,10 @@ export function indexLink(db: Db, linkId: number): void {
   const sqlite = db.$client;
   const row = sqlite
     .query<FieldsRow, [number]>(
-      "SELECT l.name, l.description, l.url, c.title, c.text FROM links l LEFT JOIN link_contents c ON c.link_id = l.id WHERE l.id = ?")
+      "SELECT l.name, l.description, l.url, c.title, c.text_zstd FROM links l LEFT JOIN link_contents c ON c.link_id = l.id WHERE l.id = ?")
     .all(linkId)[0];
   sqlite.query("DELETE FROM link_search WHERE rowid = ?").run(linkId);
-  if (row) writeIndexRow(db, linkId, row);
+  if (row) writeIndexRow(db, linkId, { ...row, text: row.text_zstd === null ? null : unpackText(row.text_zstd) });
 }
 
 /** writeIndexRow adds the index row of a link that has none yet (a link just created). */

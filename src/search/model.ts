@@ -6,6 +6,7 @@ import { t } from "elysia";
 import type { LinkContentRow } from "../db/schema";
 import { Int, LinkJson, QueryInteger, Timestamp } from "../links/model";
 import { iso } from "../timestamps";
+import { unpackText } from "./text-store";
 
 /**
  * What a content body may hold. The body itself may be up to `bodyBytes`; the text is kept up to
@@ -91,7 +92,7 @@ export type SearchPage = typeof SearchPageJson.static;
 /** toContentJson shapes a stored content for clients. */
 export function toContentJson(row: LinkContentRow): ContentJson {
   return {
-    linkId: row.linkId, title: row.title, text: row.text, excerpt: row.excerpt, byline: row.byline, lang: row.lang,
+    linkId: row.linkId, title: row.title, text: unpackText(row.textZstd), excerpt: row.excerpt, byline: row.byline, lang: row.lang,
     source: row.source, capturedAt: iso(row.capturedAt),
   };
 }

@@ -27,6 +27,7 @@ export interface Snippet {
 const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
 const MARK = /\p{M}/u;
 const CJK_ONLY = new RegExp(`^${CJK_RUN.source}$`, "u");
+const HAS_CJK = new RegExp(CJK_RUN.source, "u");
 
 /** fold is a word as the index compares it: marks removed, lower case. */
 const fold = (word: string) => word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
@@ -67,6 +68,10 @@ function tokensOf(text: string): Token[] {
   const tokens: Token[] = [];
   for (const match of text.matchAll(WORD)) {
     let offset = match.index;
+    if (!HAS_CJK.test(match[0])) {
+      tokens.push({ start: offset, end: offset + match[0].length, text: match[0] });
+      continue;
+    }
     for (const part of splitCjk(match[0])) {
       tokens.push({ start: offset, end: offset + part.length, text: part });
       offset += part.length;
@@ -75,12 +80,18 @@ function tokensOf(text: string): Token[] {
   return tokens;
 }
 
+/** The lower case of an ASCII letter's code; other codes unchanged. */
+const asciiLower = (code: number) => (code >= 65 && code <= 90 ? code + 32 : code);
+
 /** pieceMatchesToken: does this token hold what the piece looks for; the [start, end) found, or undefined. */
 function pieceMatch(piece: Piece, token: Token, stems: Map<Token, string>): [number, number] | undefined {
   if (piece.kind === "cjk") {
     const at = token.text.indexOf(piece.text);
     return at === -1 ? undefined : [token.start + at, token.start + at + piece.text.length];
   }
+  // Most words differ from the piece at their first letter: an ASCII one decides without folding.
+  const first = token.text.charCodeAt(0);
+  if (first < 128 && asciiLower(first) !== piece.stem.charCodeAt(0)) return undefined;
   if (CJK_ONLY.test(token.text)) return undefined;
   const folded = fold(token.text);
   // A stem is the word's beginning but for its last letter ("happi" of "happy"): cheap test first.

@@ -10,6 +10,7 @@ import { linkContents, links, users, type LinkContentRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { Rules } from "../rules";
 import { indexLink } from "../search/index-text";
+import { packText } from "../search/text-store";
 import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource } from "../search/model";
 import type { Owner } from "./scope";
 
@@ -53,7 +54,7 @@ function checkContent(input: ContentInput) {
   return { fields: { title: title?.toWellFormed() ?? null, excerpt: excerpt?.toWellFormed() ?? null, byline: byline?.toWellFormed() ?? null, lang, text }, truncated };
 }
 
-/** ownedLinkExists: is `id` one of the owner's links. */
+/** ownsLink: is `id` one of the owner's links. */
 function ownsLink({ db, user }: Owner, id: number): boolean {
   return db.select({ id: links.id }).from(links).where(and(eq(links.id, id), eq(links.userId, user.id))).all().length === 1;
 }
@@ -81,8 +82,10 @@ export function saveContent(owner: Owner, id: number, input: ContentInput, sourc
   return db.transaction(() => {
     if (!ownsLink(owner, id)) throw new NotFound();
     if (source === "server" && storedSource(db, id) === "browser") return { stored: false, truncated };
-    const row: LinkContentRow = { linkId: id, ...fields, source, capturedAt: now };
-    db.insert(linkContents).values(row).onConflictDoUpdate({ target: linkContents.linkId, set: { ...fields, source, capturedAt: now } }).run();
+    const { text, ...rest } = fields;
+    const stored = { ...rest, textZstd: packText(text), source, capturedAt: now };
+    const row: LinkContentRow = { linkId: id, ...stored };
+    db.insert(linkContents).values(row).onConflictDoUpdate({ target: linkContents.linkId, set: stored }).run();
     indexLink(db, id);
     return { stored: true, truncated };
   }, { behavior: "immediate" });

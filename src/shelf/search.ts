@@ -19,6 +19,7 @@ import { Rules } from "../rules";
 import { parseQuery } from "../search/query";
 import { SEARCH_PAGE, type SearchInput, type SearchPage } from "../search/model";
 import { findMatches, makeSnippet } from "../search/snippet";
+import { unpackText } from "../search/text-store";
 import { ownedCollection, type Owner } from "./scope";
 
 /** bm25 weights of the index's columns, in their order: name, description, url, content. */
@@ -68,10 +69,16 @@ interface HitRow {
   score: number;
 }
 
+/**
+ * The hits of one page: ranked and cut to the page on ids and scores alone, then the page's
+ * links read in full (their collection ids too), so a query matching tens of thousands of links
+ * reads whole rows for one page only.
+ */
 const SEARCH_SQL = (filters: string) => `
-SELECT * FROM (
-  SELECT l.id, l.user_id, l.name, l.description, l.url, l.favorite, l.clicks, l.last_clicked_at, l.created_at, l.updated_at,
-    (SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = l.id) AS collection_ids,
+SELECT l.id, l.user_id, l.name, l.description, l.url, l.favorite, l.clicks, l.last_clicked_at, l.created_at, l.updated_at,
+  (SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = l.id) AS collection_ids, r.score
+FROM (
+  SELECT l.id AS id,
     m.relevance * (1 + ${USE_WEIGHTS.clicks} * ln(1 + l.clicks)
       + ${USE_WEIGHTS.recency} * CASE WHEN l.last_clicked_at IS NULL THEN 0
           ELSE pow(0.5, max(0, ?2 - l.last_clicked_at) / ${USE_WEIGHTS.halfLifeDays * DAY}.0) END) AS score
@@ -80,11 +87,12 @@ SELECT * FROM (
     FROM link_search WHERE link_search MATCH ?1
   ) m
   JOIN links l ON l.id = m.id
-  WHERE l.user_id = ?3 ${filters}
-)
-WHERE ?6 IS NULL OR score < ?6 OR (score = ?6 AND id < ?7)
-ORDER BY score DESC, id DESC
-LIMIT ?8`;
+  WHERE l.user_id = ?3 ${filters} AND (?6 IS NULL OR score < ?6 OR (score = ?6 AND l.id < ?7))
+  ORDER BY score DESC, l.id DESC
+  LIMIT ?8
+) r
+JOIN links l ON l.id = r.id
+ORDER BY r.score DESC, r.id DESC`;
 
 /**
  * searchLinks finds the owner's links matching a query of the search language, best first, a
@@ -114,9 +122,9 @@ export function searchLinks(owner: Owner, input: SearchInput, now: number): Sear
   );
   const page = rows.slice(0, limit);
   const texts = new Map(page.length === 0 ? [] : sqlite
-    .query<{ link_id: number; text: string }, [string]>("SELECT link_id, text FROM link_contents WHERE link_id IN (SELECT value FROM json_each(?))")
+    .query<{ link_id: number; text_zstd: Uint8Array }, [string]>("SELECT link_id, text_zstd FROM link_contents WHERE link_id IN (SELECT value FROM json_each(?))")
     .all(JSON.stringify(page.map((row) => row.id)))
-    .map((row) => [row.link_id, row.text]));
+    .map((row) => [row.link_id, unpackText(row.text_zstd)]));
 
   const hits = page.map((row) => {
     const link = toLinkJson({
