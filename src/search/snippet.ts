@@ -102,26 +102,61 @@ function pieceMatch(piece: Piece, token: Token, stems: Map<Token, string>): [num
   return hit ? [token.start, token.end] : undefined;
 }
 
-/** findMatches lists where the wanted terms occur in `text`, in order. */
+/** matchAt: does the term (its pieces, on consecutive tokens from `tokens[0]`) match there; the match or undefined. */
+function matchAt(pieces: Piece[], tokens: Token[], term: number, stems: Map<Token, string>): Match | undefined {
+  if (tokens.length < pieces.length) return undefined;
+  let start = -1;
+  let end = -1;
+  for (let p = 0; p < pieces.length; p++) {
+    const found = pieceMatch(pieces[p]!, tokens[p]!, stems);
+    if (!found) return undefined;
+    if (p === 0) start = found[0];
+    end = found[1];
+  }
+  return { start, end, term };
+}
+
+const WORD_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u;
+
+/**
+ * findMatches lists where the wanted terms occur in `text`, in order. A text whose words fold
+ * by lower-casing alone (nothing decomposes, no combining marks) is searched for each term's
+ * first letters and read word by word only there; any other text is read whole.
+ */
 export function findMatches(text: string, terms: readonly QueryTerm[]): Match[] {
-  const wanted = terms.filter((term) => !term.exclude).map(piecesOf);
-  if (wanted.every((pieces) => pieces.length === 0)) return [];
-  const tokens = tokensOf(text);
+  const wanted = terms.filter((term) => !term.exclude).map(piecesOf).filter((pieces) => pieces.length > 0);
+  if (wanted.length === 0) return [];
   const stems = new Map<Token, string>();
   const matches: Match[] = [];
-  for (let t = 0; t < tokens.length && matches.length < MAX_MATCHES; t++) {
+  const lower = text.toLowerCase();
+  const simple = wanted.every((pieces) => pieces.every((piece) => piece.kind === "word"))
+    && lower.length === text.length && !MARK.test(text) && text.normalize("NFD") === text;
+  if (simple) {
+    const word = new RegExp(WORD.source, "gu");
     wanted.forEach((pieces, term) => {
-      if (pieces.length === 0 || t + pieces.length > tokens.length) return;
-      let start = -1;
-      let end = -1;
-      for (let p = 0; p < pieces.length; p++) {
-        const found = pieceMatch(pieces[p]!, tokens[t + p]!, stems);
-        if (!found) return;
-        if (p === 0) start = found[0];
-        end = found[1];
+      const first = pieces[0] as { stem: string };
+      const needle = first.stem.slice(0, Math.max(1, first.stem.length - 1));
+      for (let at = lower.indexOf(needle); at !== -1 && matches.length < MAX_MATCHES; at = lower.indexOf(needle, at + 1)) {
+        if (at > 0 && WORD_CHAR.test(text[at - 1]!)) continue;
+        word.lastIndex = at;
+        const tokens: Token[] = [];
+        for (let i = 0; i < pieces.length; i++) {
+          const next = word.exec(text);
+          if (!next) break;
+          tokens.push({ start: next.index, end: next.index + next[0].length, text: next[0] });
+        }
+        const match = matchAt(pieces, tokens, term, stems);
+        if (match) matches.push(match);
       }
-      matches.push({ start, end, term });
     });
+  } else {
+    const tokens = tokensOf(text);
+    for (let t = 0; t < tokens.length && matches.length < MAX_MATCHES; t++) {
+      wanted.forEach((pieces, term) => {
+        const match = matchAt(pieces, tokens.slice(t, t + pieces.length), term, stems);
+        if (match) matches.push(match);
+      });
+    }
   }
   return matches.sort((a, b) => a.start - b.start || b.end - a.end);
 }
