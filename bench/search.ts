@@ -173,7 +173,7 @@ const percentile = (values: number[], p: number) => {
 };
 
 /** benchPutContent: a burst of `PUT /api/v1/links/:id/content` (~3 KB of text each) from 16 clients to a fresh dist/linkshelf; links per second. */
-async function benchPutContent(binary: string, count = 4000, clients = 16): Promise<number> {
+export async function benchPutContent(binary: string, count = 4000, clients = 16): Promise<number> {
   const work = tempDir("search-put");
   const dataDir = join(work, "data");
   const token = createBenchUser(binary, dataDir);

@@ -33,7 +33,7 @@ export function createApp(given: AppDeps) {
   // 401 before its body is read; the catch-all makes an unknown API path a 401 before a 404.
   const api = new Elysia({ prefix: API_PREFIX })
     .use(guard.apiUser)
-    .use(searchRoutes(deps, guard))
+    .use(searchRoutes(deps, guard, commits))
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard))

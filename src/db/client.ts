@@ -69,6 +69,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // SQLite gives a new -wal and -shm the main file's mode; ones left by an older version keep theirs.
   if (path !== ":memory:") for (const suffix of ["-wal", "-shm"]) makePrivate(path + suffix);
   sqlite.run("PRAGMA foreign_keys = ON");
+  // Up to 32 MiB of pages kept (SQLite's default: 2 MiB): a search reads the index and the rows of
+  // thousands of links, which otherwise come back through a system call per page. Grows only with use.
+  sqlite.run("PRAGMA cache_size = -32768");
   applyMigrations(sqlite);
   const db = drizzle({ client: sqlite, logger: options.logger });
   // Links stored before full-text search existed are indexed once, right after the migration that made the index.

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
+import type { GroupCommit } from "../db/group-commit";
 import { parseId } from "../ids";
 import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
 import { readJsonBody } from "../request/json-body";
@@ -12,11 +13,15 @@ import { QUERY_LIMITS } from "./query";
  * `GET /api/v1/search` (full-text search). Registered before the API's JSON parser: the
  * content's body has its own, larger limit.
  */
-export function searchRoutes({ clock }: AppDeps, { apiUser }: Guards) {
+export function searchRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
   return new Elysia()
     .use(apiUser)
-    .put("/links/:id/content", ({ shelf, params, body }) => {
-      const saved = shelf.links.setContent(parseId(params.id), body, "browser", clock());
+    .put("/links/:id/content", async ({ shelf, params, body }) => {
+      const id = parseId(params.id);
+      const now = clock();
+      // Pages are saved in bursts (the extension catching up, a reindex): one commit per turn of the event loop,
+      // which also lets the index take many pages per transaction.
+      const saved = await commits.run(() => shelf.links.setContent(id, body, "browser", now));
       return { message: "Content saved.", truncated: saved.truncated };
     }, {
       parse: ({ request }) => readJsonBody(request, CONTENT_LIMITS.bodyBytes),
