@@ -10,8 +10,11 @@
  * Every write of a link's name, description, URL or content calls `indexLink` (or `unindexLinks`)
  * in the same transaction, from src/shelf/links.ts and src/shelf/contents.ts.
  */
-import type { Db } from "../db/client";
+import type { Database } from "bun:sqlite";
 import { unpackText } from "./text-store";
+
+/** The database (drizzle's, or anything holding its bun:sqlite client): the index is written with plain SQL. */
+type Db = { readonly $client: Database };
 
 /** Han, Hiragana, Katakana (with its long-vowel mark) and Hangul: scripts written without spaces between words. */
 export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC\u3005]+/gu;
