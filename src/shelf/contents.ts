@@ -6,10 +6,10 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { linkContents, links, users, type LinkContentRow } from "../db/schema";
+import { linkContents, links, users } from "../db/schema";
 import { NotFound } from "../errors";
 import { Rules } from "../rules";
-import { indexLink } from "../search/index-text";
+import { unindexLinks, writeIndexRow } from "../search/index-text";
 import { packText } from "../search/text-store";
 import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource } from "../search/model";
 import type { Owner } from "./scope";
@@ -71,28 +71,39 @@ export function readContent(owner: Owner, id: number): ContentJson {
   return toContentJson(row.content);
 }
 
+interface LinkFieldsRow {
+  name: string;
+  description: string;
+  url: string;
+}
+
 /**
  * saveContent stores the content of one of the owner's links (NotFound for another user's or
- * unknown link), replacing what was there, and re-indexes the link, in one transaction. A
- * `server` content never replaces a `browser` one: it is then dropped (`stored: false`).
+ * unknown link), replacing what was there, and re-indexes the link, in one transaction (a
+ * savepoint inside the caller's). A `server` content never replaces a `browser` one: it is then
+ * dropped (`stored: false`). Plain prepared SQL: pages are saved in bursts, and building
+ * drizzle queries cost more than the rest of a save but the index.
  */
 export function saveContent(owner: Owner, id: number, input: ContentInput, source: ContentSource, now: number): ContentSaved {
   const { fields, truncated } = checkContent(input);
-  const { db } = owner;
-  return db.transaction(() => {
-    if (!ownsLink(owner, id)) throw new NotFound();
-    if (source === "server" && storedSource(db, id) === "browser") return { stored: false, truncated };
-    const { text, ...rest } = fields;
-    const stored = { ...rest, textZstd: packText(text), source, capturedAt: now };
-    const row: LinkContentRow = { linkId: id, ...stored };
-    db.insert(linkContents).values(row).onConflictDoUpdate({ target: linkContents.linkId, set: stored }).run();
-    indexLink(db, id);
+  const sqlite = owner.db.$client;
+  const textZstd = packText(fields.text);
+  return sqlite.transaction((): ContentSaved => {
+    const link = sqlite.query<LinkFieldsRow, [number, number]>("SELECT name, description, url FROM links WHERE id = ? AND user_id = ?").all(id, owner.user.id)[0];
+    if (!link) throw new NotFound();
+    if (source === "server" && storedSource(owner.db, id) === "browser") return { stored: false, truncated };
+    sqlite.query(`INSERT INTO link_contents (link_id, title, text_zstd, excerpt, byline, lang, source, captured_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (link_id) DO UPDATE SET title = excluded.title, text_zstd = excluded.text_zstd, excerpt = excluded.excerpt,
+        byline = excluded.byline, lang = excluded.lang, source = excluded.source, captured_at = excluded.captured_at`)
+      .run(id, fields.title, textZstd, fields.excerpt, fields.byline, fields.lang, source, now);
+    unindexLinks(owner.db, [id]);
+    writeIndexRow(owner.db, id, { ...link, title: fields.title, text: fields.text });
     return { stored: true, truncated };
-  }, { behavior: "immediate" });
+  }).immediate();
 }
 
 function storedSource(db: Db, linkId: number): ContentSource | undefined {
-  return db.select({ source: linkContents.source }).from(linkContents).where(eq(linkContents.linkId, linkId)).all()[0]?.source;
+  return db.$client.query<{ source: ContentSource }, [number]>("SELECT source FROM link_contents WHERE link_id = ?").all(linkId)[0]?.source;
 }
 
 /**
