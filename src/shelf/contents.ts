@@ -14,7 +14,7 @@ import { packText } from "../search/text-store";
 import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource } from "../search/model";
 import type { Owner } from "./scope";
 
-/** What saving a content did: `kept` when a browser capture was there and a server fetch left it alone. */
+/** What saving a content did: `stored` is false when a browser capture was there and a server fetch left it alone. */
 export interface ContentSaved {
   stored: boolean;
   /** The text was longer than CONTENT_LIMITS.textBytes and only its beginning was kept. */
