@@ -92,6 +92,10 @@ describe("GET /api/v1/search: the query language", () => {
     expect(await found(env, alice, "大阪")).toEqual([]);
     // One character finds every place it occurs.
     expect(await found(env, alice, "都")).toEqual([tokyo.id]);
+    // Phrases run on from CJK into other words, with or without a space.
+    const tower = await createLink(env, alice, { name: "東京タワー tower 東京 タワー", url: "https://t.example/" });
+    for (const q of ["\"東京 タワー\"", "\"タワー tower\"", "タワーtower", "\"東京タワー\""]) expect({ q, found: await found(env, alice, q) }).toEqual({ q, found: [tower.id] });
+    expect(await found(env, alice, "\"タワー 東京タワー\"")).toEqual([]);
   });
 
   it("finds parts of URLs: host names, path words, hyphenated words", async () => {

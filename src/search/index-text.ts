@@ -21,20 +21,25 @@ export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{
 
 /**
  * cjkPairs writes each run of CJK characters as its overlapping pairs of characters, separated
- * by spaces. For the index (`trailing`), a run's last character is also written alone, so every
- * character of a run starts one word of the index: one character is found as a prefix. A query
- * leaves it out: "東京都" must find "東京都に", indexed "東京 京都 都に に".
+ * by spaces, followed by the run's last character alone, so every character of a run starts one
+ * word of the index ("東京都" is "東京 京都 都"): one character is found as a prefix, and a
+ * phrase running on past the run ("東京タワー" in "東京 タワー") finds the words that follow.
+ * A query (`query`) leaves the last character out when nothing searchable follows the run in
+ * the term: "東京都" must find "東京都に", indexed "東京 京都 都に に".
  */
-export function cjkPairs(text: string, trailing: boolean): string {
-  return text.replace(CJK_RUN, (run) => {
+export function cjkPairs(text: string, query = false): string {
+  return text.replace(CJK_RUN, (run, offset: number) => {
     const chars = Array.from(run);
     if (chars.length === 1) return ` ${run} `;
     const pairs: string[] = [];
     for (let i = 0; i + 1 < chars.length; i++) pairs.push(chars[i]! + chars[i + 1]!);
-    if (trailing) pairs.push(chars.at(-1)!);
+    if (!query || SEARCHABLE_AFTER.test(text.slice(offset + run.length))) pairs.push(chars.at(-1)!);
     return ` ${pairs.join(" ")} `;
   });
 }
+
+/** A letter or digit somewhere in a string. */
+const SEARCHABLE_AFTER = /[\p{L}\p{N}\p{Co}]/u;
 
 /** decodedUrl is a URL with its percent-escapes decoded where they decode (the URL itself when they do not). */
 function decodedUrl(url: string): string {
@@ -82,7 +87,7 @@ export function writeIndexRow(db: Db, linkId: number, fields: IndexedFields): vo
   const content = fields.text === null ? "" : `${fields.title ?? ""}\n${fields.text}`;
   db.$client
     .query("INSERT INTO link_search (rowid, name, description, url, content) VALUES (?, ?, ?, ?, ?)")
-    .run(linkId, cjkPairs(fields.name, true), cjkPairs(fields.description, true), cjkPairs(decodedUrl(fields.url), true), cjkPairs(content, true));
+    .run(linkId, cjkPairs(fields.name), cjkPairs(fields.description), cjkPairs(decodedUrl(fields.url)), cjkPairs(content));
 }
 
 /** unindexLinks removes the index rows of links being deleted (inside the delete's transaction). */

@@ -84,7 +84,7 @@ function scan(q: string): QueryTerm[] | string {
 
 /** quoted writes one term as an FTS5 string: the tokenizer splits it, `"` is doubled, nothing else is syntax inside. */
 function quoted(term: QueryTerm): string {
-  const text = cjkPairs(term.text, false).trim();
+  const text = cjkPairs(term.text, true).trim();
   // A lone CJK character is the first character of the pairs it starts: a prefix.
   const oneCjk = new RegExp(`^${CJK_RUN.source}$`, "u").test(text) && codePoints(text) === 1;
   return `"${text.replaceAll("\"", "\"\"")}"${term.prefix || oneCjk ? "*" : ""}`;
