@@ -1,6 +1,7 @@
 /**
  * The full-text index itself: links stored before search existed are indexed when the database
- * is opened after the upgrade, and the snippets' stemmer agrees with the index's.
+ * is opened after the upgrade; imports are indexed as they are written; a backup carries page
+ * text and index; the snippets' stemmer agrees with the index's.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "bun:test";
@@ -10,7 +11,9 @@ import { closeDatabase } from "../src/db/client";
 import { porterStem } from "../src/search/porter";
 import { indexPendingLinks } from "../src/search/index-text";
 import { testDir } from "./dirs";
-import { get, makeEnv } from "./helpers";
+import { get, makeEnv, request } from "./helpers";
+import { importBookmarks } from "../src/bookmarks/service";
+import { writeBackup } from "../src/db/backup";
 import { createUser } from "./helpers";
 import { Shelf } from "../src/shelf/shelf";
 import { findUserById } from "../src/users/service";
@@ -77,5 +80,33 @@ describe("porterStem", () => {
       const sqlite = (terms.all() as { term: string }[]).map((row) => row.term);
       expect({ word, stem: porterStem(word) }).toEqual({ word, stem: sqlite[0]! });
     }
+  });
+});
+
+describe("imports and backups", () => {
+  it("indexes imported bookmarks as they are written", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><H3>Kitchen</H3>\n<DL><p>\n<DT><A HREF="https://soup.example/minestrone">Minestrone recipes</A>\n<DD>Hearty vegetable soups\n</DL><p>\n</DL><p>\n`;
+    const report = await importBookmarks(new Shelf(env.db, alice.user), file, Date.now());
+    expect(report.linksCreated).toBe(1);
+    for (const q of ["minestrone", "vegetable soup", "soup.example"]) {
+      const hits = (await get(env, `/api/v1/search?q=${encodeURIComponent(q)}`, { token: alice.token })).body.hits;
+      expect({ q, names: hits.map((hit: { link: { name: string } }) => hit.link.name) }).toEqual({ q, names: ["Minestrone recipes"] });
+    }
+  });
+
+  it("carries saved page text and its index in a backup", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const link = (await request(env, "POST", "/api/v1/links", { token: alice.token, body: { name: "Page", url: "https://a.example/", favorite: false } })).body.link;
+    expect((await request(env, "PUT", `/api/v1/links/${link.id}/content`, { token: alice.token, body: { text: "Axolotls regrow their limbs." } })).status).toBe(200);
+    const file = join(testDir("search-backup"), "backup.db");
+    writeBackup(env.db.$client, file);
+    const restored = makeEnv({}, { path: file });
+    const hits = (await get(restored, "/api/v1/search?q=axolotl%20limb", { token: alice.token })).body.hits;
+    expect(hits.map((hit: { link: { id: number } }) => hit.link.id)).toEqual([link.id]);
+    expect((await get(restored, `/api/v1/links/${link.id}/content`, { token: alice.token })).body.content.text).toBe("Axolotls regrow their limbs.");
+    closeDatabase(restored.db);
   });
 });
