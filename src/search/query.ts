@@ -71,7 +71,7 @@ function scan(q: string): QueryTerm[] | string {
     const word = q.slice(i, end);
     i = end;
     if (word.includes("\"")) return "Quotation marks go around a whole phrase, as in \"open source\".";
-    if (/[()]/.test(word)) return ("Parentheses mean nothing in a search; to find them with their words, put the words in quotation marks.");
+    if (/[()]/.test(word)) return "Parentheses mean nothing in a search; to find them with their words, put the words in quotation marks.";
     const star = word.indexOf("*");
     if (star !== -1 && star !== word.length - 1) return "A * goes at the end of a word, as in connect*.";
     const prefix = star !== -1;
