@@ -17,6 +17,7 @@ import { describeRoute } from "./openapi/describe";
 import { openApiRoutes } from "./openapi/routes";
 import { publicRoutes } from "./public/routes";
 import { redirectRoutes } from "./redirect/routes";
+import { indexPendingLinks } from "./search/index-text";
 import { searchRoutes } from "./search/routes";
 import { webPages } from "./web/routes";
 
@@ -26,7 +27,7 @@ export function createApp(given: AppDeps) {
   const guard = guards(deps);
   // Looked up at each line, so a test's spy on console.error sees it.
   const log: LogSink = deps.log ?? ((line) => console.error(line));
-  const commits = new GroupCommit(deps.db.$client);
+  const commits = new GroupCommit(deps.db.$client, () => indexPendingLinks(deps.db));
   // One budget per address for every form that checks a password or the setup code.
   const signIns = new SignInThrottle();
   // The API's user is decided ahead of its body parser, so a request without a valid token is

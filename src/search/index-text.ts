@@ -8,7 +8,8 @@
  * percent-escapes decoded, so a path written in any script is found like the name.
  *
  * Every write of a link's name, description, URL or content calls `indexLink` (or `unindexLinks`)
- * in the same transaction, from src/shelf/links.ts and src/shelf/contents.ts.
+ * in the same transaction, from src/shelf/links.ts and src/shelf/contents.ts; a new link is
+ * marked instead (`deferIndexing`) and indexed with the other writes of its batch.
  */
 import type { Database } from "bun:sqlite";
 import { unpackText } from "./text-store";
@@ -82,7 +83,16 @@ export function indexLink(db: Db, linkId: number): void {
   if (row) writeIndexRow(db, linkId, { ...row, text: row.text_zstd === null ? null : unpackText(row.text_zstd) });
 }
 
-/** writeIndexRow adds the index row of a link that has none yet (a link just created). */
+/**
+ * deferIndexing marks a new link to be indexed by indexPendingLinks, which the group commit runs
+ * just before it commits and a search runs before it looks: the index takes the links of a whole
+ * batch in one go instead of one savepoint each (every savepoint makes the index write a segment).
+ */
+export function deferIndexing(db: Db, linkId: number): void {
+  db.$client.query("INSERT OR IGNORE INTO link_search_pending (link_id) VALUES (?)").run(linkId);
+}
+
+/** writeIndexRow adds the index row of a link that has none yet. */
 export function writeIndexRow(db: Db, linkId: number, fields: IndexedFields): void {
   const content = fields.text === null ? "" : `${fields.title ?? ""}\n${fields.text}`;
   db.$client
@@ -97,9 +107,11 @@ export function unindexLinks(db: Db, linkIds: readonly number[]): void {
 }
 
 /**
- * indexPendingLinks indexes the links a migration marked (`link_search_pending`: every link of a
- * database made before search existed) and clears the marks, in transactions of 1,000 links.
- * Called once the migrations have run; costs one empty read on every later start.
+ * indexPendingLinks indexes the links marked in `link_search_pending` (new links, see
+ * deferIndexing; and every link of a database made before search existed) and clears the marks,
+ * in transactions of 1,000 links (savepoints inside a caller's transaction). Costs one empty
+ * read when nothing is pending. Runs when the database opens, before each group commit, and
+ * before each search, so a search always sees every link stored.
  */
 export function indexPendingLinks(db: Db): number {
   const sqlite = db.$client;

@@ -8,7 +8,7 @@ import { linkCollections, links, type LinkRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { LINK_LIMITS, LINK_PAGE, toLinkJson, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
-import { indexLink, unindexLinks, writeIndexRow } from "../search/index-text";
+import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
 import type { ContentInput, ContentJson, ContentSource, SearchInput, SearchPage } from "../search/model";
 import { readContent, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, ownedCollection, type Owner } from "./scope";
@@ -192,7 +192,7 @@ export class ShelfLinks {
     const queries = linkQueries(db);
     const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
     for (const collectionId of collectionIds) queries.addMembership.run({ linkId: row.id, collectionId });
-    writeIndexRow(db, row.id, { ...fields, title: null, text: null });
+    deferIndexing(db, row.id);
     return toLinkJson(row, collectionIds);
   }
 

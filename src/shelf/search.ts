@@ -16,6 +16,7 @@
  */
 import { toLinkJson, type LinkJson } from "../links/model";
 import { Rules } from "../rules";
+import { indexPendingLinks } from "../search/index-text";
 import { parseQuery } from "../search/query";
 import { SEARCH_PAGE, type SearchInput, type SearchPage } from "../search/model";
 import { findMatches, makeSnippet } from "../search/snippet";
@@ -109,6 +110,8 @@ export function searchLinks(owner: Owner, input: SearchInput, now: number): Sear
   if (input.cursor !== undefined && !after) rules.fail("/cursor", "Expected the nextCursor of a previous page");
   rules.check();
   if (input.collectionId !== undefined) ownedCollection(owner, input.collectionId);
+  // Links created outside a group commit (an import, the web pages) are indexed now at the latest.
+  indexPendingLinks(owner.db);
 
   const rankedAt = after?.now ?? now;
   const sqlite = owner.db.$client;
