@@ -12,6 +12,7 @@ import { benchCreate } from "./create";
 import { benchFootprint } from "./footprint";
 import { compile, ROOT } from "./lib";
 import { benchRedirect } from "./redirect";
+import { benchSearch } from "./search";
 
 const began = performance.now();
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", loadAverageAtStart: loadavg()[0]!, bun: Bun.version };
@@ -26,6 +27,8 @@ console.error("measuring POST /api/v1/links ...");
 const create = await benchCreate(binary);
 console.error("measuring start-up and idle memory ...");
 const footprint = await benchFootprint(binary);
+console.error("measuring full-text search (100,000 links × 3 KB; the library is built once and kept in bench/.cache) ...");
+const search = await benchSearch(binary);
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -48,6 +51,13 @@ const rows: [Status, string, string, string, string][] = [
     `${footprint.linkshelf.rssMiB.toFixed(1)} / ${footprint.bare.rssMiB.toFixed(1)} MiB`, x(footprint.rssRatio), `≤ ${footprint.rssTarget}`],
   [status(footprint.startRatio <= footprint.startTarget, footprint.floorStartRatio > footprint.startTarget), "start → first 200 /healthz ÷ bare",
     `${footprint.linkshelf.startMs.toFixed(1)} / ${footprint.bare.startMs.toFixed(1)} ms`, x(footprint.startRatio), `≤ ${footprint.startTarget}`],
+  ...Object.entries(search.queries).map(([kind, figure]): [Status, string, string, string, string] =>
+    [status(figure.p50 <= search.p50Target && figure.p99 <= search.p99Target), `GET /api/v1/search ${kind}, p50 / p99`,
+      `q=${figure.q}, ${figure.hits} hits on the first page`, `${figure.p50.toFixed(1)} / ${figure.p99.toFixed(1)} ms`, `≤ ${search.p50Target} / ${search.p99Target} ms`]),
+  [status(search.putContentPerSecond >= search.putTarget), "PUT /api/v1/links/:id/content burst, 16 clients", "~3 KB of text each",
+    `${search.putContentPerSecond.toFixed(0)}/s`, `≥ ${search.putTarget}/s`],
+  [status(search.sizeRatio <= search.sizeTarget), "database ÷ raw page text", `${mb(search.dbBytes)} / ${mb(search.rawTextBytes)}`, x(search.sizeRatio), `≤ ${search.sizeTarget}`],
+  [status(search.rssWhileServingMiB <= search.rssTarget), "RSS while serving searches", `${search.links.toLocaleString("en")} links`, `${search.rssWhileServingMiB.toFixed(0)} MiB`, `≤ ${search.rssTarget} MiB`],
 ];
 
 const lines = [
@@ -71,7 +81,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint,
+  redirect, collections, queries, create, footprint, search,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");

@@ -20,6 +20,8 @@ import { redirectRoutes } from "./redirect/routes";
 import { API_ROUTE, errorMapping, surfaces, type DeclaredRoute } from "./surface";
 import { errorPages } from "./web/error-pages";
 import { pageGuard } from "./web/guard";
+import { indexPendingLinks } from "./search/index-text";
+import { searchRoutes } from "./search/routes";
 import { webPages } from "./web/routes";
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
@@ -28,7 +30,7 @@ export function createApp(given: AppDeps) {
   const guard = guards(deps);
   // Looked up at each line, so a test's spy on console.error sees it.
   const log: LogSink = deps.log ?? ((line) => console.error(line));
-  const commits = new GroupCommit(deps.db.$client);
+  const commits = new GroupCommit(deps.db.$client, () => indexPendingLinks(deps.db));
   // One budget per address for every form that checks a password or the setup code.
   const signIns = new SignInThrottle();
   // The signed-in pages' guard: their error pages are drawn in the shell of the user it let in.
@@ -38,6 +40,7 @@ export function createApp(given: AppDeps) {
   const api = new Elysia({ prefix: API_PREFIX })
     .use(surfaces)
     .use(guard.apiUser)
+    .use(searchRoutes(deps, guard, commits))
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard))

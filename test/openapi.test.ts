@@ -170,6 +170,13 @@ describe("GET /api/v1/openapi.json", () => {
       ["put", "/api/v1/links/{id}", () => put(env, "/api/v1/links/999999", { token, body: linkBody })],
       ["post", "/api/v1/collections", () => post(env, "/api/v1/collections", { token, body: { name: "New", visibility: "PRIVATE" } })],
       ["put", "/api/v1/collections/{id}", () => put(env, `/api/v1/collections/${reading.id}`, { token, body: { name: "Renamed", visibility: "PRIVATE", description: null } })],
+      ["put", "/api/v1/links/{id}/content", () => put(env, `/api/v1/links/${link.id}/content`, { token, body: { text: "Quokkas 😀 are happy", title: "Q" } })],
+      ["put", "/api/v1/links/{id}/content", () => put(env, `/api/v1/links/${link.id}/content`, { token, body: { text: "x", lang: "not a tag" } })],
+      ["put", "/api/v1/links/{id}/content", () => put(env, `/api/v1/links/${link.id}/content`, { token, body: JSON.stringify({ text: "x".repeat(2 * 1024 * 1024) }), headers: { "content-type": "application/json" } })],
+      ["get", "/api/v1/links/{id}/content", () => get(env, `/api/v1/links/${link.id}/content`, { token })],
+      ["get", "/api/v1/links/{id}/content", () => get(env, "/api/v1/links/999999/content", { token })],
+      ["get", "/api/v1/search", () => get(env, "/api/v1/search?q=quokka", { token })],
+      ["get", "/api/v1/search", () => get(env, "/api/v1/search?q=%22", { token })],
       ["delete", "/api/v1/collections/{id}", () => del(env, `/api/v1/collections/${inbox}`, { token })],
       ["delete", "/api/v1/collections/{id}", () => del(env, `/api/v1/collections/${reading.id}`, { token })],
       ["delete", "/api/v1/links/{id}", () => del(env, `/api/v1/links/${link.id}`, { token })],
@@ -188,7 +195,7 @@ describe("GET /api/v1/openapi.json", () => {
       seen.add(`${response.status}`);
     }
     // The exchanges reached every kind of answer they were written for.
-    expect([...seen].sort()).toEqual(["200", "201", "400", "401", "404", "409", "415", "422"]);
+    expect([...seen].sort()).toEqual(["200", "201", "400", "401", "404", "409", "413", "415", "422"]);
 
     const limited = makeEnv({ LINKSHELF_RATE_LIMIT: "1/60" });
     const bob = await createUser(limited);

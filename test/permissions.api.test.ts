@@ -58,6 +58,8 @@ async function makeFixture(): Promise<Fixture> {
   const ownerLink = await createLink(env, owner, { name: "Owner's link", favorite: true, collectionIds: [ownerCollection.id] });
   const otherCollection = await createCollection(env, other, { name: "Other's reading" });
   const otherLink = await createLink(env, other, { name: "Other's link", favorite: true, collectionIds: [otherCollection.id] });
+  new Shelf(env.db, owner.user).links.setContent(ownerLink.id, { text: "Owner's page text" }, "browser", env.clock.now++);
+  new Shelf(env.db, other.user).links.setContent(otherLink.id, { text: "Other's page text" }, "browser", env.clock.now++);
   const { token: revokedToken, info } = new Shelf(env.db, owner.user).tokens.create("revoked", env.clock.now++);
   new Shelf(env.db, owner.user).tokens.revoke(info.id);
   return {
@@ -356,6 +358,47 @@ const scenarios: Scenario[] = [
     method: "DELETE", url: "/api/v1/links/abc", as: "guest",
     expectStatus: 401, expectCode: "UNAUTHORIZED",
   },
+
+  // PUT /api/v1/links/:id/content
+  { name: "PUT /links/:id/content: a guest is refused", method: "PUT", url: "/api/v1/links/{ownerLink}/content", as: "guest", body: { text: "x" }, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "PUT /links/:id/content: a revoked token is refused", method: "PUT", url: "/api/v1/links/{ownerLink}/content", as: "revoked", body: { text: "x" }, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "PUT /links/:id/content: the owner saves their link's page text",
+    method: "PUT", url: "/api/v1/links/{ownerLink}/content", as: "owner", body: { text: "Replaced text" }, expectStatus: 200,
+    expect: async (response, { env, ids, owner }) => {
+      expect(response.body).toEqual({ message: "Content saved.", truncated: false });
+      const read = await request(env, "GET", `/api/v1/links/${ids.ownerLink}/content`, { token: owner.token });
+      expect(read.body.content.text).toBe("Replaced text");
+    },
+  },
+  { name: "PUT /links/:id/content: another user gets 404 for the owner's link", method: "PUT", url: "/api/v1/links/{ownerLink}/content", as: "other", body: { text: "x" }, expectStatus: 404, expectCode: "NOT_FOUND" },
+
+  // GET /api/v1/links/:id/content
+  { name: "GET /links/:id/content: a guest is refused", method: "GET", url: "/api/v1/links/{ownerLink}/content", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /links/:id/content: a revoked token is refused", method: "GET", url: "/api/v1/links/{ownerLink}/content", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /links/:id/content: the owner reads their link's page text",
+    method: "GET", url: "/api/v1/links/{ownerLink}/content", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => expect(response.body.content).toMatchObject({ linkId: ids.ownerLink, text: "Owner's page text", source: "browser" }),
+  },
+  { name: "GET /links/:id/content: another user gets 404 for the owner's link", method: "GET", url: "/api/v1/links/{ownerLink}/content", as: "other", expectStatus: 404, expectCode: "NOT_FOUND" },
+
+  // GET /api/v1/search
+  { name: "GET /search: a guest is refused", method: "GET", url: "/api/v1/search?q=page", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /search: a revoked token is refused", method: "GET", url: "/api/v1/search?q=page", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /search: the owner finds their own link by its page text",
+    method: "GET", url: "/api/v1/search?q=page", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => expect(response.body.hits.map((hit: { link: { id: number } }) => hit.link.id)).toEqual([ids.ownerLink]),
+  },
+  {
+    name: "GET /search: another user finds only their own links, never the owner's text",
+    method: "GET", url: "/api/v1/search?q=page", as: "other", expectStatus: 200,
+    expect: (response, { ids }) => {
+      expect(response.body.hits.map((hit: { link: { id: number } }) => hit.link.id)).toEqual([ids.otherLink]);
+      expect(response.text).not.toContain("Owner's");
+    },
+  },
 ];
 
 describe("permissions", () => {
@@ -367,7 +410,7 @@ describe("permissions", () => {
     expect(routes.length).toBeGreaterThan(10);
     // POST /collections names nothing of the owner's, so "another user" has nothing to try there.
     const actorsOf = (route: string): Actor[] => (route === "POST /api/v1/collections" ? ["guest", "revoked", "owner"] : ["guest", "revoked", "owner", "other"]);
-    const covered = new Set(scenarios.map((s) => `${s.method} ${s.url.replace(/\{\w+\}/, ":id")} ${s.as}`));
+    const covered = new Set(scenarios.map((s) => `${s.method} ${s.url.replace(/\{\w+\}/, ":id").replace(/\?.*$/, "")} ${s.as}`));
     for (const route of routes) {
       for (const actor of actorsOf(route)) expect(`${route} ${actor}: ${covered.has(`${route} ${actor}`)}`).toBe(`${route} ${actor}: true`);
     }

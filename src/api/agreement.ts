@@ -6,6 +6,7 @@
  */
 import type { CollectionBody, AuthorJson, CollectionCreatedJson, CollectionItemJson, CollectionJson, CollectionListJson, Visibility } from "../collections/model";
 import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, LinkPageJson, UpdateLinkBody } from "../links/model";
+import type { ContentBody, ContentItemJson, ContentJson, ContentSavedJson, ContentSource, SearchHitJson, SearchPageJson, SnippetJson } from "../search/model";
 import type { Assert, SameType } from "./same-type";
 import type * as Api from "./types";
 
@@ -24,4 +25,12 @@ type _SharedWithTheExtension = [
   Assert<SameType<typeof CollectionListJson.static, Api.CollectionListJson>>,
   Assert<SameType<typeof CollectionCreatedJson.static, Api.CollectionCreatedJson>>,
   Assert<SameType<typeof CollectionItemJson.static, Api.CollectionItemJson>>,
+  Assert<SameType<typeof ContentSource.static, Api.ContentSource>>,
+  Assert<SameType<typeof ContentBody.static, Api.ContentBody>>,
+  Assert<SameType<typeof ContentJson.static, Api.ContentJson>>,
+  Assert<SameType<typeof ContentItemJson.static, Api.ContentItemJson>>,
+  Assert<SameType<typeof ContentSavedJson.static, Api.ContentSavedJson>>,
+  Assert<SameType<typeof SnippetJson.static, Api.SnippetJson>>,
+  Assert<SameType<typeof SearchHitJson.static, Api.SearchHitJson>>,
+  Assert<SameType<typeof SearchPageJson.static, Api.SearchPageJson>>,
 ];

@@ -132,6 +132,64 @@ export interface CollectionBody {
   icon?: string;
 }
 
+/** Who saved a page's content: the extension (`browser`) or linkshelf's fetcher (`server`, never replacing a browser capture). */
+export type ContentSource = "browser" | "server";
+
+/** The body of `PUT /api/v1/links/:id/content` (up to 2 MiB; the text is kept up to 1 MiB of UTF-8). */
+export interface ContentBody {
+  text: string;
+  /** Null or `""` for none. */
+  title?: string | null;
+  excerpt?: string | null;
+  byline?: string | null;
+  /** A language tag such as `en` or `pt-BR`. */
+  lang?: string | null;
+}
+
+/** A link's saved page content. */
+export interface ContentJson {
+  linkId: number;
+  title: string | null;
+  text: string;
+  excerpt: string | null;
+  byline: string | null;
+  lang: string | null;
+  source: ContentSource;
+  capturedAt: Timestamp;
+}
+
+/** `GET /api/v1/links/:id/content`. */
+export interface ContentItemJson {
+  content: ContentJson;
+}
+
+/** `PUT /api/v1/links/:id/content`. */
+export interface ContentSavedJson {
+  message: string;
+  /** True when only the first 1 MiB of the text was kept. */
+  truncated: boolean;
+}
+
+/** A window of text around a hit's best match, with each matched word as [start, end) JavaScript string indices into `text`. */
+export interface SnippetJson {
+  text: string;
+  matches: [number, number][];
+}
+
+export interface SearchHitJson {
+  link: LinkJson;
+  /** Higher ranks first. */
+  score: number;
+  snippet: SnippetJson;
+}
+
+/** `GET /api/v1/search`: one page of hits, best first. */
+export interface SearchPageJson {
+  hits: SearchHitJson[];
+  /** Pass as `cursor` (with the same q and filters) for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
 /** One violation of a request: a JSON pointer into the body (`/name`) and what is wrong there. */
 export interface FieldErrorJson {
   path: string;

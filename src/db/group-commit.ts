@@ -28,7 +28,8 @@ export class GroupCommit {
 
   private readonly inSavepoint;
 
-  constructor(private readonly sqlite: Database) {
+  /** `beforeCommit` runs inside each batch's transaction after its writes (the search index takes the batch's new links there). */
+  constructor(private readonly sqlite: Database, private readonly beforeCommit?: () => void) {
     // Called inside the batch's transaction, a bun:sqlite transaction function is a savepoint.
     this.inSavepoint = sqlite.transaction((write: () => unknown) => write());
   }
@@ -62,6 +63,7 @@ export class GroupCommit {
             outcomes.push({ ok: false, value: error });
           }
         }
+        this.beforeCommit?.();
       }).immediate();
     } catch (error) {
       for (const job of jobs) job.reject(error);

@@ -64,10 +64,28 @@ export const linkCollections = sqliteTable("link_collections", {
   index("link_collections_collection_idx").on(table.collectionId, table.linkId),
 ]);
 
+/**
+ * The readable text of a link's page, one row per link (deleted with the link): captured by the
+ * browser extension or fetched by the server. `source` says which; a browser capture is never
+ * replaced by a server fetch. The text is what full-text search indexes and cuts snippets from.
+ */
+export const linkContents = sqliteTable("link_contents", {
+  linkId: integer("link_id").primaryKey().references(() => links.id, { onDelete: "cascade" }),
+  title: text("title"),
+  /** The text, compressed with Zstandard (src/search/text-store.ts): a page's text is most of the database. */
+  textZstd: blob("text_zstd", { mode: "buffer" }).notNull(),
+  excerpt: text("excerpt"),
+  byline: text("byline"),
+  lang: text("lang"),
+  source: text("source", { enum: ["browser", "server"] }).notNull(),
+  capturedAt: millis("captured_at").notNull(),
+}, (table) => [check("link_contents_source_check", sql`${table.source} IN ('browser', 'server')`)]);
+
 export type UserRow = typeof users.$inferSelect;
 export type LinkRow = typeof links.$inferSelect;
 export type CollectionRow = typeof collections.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
+export type LinkContentRow = typeof linkContents.$inferSelect;
 
 /** Browser sign-in sessions; only a hash of the cookie value is stored. */
 export const sessions = sqliteTable("sessions", {

@@ -20,13 +20,19 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
  * jsonBody makes the routes of the instance that uses it accept JSON bodies only:
  * another media type is 415, more than 1 MiB is 413, malformed JSON is 400.
  */
-export const jsonBody = new Elysia({ name: "linkshelf/json-body" }).onParse({ as: "scoped" }, async ({ request }) => {
+export const jsonBody = new Elysia({ name: "linkshelf/json-body" }).onParse({ as: "scoped" }, ({ request }) => readJsonBody(request, MAX_BODY_BYTES));
+
+/**
+ * readJsonBody is jsonBody's parser with its own size limit, for a route whose body may be
+ * larger (a saved page's text): as a route's `parse`, on a route registered before jsonBody.
+ */
+export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
   // DELETE and GET take no body here: whatever a client sends with them is ignored.
   if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return {};
   // The header itself: Elysia's `contentType` is empty when there is no body, and an empty
   // body labelled as JSON is malformed JSON (400), not the wrong media type (415).
   if (!JSON_MEDIA_TYPE.test(request.headers.get("content-type") ?? "")) throw new UnsupportedMediaType();
-  const text = await readLimited(request, MAX_BODY_BYTES);
+  const text = await readLimited(request, limitBytes);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -35,7 +41,7 @@ export const jsonBody = new Elysia({ name: "linkshelf/json-body" }).onParse({ as
   }
   if (nestsDeeper(body, MAX_JSON_DEPTH)) throw new InvalidJson(`The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   return body;
-});
+}
 
 /** nestsDeeper is true when `value` holds more than `levels` nested arrays or objects; it recurses at most `levels` deep. */
 export function nestsDeeper(value: unknown, levels: number): boolean {

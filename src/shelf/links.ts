@@ -8,7 +8,11 @@ import { linkCollections, links, type LinkRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { LINK_LIMITS, LINK_PAGE, toLinkJson, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
+import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
+import type { ContentInput, ContentJson, ContentSource, SearchInput, SearchPage } from "../search/model";
+import { readContent, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, ownedCollection, type Owner } from "./scope";
+import { searchLinks } from "./search";
 
 /** What creating a link runs, built once per database (a POST's own cost is mostly these). */
 const linkQueries = preparedQueries((db) => ({
@@ -146,6 +150,27 @@ export class ShelfLinks {
     return { links: page, nextCursor: found.length > limit ? encodeCursor(page.at(-1)!) : null };
   }
 
+  /**
+   * find searches the owner's links by words (full-text: names, descriptions, URLs and saved
+   * page text), best first, a page at a time with snippets; src/shelf/search.ts has the ranking.
+   */
+  find(query: SearchInput, now: number): SearchPage {
+    return searchLinks(this.owner, query, now);
+  }
+
+  /** content is the saved page content of one of the owner's links (NotFound: another user's, unknown, or none saved). */
+  content(id: number): ContentJson {
+    return readContent(this.owner, id);
+  }
+
+  /**
+   * setContent stores the page content of one of the owner's links and re-indexes it; a
+   * `server` content never replaces a `browser` one (then `stored` is false).
+   */
+  setContent(id: number, input: ContentInput, source: ContentSource, now: number): ContentSaved {
+    return saveContent(this.owner, id, input, source, now);
+  }
+
   /** urls are the URLs of all of the owner's links (an import skips the ones it has). */
   urls(): string[] {
     return this.owner.db.select({ url: links.url }).from(links).where(eq(links.userId, this.owner.user.id)).all().map((row) => row.url);
@@ -167,6 +192,7 @@ export class ShelfLinks {
     const queries = linkQueries(db);
     const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
     for (const collectionId of collectionIds) queries.addMembership.run({ linkId: row.id, collectionId });
+    deferIndexing(db, row.id);
     return toLinkJson(row, collectionIds);
   }
 
@@ -179,6 +205,7 @@ export class ShelfLinks {
       const queries = linkQueries(db);
       queries.clearMemberships.run({ linkId: id });
       for (const collectionId of collectionIds) queries.addMembership.run({ linkId: id, collectionId });
+      indexLink(db, id);
     }, { behavior: "immediate" });
   }
 
@@ -197,6 +224,7 @@ export class ShelfLinks {
     db.transaction(() => {
       this.row(id);
       db.delete(links).where(eq(links.id, id)).run();
+      unindexLinks(db, [id]);
     }, { behavior: "immediate" });
   }
 
@@ -204,7 +232,11 @@ export class ShelfLinks {
   deleteMany(ids: readonly number[]): void {
     const { db, user } = this.owner;
     db.transaction(() => {
-      db.delete(links).where(and(eq(links.userId, user.id), inArray(links.id, sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`))).run();
+      const deleted = db.delete(links)
+        .where(and(eq(links.userId, user.id), inArray(links.id, sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`)))
+        .returning({ id: links.id })
+        .all();
+      unindexLinks(db, deleted.map((row) => row.id));
     }, { behavior: "immediate" });
   }
 }

@@ -1,0 +1,277 @@
+/**
+ * The search benchmark: 100,000 links with ~3 KB of page text each (deterministic
+ * pseudo-English), served by dist/linkshelf; p50/p99 of one-word, two-word, phrase and miss
+ * queries through `GET /api/v1/search`, one request at a time; the rate of a burst of
+ * `PUT /api/v1/links/:id/content`; the database's size against the raw text; RSS while serving.
+ *
+ * Building the library takes a while, so the database is kept under bench/.cache, named by the
+ * generator's version and size: change GENERATOR_VERSION whenever the generator or the index changes.
+ */
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { openDatabase, closeDatabase } from "../src/db/client";
+import { unpackText } from "../src/search/text-store";
+import { Shelf } from "../src/shelf/shelf";
+import { createUser } from "../src/users/service";
+import { cli, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+
+const GENERATOR_VERSION = 2;
+const LINKS = 100_000;
+const TEXT_BYTES = 3000;
+const BENCH_EMAIL = "bench@example.test";
+
+/** mulberry32: a small, fast, seeded generator, so every build writes the same library. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = ["ka", "lo", "mi", "ne", "ra", "tu", "sel", "ver", "an", "dor", "pe", "qui", "ston", "bri", "gal", "mon", "ter", "ash",
+  "el", "fin", "gro", "hal", "ix", "jor", "lun", "mar", "nor", "ost", "pra", "rin", "sul", "tra", "und", "val", "wen", "yor", "zel"];
+
+/** The pseudo-English of the library: 20,000 words drawn with Zipf's law (the most common word is rank 1). */
+class Language {
+  readonly words: string[] = [];
+  private readonly cumulative: Float64Array;
+
+  constructor(readonly next: () => number) {
+    const seen = new Set<string>();
+    while (this.words.length < 20_000) {
+      const length = 1 + Math.floor(next() * 4);
+      let word = "";
+      for (let i = 0; i < length; i++) word += SYLLABLES[Math.floor(next() * SYLLABLES.length)];
+      if (!seen.has(word)) {
+        seen.add(word);
+        this.words.push(word);
+      }
+    }
+    this.cumulative = new Float64Array(this.words.length);
+    let total = 0;
+    for (let rank = 0; rank < this.words.length; rank++) this.cumulative[rank] = total += 1 / (rank + 1);
+    for (let rank = 0; rank < this.words.length; rank++) this.cumulative[rank]! /= total;
+  }
+
+  word(): string {
+    const x = this.next();
+    let low = 0;
+    let high = this.cumulative.length - 1;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.cumulative[mid]! < x) low = mid + 1;
+      else high = mid;
+    }
+    return this.words[low]!;
+  }
+
+  sentence(words: number): string {
+    const parts: string[] = [];
+    for (let i = 0; i < words; i++) parts.push(this.word());
+    const first = parts[0]!;
+    parts[0] = first[0]!.toUpperCase() + first.slice(1);
+    return `${parts.join(" ")}.`;
+  }
+
+  text(bytes: number): string {
+    const sentences: string[] = [];
+    let length = 0;
+    while (length < bytes) {
+      const sentence = this.sentence(6 + Math.floor(this.next() * 14));
+      sentences.push(sentence);
+      length += sentence.length + 1;
+    }
+    return sentences.join(" ");
+  }
+}
+
+export interface SearchLibrary {
+  path: string;
+  links: number;
+  rawTextBytes: number;
+  /** Links indexed per second while the library was built in-process (one shelf write and one content save per link), when it was built in this run. */
+  buildRate: number | null;
+  /**
+   * Query words of the library: common (rank 100: in ~28 % of the links), middling (rank 2,000),
+   * rare (rank 15,000), a phrase of the two most common words after the first ten (the worst case:
+   * both in most links), a phrase of two less common words as they occur in one link, a miss.
+   */
+  words: { common: string; middling: string; rare: string; phrase: string; typicalPhrase: string; miss: string };
+}
+
+/** buildLibrary writes (or finds in bench/.cache) the library of the benchmark. */
+export async function buildLibrary(): Promise<SearchLibrary> {
+  const language = new Language(random(20261125));
+  const phraseSource = new Language(random(7)).words;
+  const rank = new Map(language.words.map((word, i) => [word, i]));
+  const words = {
+    common: language.words[99]!, middling: language.words[1999]!, rare: language.words[14_999]!,
+    phrase: `${language.words[9]} ${language.words[10]}`, typicalPhrase: "", miss: `${phraseSource[0]}qzx`,
+  };
+  /** typicalPhrase: the first two adjacent words, both of rank 500 or more, in the text of link 50,000. */
+  const typicalPhrase = (path: string) => {
+    const db = openDatabase(path);
+    const row = db.$client.query<{ text_zstd: Uint8Array }, []>("SELECT text_zstd FROM link_contents WHERE link_id = 50000").all()[0]!;
+    closeDatabase(db);
+    const seen = unpackText(row.text_zstd).toLowerCase().split(/[^a-z]+/);
+    for (let i = 0; i + 1 < seen.length; i++) {
+      if ((rank.get(seen[i]!) ?? 0) >= 500 && (rank.get(seen[i + 1]!) ?? 0) >= 500) return `${seen[i]} ${seen[i + 1]}`;
+    }
+    throw new Error("no typical phrase in link 50,000");
+  };
+  const cacheDir = join(ROOT, "bench", ".cache");
+  mkdirSync(cacheDir, { recursive: true });
+  const path = join(cacheDir, `search-v${GENERATOR_VERSION}-${LINKS}.db`);
+  if (existsSync(path)) {
+    const db = openDatabase(path);
+    let raw = 0;
+    for (const row of db.$client.query<{ text_zstd: Uint8Array }, []>("SELECT text_zstd FROM link_contents").iterate()) raw += Buffer.byteLength(unpackText(row.text_zstd));
+    closeDatabase(db);
+    return { path, links: LINKS, rawTextBytes: raw, buildRate: null, words: { ...words, typicalPhrase: typicalPhrase(path) } };
+  }
+  const building = `${path}.building`;
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(building + suffix, { force: true });
+  const db = openDatabase(building);
+  const user = await createUser(db, { email: BENCH_EMAIL, name: "Bench", password: "bench password" }, Date.now());
+  const shelf = new Shelf(db, user);
+  let raw = 0;
+  const began = performance.now();
+  const now = Date.parse("2026-11-01T00:00:00.000Z");
+  for (let done = 0; done < LINKS; done += 1000) {
+    db.transaction(() => {
+      for (let i = done; i < done + 1000; i++) {
+        const link = shelf.links.write({
+          name: language.sentence(3 + (i % 5)).slice(0, -1), url: `https://site${i % 997}.example/${language.word()}/${language.word()}-${i}`,
+          description: i % 2 ? language.sentence(8) : "", favorite: i % 50 === 0,
+        }, now + i);
+        const text = language.text(TEXT_BYTES);
+        raw += Buffer.byteLength(text);
+        shelf.links.setContent(link.id, { text, title: language.sentence(5) }, i % 3 ? "browser" : "server", now + i);
+      }
+    }, { behavior: "immediate" });
+    if (done % 10_000 === 0) console.error(`  search library: ${done} links ...`);
+  }
+  const buildRate = LINKS / ((performance.now() - began) / 1000);
+  closeDatabase(db);
+  renameSync(building, path);
+  return { path, links: LINKS, rawTextBytes: raw, buildRate, words: { ...words, typicalPhrase: typicalPhrase(path) } };
+}
+
+export interface Latency {
+  p50: number;
+  p99: number;
+  hits: number;
+}
+
+export interface SearchFigure {
+  links: number;
+  rawTextBytes: number;
+  dbBytes: number;
+  sizeRatio: number;
+  sizeTarget: number;
+  queries: Record<"oneWordCommon" | "oneWordMiddling" | "oneWordRare" | "twoWords" | "phrase" | "phraseOfCommonWords" | "miss", Latency & { q: string }>;
+  p50Target: number;
+  p99Target: number;
+  putContentPerSecond: number;
+  putTarget: number;
+  buildRate: number | null;
+  rssWhileServingMiB: number;
+  rssTarget: number;
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+
+/** benchPutContent: a burst of `PUT /api/v1/links/:id/content` (~3 KB of text each) from 16 clients to a fresh dist/linkshelf; links per second. */
+export async function benchPutContent(binary: string, count = 4000, clients = 16): Promise<number> {
+  const work = tempDir("search-put");
+  const dataDir = join(work, "data");
+  const token = createBenchUser(binary, dataDir);
+  const app = await start(serveCommand(binary, dataDir), { cwd: work, env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT } });
+  try {
+    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const ids: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const response = await fetch(`${app.base}/api/v1/links`, { method: "POST", headers, body: JSON.stringify({ name: `Page ${i}`, url: `https://example.com/${i}`, favorite: false }) });
+      ids.push(((await response.json()) as { link: { id: number } }).link.id);
+    }
+    const language = new Language(random(99));
+    const bodies = ids.map(() => JSON.stringify({ text: language.text(TEXT_BYTES), title: language.sentence(5) }));
+    let next = 0;
+    const began = performance.now();
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (next < ids.length) {
+        const i = next++;
+        const response = await fetch(`${app.base}/api/v1/links/${ids[i]}/content`, { method: "PUT", headers, body: bodies[i] });
+        if (response.status !== 200) throw new Error(`PUT content: ${response.status}`);
+        await response.arrayBuffer();
+      }
+    }));
+    return count / ((performance.now() - began) / 1000);
+  } finally {
+    await stop(app);
+  }
+}
+
+/** benchSearch runs the whole search benchmark against a compiled linkshelf. */
+export async function benchSearch(binary: string, options = { requests: 300 }): Promise<SearchFigure> {
+  const putContentPerSecond = await benchPutContent(binary);
+  const library = await buildLibrary();
+  const work = tempDir("search");
+  const dataDir = join(work, "data");
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = join(dataDir, "linkshelf.db");
+  copyFileSync(library.path, db);
+  const dbBytes = statSync(db).size;
+  const token = cli(binary, dataDir, ["token", "create", "--email", BENCH_EMAIL]);
+  const app = await start(serveCommand(binary, dataDir), { cwd: work, env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT } });
+  let rss = 0;
+  const queries = {} as SearchFigure["queries"];
+  try {
+    const headers = { Authorization: `Bearer ${token}` };
+    const time = async (q: string) => {
+      const began = performance.now();
+      const response = await fetch(`${app.base}/api/v1/search?q=${encodeURIComponent(q)}`, { headers });
+      const body = (await response.json()) as { hits: unknown[] };
+      if (response.status !== 200) throw new Error(`search ${q}: ${response.status}`);
+      return { ms: performance.now() - began, hits: body.hits.length };
+    };
+    const { words } = library;
+    const kinds = {
+      oneWordCommon: words.common, oneWordMiddling: words.middling, oneWordRare: words.rare,
+      twoWords: `${words.middling} ${words.common}`, phrase: `"${words.typicalPhrase}"`, phraseOfCommonWords: `"${words.phrase}"`, miss: words.miss,
+    };
+    for (const q of Object.values(kinds)) for (let i = 0; i < 10; i++) await time(q);
+    for (const [kind, q] of Object.entries(kinds) as [keyof typeof kinds, string][]) {
+      const runs: number[] = [];
+      let hits = 0;
+      for (let i = 0; i < options.requests; i++) {
+        const run = await time(q);
+        runs.push(run.ms);
+        hits = run.hits;
+        if (i % 50 === 0) rss = Math.max(rss, rssMiB(app.process.pid));
+      }
+      queries[kind] = { q, p50: median(runs), p99: percentile(runs, 99), hits };
+    }
+    rss = Math.max(rss, rssMiB(app.process.pid));
+  } finally {
+    await stop(app);
+  }
+  return {
+    links: library.links, rawTextBytes: library.rawTextBytes, dbBytes, sizeRatio: dbBytes / library.rawTextBytes, sizeTarget: 1.6,
+    queries, p50Target: 5, p99Target: 25, putContentPerSecond, putTarget: 2000, buildRate: library.buildRate,
+    rssWhileServingMiB: rss, rssTarget: 150,
+  };
+}
+
+if (import.meta.main) {
+  const { compile } = await import("./lib");
+  const binary = await compile(join(ROOT, "src", "main.ts"), join(ROOT, "dist", "linkshelf"));
+  console.log(JSON.stringify(await benchSearch(binary), null, 2));
+}

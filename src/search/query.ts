@@ -1,0 +1,118 @@
+/**
+ * The search language of `GET /api/v1/search`, parsed here and written as an FTS5 expression in
+ * which every user term is a quoted string, so nothing a user types is ever read as FTS5 syntax:
+ *
+ *   words         every word must match (in any field), case and diacritics ignored, English
+ *                 words by their stem ("connecting" finds "connection")
+ *   "a phrase"    these words, in this order, next to each other
+ *   -word         links holding this word (or -"phrase") are left out
+ *   prefix*       words starting with this (as stemmed: "connect*" finds "connections")
+ *
+ * A word is split where the index splits it ("rust-lang" is the phrase "rust lang", the way
+ * it is indexed in a URL). Words without a letter or digit ("&", "—") are ignored. What cannot be
+ * expressed (an unclosed quote, a stray `*`, parentheses, only exclusions, nothing to search)
+ * is a 422 at `/q` with a sentence saying why.
+ */
+import { ValidationFailed } from "../errors";
+import { Rules, codePoints } from "../rules";
+import { CJK_RUN, cjkPairs } from "./index-text";
+
+/** The longest query, in code points, and the most terms in one. */
+export const QUERY_LIMITS = { length: 200, terms: 32 } as const;
+
+/** One term of a query, as the user wrote it (without its quotes, `-` and `*`). */
+export interface QueryTerm {
+  text: string;
+  phrase: boolean;
+  prefix: boolean;
+  exclude: boolean;
+}
+
+export interface ParsedQuery {
+  terms: QueryTerm[];
+  /** The FTS5 MATCH expression: quoted terms joined with AND and NOT. */
+  match: string;
+}
+
+/** A letter or digit: what the index's tokenizer keeps (everything else separates words). */
+const SEARCHABLE = /[\p{L}\p{N}\p{Co}]/u;
+
+/** scan splits a query into terms; a string is the sentence for `/q` saying why it cannot. */
+function scan(q: string): QueryTerm[] | string {
+  const terms: QueryTerm[] = [];
+  let i = 0;
+  while (i < q.length) {
+    if (/\s/.test(q[i]!)) {
+      i++;
+      continue;
+    }
+    let exclude = false;
+    if (q[i] === "-") {
+      exclude = true;
+      i++;
+      if (i >= q.length || /\s/.test(q[i]!)) return "A - must be followed by the word to leave out, as in -draft.";
+    }
+    if (q[i] === "\"") {
+      const close = q.indexOf("\"", i + 1);
+      if (close === -1) return "A quoted phrase is missing its closing quotation mark.";
+      const text = q.slice(i + 1, close);
+      i = close + 1;
+      let prefix = false;
+      if (q[i] === "*") {
+        prefix = true;
+        i++;
+      }
+      if (i < q.length && !/\s/.test(q[i]!)) return "Put a space after a quoted phrase.";
+      terms.push({ text, phrase: true, prefix, exclude });
+      continue;
+    }
+    let end = i;
+    while (end < q.length && !/\s/.test(q[end]!)) end++;
+    const word = q.slice(i, end);
+    i = end;
+    if (word.includes("\"")) return "Quotation marks go around a whole phrase, as in \"open source\".";
+    if (/[()]/.test(word)) return "Parentheses mean nothing in a search; to find them with their words, put the words in quotation marks.";
+    const star = word.indexOf("*");
+    if (star !== -1 && star !== word.length - 1) return "A * goes at the end of a word, as in connect*.";
+    const prefix = star !== -1;
+    const text = prefix ? word.slice(0, -1) : word;
+    if (prefix && !SEARCHABLE.test(text)) return "A * needs letters or digits before it, as in connect*.";
+    terms.push({ text, phrase: false, prefix, exclude });
+  }
+  return terms.filter((term) => SEARCHABLE.test(term.text));
+}
+
+/** quoted writes one term as an FTS5 string: the tokenizer splits it, `"` is doubled, nothing else is syntax inside. */
+function quoted(term: QueryTerm): string {
+  const text = cjkPairs(term.text, true).trim();
+  // A lone CJK character is the first character of the pairs it starts: a prefix.
+  const oneCjk = new RegExp(`^${CJK_RUN.source}$`, "u").test(text) && codePoints(text) === 1;
+  return `"${text.replaceAll("\"", "\"\"")}"${term.prefix || oneCjk ? "*" : ""}`;
+}
+
+/**
+ * parseQuery reads a query of the search language; a query it cannot express is a
+ * ValidationFailed at `/q` (422) with a sentence, never an FTS5 error.
+ */
+export function parseQuery(q: string | undefined): ParsedQuery {
+  const rules = new Rules();
+  if (q === undefined || q.trim() === "") {
+    rules.fail("/q", "Expected words to search for");
+    rules.check();
+  }
+  const text = rules.text("/q", q!, 1, QUERY_LIMITS.length);
+  rules.check();
+  // Control characters separate words like spaces (and a NUL would end FTS5's reading of the expression).
+  const terms = scan(text.replace(/\p{Cc}/gu, " "));
+  if (typeof terms === "string") throw new ValidationFailed([{ path: "/q", message: terms }]);
+  const wanted = terms.filter((term) => !term.exclude);
+  if (terms.length > QUERY_LIMITS.terms) rules.fail("/q", `Expected at most ${QUERY_LIMITS.terms} words and phrases`);
+  else if (wanted.length === 0) {
+    rules.fail("/q", terms.length === 0 ? "Expected a word with letters or digits to search for" : "Expected a word to find besides the ones to leave out");
+  }
+  rules.check();
+  const unwanted = terms.filter((term) => term.exclude);
+  let match = wanted.map(quoted).join(" AND ");
+  if (unwanted.length > 0) match = `(${match})${unwanted.map((term) => ` NOT ${quoted(term)}`).join("")}`;
+  return { terms, match };
+}

@@ -1,0 +1,58 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../deps";
+import type { Guards } from "../auth/requester";
+import type { GroupCommit } from "../db/group-commit";
+import { parseId } from "../ids";
+import { apiRoute, errorDoc } from "../openapi/describe";
+import { surfaces } from "../surface";
+import { readJsonBody } from "../request/json-body";
+import { CONTENT_LIMITS, ContentBody, ContentItemJson, ContentSavedJson, SearchPageJson, SearchQuery, SEARCH_PAGE } from "./model";
+import { QUERY_LIMITS } from "./query";
+
+/**
+ * searchRoutes: `PUT|GET /api/v1/links/:id/content` (a link's saved page) and
+ * `GET /api/v1/search` (full-text search). Registered before the API's JSON parser: the
+ * content's body has its own, larger limit.
+ */
+export function searchRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
+  return new Elysia()
+    .use(surfaces)
+    .use(apiUser)
+    .put("/links/:id/content", async ({ shelf, params, body }) => {
+      const id = parseId(params.id);
+      const now = clock();
+      // Pages are saved in bursts (the extension catching up, a reindex): one commit per turn of the event loop,
+      // which also lets the index take many pages per transaction.
+      const saved = await commits.run(() => shelf.links.setContent(id, body, "browser", now));
+      return { message: "Content saved.", truncated: saved.truncated };
+    }, {
+      parse: ({ request }) => readJsonBody(request, CONTENT_LIMITS.bodyBytes),
+      ...apiRoute({
+        tag: "search", summary: "Save the readable text of a link's page", body: ContentBody, id: true,
+        description: "What the browser extension captured of the page (it replaces any saved content; a later server fetch never replaces it). " +
+          "The body may be up to 2 MiB; the text is kept up to 1 MiB of UTF-8, cut at a character. The link becomes searchable by this text at once.",
+        ok: { description: "Saved.", json: ContentSavedJson },
+        more: { 413: errorDoc("PAYLOAD_TOO_LARGE: the body is larger than 2 MiB.") },
+      }),
+    })
+    .get("/links/:id/content", ({ shelf, params }) => ({ content: shelf.links.content(parseId(params.id)) }), apiRoute({
+      tag: "search", summary: "Read the saved text of a link's page", id: true,
+      ok: { description: "The saved content.", json: ContentItemJson },
+      more: { 404: errorDoc("NOT_FOUND: the id does not exist, belongs to another user, or the link has no saved content.") },
+    }))
+    .get("/search", ({ shelf, query }) => shelf.links.find(query, clock()), {
+      query: SearchQuery,
+      ...apiRoute({
+        tag: "search", summary: "Search your links by words: names, descriptions, URLs and saved page text",
+        description: `q (1-${QUERY_LIMITS.length} characters): words that must all match, "an exact phrase", -word to leave out, prefix* ` +
+          "(case and diacritics ignored, English words by their stem, CJK text by any two characters or more). " +
+          `collectionId, favorite: filters. limit: 1-${SEARCH_PAGE.maxLimit}, default ${SEARCH_PAGE.defaultLimit}. cursor: the nextCursor of the page before. ` +
+          "Ranking: relevance (bm25; a match in the name weighs 8, description 4, URL 2, page text 1) × (1 + 0.2·ln(1 + clicks) + 0.3·0.5^(days since the last click ÷ 30)); equal scores newest first.",
+        ok: { description: "One page of hits; nextCursor is null on the last.", json: SearchPageJson },
+        more: {
+          404: errorDoc("NOT_FOUND: collectionId is not one of your collections."),
+          422: errorDoc("VALIDATION_FAILED: q cannot be searched (the message says why), or a parameter is out of range; `errors` names it."),
+        },
+      }),
+    });
+}
