@@ -8,7 +8,7 @@ import { apiErrors, describeRoute, errorDoc } from "../openapi/describe";
 import { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
+export function linkRoutes({ clock, capture }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
   return new Elysia({ prefix: "/links" })
     .use(apiUser)
     .get("/", ({ shelf, query }) => shelf.links.search(query), {
@@ -41,6 +41,7 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
       const now = clock();
       // Links are created in bursts (an import, the extension saving tabs): one commit per turn of the event loop.
       const link = await commits.run(() => shelf.links.create(body, now));
+      capture?.enqueue(link.id, shelf.user.id, link.url);
       return status(201, { message: "Link created.", link });
     }, {
       body: CreateLinkBody,
@@ -51,7 +52,10 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
       }),
     })
     .put("/:id", ({ shelf, params, body }) => {
-      shelf.links.update(parseId(params.id), body, clock());
+      const id = parseId(params.id);
+      const { url } = shelf.links.get(id);
+      shelf.links.update(id, body, clock());
+      if (body.url.trim() !== url) capture?.enqueue(id, shelf.user.id, body.url.trim());
       return { message: "Link updated." };
     }, {
       body: UpdateLinkBody,

@@ -7,6 +7,8 @@ import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, formValues } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
+import { LINK_LIMITS } from "../links/model";
+import { cleanName, isHttpUrl } from "../rules";
 import { NOT_YOUR_COLLECTIONS } from "../shelf/scope";
 import type { Shelf } from "../shelf/shelf";
 import { seeOther, type PageGuard } from "./guard";
@@ -62,26 +64,31 @@ export function sharedLink(query: Record<string, unknown>): { name: string; url:
   return { name, url: url ?? "" };
 }
 
+/** titleName makes a page's title a link name: cleaned as an imported name is, cut to the name's limit. */
+const titleName = (title: string) => [...cleanName(title)].slice(0, LINK_LIMITS.name).join("").trim();
+
 /**
  * linkPages: add (`/links/new`), edit (`/links/:id/edit`), delete (`/links/:id/delete`, a
  * confirmation form) and the favorite toggle of the lists. Every write calls the links
  * service, the API's own write path; a refusal shows the form again, as typed, with the
- * service's messages beside the fields (422).
+ * service's messages beside the fields (422). A link added without a name is named after its
+ * page's title, fetched then and there (then kept as the page's captured content); when that
+ * fails, the name is missing as before.
  */
-export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGuard) {
+export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guard: PageGuard) {
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
     htmlResponse(linkFormPage({ user: shelf.user, linkId, values, collections: shelf.collections.summaries(), errors, next }), { status });
 
   /** save runs a service write; a validation failure (plus a garbage id) is the form again. */
-  const save = (request: Request, shelf: Shelf, body: unknown, write: (values: LinkFormValues) => void, done: NoticeCode, linkId?: number) => {
+  const save = async (request: Request, shelf: Shelf, body: unknown, write: (values: LinkFormValues) => void | Promise<void>, done: NoticeCode, linkId?: number) => {
     const { values, badIds } = linkFormInput(body);
     const next = nextOf(request, formField(body, "next"));
     try {
       // The service never sees ids that are not numbers: only that is reported, as the API would.
       if (badIds) throw new ValidationFailed([{ path: "/collectionIds", message: NOT_YOUR_COLLECTIONS }]);
-      write(values);
+      await write(values);
     } catch (error) {
       if (!(error instanceof ValidationFailed)) throw error;
       return form(shelf, values, next, fieldErrorsOf(error.errors), linkId, 422);
@@ -98,7 +105,13 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
       return form(shelf, { name, url, description: "", favorite: false, collectionIds: wanted ? [wanted.id] : [] }, next, new Map());
     }))
     .post("/links", ({ request, body }) => guard.form(request, (shelf) =>
-      save(request, shelf, body, (values) => void shelf.links.create(values, clock()), "link-added")))
+      save(request, shelf, body, async (values) => {
+        const url = values.url.trim();
+        const page = values.name.trim() === "" && isHttpUrl(url) ? await capture?.fetchNow(url) : undefined;
+        if (page) values.name = titleName(page.title);
+        const link = shelf.links.create(values, clock());
+        capture?.enqueue(link.id, shelf.user.id, link.url, page);
+      }, "link-added")))
     .get("/links/:id/edit", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
       const next = nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`);
@@ -106,8 +119,11 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
     }))
     .post("/links/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const id = parseId(params.id);
-      shelf.links.get(id); // another user's link is a 404 before anything about the form
-      return save(request, shelf, body, (values) => shelf.links.update(id, values, clock()), "link-saved", id);
+      const { url } = shelf.links.get(id); // another user's link is a 404 before anything about the form
+      return save(request, shelf, body, (values) => {
+        shelf.links.update(id, values, clock());
+        if (values.url.trim() !== url) capture?.enqueue(id, shelf.user.id, values.url.trim());
+      }, "link-saved", id);
     }))
     .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
