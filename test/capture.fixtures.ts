@@ -61,3 +61,57 @@ export function bigPage(bytes: number): string {
   parts.push(`<!--${" ".repeat(Math.max(0, bytes - size - 7))}-->`);
   return head + parts.join("") + tail;
 }
+
+/** Timers the test moves by hand, with the clock they read: `advance` runs whatever falls due. */
+export function manualTimers() {
+  const clock = { now: 1_000_000 };
+  let pending: { at: number; run: () => void; handle: number }[] = [];
+  let next = 0;
+  const timers = {
+    setTimeout(run: () => void, millis: number): unknown {
+      const handle = ++next;
+      pending.push({ at: clock.now + millis, run, handle });
+      return handle;
+    },
+    clearTimeout(handle: unknown): void {
+      pending = pending.filter((timer) => timer.handle !== handle);
+    },
+  };
+  return {
+    clock,
+    timers,
+    /** When the pending timers fall due, soonest first. */
+    due: () => pending.map((timer) => timer.at).sort((a, b) => a - b),
+    advance(millis: number): void {
+      clock.now += millis;
+      const ready = pending.filter((timer) => timer.at <= clock.now);
+      pending = pending.filter((timer) => timer.at > clock.now);
+      for (const timer of ready) timer.run();
+    },
+  };
+}
+
+/** A promise with its resolve function, for a fake origin's answer the test releases. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+/**
+ * until waits for a condition that another part of the process makes true (a request reaching a
+ * fake origin, a fetch finishing), turn by turn of the event loop; it fails after 5 s instead of hanging.
+ */
+export async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/** htmlPage answers a page of HTML with the given title and paragraph. */
+export const htmlPage = (title: string, paragraph = "Some text of the page.", contentType = "text/html; charset=utf-8") =>
+  new Response(`<!DOCTYPE html><html lang="en"><head><title>${title}</title></head><body><article><p>${paragraph}</p></article></body></html>`, {
+    headers: { "content-type": contentType },
+  });

@@ -202,8 +202,9 @@ class PageReader {
     const readable = (block: Block) => block.linkChars <= MAX_LINK_DENSITY * block.text.length;
     const content = (block: Block) => !block.chrome && !block.unlikely && (best === -1 || block.containers.includes(best)) && readable(block);
     let chosen = blocks.filter(content);
-    // A page made only of what looks like chrome (a link list, a single sidebar) still has its text.
+    // A page made only of what looks like chrome (a sidebar, a list of links) still has its text.
     if (chosen.length === 0) chosen = blocks.filter(readable);
+    if (chosen.length === 0) chosen = blocks;
     const text = chosen.map((block) => block.text).join("\n");
 
     const oneLine = (value: string | undefined) => normalizeText(value ?? "").replace(/\n/g, " ");
