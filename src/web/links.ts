@@ -65,7 +65,7 @@ export function sharedLink(query: Record<string, unknown>): { name: string; url:
 }
 
 /** titleName makes a page's title a link name: cleaned as an imported name is, cut to the name's limit. */
-const titleName = (title: string) => [...cleanName(title)].slice(0, LINK_LIMITS.name).join("").trim();
+const titleName = (title: string) => [...cleanName(title).replace(/\s+/g, " ")].slice(0, LINK_LIMITS.name).join("").trim();
 
 /**
  * linkPages: add (`/links/new`), edit (`/links/:id/edit`), delete (`/links/:id/delete`, a
