@@ -81,7 +81,10 @@ export async function importBookmarks(
 ): Promise<ImportReport> {
   const document = typeof file === "string" ? parseNetscape(file) : file;
   const plan = await planImport(shelf, document, now);
-  if (!options.dryRun) options.created?.(await writePlan(shelf, plan));
+  if (!options.dryRun) {
+    const created = await writePlan(shelf, plan);
+    options.created?.(created);
+  }
   return plan.report;
 }
 
