@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import type { CapturedContent } from "../src/capture/content";
-import { CAPTURE_OFF, ContentFetcher, createContentCapture, type CaptureOptions } from "../src/capture/fetcher";
+import { CAPTURE_OFF, ContentFetcher, cpuShareOf, createContentCapture, FETCHER_LIMITS, type CaptureOptions } from "../src/capture/fetcher";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "../src/capture/page";
 import { loadConfig } from "../src/config";
 import { pinnedConnect, type OutboundPolicy } from "../src/favicon/fetch";
@@ -356,6 +356,35 @@ describe("the queue", () => {
     time.advance(10_000);
     expect(site.hits).toEqual(["/"]);
     expect(stored).toEqual([]);
+  });
+});
+
+describe("the CPU share of reading pages", () => {
+  it("waits after each step so that the work stays within its share, steps of every fetch queued together", async () => {
+    expect(FETCHER_LIMITS.cpuShare).toBe(0.03);
+    let now = 1000;
+    const sleeps: number[] = [];
+    const pace = cpuShareOf(0.1, () => now, async (millis) => void sleeps.push(millis));
+    await pace(10);
+    await pace(10);
+    expect(sleeps).toEqual([90, 180]);
+    now += 500;
+    await pace(5);
+    expect(sleeps.at(-1)).toBe(45);
+    await pace(0);
+    expect(sleeps.at(-1)).toBe(45);
+    now += 45;
+    await pace(0);
+    expect(sleeps.at(-1)).toBe(0);
+  });
+
+  it("paces the extraction of a large page step by step", async () => {
+    const site = origin({ "/": () => new Response(new TextEncoder().encode(`<title>t</title><p>${"word ".repeat(40_000)}</p>`), { headers: { "content-type": "text/html" } }) });
+    const spent: number[] = [];
+    const result = await fetchPage(new URL(`http://site.test:${site.port}/`), policy(), async (millis) => void spent.push(millis));
+    expect(result.kind).toBe("page");
+    // 200,000 characters are read 32 Ki at a time: 7 steps, and the choice of text at the end.
+    expect(spent).toHaveLength(8);
   });
 });
 

@@ -226,7 +226,12 @@ class PageReader {
 const EXCERPT_PARAGRAPH_CHARS = 80;
 const EXCERPT_CHARS = 300;
 /** How much of a page is read between two turns of the event loop in extractReadableInSteps. */
-const STEP_CHARS = 64 * 1024;
+const STEP_CHARS = 32 * 1024;
+
+/** Waits between two steps of an extraction, told how long the step before took (ms). */
+export type Between = (spentMillis: number) => Promise<void>;
+
+const nextTurn: Between = () => new Promise((resolve) => setImmediate(resolve));
 
 const decoded = (html: string | Uint8Array, contentType?: string | null) => (typeof html === "string" ? html : decodePage(html, contentType));
 
@@ -242,15 +247,20 @@ export function extractReadable(html: string | Uint8Array, contentType?: string 
 }
 
 /**
- * extractReadableInSteps is extractReadable reading STEP_CHARS at a time with the event loop
- * running in between, so a large page never holds up the server's answers for long.
+ * extractReadableInSteps is extractReadable reading STEP_CHARS at a time and awaiting
+ * `between` after each step (by default the next turn of the event loop), so a large page never
+ * holds up the server's answers for long.
  */
-export async function extractReadableInSteps(html: string | Uint8Array, contentType?: string | null): Promise<CapturedContent | null> {
+export async function extractReadableInSteps(html: string | Uint8Array, contentType?: string | null, between: Between = nextTurn): Promise<CapturedContent | null> {
+  let started = performance.now();
   const text = decoded(html, contentType);
   const reader = new PageReader();
   for (let at = 0; at < text.length; at += STEP_CHARS) {
-    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
     reader.write(text.slice(at, at + STEP_CHARS));
+    await between(performance.now() - started);
+    started = performance.now();
   }
-  return reader.end();
+  const content = reader.end();
+  await between(performance.now() - started);
+  return content;
 }

@@ -7,6 +7,7 @@ import type { Config } from "../config";
 import { pinnedConnect, resolveSystem, type Connect, type OutboundPolicy, type Resolver } from "../favicon/fetch";
 import type { LogSink } from "../log";
 import type { CapturedContent } from "./content";
+import type { Between } from "./extract";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "./page";
 
 export const FETCHER_LIMITS = {
@@ -18,6 +19,12 @@ export const FETCHER_LIMITS = {
   queuedLinks: 10_000,
   /** URL characters waiting, all links together (a URL has at most 2048); beyond it, the oldest are dropped too. */
   queuedChars: 4 * 1024 * 1024,
+  /**
+   * The share of one CPU core that reading pages may take, all background fetches together:
+   * after each step of an extraction the fetcher waits long enough to stay under it, so the
+   * server's answers keep the rest.
+   */
+  cpuShare: 0.03,
 } as const;
 
 /**
@@ -59,6 +66,7 @@ export interface CaptureOptions {
   hostSpacingMillis?: number;
   queuedLinks?: number;
   queuedChars?: number;
+  cpuShare?: number;
   timers?: Timers;
 }
 
@@ -96,6 +104,25 @@ const realTimers: Timers = {
   setTimeout: (run, millis) => setTimeout(run, millis),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
+
+/**
+ * cpuShareOf paces work shared by every background fetch so that it takes at most `share` of
+ * one core: after `spent` ms of work the next step waits until `spent / share` ms have passed
+ * since the work began (later steps queue behind earlier ones, whichever fetch they belong to).
+ * `now` and `sleep` are the real ones unless a test gives its own.
+ */
+export function cpuShareOf(
+  share: number,
+  now: () => number = () => performance.now(),
+  sleep: (millis: number) => Promise<unknown> = (millis) => new Promise((resolve) => (millis >= 1 ? setTimeout(resolve, millis) : setImmediate(resolve))),
+): Between {
+  let next = 0;
+  return async (spent) => {
+    const at = now();
+    next = Math.max(next, at) + spent * (1 / share - 1);
+    await sleep(next - at);
+  };
+}
 
 /** The fetcher of a server started with `LINKSHELF_FETCH_CONTENT=off`: nothing is ever fetched. */
 export const CAPTURE_OFF: ContentCapture = {
@@ -136,6 +163,7 @@ export class ContentFetcher implements ContentCapture {
   private readonly resolve: Resolver;
   private readonly connect: Connect;
   private readonly timers: Timers;
+  private readonly pace: Between;
 
   constructor(
     private readonly deps: { allowPrivate: boolean; clock: () => number; log: LogSink; store: StoreContent },
@@ -150,7 +178,9 @@ export class ContentFetcher implements ContentCapture {
       hostSpacingMillis: options.hostSpacingMillis ?? FETCHER_LIMITS.hostSpacingMillis,
       queuedLinks: options.queuedLinks ?? FETCHER_LIMITS.queuedLinks,
       queuedChars: options.queuedChars ?? FETCHER_LIMITS.queuedChars,
+      cpuShare: options.cpuShare ?? FETCHER_LIMITS.cpuShare,
     };
+    this.pace = cpuShareOf(this.limits.cpuShare);
   }
 
   /** How many links wait to be fetched. */
@@ -293,7 +323,7 @@ export class ContentFetcher implements ContentCapture {
   }
 
   private async capture(job: Job): Promise<void> {
-    const result = await fetchPage(job.url, this.policy());
+    const result = await fetchPage(job.url, this.policy(), this.pace);
     if (this.stopping.signal.aborted) return;
     if (result.kind === "not-a-page") this.counts.notAPage++;
     else if (result.kind === "failed") this.counts.failed++;

@@ -7,6 +7,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import { guardedGet, readCapped, Refused, TooManyRedirects, type OutboundPolicy } from "../favicon/fetch";
 import type { CapturedContent } from "./content";
+import type { Between } from "./extract";
 
 const MiB = 1024 * 1024;
 
@@ -37,9 +38,9 @@ const mediaTypeOf = (contentType: string | null) => (contentType ?? "").split(";
 /**
  * fetchPage GETs `url` under `policy` and reads its readable text. It never throws: whatever
  * goes wrong is a `failed` result naming why (the policy's signal aborting is "timeout" or
- * "stopped", as its reason says).
+ * "stopped", as its reason says). `between` paces the extraction (see extractReadableInSteps).
  */
-export async function fetchPage(url: URL, policy: OutboundPolicy): Promise<PageResult> {
+export async function fetchPage(url: URL, policy: OutboundPolicy, between?: Between): Promise<PageResult> {
   try {
     const { response, url: finalUrl } = await guardedGet(url, ACCEPT, policy);
     const contentType = response.headers.get("content-type");
@@ -54,7 +55,7 @@ export async function fetchPage(url: URL, policy: OutboundPolicy): Promise<PageR
     const { bytes, complete } = await readCapped(response, PAGE_LIMITS.bytes, policy.signal);
     // The extractor (htmlparser2 and all) is loaded by the first page read, not at every start of the server.
     const { extractReadableInSteps } = await import("./extract");
-    const content = await extractReadableInSteps(bytes, contentType);
+    const content = await extractReadableInSteps(bytes, contentType, between);
     return { kind: "page", content, url: finalUrl, truncated: !complete };
   } catch (error) {
     return { kind: "failed", reason: reasonOf(error, policy.signal) };
