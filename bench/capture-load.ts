@@ -5,8 +5,8 @@
  * works through 1,000 links just created through the API, each on its own host name
  * (`p<N>.localhost`, loopback, admitted by LINKSHELF_FAVICON_ALLOW_PRIVATE=1) of a local origin
  * that answers after 100 ms: nine in ten an article page of 100 KiB, one in ten a 2 MiB page.
- * Prints the medians, the pages fetched during the busy rounds, and the server's peak RSS.
- * About 45 s.
+ * Prints the median of the rounds' ratios, the pages fetched during the busy rounds, and the
+ * server's peak RSS. About 45 s.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,8 +14,8 @@ import { bigPage } from "../test/capture.fixtures";
 import { compile, createBenchUser, load, median, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
 
 const LINKS = 1000;
-const REQUESTS = 50_000;
-const ROUNDS = 3;
+const REQUESTS = 30_000;
+const ROUNDS = 5;
 const DELAY_MS = 100;
 
 const work = tempDir("capture-load");
@@ -60,14 +60,17 @@ try {
 
   await load(bareUrl, REQUESTS / 4);
   await load(appUrl, REQUESTS / 4);
+  // Each round's ratio compares two runs seconds apart: the machine's other load moves both alike.
   const rounds = async () => {
     const bareRuns: number[] = [];
     const appRuns: number[] = [];
+    const ratios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       bareRuns.push((await load(bareUrl, REQUESTS)).requestsPerSecond);
       appRuns.push((await load(appUrl, REQUESTS)).requestsPerSecond);
+      ratios.push(appRuns.at(-1)! / bareRuns.at(-1)!);
     }
-    return { bare: median(bareRuns), app: median(appRuns) };
+    return { bare: median(bareRuns), app: median(appRuns), ratio: median(ratios), ratios };
   };
 
   const idle = await rounds();
@@ -80,9 +83,9 @@ try {
 
   const x = (value: number) => `${value.toFixed(2)}×`;
   console.log([
-    `GET /l/:id ÷ bare Bun.serve 302, medians of ${ROUNDS} rounds of ${REQUESTS} requests (32 connections):`,
-    `  fetcher idle: ${idle.app.toFixed(0)} / ${idle.bare.toFixed(0)} req/s = ${x(idle.app / idle.bare)}`,
-    `  fetcher busy: ${busy.app.toFixed(0)} / ${busy.bare.toFixed(0)} req/s = ${x(busy.app / busy.bare)}`,
+    `GET /l/:id ÷ bare Bun.serve 302, median of ${ROUNDS} rounds' ratios, ${REQUESTS} requests a run (32 connections):`,
+    `  fetcher idle: ${x(idle.ratio)} (rounds ${idle.ratios.map(x).join(" ")}; medians ${idle.app.toFixed(0)} / ${idle.bare.toFixed(0)} req/s)`,
+    `  fetcher busy: ${x(busy.ratio)} (rounds ${busy.ratios.map(x).join(" ")}; medians ${busy.app.toFixed(0)} / ${busy.bare.toFixed(0)} req/s)`,
     `  pages served to the fetcher during the busy rounds: ${servedDuring} (${served} of ${LINKS} in all)`,
     `  linkshelf RSS: ${idleRss.toFixed(1)} MiB after the idle rounds (peak ${idlePeak.toFixed(1)} MiB so far), peak ${peakRss().toFixed(1)} MiB over the whole run`,
   ].join("\n"));

@@ -176,6 +176,14 @@ describe("pages that are not articles", () => {
     expect(content.text).toBe("bottom");
   });
 
+  it("reads 2 MiB of hostile nesting in linear time: 100,000 unclosed <article>s with text, then empty <title>s", () => {
+    const articles = "<article>x".repeat(100_000);
+    const titles = "<title></title>".repeat(60_000);
+    const content = extractReadable(`${"<div>".repeat(50_000)}${titles}${articles}`)!;
+    expect(content.text.split("\n")).toHaveLength(100_000);
+    expect(content.title).toBe("");
+  });
+
   it("folds every kind of white space and drops empty lines", () => {
     expect(normalizeText("  a \t b\u00a0c \n\n \n d  ")).toBe("a b c\nd");
   });

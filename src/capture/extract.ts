@@ -47,6 +47,8 @@ interface Frame {
   link: boolean;
   /** Index of the article container this element is in (its own, or an ancestor's); -1 for none. */
   container: number;
+  /** Inside an SVG or MathML element (whose `<title>` is not the page's). */
+  foreign: boolean;
 }
 
 interface Block {
@@ -54,8 +56,8 @@ interface Block {
   linkChars: number;
   chrome: boolean;
   unlikely: boolean;
-  /** Every container the block is in, innermost first. */
-  containers: number[];
+  /** The innermost container the block is in; -1 for none. */
+  container: number;
 }
 
 const words = (value: string | undefined) => (value ?? "").toLowerCase().split(/[\s_-]+/).filter((word) => word !== "");
@@ -73,7 +75,7 @@ const isContainer = (name: string, attributes: Record<string, string>) =>
  * pieces may split a tag anywhere: the tokenizer keeps its state between them.
  */
 class PageReader {
-  private readonly stack: Frame[] = [{ name: "#root", skip: false, chrome: false, unlikely: false, link: false, container: -1 }];
+  private readonly stack: Frame[] = [{ name: "#root", skip: false, chrome: false, unlikely: false, link: false, container: -1, foreign: false }];
   private readonly blocks: Block[] = [];
   private readonly containerChars: number[] = [];
   private readonly containerParents: number[] = [];
@@ -106,22 +108,15 @@ class PageReader {
     return this.stack[this.stack.length - 1]!;
   }
 
-  private containersOf(index: number): number[] {
-    const list: number[] = [];
-    for (let at = index; at !== -1; at = this.containerParents[at]!) list.push(at);
-    return list;
-  }
-
   private flush(): void {
     if (this.current.length === 0) return;
     const text = normalizeText(this.current.join("")).replace(/\n/g, " ");
     const frame = this.top();
     if (text !== "") {
-      const block = { text, linkChars: this.currentLinkChars, chrome: frame.chrome, unlikely: frame.unlikely, containers: this.containersOf(frame.container) };
+      const block = { text, linkChars: this.currentLinkChars, chrome: frame.chrome, unlikely: frame.unlikely, container: frame.container };
       this.blocks.push(block);
-      if (!block.chrome && !block.unlikely) {
-        for (const container of block.containers) this.containerChars[container]! += text.length - this.currentLinkChars;
-      }
+      // Counted for the innermost container only; end() adds each container's count to its parents'.
+      if (!block.chrome && !block.unlikely && block.container !== -1) this.containerChars[block.container]! += text.length - this.currentLinkChars;
     }
     this.current = [];
     this.currentLinkChars = 0;
@@ -130,7 +125,7 @@ class PageReader {
   private open(name: string, attributes: Record<string, string>): void {
     const parent = this.top();
     // The page's <title> sits in <head>, whose other text is skipped; an SVG's <title> is not the page's.
-    if (name === "title" && this.title === "" && !this.stack.some((frame) => frame.name === "svg" || frame.name === "math")) this.inTitle = true;
+    if (name === "title" && this.title === "" && !parent.foreign) this.inTitle = true;
     if (name === "html" && attributes.lang) this.lang = attributes.lang;
     if (name === "meta") {
       const key = (attributes.name ?? attributes.property ?? attributes["http-equiv"] ?? "").toLowerCase();
@@ -153,7 +148,8 @@ class PageReader {
       this.containerChars.push(0);
       containerIndex = this.containerChars.length - 1;
     }
-    this.stack.push({ name, skip, chrome, unlikely, link: parent.link || name === "a", container: containerIndex });
+    const foreign = parent.foreign || name === "svg" || name === "math";
+    this.stack.push({ name, skip, chrome, unlikely, link: parent.link || name === "a", container: containerIndex, foreign });
     if (!skip && (name === "h1" || name === "h2") && !this.headingSeen) {
       this.inHeading = true;
       this.headingSeen = true;
@@ -193,14 +189,22 @@ class PageReader {
   end(): CapturedContent | null {
     this.parser.end();
     this.flush();
-    const { blocks, containerChars, meta } = this;
+    const { blocks, containerChars, containerParents, meta } = this;
+    // A container comes after its parent: from the last to the first, each count reaches every ancestor.
+    for (let at = containerChars.length - 1; at >= 0; at--) {
+      if (containerParents[at] !== -1) containerChars[containerParents[at]!]! += containerChars[at]!;
+    }
     // The article container with the most text, if it has enough; else the whole page.
     let best = -1;
     for (let at = 0; at < containerChars.length; at++) {
       if (containerChars[at]! >= MIN_CONTAINER_CHARS && (best === -1 || containerChars[at]! > containerChars[best]!)) best = at;
     }
     const readable = (block: Block) => block.linkChars <= MAX_LINK_DENSITY * block.text.length;
-    const content = (block: Block) => !block.chrome && !block.unlikely && (best === -1 || block.containers.includes(best)) && readable(block);
+    // Which containers are the chosen one or inside it, parents before children.
+    const inBest = containerParents.map(() => false);
+    for (let at = 0; at < containerParents.length; at++) inBest[at] = at === best || (containerParents[at] !== -1 && inBest[containerParents[at]!]!);
+    const content = (block: Block) =>
+      !block.chrome && !block.unlikely && (best === -1 || (block.container !== -1 && inBest[block.container]!)) && readable(block);
     let chosen = blocks.filter(content);
     // A page made only of what looks like chrome (a sidebar, a list of links) still has its text.
     if (chosen.length === 0) chosen = blocks.filter(readable);
