@@ -311,6 +311,20 @@ describe("the queue", () => {
     expect(connect.addresses).toEqual([]);
   });
 
+  it("fetches at most 4 pages at once for fetchNow; a fifth gets no page, and a sixth after one ended does", async () => {
+    const gate = deferred();
+    const site = origin({ "/slow": async () => (await gate.promise, htmlPage("Slow")), "/fast": () => htmlPage("Fast") });
+    const { fetcher } = makeFetcher();
+    expect(FETCHER_LIMITS.concurrentNow).toBe(4);
+    const slow = [1, 2, 3, 4].map(() => fetcher.fetchNow(`http://site.test:${site.port}/slow`));
+    await until(() => site.hitsOf("/slow") === 4, "four fetches");
+    expect(await fetcher.fetchNow(`http://site.test:${site.port}/fast`)).toBeNull();
+    expect(site.hitsOf("/fast")).toBe(0);
+    gate.resolve();
+    expect((await Promise.all(slow)).map((page) => page?.title)).toEqual(["Slow", "Slow", "Slow", "Slow"]);
+    expect((await fetcher.fetchNow(`http://site.test:${site.port}/fast`))?.title).toBe("Fast");
+  });
+
   it("ignores a URL that is not http(s)", () => {
     const { fetcher } = makeFetcher({ concurrency: 0 });
     for (const url of ["javascript:alert(1)", "file:///etc/passwd", "not a url", "ftp://site.test/"]) fetcher.enqueue(1, 1, url);

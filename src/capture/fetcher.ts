@@ -13,6 +13,8 @@ import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "./page";
 export const FETCHER_LIMITS = {
   /** Fetches running at once, all hosts together. */
   concurrency: 2,
+  /** Immediate fetches (the add-link form's titles) at once; one more gets no page. */
+  concurrentNow: 4,
   /** Between the end of one fetch from a host and the start of the next one from it. */
   hostSpacingMillis: 1000,
   /** Links waiting; when one more arrives, the oldest waiting one is dropped (never fetched). */
@@ -49,7 +51,10 @@ export interface ContentCapture {
    * Never blocks, never throws; does nothing when capture is off or stopped.
    */
   enqueue(linkId: number, userId: number, url: string, content?: CapturedContent | null): void;
-  /** fetchNow reads one page right away (not queued, same outbound rules and time limit); null when it cannot. */
+  /**
+   * fetchNow reads one page right away (not queued, not spaced; same outbound rules and time
+   * limit); null when it cannot, or when FETCHER_LIMITS.concurrentNow such fetches already run.
+   */
   fetchNow(url: string): Promise<CapturedContent | null>;
   /** stop drops what waits, aborts what runs, and resolves when nothing runs any more. */
   stop(): Promise<void>;
@@ -155,6 +160,7 @@ export class ContentFetcher implements ContentCapture {
   private readonly jobs = new Map<number, Job>();
   private readonly hosts = new Map<string, HostState>();
   private queuedChars = 0;
+  private fetchingNow = 0;
   private running = new Set<Promise<void>>();
   private timer: { handle: unknown; at: number } | undefined;
   private readonly stopping = new AbortController();
@@ -220,9 +226,14 @@ export class ContentFetcher implements ContentCapture {
 
   async fetchNow(url: string): Promise<CapturedContent | null> {
     const parsed = URL.parse(url);
-    if (this.stopping.signal.aborted || !parsed) return null;
-    const result = await fetchPage(parsed, this.policy());
-    return result.kind === "page" ? result.content : null;
+    if (this.stopping.signal.aborted || !parsed || this.fetchingNow >= FETCHER_LIMITS.concurrentNow) return null;
+    this.fetchingNow++;
+    try {
+      const result = await fetchPage(parsed, this.policy());
+      return result.kind === "page" ? result.content : null;
+    } finally {
+      this.fetchingNow--;
+    }
   }
 
   async stop(): Promise<void> {
