@@ -163,7 +163,10 @@ export class ContentFetcher implements ContentCapture {
   private fetchingNow = 0;
   private running = new Set<Promise<void>>();
   private timer: { handle: unknown; at: number } | undefined;
+  /** Aborted by stop(): nothing starts any more. */
   private readonly stopping = new AbortController();
+  /** One per fetch running (queued or immediate), which stop() aborts. */
+  private readonly fetches = new Set<AbortController>();
   private idleWaiters: (() => void)[] = [];
   private readonly limits: Required<Omit<CaptureOptions, "resolve" | "connect" | "timers">>;
   private readonly resolve: Resolver;
@@ -229,7 +232,7 @@ export class ContentFetcher implements ContentCapture {
     if (this.stopping.signal.aborted || !parsed || this.fetchingNow >= FETCHER_LIMITS.concurrentNow) return null;
     this.fetchingNow++;
     try {
-      const result = await fetchPage(parsed, this.policy());
+      const result = await this.withPolicy((policy) => fetchPage(parsed, policy));
       return result.kind === "page" ? result.content : null;
     } finally {
       this.fetchingNow--;
@@ -237,7 +240,8 @@ export class ContentFetcher implements ContentCapture {
   }
 
   async stop(): Promise<void> {
-    this.stopping.abort(new Error("the server is stopping"));
+    this.stopping.abort();
+    for (const fetch of this.fetches) fetch.abort(new Error("the server is stopping"));
     if (this.timer) this.timers.clearTimeout(this.timer.handle);
     this.timer = undefined;
     this.jobs.clear();
@@ -253,14 +257,21 @@ export class ContentFetcher implements ContentCapture {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private policy(): OutboundPolicy {
-    return {
-      resolve: this.resolve,
-      connect: this.connect,
-      allowPrivate: this.deps.allowPrivate,
-      userAgent: PAGE_USER_AGENT,
-      signal: AbortSignal.any([AbortSignal.timeout(this.limits.timeoutMillis), this.stopping.signal]),
-    };
+  /** withPolicy runs one fetch under the outbound policy, with its own time limit and abort (by stop). */
+  private async withPolicy<T>(run: (policy: OutboundPolicy) => Promise<T>): Promise<T> {
+    const stop = new AbortController();
+    this.fetches.add(stop);
+    try {
+      return await run({
+        resolve: this.resolve,
+        connect: this.connect,
+        allowPrivate: this.deps.allowPrivate,
+        userAgent: PAGE_USER_AGENT,
+        signal: AbortSignal.any([AbortSignal.timeout(this.limits.timeoutMillis), stop.signal]),
+      });
+    } finally {
+      this.fetches.delete(stop);
+    }
   }
 
   /** unqueue takes a waiting link out of the queue (nothing when it is not waiting). */
@@ -334,7 +345,7 @@ export class ContentFetcher implements ContentCapture {
   }
 
   private async capture(job: Job): Promise<void> {
-    const result = await fetchPage(job.url, this.policy(), this.pace);
+    const result = await this.withPolicy((policy) => fetchPage(job.url, policy, this.pace));
     if (this.stopping.signal.aborted) return;
     if (result.kind === "not-a-page") this.counts.notAPage++;
     else if (result.kind === "failed") this.counts.failed++;
