@@ -11,8 +11,8 @@ import { countUsers } from "./users/service";
 
 /**
  * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
- * requests finish, stops fetching saved pages, checkpoints the WAL, closes the database and ends the process (exit 0).
- * It holds the data directory's lock while it runs (a second server or a restore on the same
+ * requests finish, stops fetching saved pages, checkpoints the WAL, closes the database and
+ * ends the process (exit 0). It holds the data directory's lock while it runs (a second server or a restore on the same
  * directory is refused: DataDirBusy). Resolves with the exit code only when it cannot listen.
  */
 export async function serve(config: Config, log: (line: string) => void): Promise<number> {
