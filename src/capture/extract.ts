@@ -1,7 +1,7 @@
 /**
  * Readable text of a saved page, on the server: one pass of htmlparser2's tokenizer, no DOM
- * built (Readability over linkedom took 7 times as long and 5 times the memory on a 2 MiB
- * page: bench/capture.ts). Every run of text is put in a block (a paragraph, heading, list item, cell...) that remembers what it
+ * built (Readability over a linkedom DOM, which bench/capture.ts compares with it, is several
+ * times slower and holds several times the memory on a large page). Every run of text is put in a block (a paragraph, heading, list item, cell...) that remembers what it
  * was inside of: page chrome (`nav`, `header`, `footer`, `aside`, `form`, ARIA landmarks of the
  * same kind), an element whose class or id says it is not content (ad, sidebar, related,
  * share, comments, newsletter...), and the article container it belongs to (`article`,
