@@ -4,7 +4,8 @@
  * the yardstick. Rounds alternate bare and linkshelf, first with the fetcher idle, then while it
  * works through 1,000 links just created through the API, each on its own host name
  * (`p<N>.localhost`, loopback, admitted by LINKSHELF_FAVICON_ALLOW_PRIVATE=1) of a local origin
- * that answers after 100 ms: nine in ten an article page of 100 KiB, one in ten a 2 MiB page.
+ * that answers after 100 ms: nine in ten an article page of 100 KiB, one in ten a 2 MiB page
+ * (with `--articles`, only article pages).
  * Prints the median of the rounds' ratios, the pages fetched during the busy rounds, and the
  * server's peak RSS. About 45 s.
  */
@@ -17,6 +18,7 @@ const LINKS = 1000;
 const REQUESTS = 30_000;
 const ROUNDS = 5;
 const DELAY_MS = 100;
+const ARTICLES_ONLY = process.argv.includes("--articles");
 
 const work = tempDir("capture-load");
 const binary = await compile(join(ROOT, "src", "main.ts"), join(work, "linkshelf"));
@@ -34,7 +36,7 @@ const origin = Bun.serve({
     await Bun.sleep(DELAY_MS);
     served++;
     const n = Number(new URL(request.url).pathname.slice(1));
-    return new Response(n % 10 === 0 ? large : article, { headers: { "content-type": "text/html; charset=utf-8" } });
+    return new Response(n % 10 === 0 && !ARTICLES_ONLY ? large : article, { headers: { "content-type": "text/html; charset=utf-8" } });
   },
 });
 
