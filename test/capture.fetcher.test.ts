@@ -373,6 +373,17 @@ describe("the queue", () => {
   });
 });
 
+describe("stopping an immediate fetch", () => {
+  it("aborts a fetchNow in flight: it answers null", async () => {
+    const site = origin({ "/": (request) => new Promise<Response>((resolve) => request.signal.addEventListener("abort", () => resolve(new Response("late")))) });
+    const { fetcher } = makeFetcher();
+    const pending = fetcher.fetchNow(`http://site.test:${site.port}/`);
+    await until(() => site.hits.length === 1, "the request");
+    await fetcher.stop();
+    expect(await pending).toBeNull();
+  });
+});
+
 describe("the CPU share of reading pages", () => {
   it("waits after each step so that the work stays within its share, steps of every fetch queued together", async () => {
     expect(FETCHER_LIMITS.cpuShare).toBe(0.03);
