@@ -19,6 +19,8 @@ export interface Config {
    */
   trustedProxies: IpRange[];
   faviconAllowPrivate: boolean;
+  /** Whether saved links' pages are fetched in the background for their text (`LINKSHELF_FETCH_CONTENT`). */
+  fetchContent: boolean;
   /** What the server logs beyond start, stop and errors (`LINKSHELF_LOG`). */
   log: LogOptions;
   /** Scheduled backups while serving; null when `LINKSHELF_BACKUP_EVERY` is unset. */
@@ -59,6 +61,7 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     rateLimit: parseRateLimit(env.LINKSHELF_RATE_LIMIT ?? DEFAULTS.rateLimit),
     trustedProxies: parseTrustedProxies(env.LINKSHELF_TRUST_PROXY),
     faviconAllowPrivate: parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
+    fetchContent: parseOnOff("LINKSHELF_FETCH_CONTENT", env.LINKSHELF_FETCH_CONTENT),
     log: parseLog(env.LINKSHELF_LOG),
     backup: parseBackup(env),
   };
@@ -155,6 +158,13 @@ function parseSwitch(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "0") return false;
   if (value === "1") return true;
   throw new ConfigError(`invalid ${name} "${value}": expected 1 or 0`);
+}
+
+/** parseOnOff reads a setting that is `on` (also when unset or empty) or `off`. */
+function parseOnOff(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "on") return true;
+  if (value === "off") return false;
+  throw new ConfigError(`invalid ${name} "${value}": expected on or off`);
 }
 
 /** tightenDirectory sets a directory to 0700, unless it is another user's (EPERM): its owner decides its mode. */

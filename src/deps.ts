@@ -4,6 +4,7 @@
  * the TCP peer). Modules take their part of it from here, never from the composition root.
  */
 import type { Passwords } from "./auth/passwords";
+import type { ContentCapture } from "./capture/fetcher";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
 import type { Connect, Resolver } from "./favicon/fetch";
@@ -18,6 +19,11 @@ export interface AppDeps {
   setupCode?: string;
   /** The favicon proxy's resolver, connection and timeout; tests inject them, the defaults are real. */
   favicon?: FaviconOptions;
+  /**
+   * The background capture of saved pages, which the links API, the link form and the import
+   * queue links to; the server builds it from its configuration. Absent: nothing is fetched.
+   */
+  capture?: ContentCapture;
   /** The hashing queue; default the process's one, which every hash and verification shares. */
   passwords?: Passwords;
   /** Where log lines go (unexpected errors, the access log); stderr by default. */

@@ -2,6 +2,8 @@ import { createApp } from "./app";
 import type { Config } from "./config";
 import { databasePath } from "./config";
 import { newSetupCode } from "./auth/setup";
+import { createContentCapture } from "./capture/fetcher";
+import { storeFetchedContent } from "./capture/store";
 import { scheduleBackups } from "./db/backup";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
 import { lockDataDir } from "./db/lock";
@@ -9,8 +11,8 @@ import { countUsers } from "./users/service";
 
 /**
  * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
- * requests finish, checkpoints the WAL, closes the database and ends the process (exit 0).
- * It holds the data directory's lock while it runs (a second server or a restore on the same
+ * requests finish, stops fetching saved pages, checkpoints the WAL, closes the database and
+ * ends the process (exit 0). It holds the data directory's lock while it runs (a second server or a restore on the same
  * directory is refused: DataDirBusy). Resolves with the exit code only when it cannot listen.
  */
 export async function serve(config: Config, log: (line: string) => void): Promise<number> {
@@ -24,7 +26,8 @@ export async function serve(config: Config, log: (line: string) => void): Promis
     throw error;
   }
   const setupCode = countUsers(db) === 0 ? newSetupCode() : undefined;
-  const app = createApp({ db, config, clock: Date.now, setupCode, log });
+  const capture = createContentCapture({ config, clock: Date.now, log }, storeFetchedContent(db));
+  const app = createApp({ db, config, clock: Date.now, setupCode, log, capture });
   try {
     app.listen({ port: config.port, hostname: config.host, development: false });
   } catch (error) {
@@ -50,6 +53,8 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   const signal = await stopping;
   log(`linkshelf: ${signal} received, finishing in-flight requests`);
   await server.stop();
+  // Fetches in flight are aborted and waited for: none writes after the database closes.
+  await capture.stop();
   stopBackups?.();
   closeDatabase(db);
   lock.release();

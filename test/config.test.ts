@@ -19,7 +19,7 @@ function loadError(flags: Parameters<typeof loadConfig>[0], env: Record<string, 
 }
 
 describe("loadConfig", () => {
-  it("defaults to 0.0.0.0:3000, ./data, 300 requests per 60 s and every switch off", () => {
+  it("defaults to 0.0.0.0:3000, ./data, 300 requests per 60 s, page fetching on and every other switch off", () => {
     expect(loadConfig({}, {})).toEqual({
       port: 3000,
       host: "0.0.0.0",
@@ -27,6 +27,7 @@ describe("loadConfig", () => {
       rateLimit: { limit: 300, windowSeconds: 60 },
       trustedProxies: [],
       faviconAllowPrivate: false,
+      fetchContent: true,
       log: { access: false },
       backup: null,
     });
@@ -115,6 +116,19 @@ describe("loadConfig", () => {
     for (const value of ["yes", "true", "on", "2", " 1"]) {
       const error = loadError({}, { [name]: value });
       expect(error.message).toContain(name);
+    }
+  });
+
+  it("reads LINKSHELF_FETCH_CONTENT: on, unset or empty fetch pages, off does not, anything else is an error", () => {
+    const name = "LINKSHELF_FETCH_CONTENT";
+    expect(loadConfig({}, { [name]: "on" }).fetchContent).toBe(true);
+    expect(loadConfig({}, { [name]: "" }).fetchContent).toBe(true);
+    expect(loadConfig({}, {}).fetchContent).toBe(true);
+    expect(loadConfig({}, { [name]: "off" }).fetchContent).toBe(false);
+    for (const value of ["OFF", "On", "0", "1", "no", "false", " off", "off "]) {
+      const error = loadError({}, { [name]: value });
+      expect(error.message).toContain(name);
+      expect(error.message).not.toContain("\n");
     }
   });
 

@@ -1,5 +1,6 @@
 import { createApp, type App } from "../src/app";
 import type { Passwords } from "../src/auth/passwords";
+import type { ContentCapture } from "../src/capture/fetcher";
 import { createSession } from "../src/auth/sessions";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
@@ -34,6 +35,8 @@ export interface EnvOptions {
   log?: LogSink;
   /** The TCP peer every request comes from (in-process requests have no socket); default 127.0.0.1. */
   peer?: string;
+  /** The background capture of saved pages; default none (nothing is fetched). */
+  capture?: ContentCapture;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
@@ -44,7 +47,7 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const clock = { now: START };
   const peer = options.peer ?? "127.0.0.1";
   const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, peerAddress: () => peer,
-    passwords: options.passwords, log: options.log });
+    passwords: options.passwords, log: options.log, capture: options.capture });
   return { app, db, config, clock, queries };
 }
 

@@ -13,17 +13,19 @@ import { surfaces } from "../surface";
 export const MessageJson = t.Object({ message: t.String() });
 
 /** The part of a shelf that keeps one kind of record (`shelf.links`, `shelf.collections`). */
-interface Records<Input> {
-  update(id: number, input: Input, now: number): void;
+interface Records<Input, Updated> {
+  update(id: number, input: Input, now: number): Updated;
   delete(id: number): void;
 }
 
-export interface RecordWrites<Body extends TSchema> {
+export interface RecordWrites<Body extends TSchema, Updated> {
   /** The OpenAPI tag, and the record's name in the answers ("Link" -> "Link updated."). */
   tag: string;
   noun: string;
   /** Where the records are kept in a shelf. */
-  records: (shelf: Shelf) => Records<Static<Body>>;
+  records: (shelf: Shelf) => Records<Static<Body>, Updated>;
+  /** What to do once an update is written (the links queue a changed URL's page for capture). */
+  updated?: (shelf: Shelf, id: number, updated: Updated) => void;
   /** The PUT's body and what it does. */
   body: Body;
   updateDescription: string;
@@ -34,13 +36,15 @@ export interface RecordWrites<Body extends TSchema> {
 }
 
 /** recordWrites is the `PUT /:id` and `DELETE /:id` of one kind of record, for the plugin of its prefix. */
-export function recordWrites<Body extends TSchema>({ apiUser }: Pick<Guards, "apiUser">, clock: () => number, writes: RecordWrites<Body>) {
+export function recordWrites<Body extends TSchema, Updated>({ apiUser }: Pick<Guards, "apiUser">, clock: () => number, writes: RecordWrites<Body, Updated>) {
   const { tag, noun } = writes;
   return new Elysia()
     .use(surfaces)
     .use(apiUser)
     .put("/:id", ({ shelf, params, body }) => {
-      writes.records(shelf).update(parseId(params.id), body as Static<Body>, clock());
+      const id = parseId(params.id);
+      const updated = writes.records(shelf).update(id, body as Static<Body>, clock());
+      writes.updated?.(shelf, id, updated);
       return { message: `${noun} updated.` };
     }, apiRoute({
       tag, summary: `Update a ${noun.toLowerCase()}`, body: writes.body, id: true, description: writes.updateDescription,

@@ -72,12 +72,19 @@ const CHUNK_MILLIS = 20;
  * is stored. Otherwise it writes in short transactions (CHUNK_ITEMS / CHUNK_MILLIS), letting the
  * event loop run between them, so a server keeps answering during a large import. It is still
  * all or nothing: when a transaction fails, what the earlier ones of this import created is
- * removed (removeImported), and the error is thrown.
+ * removed (removeImported), and the error is thrown. `created` hears of every link the import
+ * made (its id and URL), once all of it is committed.
  */
-export async function importBookmarks(shelf: Shelf, file: string | NetscapeDocument, now: number, options: { dryRun?: boolean } = {}): Promise<ImportReport> {
+export async function importBookmarks(
+  shelf: Shelf, file: string | NetscapeDocument, now: number,
+  options: { dryRun?: boolean; created?: (links: { id: number; url: string }[]) => void } = {},
+): Promise<ImportReport> {
   const document = typeof file === "string" ? parseNetscape(file) : file;
   const plan = await planImport(shelf, document, now);
-  if (!options.dryRun) await writePlan(shelf, plan);
+  if (!options.dryRun) {
+    const created = await writePlan(shelf, plan);
+    options.created?.(created);
+  }
   return plan.report;
 }
 
@@ -174,16 +181,18 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
  * writeLink, createLink's rules and insert), in transactions of at most CHUNK_ITEMS entries
  * and about CHUNK_MILLIS each, yielding to the event loop between them. When one fails, the
  * links and collections the earlier ones created are removed (removeImported) and the error is thrown.
+ * Returns the links created.
  */
-async function writePlan(shelf: Shelf, plan: ImportPlan): Promise<void> {
+async function writePlan(shelf: Shelf, plan: ImportPlan): Promise<{ id: number; url: string }[]> {
   const idsByName = new Map(plan.idsByName);
   const made = { links: [] as number[], collections: [] as number[] };
+  const createdLinks: { id: number; url: string }[] = [];
   const total = plan.collections.length + plan.links.length;
   let next = 0;
   try {
     while (next < total) {
       const chunk = shelf.db.transaction(() => {
-        const done = { links: [] as number[], collections: [] as number[] };
+        const done = { links: [] as number[], collections: [] as number[], created: [] as { id: number; url: string }[] };
         const started = performance.now();
         const inbox = shelf.collections.inboxId();
         let at = next;
@@ -198,12 +207,14 @@ async function writePlan(shelf: Shelf, plan: ImportPlan): Promise<void> {
             const collectionIds = [...link.collections].map((name) => (name === null ? inbox : idsByName.get(name)!));
             const created = shelf.links.write({ name: link.name, description: link.description, url: link.url, favorite: link.favorite, collectionIds }, link.createdAt);
             done.links.push(created.id);
+            done.created.push({ id: created.id, url: created.url });
           }
           at++;
         } while (at < total && at - next < CHUNK_ITEMS && performance.now() - started < CHUNK_MILLIS);
         return { done, at };
       }, { behavior: "immediate" });
       made.links.push(...chunk.done.links);
+      createdLinks.push(...chunk.done.created);
       made.collections.push(...chunk.done.collections);
       next = chunk.at;
       if (next < total) await new Promise((resolve) => setImmediate(resolve));
@@ -212,6 +223,7 @@ async function writePlan(shelf: Shelf, plan: ImportPlan): Promise<void> {
     if (made.links.length + made.collections.length > 0) await removeImported(shelf, made);
     throw error;
   }
+  return createdLinks;
 }
 
 /**

@@ -9,7 +9,7 @@ import { apiRoute, errorDoc } from "../openapi/describe";
 import { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
+export function linkRoutes({ clock, capture }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
   return new Elysia({ prefix: "/links" })
     .use(surfaces)
     .use(apiUser)
@@ -38,6 +38,7 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
       const now = clock();
       // Links are created in bursts (an import, the extension saving tabs): one commit per turn of the event loop.
       const link = await commits.run(() => shelf.links.create(body, now));
+      capture?.enqueue(link.id, shelf.user.id, link.url);
       return status(201, { message: "Link created.", link });
     }, apiRoute({
       tag: "links", summary: "Create a link", body: CreateLinkBody,
@@ -46,6 +47,9 @@ export function linkRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: Gro
     }))
     .use(recordWrites({ apiUser }, clock, {
       tag: "links", noun: "Link", records: (shelf) => shelf.links, body: UpdateLinkBody, deleteSummary: "Delete a link",
+      updated: (shelf, id, { url, urlChanged }) => {
+        if (urlChanged) capture?.enqueue(id, shelf.user.id, url);
+      },
       updateDescription: "Replaces name, url, favorite and collections; an omitted description keeps its value. Clicks are kept.",
     }));
 }

@@ -24,7 +24,7 @@ export interface ContentSaved {
 /** Control characters other than tab, line feed and carriage return: never part of a page's text. */
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
 /** A language tag (BCP 47's shape, not its registry): `en`, `pt-BR`, `zh-Hant-TW`. */
-const LANG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
+export const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
 
 /**
  * keepBytes is the longest beginning of `text` of at most `limit` bytes of UTF-8, cut between
@@ -48,7 +48,7 @@ function checkContent(input: ContentInput) {
   const excerpt = optional("/excerpt", input.excerpt, CONTENT_LIMITS.excerpt);
   const byline = optional("/byline", input.byline, CONTENT_LIMITS.byline);
   const lang = optional("/lang", input.lang, CONTENT_LIMITS.lang);
-  if (lang !== null && !LANG.test(lang)) rules.fail("/lang", "Expected a language tag such as en or pt-BR");
+  if (lang !== null && !LANGUAGE_TAG.test(lang)) rules.fail("/lang", "Expected a language tag such as en or pt-BR");
   rules.check();
   const { text, truncated } = keepBytes(input.text.toWellFormed().replace(CONTROLS, " "), CONTENT_LIMITS.textBytes);
   return { fields: { title: title?.toWellFormed() ?? null, excerpt: excerpt?.toWellFormed() ?? null, byline: byline?.toWellFormed() ?? null, lang, text }, truncated };

@@ -72,6 +72,12 @@ function checkLink(owner: Owner, input: CreateLinkInput, keptDescription: string
   return { name, description, url, favorite: input.favorite, collectionIds };
 }
 
+/** What an update changed that a caller may act on: a new URL is a new page to capture. */
+export interface LinkUpdate {
+  url: string;
+  urlChanged: boolean;
+}
+
 export class ShelfLinks {
   constructor(private readonly owner: Owner) {}
 
@@ -197,15 +203,17 @@ export class ShelfLinks {
   }
 
   /** update replaces a link's fields and collections; an omitted description keeps its value. */
-  update(id: number, input: UpdateLinkInput, now: number): void {
+  update(id: number, input: UpdateLinkInput, now: number): LinkUpdate {
     const { db } = this.owner;
-    db.transaction(() => {
-      const { collectionIds, ...fields } = checkLink(this.owner, input, this.row(id).description);
+    return db.transaction(() => {
+      const before = this.row(id);
+      const { collectionIds, ...fields } = checkLink(this.owner, input, before.description);
       db.update(links).set({ ...fields, updatedAt: now }).where(eq(links.id, id)).run();
       const queries = linkQueries(db);
       queries.clearMemberships.run({ linkId: id });
       for (const collectionId of collectionIds) queries.addMembership.run({ linkId: id, collectionId });
       indexLink(db, id);
+      return { url: fields.url, urlChanged: fields.url !== before.url };
     }, { behavior: "immediate" });
   }
 

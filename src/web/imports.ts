@@ -108,7 +108,7 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
  * The upload route reads its own body (up to MAX_IMPORT_FILE_BYTES): it is registered before
  * `formBody`, whose 64 KiB limit covers the routes after it.
  */
-export function importPages({ clock }: AppDeps, guard: PageGuard) {
+export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
   const waiting = new Pending<ImportState>({ ttlMs: IMPORT_TTL_MS, maxEntries: MAX_WAITING, maxBytes: MAX_WAITING_BYTES, sizeOf });
   const page = (user: UserRow, error?: string, status = 200) =>
     htmlResponse(importPage({ user, error, maxBytes: MAX_IMPORT_FILE_BYTES }), { status });
@@ -164,7 +164,9 @@ export function importPages({ clock }: AppDeps, guard: PageGuard) {
       const state = waiting.get(params.key, shelf.user.id, now);
       if (!state) return page(shelf.user, EXPIRED, 404);
       if (state.kind === "preview") {
-        const running = importBookmarks(shelf, state.document, now);
+        const running = importBookmarks(shelf, state.document, now, {
+          created: (links) => links.forEach((link) => capture?.enqueue(link.id, shelf.user.id, link.url)),
+        });
         waiting.replace(params.key, shelf.user.id, { ...state, kind: "importing", running }, now);
         try {
           const report = await running;

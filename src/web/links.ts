@@ -7,6 +7,8 @@ import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
+import { LINK_LIMITS } from "../links/model";
+import { cleanName, isHttpUrl } from "../rules";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import type { PageGuard } from "./guard";
@@ -60,13 +62,18 @@ export function sharedLink(query: Record<string, unknown>): { name: string; url:
   return { name, url: url ?? "" };
 }
 
+/** titleName makes a page's title a link name: cleaned as an imported name is, cut to the name's limit. */
+const titleName = (title: string) => [...cleanName(title).replace(/\s+/g, " ")].slice(0, LINK_LIMITS.name).join("").trim();
+
 /**
  * linkPages: add (`/links/new`), edit (`/links/:id/edit`), delete (`/links/:id/delete`, a
  * confirmation form) and the favorite toggle of the lists. Every write calls the links
  * service, the API's own write path; a refusal shows the form again, as typed, with the
- * service's messages beside the fields (422), through the routes' declared `invalid`.
+ * service's messages beside the fields (422), through the routes' declared `invalid`. A link
+ * added without a name is named after its page's title, fetched then and there (then kept as the
+ * page's captured content); when that fails, the name is missing as before.
  */
-export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGuard) {
+export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guard: PageGuard) {
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
@@ -85,8 +92,8 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
   };
 
   /** save runs a shelf write, then goes back to the list. */
-  const save = (request: Request, body: unknown, write: (values: LinkFormValues) => void, done: NoticeCode) => {
-    write(linkFormInput(body));
+  const save = async (request: Request, body: unknown, write: (values: LinkFormValues) => void | Promise<void>, done: NoticeCode) => {
+    await write(linkFormInput(body));
     return seeOther(withNotice(nextOf(request, formField(body, "next")), done));
   };
 
@@ -100,7 +107,13 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
       return form(shelf, { name, url, description: "", favorite: false, collectionIds: wanted ? [wanted.id] : [] }, next, new Map());
     }), { surface: PAGE_ROUTE })
     .post("/links", ({ request, body }) => guard.form(request, (shelf) =>
-      save(request, body, (values) => void shelf.links.create(values, clock()), "link-added")), { surface: linkForm })
+      save(request, body, async (values) => {
+        const url = values.url.trim();
+        const page = values.name.trim() === "" && isHttpUrl(url) ? await capture?.fetchNow(url) : undefined;
+        if (page) values.name = titleName(page.title);
+        const link = shelf.links.create(values, clock());
+        capture?.enqueue(link.id, shelf.user.id, link.url, page);
+      }, "link-added")), { surface: linkForm })
     .get("/links/:id/edit", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
       const next = nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`);
@@ -108,7 +121,10 @@ export function linkPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
     }), { surface: PAGE_ROUTE })
     .post("/links/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const id = parseId(params.id);
-      return save(request, body, (values) => shelf.links.update(id, values, clock()), "link-saved");
+      return save(request, body, (values) => {
+        const { url, urlChanged } = shelf.links.update(id, values, clock());
+        if (urlChanged) capture?.enqueue(id, shelf.user.id, url);
+      }, "link-saved");
     }), { surface: linkForm })
     .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));

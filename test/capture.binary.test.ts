@@ -1,0 +1,91 @@
+/**
+ * The capture of saved pages in the real executable: the server fetches a saved link's page in
+ * the background (from a fake origin on 127.0.0.1, which LINKSHELF_FAVICON_ALLOW_PRIVATE=1 admits),
+ * SIGTERM aborts a fetch in flight and the server still exits 0, and LINKSHELF_FETCH_CONTENT=off
+ * (or a wrong value) is honoured at start.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { rmSync } from "node:fs";
+import { deferred, htmlPage } from "./capture.fixtures";
+import { fakeOrigin, type FakeOrigin } from "./favicon.fixtures";
+import { binaryWorkspace, cleanEnv, createUserWithToken, runBinary, startServer, type BinaryWorkspace } from "./binary";
+
+const SLOW = 120_000;
+const EMAIL = "capture@example.test";
+let workspace: BinaryWorkspace;
+let token: string;
+let origin: FakeOrigin;
+const arrived = deferred();
+const abandoned = deferred();
+
+beforeAll(async () => {
+  workspace = binaryWorkspace("capture");
+  token = await createUserWithToken(workspace, EMAIL, "Capture", cleanEnv());
+  origin = fakeOrigin({
+    "/hold": (request) => {
+      arrived.resolve();
+      return new Promise<Response>((resolve) => request.signal.addEventListener("abort", () => {
+        abandoned.resolve();
+        resolve(new Response("too late"));
+      }));
+    },
+    "/page": () => htmlPage("A page"),
+  });
+}, SLOW);
+
+afterAll(() => {
+  origin?.stop();
+  if (workspace) rmSync(workspace.root, { recursive: true, force: true });
+});
+
+const addLink = (base: string, url: string) =>
+  fetch(`${base}/api/v1/links`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Held", url, favorite: false }),
+  });
+
+describe("the server's background capture", () => {
+  it("fetches a saved link's page, and on SIGTERM abandons the fetch in flight and exits 0", async () => {
+    const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_FAVICON_ALLOW_PRIVATE: "1" }) });
+    try {
+      expect((await addLink(server.origin, `${origin.url}/hold`)).status).toBe(201);
+      await arrived.promise;
+      expect(origin.hits).toEqual(["/hold"]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    await abandoned.promise;
+    expect(server.log.text).toContain("linkshelf: stopped");
+  }, SLOW);
+
+  it("with LINKSHELF_FETCH_CONTENT=off fetches nothing: an unnamed link on the form needs its name", async () => {
+    const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_FAVICON_ALLOW_PRIVATE: "1", LINKSHELF_FETCH_CONTENT: "off" }) });
+    try {
+      const signIn = await fetch(`${server.origin}/login`, {
+        method: "POST", redirect: "manual",
+        headers: { origin: server.origin, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email: EMAIL, password: "long enough password", next: "/" }),
+      });
+      expect(signIn.status).toBe(303);
+      const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+      const added = await fetch(`${server.origin}/links`, {
+        method: "POST", redirect: "manual",
+        headers: { origin: server.origin, cookie, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ name: "", url: `${origin.url}/page` }),
+      });
+      expect(added.status).toBe(422);
+      expect(origin.hitsOf("/page")).toBe(0);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, SLOW);
+
+  it("refuses to start with a LINKSHELF_FETCH_CONTENT that is neither on nor off: one line, exit 2", async () => {
+    const result = await runBinary(workspace.binary, ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", workspace.dataDir], {
+      cwd: workspace.cwd, env: cleanEnv({ LINKSHELF_FETCH_CONTENT: "yes" }),
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe('linkshelf: invalid LINKSHELF_FETCH_CONTENT "yes": expected on or off');
+  }, SLOW);
+});
