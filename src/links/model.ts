@@ -38,7 +38,7 @@ export const QueryInteger = t
   .Decode((digits) => Number(digits))
   .Encode((value) => String(value));
 
-/** `GET /api/v1/links` query: types only; the ranges are searchLinks' rules. */
+/** The query of a page of links (`GET /api/v1/links`, `GET /api/v1/search`): types only; the ranges are the shelf's rules. */
 export const LinkSearchQuery = t.Object({
   q: t.Optional(t.String()),
   collectionId: t.Optional(QueryInteger),
@@ -47,9 +47,9 @@ export const LinkSearchQuery = t.Object({
   limit: t.Optional(QueryInteger),
 });
 
-/** A search of a shelf's links, from `GET /api/v1/links`, the home page or a public collection's page. */
+/** A search of a shelf's links: by substring (`GET /api/v1/links`, the home page, a public collection's page) or by words (`GET /api/v1/search`). */
 export interface LinkQuery {
-  /** Words to find in names, URLs and descriptions (as one substring; ASCII letters ignore case). */
+  /** A substring of names, URLs and descriptions (ASCII letters ignore case), or the words of a full-text search. */
   q?: string;
   /** Only links in this collection of the owner's (another user's or unknown: NotFound). */
   collectionId?: number;

@@ -51,24 +51,6 @@ export const ContentSavedJson = t.Object({
   truncated: t.Boolean({ description: "True when the text was longer than 1 MiB and only its first 1 MiB was kept." }),
 });
 
-/** `GET /api/v1/search` query: types only; the ranges are the search's rules. */
-export const SearchQuery = t.Object({
-  q: t.Optional(t.String()),
-  collectionId: t.Optional(QueryInteger),
-  favorite: t.Optional(t.Boolean()),
-  cursor: t.Optional(t.String()),
-  limit: t.Optional(QueryInteger),
-});
-
-/** A search of a shelf's links by words, from `GET /api/v1/search`. */
-export interface SearchInput {
-  q?: string;
-  collectionId?: number;
-  favorite?: boolean;
-  cursor?: string;
-  limit?: number;
-}
-
 /** [start, end): a pair of integers, written for OpenAPI 3.1 (JSON Schema 2020-12: `prefixItems`). */
 const Range = t.Unsafe<[number, number]>({ type: "array", prefixItems: [{ type: "integer" }, { type: "integer" }], minItems: 2, maxItems: 2, items: false });
 

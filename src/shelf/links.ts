@@ -9,7 +9,7 @@ import { NotFound } from "../errors";
 import { LINK_LIMITS, LINK_PAGE, toLinkJson, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
-import type { ContentInput, ContentJson, ContentSource, SearchInput, SearchPage } from "../search/model";
+import type { ContentInput, ContentJson, ContentSource, SearchPage } from "../search/model";
 import { readContent, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, ownedCollection, type Owner } from "./scope";
 import { searchLinks } from "./search";
@@ -160,7 +160,7 @@ export class ShelfLinks {
    * find searches the owner's links by words (full-text: names, descriptions, URLs and saved
    * page text), best first, a page at a time with snippets; src/shelf/search.ts has the ranking.
    */
-  find(query: SearchInput, now: number): SearchPage {
+  find(query: LinkQuery, now: number): SearchPage {
     return searchLinks(this.owner, query, now);
   }
 

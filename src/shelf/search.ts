@@ -18,7 +18,8 @@ import { toLinkJson, type LinkJson } from "../links/model";
 import { Rules } from "../rules";
 import { indexPendingLinks } from "../search/index-text";
 import { parseQuery } from "../search/query";
-import { SEARCH_PAGE, type SearchInput, type SearchPage } from "../search/model";
+import type { LinkQuery } from "../links/model";
+import { SEARCH_PAGE, type SearchPage } from "../search/model";
 import { findMatches, makeSnippet } from "../search/snippet";
 import { unpackText } from "../search/text-store";
 import { ownedCollection, type Owner } from "./scope";
@@ -101,7 +102,7 @@ ORDER BY r.score DESC, r.id DESC`;
  * hits, then the texts of the page's hits), plus the collection check when filtering by
  * collection (another user's or unknown: NotFound).
  */
-export function searchLinks(owner: Owner, input: SearchInput, now: number): SearchPage {
+export function searchLinks(owner: Owner, input: LinkQuery, now: number): SearchPage {
   const query = parseQuery(input.q);
   const rules = new Rules();
   const limit = input.limit ?? SEARCH_PAGE.defaultLimit;
