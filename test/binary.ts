@@ -4,21 +4,73 @@
  * except for bounded deadlines that turn a hang into a failure with the log attached.
  */
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { testDir } from "./dirs";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ARTIFACTS, testDir } from "./dirs";
 
 export const REPO_ROOT = join(import.meta.dir, "..");
 /** How long any single wait may take before the test fails instead of hanging. */
 const DEADLINE_MS = 15_000;
 
 /** buildBinary compiles the executable with build.ts into `outfile`; throws with bun's output when it fails. */
-export function buildBinary(outfile: string): string {
+function buildBinary(outfile: string): string {
   const result = Bun.spawnSync([process.execPath, "build.ts", outfile], { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" });
   if (result.exitCode !== 0) {
     throw new Error(`build.ts failed (${result.exitCode}):\n${result.stdout.toString()}\n${result.stderr.toString()}`);
   }
   return outfile;
+}
+
+/** What the executable is built from: a change to any of these builds it anew. */
+const BUILD_INPUTS = ["src", "drizzle", "build.ts", "package.json", "package-lock.json"];
+/** Where the executable of the sources as they are now is kept between test files and runs. */
+const BUILT = join(ARTIFACTS, "linkshelf-binary");
+/** A build lock older than this is a build that died: it is taken over. */
+const STALE_BUILD_MS = 120_000;
+
+/** sourceKey hashes every build input's path and bytes, with the Bun version that compiles them. */
+function sourceKey(): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(Bun.version);
+  const files = (entry: string): string[] => {
+    const path = join(REPO_ROOT, entry);
+    if (!statSync(path).isDirectory()) return [path];
+    return readdirSync(path, { recursive: true, withFileTypes: true }).filter((file) => file.isFile()).map((file) => join(file.parentPath, file.name));
+  };
+  for (const file of BUILD_INPUTS.flatMap(files).sort()) hasher.update(`\0${relative(REPO_ROOT, file)}\0`).update(readFileSync(file));
+  return hasher.digest("hex").slice(0, 16);
+}
+
+/**
+ * builtBinary is the executable of the sources as they are now, built by build.ts once and kept
+ * in `test/.artifacts/` under a hash of its inputs, so test files (and parallel test processes,
+ * which wait for the one building) share one build. Older builds are removed.
+ */
+export function builtBinary(): string {
+  const binary = join(BUILT, `linkshelf-${sourceKey()}`);
+  mkdirSync(BUILT, { recursive: true });
+  const lock = `${binary}.lock`;
+  const deadline = Date.now() + 4 * STALE_BUILD_MS;
+  while (!existsSync(binary)) {
+    let held: number | undefined;
+    try {
+      held = openSync(lock, "wx");
+    } catch {
+      if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > STALE_BUILD_MS) rmSync(lock, { force: true });
+      if (Date.now() > deadline) throw new Error(`waited too long for another test process to build ${binary}`);
+      Bun.sleepSync(100);
+      continue;
+    }
+    try {
+      if (existsSync(binary)) break;
+      for (const old of readdirSync(BUILT)) if (!old.endsWith(".lock")) rmSync(join(BUILT, old), { force: true });
+      renameSync(buildBinary(`${binary}.building`), binary);
+    } finally {
+      closeSync(held);
+      rmSync(lock, { force: true });
+    }
+  }
+  return binary;
 }
 
 /** Where a test runs the executable: a fresh temporary folder, removed after the test file. */
@@ -34,11 +86,12 @@ export interface BinaryWorkspace {
   dbPath: string;
 }
 
-/** binaryWorkspace builds the executable into a new temporary folder (see testDir) named after `name`, with a working directory beside it. */
+/** binaryWorkspace puts the executable (see builtBinary) into a new temporary folder (see testDir) named after `name`, with a working directory beside it. */
 export function binaryWorkspace(name: string): BinaryWorkspace {
   const root = testDir(name);
   mkdirSync(join(root, "bin"));
-  const binary = buildBinary(join(root, "bin", "linkshelf"));
+  const binary = join(root, "bin", "linkshelf");
+  linkSync(builtBinary(), binary);
   const cwd = join(root, "run");
   mkdirSync(cwd);
   const dataDir = join(cwd, "data");

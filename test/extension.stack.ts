@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { buildExtension } from "../extension/build";
-import { buildBinary, runBinary, startServer, type RunningServer } from "./binary";
+import { builtBinary, runBinary, startServer, type RunningServer } from "./binary";
 import { testDir } from "./dirs";
 
 export const EMAIL = "owner@example.test";
@@ -26,7 +26,7 @@ export interface Stack {
 
 export async function startStack(): Promise<Stack> {
   const root = testDir("extension-e2e");
-  const binary = buildBinary(join(root, "linkshelf"));
+  const binary = builtBinary();
   await buildExtension(join(root, "extension"));
   const dataDir = join(root, "data");
   const created = await runBinary(binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { cwd: root, stdin: `${PASSWORD}\n` });

@@ -27,7 +27,7 @@ import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../src/request/json-body";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db/client";
 import type { Connect, Resolver } from "../src/favicon/fetch";
-import { createCollection, createLink, createUser, inboxOf, snapshot, START, type TestEnv, type TestUser } from "./helpers";
+import { createCollection, createLink, createUser, inboxOf, snapshot, START, testPasswords, type TestEnv, type TestUser } from "./helpers";
 import { Shelf } from "../src/shelf/shelf";
 
 // ---------------------------------------------------------------------------------------------
@@ -77,8 +77,8 @@ function fuzzEnv(vars: Record<string, string>): TestEnv {
   const clock = { now: START };
   const favicon = { resolve: knowsNoName, connect: connectsNowhere, timeoutMillis: 1000 };
   // From a proxy on this machine: with LINKSHELF_TRUST_PROXY=1 the forged forwarded headers are read.
-  const app = createApp({ db, config, clock: () => clock.now++, favicon, peerAddress: () => "127.0.0.1" });
-  return { app, db, config, clock, queries: [] };
+  const app = createApp({ db, config, clock: () => clock.now++, favicon, peerAddress: () => "127.0.0.1", passwords: testPasswords });
+  return { app, db, config, clock, queries: [], passwords: testPasswords };
 }
 
 async function makeWorld(vars: Record<string, string> = { LINKSHELF_RATE_LIMIT: "off" }): Promise<World> {

@@ -1,5 +1,5 @@
 import { createApp, type App } from "../src/app";
-import type { Passwords } from "../src/auth/passwords";
+import { ARGON2ID, HASHING_LIMITS, Passwords, type Hasher } from "../src/auth/passwords";
 import type { ContentCapture } from "../src/capture/fetcher";
 import { createSession } from "../src/auth/sessions";
 import { loadConfig, type Config } from "../src/config";
@@ -14,6 +14,32 @@ export const START = Date.parse("2026-11-22T05:52:24.123Z");
 /** A timestamp as the contract writes it: ISO 8601 UTC with milliseconds. */
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/**
+ * onceEach is `hasher` with its answers kept: each distinct password is hashed once per process
+ * and each password/hash pair verified once. The hashes are the server's real argon2id ones;
+ * only the cost of repeating them is saved (one hash costs about as much as a whole API test).
+ */
+export function onceEach(hasher: Hasher): Hasher {
+  const hashes = new Map<string, Promise<string>>();
+  const verdicts = new Map<string, Promise<boolean>>();
+  const kept = <T>(map: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> => {
+    let answer = map.get(key);
+    if (answer === undefined) {
+      answer = make();
+      map.set(key, answer);
+      answer.catch(() => map.delete(key));
+    }
+    return answer;
+  };
+  return {
+    hash: (password) => kept(hashes, password, () => hasher.hash(password)),
+    verify: (password, hash) => kept(verdicts, `${hash}\n${password}`, () => hasher.verify(password, hash)),
+  };
+}
+
+/** The hashing queue of every test app unless a test brings its own: real limits, hashes paid once. */
+export const testPasswords = new Passwords(HASHING_LIMITS, onceEach(ARGON2ID));
+
 export interface TestEnv {
   app: App;
   db: Db;
@@ -22,6 +48,8 @@ export interface TestEnv {
   clock: { now: number };
   /** SQL statements drizzle ran since the last `queries.length = 0`. */
   queries: string[];
+  /** The app's hashing queue. */
+  passwords: Passwords;
 }
 
 export interface EnvOptions {
@@ -29,7 +57,7 @@ export interface EnvOptions {
   path?: string;
   /** The one-time code of a first start, which unlocks `/setup`. */
   setupCode?: string;
-  /** The hashing queue (default the process's one). */
+  /** The hashing queue (default `testPasswords`). */
   passwords?: Passwords;
   /** Where the app's log lines go; stderr by default. */
   log?: LogSink;
@@ -46,9 +74,10 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const config = loadConfig({}, env);
   const clock = { now: START };
   const peer = options.peer ?? "127.0.0.1";
+  const passwords = options.passwords ?? testPasswords;
   const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, peerAddress: () => peer,
-    passwords: options.passwords, log: options.log, capture: options.capture });
-  return { app, db, config, clock, queries };
+    passwords, log: options.log, capture: options.capture });
+  return { app, db, config, clock, queries, passwords };
 }
 
 export interface TestUser {
@@ -67,7 +96,7 @@ export async function createUser(env: TestEnv, overrides: { email?: string; name
     email: overrides.email ?? `user${userCounter}@example.test`,
     name: overrides.name ?? `User ${userCounter}`,
     password,
-  }, env.clock.now++);
+  }, env.clock.now++, { passwords: env.passwords });
   const { token } = new Shelf(env.db, user).tokens.create("test", env.clock.now++);
   return { user, token, password };
 }

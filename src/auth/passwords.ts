@@ -8,6 +8,18 @@ import { AppError } from "../errors";
  */
 export const PASSWORD_HASH = { algorithm: "argon2id", memoryCost: 19_456, timeCost: 2 } as const;
 
+/** What makes and checks password hashes; the server always uses `ARGON2ID`. */
+export interface Hasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, hash: string): Promise<boolean>;
+}
+
+/** ARGON2ID hashes with `PASSWORD_HASH` and verifies any hash Bun.password reads. */
+export const ARGON2ID: Hasher = {
+  hash: (password) => Bun.password.hash(password, PASSWORD_HASH),
+  verify: (password, hash) => Bun.password.verify(password, hash),
+};
+
 /** At most this many hashes or verifications run at once in a process; this many more may wait. */
 export const HASHING_LIMITS = { running: 2, waiting: 16 } as const;
 
@@ -65,7 +77,7 @@ export class Passwords {
   private readonly queue: Waiter[] = [];
   private readonly budgetKiB: number;
 
-  constructor(readonly limits: { running: number; waiting: number } = HASHING_LIMITS) {
+  constructor(readonly limits: { running: number; waiting: number } = HASHING_LIMITS, private readonly hasher: Hasher = ARGON2ID) {
     this.budgetKiB = limits.running * PASSWORD_HASH.memoryCost;
   }
 
@@ -76,12 +88,12 @@ export class Passwords {
 
   /** hash makes a new password hash with the current setting. */
   hash(password: string, options: HashOptions = {}): Promise<string> {
-    return this.run(PASSWORD_HASH.memoryCost, () => Bun.password.hash(password, PASSWORD_HASH), options);
+    return this.run(PASSWORD_HASH.memoryCost, () => this.hasher.hash(password), options);
   }
 
   /** verify tells whether a password matches a stored hash. */
   verify(password: string, hash: string, options: HashOptions = {}): Promise<boolean> {
-    return this.run(memoryOf(hash), () => Bun.password.verify(password, hash), options);
+    return this.run(memoryOf(hash), () => this.hasher.verify(password, hash), options);
   }
 
   /**
