@@ -79,6 +79,7 @@ mark { background: #fde68a; color: #1d2330; border-radius: 2px; padding: 0 .1em;
 @media (min-width: 36rem) { .facts { grid-template-columns: 9rem minmax(0, 1fr); } }
 .facts dt { color: var(--muted); font-size: .9rem; }
 .facts dd { margin: 0 0 .4rem; overflow-wrap: anywhere; }
+h1 img { vertical-align: -.1em; margin-right: .25rem; border-radius: 3px; }
 label, legend { display: block; font-weight: 600; font-size: .9rem; margin: 1rem 0 .3rem; }
 legend { padding: 0; }
 fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }

@@ -44,6 +44,8 @@ export const ContentJson = t.Object({
   capturedAt: Timestamp,
 });
 export type ContentJson = typeof ContentJson.static;
+/** What a page shows of a saved content: everything but the text itself. */
+export type ContentSummary = Omit<ContentJson, "text">;
 
 export const ContentItemJson = t.Object({ content: ContentJson });
 export const ContentSavedJson = t.Object({

@@ -12,7 +12,7 @@ import { Rules } from "../rules";
 import { unindexLinks, writeIndexRow } from "../search/index-text";
 import { packText } from "../search/text-store";
 import { iso } from "../timestamps";
-import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource } from "../search/model";
+import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource, type ContentSummary } from "../search/model";
 import type { Owner } from "./scope";
 
 /** What saving a content did: `stored` is false when a browser capture was there and a server fetch left it alone. */
@@ -74,9 +74,6 @@ export function readContent(owner: Owner, id: number): ContentJson {
   if (!row) throw new NotFound(ownsLink(owner, id) ? "This link has no saved content." : undefined);
   return toContentJson(row.content);
 }
-
-/** What a page shows of a saved content: everything but the text itself. */
-export type ContentSummary = Omit<ContentJson, "text">;
 
 /**
  * readContentSummary is the saved content of one of the owner's links without its text (which

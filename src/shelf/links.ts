@@ -9,8 +9,8 @@ import { NotFound } from "../errors";
 import { LINK_LIMITS, LINK_PAGE, toLinkJson, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
-import type { ContentInput, ContentJson, ContentSource, SearchResults } from "../search/model";
-import { readContent, readContentSummary, saveContent, type ContentSaved, type ContentSummary } from "./contents";
+import type { ContentInput, ContentJson, ContentSource, ContentSummary, SearchResults } from "../search/model";
+import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, ownedCollection, type Owner } from "./scope";
 import { searchLinks } from "./search";
 

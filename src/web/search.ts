@@ -52,7 +52,7 @@ export function searchPages({ clock }: AppDeps, guard: PageGuard) {
       collections: shelf.collections.summaries(),
       asked,
       hits: results?.hits ?? null,
-      queryError: queryError && `${queryError}.`,
+      queryError: queryError?.replace(/(?<![.?!])$/, "."),
       notice: messages.some((error) => error.path !== "/q") ? "That page of results does not exist: start again from the best results." : undefined,
       more: results?.nextCursor ? addressOf(asked, results.nextCursor) : undefined,
       first: cursor === undefined ? undefined : addressOf(asked),
