@@ -7,55 +7,40 @@
  * with `LINKSHELF_FETCH_CONTENT=off`.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { ContentFetcher, createContentCapture, type ContentCapture } from "../src/capture/fetcher";
 import { storeFetchedContent } from "../src/capture/store";
-import { loadConfig } from "../src/config";
 import type { Db } from "../src/db/client";
 import { htmlPage } from "./capture.fixtures";
-import { FAKE_PUBLIC, fakeOrigin, mappedConnect, resolverOf, type FakeOrigin } from "./favicon.fixtures";
+import { capturingSite, type CapturingSite } from "./capture.site";
 import { createCollection, createUser, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 import { attributes, cookieFor, open, submit, texts } from "./html";
 
-const origins: FakeOrigin[] = [];
-const captures: ContentCapture[] = [];
+const running: CapturingSite[] = [];
 afterEach(async () => {
-  for (const capture of captures.splice(0)) await capture.stop();
-  for (const origin of origins.splice(0)) origin.stop();
+  for (const site of running.splice(0)) await site.stop();
 });
 
-interface World {
+interface World extends CapturingSite {
   env: TestEnv;
-  site: FakeOrigin;
-  /** `http://site.test:<port>` */
-  base: string;
   alice: TestUser;
   bob: TestUser;
   aliceCookie: string;
   bobCookie: string;
-  settle: () => Promise<void>;
 }
 
 /** world: an app whose capture fetches from a fake origin and keeps pages with the server's store; two users. */
 async function world(vars: Record<string, string> = {}): Promise<World> {
-  const site = fakeOrigin({
-    "/article": () => htmlPage("The Article", "Article text about tides."),
-    "/other": () => htmlPage("Other Page", "Other text."),
-  });
-  origins.push(site);
   const env = { LINKSHELF_RATE_LIMIT: "off", ...vars };
   let db: Db | undefined;
-  const capture = createContentCapture({ config: loadConfig({}, env), clock: Date.now, log: () => undefined },
-    (linkId, userId, content, now) => storeFetchedContent(db!)(linkId, userId, content, now),
-    { resolve: resolverOf({ "site.test": [FAKE_PUBLIC] }), connect: mappedConnect(), hostSpacingMillis: 0 });
-  captures.push(capture);
-  const app = makeEnv(env, { capture });
+  const capturing = capturingSite({
+    "/article": () => htmlPage("The Article", "Article text about tides."),
+    "/other": () => htmlPage("Other Page", "Other text."),
+  }, env, (linkId, userId, content, now) => storeFetchedContent(db!)(linkId, userId, content, now));
+  running.push(capturing);
+  const app = makeEnv(env, { capture: capturing.capture });
   db = app.db;
   const alice = await createUser(app, { name: "Alice" });
   const bob = await createUser(app, { name: "Bob" });
-  const settle = async () => {
-    if (capture instanceof ContentFetcher) await capture.whenIdle();
-  };
-  return { env: app, site, base: `http://site.test:${site.port}`, alice, bob, aliceCookie: cookieFor(app, alice), bobCookie: cookieFor(app, bob), settle };
+  return { ...capturing, env: app, alice, bob, aliceCookie: cookieFor(app, alice), bobCookie: cookieFor(app, bob) };
 }
 
 /** addLink stores a link through the owner's shelf (nothing is queued: the tests queue it themselves). */
