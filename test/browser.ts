@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createApp, type App } from "../src/app";
+import type { ContentCapture } from "../src/capture/fetcher";
 import { loadConfig } from "../src/config";
 import { closeDatabase, openDatabase, type Db } from "../src/db/client";
 import { testDir } from "./dirs";
@@ -23,11 +24,14 @@ export interface LiveServer {
   stop(): Promise<void>;
 }
 
-/** startServer serves the real app on 127.0.0.1 (a free port) over a database in a temp folder. */
-export function startServer(): LiveServer {
+/**
+ * startServer serves the real app on 127.0.0.1 (a free port) over a database in a temp folder;
+ * with `capture`, the background capture of saved pages (stopped with the server), else none.
+ */
+export function startServer(options: { capture?: ContentCapture } = {}): LiveServer {
   const dir = testDir("browser");
   const db = openDatabase(join(dir, "linkshelf.db"));
-  const app = createApp({ db, config: loadConfig({}, {}), clock: Date.now });
+  const app = createApp({ db, config: loadConfig({}, {}), clock: Date.now, capture: options.capture });
   app.listen({ port: 0, hostname: "127.0.0.1" });
   const port = app.server?.port;
   if (!port) throw new Error("the test server did not start");
@@ -37,6 +41,7 @@ export function startServer(): LiveServer {
     origin: `http://127.0.0.1:${port}`,
     async stop() {
       await app.stop(true);
+      await options.capture?.stop();
       closeDatabase(db);
     },
   };

@@ -6,17 +6,15 @@
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import type { CapturedContent } from "../src/capture/content";
-import { ContentFetcher, createContentCapture, type ContentCapture } from "../src/capture/fetcher";
-import { loadConfig } from "../src/config";
+import type { ContentCapture } from "../src/capture/fetcher";
 import { htmlPage } from "./capture.fixtures";
-import { FAKE_PUBLIC, fakeOrigin, mappedConnect, resolverOf, type FakeOrigin } from "./favicon.fixtures";
+import { capturingSite, type CapturingSite } from "./capture.site";
+import type { FakeOrigin } from "./favicon.fixtures";
 import { createLink, createUser, makeEnv, post, put, sessionCookie, snapshot, type TestEnv, type TestUser } from "./helpers";
 
-const origins: FakeOrigin[] = [];
-const captures: ContentCapture[] = [];
+const running: CapturingSite[] = [];
 afterEach(async () => {
-  for (const capture of captures.splice(0)) await capture.stop();
-  for (const origin of origins.splice(0)) origin.stop();
+  for (const site of running.splice(0)) await site.stop();
 });
 
 interface World {
@@ -37,28 +35,22 @@ const LONG_TITLE = `A\u0007 title\u202e with ${"x".repeat(400)}`;
 
 /** world: an app whose capture reaches a fake origin serving a few pages, and two users. */
 async function world(vars: Record<string, string> = {}): Promise<World> {
-  const site = fakeOrigin({
+  const env = { LINKSHELF_RATE_LIMIT: "off", ...vars };
+  const stored: World["stored"] = [];
+  const capturing = capturingSite({
     "/article": () => htmlPage("The Article", "Article text."),
     "/other": () => htmlPage("Other Page", "Other text."),
     "/long": () => htmlPage(LONG_TITLE, "Long title."),
     "/untitled": () => new Response("<p>no title</p><p>and no heading</p>", { headers: { "content-type": "text/html" } }),
     "/image": () => new Response("GIF89a", { headers: { "content-type": "image/gif" } }),
-  });
-  origins.push(site);
-  const env = { LINKSHELF_RATE_LIMIT: "off", ...vars };
-  const stored: World["stored"] = [];
-  const capture = createContentCapture({ config: loadConfig({}, env), clock: Date.now, log: () => undefined },
-    (linkId, userId, content) => void stored.push({ linkId, userId, content }),
-    { resolve: resolverOf({ "site.test": [FAKE_PUBLIC] }), connect: mappedConnect(), hostSpacingMillis: 0 });
-  captures.push(capture);
-  const app = makeEnv(env, { capture });
+  }, env, (linkId, userId, content) => void stored.push({ linkId, userId, content }));
+  running.push(capturing);
+  const app = makeEnv(env, { capture: capturing.capture });
   const alice = await createUser(app);
   const bob = await createUser(app);
-  const settle = async () => {
-    if (capture instanceof ContentFetcher) await capture.whenIdle();
-  };
   const cookies = new Map([alice, bob].map((as) => [as, sessionCookie(app, as.user.id)] as const));
-  return { env: app, site, base: `http://site.test:${site.port}`, capture, stored, alice, bob, cookies, settle };
+  const { site, base, capture, settle } = capturing;
+  return { env: app, site, base, capture, stored, alice, bob, cookies, settle };
 }
 
 const form = (w: World, as: TestUser, path: string, fields: Record<string, string>) =>

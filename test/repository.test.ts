@@ -182,6 +182,13 @@ describe("the repository stands alone", () => {
     expect(png.byteLength).toBeLessThan(200 * 1024);
     expect(readFileSync(join(REPO_ROOT, "README.md"), "utf8")).toContain("](docs/screenshot.png)");
   });
+
+  it("the search page's screenshot in docs/search.md is committed and small", () => {
+    const png = readFileSync(join(REPO_ROOT, "docs", "search-page.png"));
+    expect([...png.subarray(1, 4)].map((byte) => String.fromCharCode(byte)).join("")).toBe("PNG");
+    expect(png.byteLength).toBeLessThan(200 * 1024);
+    expect(readFileSync(join(REPO_ROOT, "docs", "search.md"), "utf8")).toContain("](search-page.png)");
+  });
 });
 
 describe("tests that need a program npm cannot install", () => {

@@ -5,11 +5,10 @@ import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
 
-/** What the home page shows: one collection, the favorites, or search results. */
+/** What the home page shows: one collection or the favorites. */
 export type HomeView =
   | { kind: "collection"; collection: CollectionSummary }
-  | { kind: "favorites" }
-  | { kind: "search"; query: string };
+  | { kind: "favorites" };
 
 export interface HomeOptions {
   user: UserRow;
@@ -25,17 +24,17 @@ export interface HomeOptions {
   notice?: string;
 }
 
-function sidebar(options: HomeOptions): Html {
-  const { view } = options;
+/** collectionsSidebar lists the views and the collections, marking the one `view` shows (none on other pages). */
+export function collectionsSidebar(collections: CollectionSummary[], view?: HomeView): Html {
   const current = (active: boolean) => (active ? html` aria-current="page"` : "");
   return html`<nav class="sidebar card" aria-label="Collections">
 <h2>Views</h2>
 <ul>
-<li><a class="item" href="/?view=favorites"${current(view.kind === "favorites")}><span aria-hidden="true">★</span><span class="name">Favorites</span></a></li>
+<li><a class="item" href="/?view=favorites"${current(view?.kind === "favorites")}><span aria-hidden="true">★</span><span class="name">Favorites</span></a></li>
 </ul>
 <h2 class="gap">Collections</h2>
 <ul>
-${options.collections.map((collection) => html`<li><a class="item" href="/?collection=${collection.id}"${current(view.kind === "collection" && view.collection.id === collection.id)}>
+${collections.map((collection) => html`<li><a class="item" href="/?collection=${collection.id}"${current(view?.kind === "collection" && view.collection.id === collection.id)}>
 <span aria-hidden="true">${collection.icon}</span>
 <span class="name">${collection.name}</span>
 ${collection.visibility === "PUBLIC" ? html`<span class="badge">Public</span>` : html`<span class="visually-hidden">private,</span>`}
@@ -52,10 +51,6 @@ function heading(options: HomeOptions): Html {
     return html`<div class="heading"><h1 id="list-heading"><span aria-hidden="true">★</span> Favorites</h1></div>
 <p class="muted">Ranked the way the browser extension pins them: most clicked first, then most recently clicked.</p>`;
   }
-  if (view.kind === "search") {
-    return html`<div class="heading"><h1 id="list-heading">Search: “${view.query}”</h1><div class="actions"><a href="/">Clear search</a></div></div>
-<p class="muted">Names, URLs and descriptions of all your links, newest first.</p>`;
-  }
   const { collection } = view;
   return html`<div class="heading">
 <h1 id="list-heading"><span aria-hidden="true">${collection.icon}</span> ${collection.name} <span class="badge">${collection.visibility === "PUBLIC" ? "Public" : "Private"}</span></h1>
@@ -70,14 +65,12 @@ ${collection.description ? html`<p class="muted">${collection.description}</p>` 
 
 function emptyText(view: HomeView): string {
   if (view.kind === "favorites") return "No favorites yet: mark a link with ☆ to pin it.";
-  if (view.kind === "search") return "No link matches.";
   return "No links in this collection yet.";
 }
 
-/** homePage: the collections sidebar and one list of links (a collection, the favorites or a search). */
+/** homePage: the collections sidebar and one list of links (a collection or the favorites). */
 export function homePage(options: HomeOptions): Html {
-  const title = options.view.kind === "collection" ? options.view.collection.name
-    : options.view.kind === "favorites" ? "Favorites" : `Search: ${options.view.query}`;
+  const title = options.view.kind === "collection" ? options.view.collection.name : "Favorites";
   const content = html`<section class="card" aria-labelledby="list-heading">
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
 ${heading(options)}
@@ -88,8 +81,7 @@ ${pager(options)}
   return shell({
     title,
     user: options.user,
-    query: options.view.kind === "search" ? options.view.query : "",
-    sidebar: sidebar(options),
+    sidebar: collectionsSidebar(options.collections, options.view),
     content,
   });
 }

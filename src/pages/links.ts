@@ -26,8 +26,8 @@ export function faviconFor(url: string): Html {
 
 /**
  * linkItem is one row of a link list: icon, name (through `/l/:id`, so opening it counts a
- * click), host, description, clicks and last click; the owner also gets a favorite toggle
- * and an edit link. `back` is where the toggle returns to.
+ * click), host, description, clicks and last click; the owner also gets a favorite toggle,
+ * the link's page and its edit form. `back` is where the toggle returns to.
  */
 export function linkItem(link: LinkJson, back: string): Html {
   const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
@@ -44,6 +44,7 @@ ${link.description ? html`<p class="description">${link.description}</p>` : unde
 <input type="hidden" name="next" value="${back}">
 <button type="submit" class="star" aria-pressed="${link.favorite ? "true" : "false"}" aria-label="Favorite: ${link.name}" title="${link.favorite ? "Remove from favorites" : "Mark as favorite"}">${link.favorite ? "★" : "☆"}</button>
 </form>
+<a href="/links/${link.id}" aria-label="Details of ${link.name}">Details</a>
 <a href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>
 </div>
 </li>`;
@@ -95,7 +96,8 @@ ${fieldMessages("collectionIds", collectionErrors)}
 <div class="form-actions">
 <button type="submit">${editing ? "Save link" : "Add link"}</button>
 <a href="${options.next}">Cancel</a>
-${editing ? html`<a href="/links/${linkId}/delete" class="push">Delete link…</a>` : undefined}
+${editing ? html`<a href="/links/${linkId}" class="push">Details and saved page</a>
+<a href="/links/${linkId}/delete">Delete link…</a>` : undefined}
 </div>
 </form>
 </div>`;

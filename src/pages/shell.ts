@@ -66,6 +66,20 @@ p { margin: .25rem 0 .75rem; }
 .links .row-actions { display: flex; gap: .35rem; align-items: start; }
 .links .row-actions form { margin: 0; }
 .empty { color: var(--muted); padding: 1rem 0; }
+.links .snippet { margin: .2rem 0 0; overflow-wrap: anywhere; }
+.links .from { margin-right: .35rem; }
+.links .in a { color: inherit; }
+mark { background: #fde68a; color: #1d2330; border-radius: 2px; padding: 0 .1em; }
+@media (prefers-color-scheme: dark) { mark { background: #7a5d00; color: #fff; } }
+.refine { display: grid; grid-template-columns: minmax(0, 1fr); gap: .5rem 1rem; align-items: end; margin-bottom: 1rem; }
+@media (min-width: 48rem) { .refine { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr) auto auto; } }
+.refine label { margin: 0 0 .3rem; }
+.refine .choice { margin: 0 0 .6rem; }
+.facts { display: grid; grid-template-columns: minmax(0, 1fr); gap: .1rem 1rem; margin: 0 0 1rem; }
+@media (min-width: 36rem) { .facts { grid-template-columns: 9rem minmax(0, 1fr); } }
+.facts dt { color: var(--muted); font-size: .9rem; }
+.facts dd { margin: 0 0 .4rem; overflow-wrap: anywhere; }
+h1 img { vertical-align: -.1em; margin-right: .25rem; border-radius: 3px; }
 label, legend { display: block; font-weight: 600; font-size: .9rem; margin: 1rem 0 .3rem; }
 legend { padding: 0; }
 fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
@@ -127,9 +141,9 @@ ${options.script ? html`<script src="${options.script}" defer></script>` : undef
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <a class="brand" href="/">linkshelf</a>
-${user ? html`<form class="search" role="search" action="/" method="get">
+${user ? html`<form class="search" role="search" action="/search" method="get">
 <label class="visually-hidden" for="search">Search links</label>
-<input id="search" name="q" type="search" placeholder="Search names, URLs, descriptions" value="${options.query ?? ""}">
+<input id="search" name="q" type="search" placeholder="Search your links and their pages" value="${options.query ?? ""}">
 <button type="submit" class="secondary">Search</button>
 </form>
 <nav aria-label="Account">
@@ -149,11 +163,15 @@ ${options.content}
 `;
 }
 
-/** pager links a list's pages: back to the newest and on to older links (either may be absent). */
-export function pager(pages: { first?: string; older?: string }): Html | undefined {
+/** What a pager's two links say: a list of links pages by age, search results by rank. */
+const PAGER_WORDS = { age: { first: "← Newest", older: "Older links →" }, rank: { first: "← Best results", older: "More results →" } } as const;
+
+/** pager links a list's pages: back to the first and on to the next (either may be absent). */
+export function pager(pages: { first?: string; older?: string }, order: keyof typeof PAGER_WORDS = "age"): Html | undefined {
   if (!pages.older && !pages.first) return undefined;
+  const words = PAGER_WORDS[order];
   return html`<nav class="pager" aria-label="Pages">
-${pages.first ? html`<a href="${pages.first}">← Newest</a>` : html`<span></span>`}
-${pages.older ? html`<a href="${pages.older}">Older links →</a>` : undefined}
+${pages.first ? html`<a href="${pages.first}">${words.first}</a>` : html`<span></span>`}
+${pages.older ? html`<a href="${pages.older}">${words.older}</a>` : undefined}
 </nav>`;
 }

@@ -44,6 +44,8 @@ export const ContentJson = t.Object({
   capturedAt: Timestamp,
 });
 export type ContentJson = typeof ContentJson.static;
+/** What a page shows of a saved content: everything but the text itself. */
+export type ContentSummary = Omit<ContentJson, "text">;
 
 export const ContentItemJson = t.Object({ content: ContentJson });
 export const ContentSavedJson = t.Object({
@@ -70,6 +72,23 @@ export const SearchPageJson = t.Object({
   nextCursor: t.Union([t.String(), t.Null()], { description: "Pass as cursor (with the same q and filters) for the next page; null on the last page." }),
 });
 export type SearchPage = typeof SearchPageJson.static;
+
+/** Which of a link's texts a snippet was cut from: its saved page text, description, name or URL. */
+export type SnippetSource = "content" | "description" | "name" | "url";
+
+/**
+ * What the shelf's search answers: the API's page of hits, each also saying which text its
+ * snippet came from (for the web pages; the API's JSON leaves it out, see toSearchPageJson).
+ */
+export interface SearchResults {
+  hits: (SearchPage["hits"][number] & { snippetFrom: SnippetSource })[];
+  nextCursor: string | null;
+}
+
+/** toSearchPageJson is the API's answer for a page of the shelf's hits: each hit's link, score and snippet only. */
+export function toSearchPageJson(results: SearchResults): SearchPage {
+  return { hits: results.hits.map(({ link, score, snippet }) => ({ link, score, snippet })), nextCursor: results.nextCursor };
+}
 
 /** toContentJson shapes a stored content for clients. */
 export function toContentJson(row: LinkContentRow): ContentJson {

@@ -6,7 +6,7 @@ import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { surfaces } from "../surface";
 import { readJsonBody } from "../request/json-body";
-import { CONTENT_LIMITS, ContentBody, ContentItemJson, ContentSavedJson, SearchPageJson, SEARCH_PAGE } from "./model";
+import { CONTENT_LIMITS, ContentBody, ContentItemJson, ContentSavedJson, SearchPageJson, SEARCH_PAGE, toSearchPageJson } from "./model";
 import { LinkSearchQuery } from "../links/model";
 import { QUERY_LIMITS } from "./query";
 
@@ -41,7 +41,7 @@ export function searchRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: G
       ok: { description: "The saved content.", json: ContentItemJson },
       more: { 404: errorDoc("NOT_FOUND: the id does not exist, belongs to another user, or the link has no saved content.") },
     }))
-    .get("/search", ({ shelf, query }) => shelf.links.find(query, clock()), {
+    .get("/search", ({ shelf, query }) => toSearchPageJson(shelf.links.find(query, clock())), {
       query: LinkSearchQuery,
       ...apiRoute({
         tag: "search", summary: "Search your links by words: names, descriptions, URLs and saved page text",

@@ -11,7 +11,8 @@ import { NotFound } from "../errors";
 import { Rules } from "../rules";
 import { unindexLinks, writeIndexRow } from "../search/index-text";
 import { packText } from "../search/text-store";
-import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource } from "../search/model";
+import { iso } from "../timestamps";
+import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource, type ContentSummary } from "../search/model";
 import type { Owner } from "./scope";
 
 /** What saving a content did: `stored` is false when a browser capture was there and a server fetch left it alone. */
@@ -59,16 +60,38 @@ function ownsLink({ db, user }: Owner, id: number): boolean {
   return db.select({ id: links.id }).from(links).where(and(eq(links.id, id), eq(links.userId, user.id))).all().length === 1;
 }
 
+/** The saved content of link `id` when that link is the owner's. */
+const ownedContent = ({ user }: Owner, id: number) => and(eq(linkContents.linkId, id), eq(links.userId, user.id));
+
 /** readContent is the saved content of one of the owner's links; NotFound for another user's or unknown link, or a link without content. */
 export function readContent(owner: Owner, id: number): ContentJson {
   const [row] = owner.db
     .select({ content: linkContents })
     .from(linkContents)
     .innerJoin(links, eq(links.id, linkContents.linkId))
-    .where(and(eq(linkContents.linkId, id), eq(links.userId, owner.user.id)))
+    .where(ownedContent(owner, id))
     .all();
   if (!row) throw new NotFound(ownsLink(owner, id) ? "This link has no saved content." : undefined);
   return toContentJson(row.content);
+}
+
+/**
+ * readContentSummary is the saved content of one of the owner's links without its text (which
+ * stays compressed), or null when none is saved; NotFound for another user's or unknown link.
+ */
+export function readContentSummary(owner: Owner, id: number): ContentSummary | null {
+  const [row] = owner.db
+    .select({
+      linkId: linkContents.linkId, title: linkContents.title, excerpt: linkContents.excerpt, byline: linkContents.byline,
+      lang: linkContents.lang, source: linkContents.source, capturedAt: linkContents.capturedAt,
+    })
+    .from(linkContents)
+    .innerJoin(links, eq(links.id, linkContents.linkId))
+    .where(ownedContent(owner, id))
+    .all();
+  if (row) return { ...row, capturedAt: iso(row.capturedAt) };
+  if (!ownsLink(owner, id)) throw new NotFound();
+  return null;
 }
 
 interface LinkFieldsRow {

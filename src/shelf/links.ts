@@ -9,8 +9,8 @@ import { NotFound } from "../errors";
 import { LINK_LIMITS, LINK_PAGE, toLinkJson, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
-import type { ContentInput, ContentJson, ContentSource, SearchPage } from "../search/model";
-import { readContent, saveContent, type ContentSaved } from "./contents";
+import type { ContentInput, ContentJson, ContentSource, ContentSummary, SearchResults } from "../search/model";
+import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, ownedCollection, type Owner } from "./scope";
 import { searchLinks } from "./search";
 
@@ -160,13 +160,18 @@ export class ShelfLinks {
    * find searches the owner's links by words (full-text: names, descriptions, URLs and saved
    * page text), best first, a page at a time with snippets; src/shelf/search.ts has the ranking.
    */
-  find(query: LinkQuery, now: number): SearchPage {
+  find(query: LinkQuery, now: number): SearchResults {
     return searchLinks(this.owner, query, now);
   }
 
   /** content is the saved page content of one of the owner's links (NotFound: another user's, unknown, or none saved). */
   content(id: number): ContentJson {
     return readContent(this.owner, id);
+  }
+
+  /** contentSummary is what is saved of one of the owner's links' page, without its text; null when nothing is (NotFound: another user's or unknown). */
+  contentSummary(id: number): ContentSummary | null {
+    return readContentSummary(this.owner, id);
   }
 
   /**

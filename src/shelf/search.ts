@@ -19,7 +19,7 @@ import { Rules } from "../rules";
 import { indexPendingLinks } from "../search/index-text";
 import { parseQuery } from "../search/query";
 import type { LinkQuery } from "../links/model";
-import { SEARCH_PAGE, type SearchPage } from "../search/model";
+import { SEARCH_PAGE, type SearchResults, type SnippetSource } from "../search/model";
 import { findMatches, makeSnippet } from "../search/snippet";
 import { unpackText } from "../search/text-store";
 import { ownedCollection, type Owner } from "./scope";
@@ -98,11 +98,11 @@ ORDER BY r.score DESC, r.id DESC`;
 
 /**
  * searchLinks finds the owner's links matching a query of the search language, best first, a
- * page at a time, each with a snippet of its text around the match. Two queries per page (the
+ * page at a time, each with a snippet of its text around the match and which text that was. Two queries per page (the
  * hits, then the texts of the page's hits), plus the collection check when filtering by
  * collection (another user's or unknown: NotFound).
  */
-export function searchLinks(owner: Owner, input: LinkQuery, now: number): SearchPage {
+export function searchLinks(owner: Owner, input: LinkQuery, now: number): SearchResults {
   const query = parseQuery(input.q);
   const rules = new Rules();
   const limit = input.limit ?? SEARCH_PAGE.defaultLimit;
@@ -135,7 +135,8 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
       id: row.id, userId: row.user_id, name: row.name, description: row.description, url: row.url, favorite: row.favorite === 1,
       clicks: row.clicks, lastClickedAt: row.last_clicked_at, createdAt: row.created_at, updatedAt: row.updated_at,
     }, row.collection_ids ? row.collection_ids.split(",").map(Number).sort((a, b) => a - b) : []);
-    return { link, score: row.score, snippet: snippetOf(link, texts.get(row.id) ?? null, query.terms) };
+    const { snippet, from } = snippetOf(link, texts.get(row.id) ?? null, query.terms);
+    return { link, score: row.score, snippet, snippetFrom: from };
   });
   const last = page.at(-1);
   return { hits, nextCursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id, now: rankedAt }) : null };
@@ -143,14 +144,16 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
 
 /**
  * snippetOf cuts the snippet from the first of the page text, the description, the name and the
- * URL that holds a match (the beginning of the first non-empty one of the first three when none does).
+ * URL that holds a match (the beginning of the first non-empty one of the first three when none
+ * does), and says which one that was.
  */
 function snippetOf(link: LinkJson, text: string | null, terms: Parameters<typeof findMatches>[1]) {
-  const fields = [text ?? "", link.description, link.name, link.url];
-  for (const field of fields) {
+  const fields: [SnippetSource, string][] = [["content", text ?? ""], ["description", link.description], ["name", link.name], ["url", link.url]];
+  for (const [from, field] of fields) {
     const matches = findMatches(field, terms);
-    if (matches.length > 0) return makeSnippet(field, matches);
+    if (matches.length > 0) return { snippet: makeSnippet(field, matches), from };
   }
-  return makeSnippet(fields.find((field) => field !== "") ?? "", []);
+  const [from, field] = fields.find(([, field]) => field !== "") ?? fields[2]!;
+  return { snippet: makeSnippet(field, []), from };
 }
 

@@ -7,17 +7,18 @@ import type { LinkPage } from "../links/model";
 import { firstRunPage } from "../pages/auth";
 import { homePage, type HomeView } from "../pages/home";
 import { htmlResponse } from "../pages/html";
+import { seeOther } from "../request/origin";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces } from "../surface";
 import { countUsers } from "../users/service";
 import type { PageGuard } from "./guard";
 import { noticeOf } from "./notices";
+import { oneValue } from "./query";
 
 /** addressOf is the home page's address for a view, optionally at a later page. */
 function addressOf(view: HomeView, cursor?: string): string {
   const params = new URLSearchParams();
-  if (view.kind === "search") params.set("q", view.query);
-  else if (view.kind === "favorites") params.set("view", "favorites");
+  if (view.kind === "favorites") params.set("view", "favorites");
   else params.set("collection", String(view.collection.id));
   if (cursor !== undefined) params.set("cursor", cursor);
   return `/?${params}`;
@@ -25,22 +26,19 @@ function addressOf(view: HomeView, cursor?: string): string {
 
 /**
  * homeRoutes: `GET /` shows the collections sidebar and one list: a collection (the Inbox by
- * default, `?collection=ID`), the favorites (`?view=favorites`, ranked as the extension pins
- * them), or a search (`?q=`) over names, URLs and descriptions. Collections and searches come
- * in pages of 50, newest first (`?cursor=` from "Older links"). A cursor or search the links
- * service refuses shows an empty list with a notice (422), through the route's `invalid`.
+ * default, `?collection=ID`) or the favorites (`?view=favorites`, ranked as the extension pins
+ * them). Collections come in pages of 50, newest first (`?cursor=` from "Older links"). A
+ * cursor the links service refuses shows an empty list with a notice (422), through the
+ * route's `invalid`. A search (`?q=`, the address of earlier versions' search box) goes to
+ * the search page, `/search?q=`.
  */
 export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
   type Query = Record<string, unknown>;
-  /** A repeated parameter (`?q=a&q=b`) is not one value: it counts as absent. */
-  const one = (value: unknown) => (typeof value === "string" ? value : undefined);
 
   /** viewOf reads which list the address asks for; an unknown collection is NotFound. */
   const viewOf = (query: Query, collections: CollectionSummary[]): HomeView => {
-    const q = one(query.q)?.trim() ?? "";
-    if (q !== "") return { kind: "search", query: q };
     if (query.view === "favorites") return { kind: "favorites" };
-    const raw = one(query.collection);
+    const raw = oneValue(query.collection);
     const wanted = raw === undefined ? undefined : parseId(raw);
     const collection = collections.find((c) => (wanted === undefined ? c.isDefault : c.id === wanted));
     if (!collection) throw new NotFound();
@@ -48,22 +46,20 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
   };
 
   /**
-   * home draws the page. With `refused` (a hand-edited cursor or an over-long search, refused
-   * by the links service) the list is empty and the notice says why, instead of a wrong list.
+   * home draws the page. With `refused` (a hand-edited cursor, refused by the links service)
+   * the list is empty and the notice says why, instead of a wrong list.
    */
   const home = (shelf: Shelf, query: Query, refused?: AppError) => {
     const collections = shelf.collections.summaries();
     const view = viewOf(query, collections);
-    const cursor = one(query.cursor) || undefined;
+    const cursor = oneValue(query.cursor) || undefined;
     let page: LinkPage = { links: [], nextCursor: null };
     if (!refused) {
       page = view.kind === "favorites"
         ? { links: shelf.links.favorites(), nextCursor: null }
-        : shelf.links.search(view.kind === "search" ? { q: view.query, cursor } : { collectionId: view.collection.id, cursor });
+        : shelf.links.search({ collectionId: view.collection.id, cursor });
     }
-    const notice = refused
-      ? refused.errors?.map((e) => (e.path === "/q" ? `Search: ${e.message}.` : "That page of links does not exist: start again from the newest.")).join(" ")
-      : noticeOf(query.done);
+    const notice = refused ? "That page of links does not exist: start again from the newest." : noticeOf(query.done);
     return htmlResponse(homePage({
       user: shelf.user,
       collections,
@@ -76,7 +72,10 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
     }), { status: refused?.status ?? 200 });
   };
 
-  return new Elysia().use(surfaces).get("/", ({ request, query }) => guard.page(request, (shelf) => home(shelf, query)), {
+  return new Elysia().use(surfaces).get("/", ({ request, query }) => {
+    const q = oneValue(query.q)?.trim() ?? "";
+    return q === "" ? guard.page(request, (shelf) => home(shelf, query)) : seeOther(`/search?${new URLSearchParams({ q })}`);
+  }, {
     surface: {
       ...PAGE_ROUTE,
       invalid: ({ request }, error) => {

@@ -1,18 +1,20 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import { ValidationFailed } from "../errors";
+import { Conflict, ValidationFailed } from "../errors";
 import { ownOrigin, safeNext, seeOther } from "../request/origin";
 import { parseId, readId } from "../ids";
 import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
+import { linkDetailsPage, type RecaptureOffer } from "../pages/link-details";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
 import { LINK_LIMITS } from "../links/model";
 import { cleanName, isHttpUrl } from "../rules";
+import type { ContentSource } from "../search/model";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import type { PageGuard } from "./guard";
-import { withNotice, type NoticeCode } from "./notices";
+import { noticeOf, withNotice, type NoticeCode } from "./notices";
 
 /**
  * linkFormInput reads a link form as typed. A collection id that is not a number is read as 0,
@@ -66,8 +68,9 @@ export function sharedLink(query: Record<string, unknown>): { name: string; url:
 const titleName = (title: string) => [...cleanName(title).replace(/\s+/g, " ")].slice(0, LINK_LIMITS.name).join("").trim();
 
 /**
- * linkPages: add (`/links/new`), edit (`/links/:id/edit`), delete (`/links/:id/delete`, a
- * confirmation form) and the favorite toggle of the lists. Every write calls the links
+ * linkPages: one link's page (`/links/:id`: its fields, collections, clicks and saved page,
+ * with "Capture again"), add (`/links/new`), edit (`/links/:id/edit`), delete
+ * (`/links/:id/delete`, a confirmation form) and the favorite toggle of the lists. Every write calls the links
  * service, the API's own write path; a refusal shows the form again, as typed, with the
  * service's messages beside the fields (422), through the routes' declared `invalid`. A link
  * added without a name is named after its page's title, fetched then and there (then kept as the
@@ -97,8 +100,35 @@ export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guar
     return seeOther(withNotice(nextOf(request, formField(body, "next")), done));
   };
 
+  /**
+   * recaptureOf says whether the server may fetch a link's page again: not when it fetches no
+   * pages (`LINKSHELF_FETCH_CONTENT=off`, or no capture at all), and not over a browser capture,
+   * which a server fetch never replaces.
+   */
+  const recaptureOf = (source: ContentSource | undefined): RecaptureOffer =>
+    !config.fetchContent || !capture ? "off" : source === "browser" ? "browser" : "offered";
+
   return new Elysia()
     .use(surfaces)
+    .get("/links/:id", ({ request, params, query }) => guard.page(request, (shelf) => {
+      const link = shelf.links.get(parseId(params.id));
+      const content = shelf.links.contentSummary(link.id);
+      const summaries = new Map(shelf.collections.summaries().map((collection) => [collection.id, collection]));
+      return htmlResponse(linkDetailsPage({
+        user: shelf.user, link, content, recapture: recaptureOf(content?.source), notice: noticeOf(query.done),
+        collections: link.collectionIds.flatMap((id) => summaries.get(id) ?? []),
+      }));
+    }), { surface: PAGE_ROUTE })
+    .post("/links/:id/capture", ({ request, params }) => guard.form(request, (shelf) => {
+      const link = shelf.links.get(parseId(params.id));
+      const offer = recaptureOf(shelf.links.contentSummary(link.id)?.source);
+      if (offer === "off") throw new Conflict("CAPTURE_OFF", "This server does not fetch pages: LINKSHELF_FETCH_CONTENT is off.");
+      if (offer === "browser") {
+        throw new Conflict("BROWSER_CAPTURE", "Your browser captured this page, and the server never replaces that: open the page and save it with the extension to capture it again.");
+      }
+      capture?.enqueue(link.id, shelf.user.id, link.url);
+      return seeOther(withNotice(`/links/${link.id}`, "capture-queued"));
+    }), { surface: PAGE_ROUTE })
     .get("/links/new", ({ request, query }) => guard.page(request, (shelf) => {
       const collections = shelf.collections.summaries();
       const wanted = collections.find((c) => String(c.id) === query.collection);

@@ -6,6 +6,7 @@ export const NOTICES = {
   "link-added": "Link added.",
   "link-saved": "Link saved.",
   "link-deleted": "Link deleted.",
+  "capture-queued": "The page will be fetched in the background: reload this page in a moment to see what was saved.",
   "collection-created": "Collection created.",
   "collection-saved": "Collection saved.",
   "collection-deleted": "Collection deleted. Links that were only in it are now in the Inbox.",

@@ -1,0 +1,84 @@
+import type { CollectionSummary } from "../collections/model";
+import type { UserRow } from "../db/schema";
+import type { LinkJson } from "../links/model";
+import type { ContentSummary } from "../search/model";
+import { html, type Html } from "./html";
+import { faviconFor, when } from "./links";
+import { shell } from "./shell";
+
+/** Whether this server may fetch the link's page again, and if not, why. */
+export type RecaptureOffer = "offered" | "browser" | "off";
+
+export interface LinkDetailsOptions {
+  user: UserRow;
+  link: LinkJson;
+  /** The link's collections, in the link's order. */
+  collections: CollectionSummary[];
+  /** What is saved of the link's page (null: nothing yet). */
+  content: ContentSummary | null;
+  recapture: RecaptureOffer;
+  notice?: string;
+}
+
+/** capturedLine says when and how the page's text was saved, or that none is. */
+function capturedLine(content: ContentSummary | null): Html {
+  if (!content) return html`<p id="captured">No page text saved yet.</p>`;
+  return content.source === "browser"
+    ? html`<p id="captured">Captured by your browser on ${when(content.capturedAt)}.</p>`
+    : html`<p id="captured">Fetched by the server on ${when(content.capturedAt)}.</p>`;
+}
+
+/** recaptureBlock is the "Capture again" form, or the sentence saying why there is none. */
+function recaptureBlock(link: LinkJson, content: ContentSummary | null, offer: RecaptureOffer): Html {
+  if (offer === "off") return html`<p class="hint" id="recapture">This server does not fetch pages (<code>LINKSHELF_FETCH_CONTENT=off</code>).</p>`;
+  if (offer === "browser") {
+    return html`<p class="hint" id="recapture">To capture it again, open the page and save it with the browser extension: the server never replaces what your browser captured.</p>`;
+  }
+  return html`<form method="post" action="/links/${link.id}/capture" id="recapture">
+<button type="submit" class="secondary">${content ? "Capture again" : "Capture the page"}</button>
+<p class="hint">The server fetches the page in the background and keeps its readable text for search.</p>
+</form>`;
+}
+
+/** fact is one line of a description list, with "None" when there is nothing to show. */
+const fact = (term: string, value: Html | string | null | undefined) => html`<dt>${term}</dt><dd>${value || html`<span class="muted">None</span>`}</dd>`;
+
+/**
+ * linkDetailsPage: one of the user's links: its name (through `/l/:id`), URL, description,
+ * collections, favorite, clicks, and what is saved of its page (when and how it was captured,
+ * title, author, language, excerpt) with the "Capture again" form where it applies.
+ */
+export function linkDetailsPage(options: LinkDetailsOptions): Html {
+  const { link, content } = options;
+  const here = `/links/${link.id}`;
+  const body = html`<div class="card">
+${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
+<div class="heading">
+<h1>${faviconFor(link.url)} ${link.name}</h1>
+<div class="actions">
+<a class="button" href="/l/${link.id}">Open</a>
+<a class="button secondary" href="/links/${link.id}/edit?next=${encodeURIComponent(here)}">Edit</a>
+<a href="/links/${link.id}/delete">Delete…</a>
+</div>
+</div>
+<dl class="facts">
+${fact("URL", html`<a href="/l/${link.id}">${link.url}</a>`)}
+${fact("Description", link.description)}
+${fact("Collections", html`${options.collections.map((collection, i) => html`${i > 0 ? ", " : ""}<a href="/?collection=${collection.id}"><span aria-hidden="true">${collection.icon}</span> ${collection.name}</a>`)}`)}
+${fact("Favorite", link.favorite ? "Yes" : "No")}
+${fact("Clicks", String(link.clicks))}
+${fact("Last click", link.lastClickedAt ? when(link.lastClickedAt) : "Never")}
+${fact("Added", when(link.createdAt))}
+</dl>
+<h2>Saved page</h2>
+${capturedLine(content)}
+${content ? html`<dl class="facts">
+${fact("Title", content.title)}
+${fact("Author", content.byline)}
+${fact("Language", content.lang)}
+${fact("Excerpt", content.excerpt)}
+</dl>` : undefined}
+${recaptureBlock(link, content, options.recapture)}
+</div>`;
+  return shell({ title: link.name, user: options.user, content: body });
+}

@@ -1,0 +1,71 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../deps";
+import { ValidationFailed } from "../errors";
+import { parseId } from "../ids";
+import { htmlResponse } from "../pages/html";
+import { searchPage, type SearchAsked } from "../pages/search";
+import type { Shelf } from "../shelf/shelf";
+import { PAGE_ROUTE, surfaces } from "../surface";
+import type { PageGuard } from "./guard";
+import { oneValue } from "./query";
+
+type Query = Record<string, unknown>;
+
+/** askedOf reads the words and filters of a search address; a collection that is not an id is NotFound. */
+function askedOf(query: Query): SearchAsked {
+  const collection = oneValue(query.collection) ?? "";
+  return {
+    q: oneValue(query.q)?.trim() ?? "",
+    collectionId: collection === "" ? undefined : parseId(collection),
+    favorites: oneValue(query.favorites) === "on",
+  };
+}
+
+/** addressOf is the search page's address for what was asked, optionally at a later page. */
+function addressOf(asked: SearchAsked, cursor?: string): string {
+  const params = new URLSearchParams({ q: asked.q });
+  if (asked.collectionId !== undefined) params.set("collection", String(asked.collectionId));
+  if (asked.favorites) params.set("favorites", "on");
+  if (cursor !== undefined) params.set("cursor", cursor);
+  return `/search?${params}`;
+}
+
+/**
+ * searchPages: `GET /search?q=` runs the shelf's full-text search (the API's own, over names,
+ * descriptions, URLs and saved page text) and shows a page of ranked hits with their snippets
+ * highlighted, their collections, and where each snippet came from; `collection=ID` and
+ * `favorites=on` filter, `cursor=` from "More results" pages on. An empty box shows the page
+ * with nothing searched. Words the search language refuses (or a hand-edited cursor) show the
+ * page again with the message beside the box, 422, through the route's `invalid`; another
+ * user's collection is the 404 page.
+ */
+export function searchPages({ clock }: AppDeps, guard: PageGuard) {
+  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed) => {
+    const asked = askedOf(query);
+    const cursor = oneValue(query.cursor) || undefined;
+    const results = refused || asked.q === "" ? null
+      : shelf.links.find({ q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, clock());
+    const messages = refused?.errors ?? [];
+    const queryError = messages.find((error) => error.path === "/q")?.message;
+    return htmlResponse(searchPage({
+      user: shelf.user,
+      collections: shelf.collections.summaries(),
+      asked,
+      hits: results?.hits ?? null,
+      queryError: queryError?.replace(/(?<![.?!])$/, "."),
+      notice: messages.some((error) => error.path !== "/q") ? "That page of results does not exist: start again from the best results." : undefined,
+      more: results?.nextCursor ? addressOf(asked, results.nextCursor) : undefined,
+      first: cursor === undefined ? undefined : addressOf(asked),
+    }), { status: refused?.status ?? 200 });
+  };
+
+  return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query)), {
+    surface: {
+      ...PAGE_ROUTE,
+      invalid: ({ request }, error) => {
+        const shelf = guard.shelfOf(request);
+        return shelf && error instanceof ValidationFailed ? show(shelf, Object.fromEntries(new URL(request.url).searchParams), error) : error;
+      },
+    },
+  });
+}
