@@ -1,5 +1,8 @@
 /** The linkshelf API as the extension sees it; the shapes are the server's own (src/api/types.ts). */
-import type { CollectionJson, CollectionListJson, CreateLinkBody, ErrorJson, FavoritesJson, FieldErrorJson, LinkCreatedJson, LinkJson } from "../../src/api/types";
+import type {
+  CollectionJson, CollectionListJson, ContentBody, ContentSavedJson, CreateLinkBody, ErrorJson, FavoritesJson, FieldErrorJson, LinkCreatedJson, LinkItemJson,
+  LinkJson, SearchPageJson, UpdateLinkBody,
+} from "../../src/api/types";
 
 export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
 
@@ -10,6 +13,8 @@ export class ApiError extends Error {
     message: string,
     /** For "rate-limited": seconds to wait, from `Retry-After`. */
     readonly retryAfterSeconds = 0,
+    /** For "refused": the HTTP status. */
+    readonly status = 0,
   ) {
     super(message);
   }
@@ -28,6 +33,9 @@ export interface Client {
   listCollections(): Promise<CollectionJson[]>;
   listFavorites(): Promise<FavoritesJson>;
   createLink(input: CreateLinkBody): Promise<LinkJson>;
+  updateLink(id: number, input: UpdateLinkBody): Promise<LinkJson>;
+  saveContent(id: number, content: ContentBody): Promise<ContentSavedJson>;
+  search(q: string, limit: number): Promise<SearchPageJson>;
 }
 
 /** parseRetryAfter reads `Retry-After` as seconds or an HTTP date; without one, a minute. */
@@ -64,7 +72,7 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     const text = await response.text();
     const json = parseJson(text);
     if (!response.ok) {
-      throw new ApiError("refused", describeRefusal(response.status, json));
+      throw new ApiError("refused", describeRefusal(response.status, json), 0, response.status);
     }
     if (json === undefined) throw new ApiError("refused", `${origin} answered with something other than JSON. Is it a linkshelf server?`);
     return json as T;
@@ -74,6 +82,9 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     listCollections: async () => (await call<CollectionListJson>("GET", "/api/v1/collections")).collections,
     listFavorites: () => call<FavoritesJson>("GET", "/api/v1/links/favorites"),
     createLink: async (input) => (await call<LinkCreatedJson>("POST", "/api/v1/links", input)).link,
+    updateLink: async (id, input) => (await call<LinkItemJson>("PUT", `/api/v1/links/${id}`, input)).link,
+    saveContent: (id, content) => call<ContentSavedJson>("PUT", `/api/v1/links/${id}/content`, content),
+    search: (q, limit) => call<SearchPageJson>("GET", `/api/v1/search?${new URLSearchParams({ q, limit: String(limit) })}`),
   };
 }
 
