@@ -14,8 +14,6 @@ const BLOCKS = new Set([
 ]);
 /** Elements never read: code, styles and what a reader never sees. */
 const SKIPPED = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "SVG", "svg", "IFRAME", "OBJECT", "CANVAS"]);
-/** When Readability finds no article, these are left out of the whole page's text. */
-const CHROME = new Set(["NAV", "HEADER", "FOOTER", "ASIDE", "FORM", "MENU"]);
 const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
 
@@ -23,7 +21,7 @@ const ELEMENT_NODE = 1;
  * textOf turns an element into lines: white space folded to one space inside each line, one
  * line per block, no empty lines; inside `pre` the page's own line breaks are kept.
  */
-export function textOf(root: Node, leaveOut: ReadonlySet<string> = new Set()): string {
+export function textOf(root: Node): string {
   const lines: string[] = [];
   let line = "";
   const flush = () => {
@@ -48,7 +46,7 @@ export function textOf(root: Node, leaveOut: ReadonlySet<string> = new Set()): s
     if (node.nodeType !== ELEMENT_NODE) return;
     const element = node as Element;
     const tag = element.tagName.toUpperCase();
-    if (SKIPPED.has(tag) || leaveOut.has(tag) || element.hasAttribute("hidden") || element.getAttribute("aria-hidden") === "true") return;
+    if (SKIPPED.has(tag) || element.hasAttribute("hidden") || element.getAttribute("aria-hidden") === "true") return;
     const block = BLOCKS.has(tag);
     if (block) flush();
     for (const child of Array.from(element.childNodes)) walk(child, pre || tag === "PRE");
@@ -67,15 +65,14 @@ function oneLine(value: string | null | undefined): string | null {
 
 /**
  * readPage reads `document` without changing it: the article's title, its text (textOf of what
- * Readability kept), excerpt, byline and language. A page Readability finds no article in gives
- * the text of its body without navigation, headers, footers, sidebars and forms, and the
- * document's title and language.
+ * Readability kept), excerpt, byline and language. A page Readability finds nothing in gives an
+ * empty text (which is not sent), with the document's title and language.
  */
 export function readPage(document: Document): ContentBody {
   const article = new Readability<Node>(document.cloneNode(true) as Document, { serializer: (node) => node }).parse();
   const lang = oneLine(article?.lang ?? document.documentElement?.getAttribute("lang"));
   if (article === null || !article.content) {
-    return { title: oneLine(document.title), text: document.body ? textOf(document.body, CHROME) : "", excerpt: null, byline: null, lang };
+    return { title: oneLine(document.title), text: "", excerpt: null, byline: null, lang };
   }
   return { title: oneLine(article.title) ?? oneLine(document.title), text: textOf(article.content), excerpt: oneLine(article.excerpt), byline: oneLine(article.byline), lang };
 }
