@@ -10,7 +10,7 @@ import { testDir } from "./dirs";
 import { APP_ORIGIN, appFetch, FakeScripting } from "./extension.fakes";
 import { createLink, createUser, get, makeEnv } from "./helpers";
 
-const documentOf = (html: string) => parseHTML(html).document as unknown as Document;
+const documentOf = (html: string) => parseHTML(html).document;
 const utf8 = (text: string) => Buffer.byteLength(text, "utf8");
 
 /** The built extension, whose capture.js the fake tab runs. */
@@ -49,7 +49,7 @@ describe("textOf", () => {
        more<ul><li>one</li><li> two </li></ul><pre>line 1
   line 2</pre><script>nope()</script><p hidden>hidden</p><p aria-hidden="true">also hidden</p>a<br>b</div>`,
     );
-    expect(textOf(document.getElementById("root") as unknown as Node)).toBe("A title\ntext bold more\none\ntwo\nline 1\nline 2\na\nb");
+    expect(textOf(document.getElementById("root")!)).toBe("A title\ntext bold more\none\ntwo\nline 1\nline 2\na\nb");
   });
 });
 

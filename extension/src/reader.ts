@@ -1,7 +1,8 @@
 /**
  * The readable text of a page, as Firefox's Reader View finds it: Mozilla's Readability over a
  * copy of the document (it changes the tree it reads), then the article's element turned into
- * lines. Runs inside the page (capture.ts) and, in the tests, over linkedom.
+ * lines. Runs inside the page (capture.ts) and, in the tests, over linkedom; so it names only
+ * the few parts of the DOM it reads (the server's typecheck, which reads the tests, has no DOM).
  */
 import { Readability } from "@mozilla/readability";
 import type { ContentBody } from "../../src/api/types";
@@ -14,6 +15,29 @@ const BLOCKS = new Set([
 ]);
 /** Elements never read: code, styles and what a reader never sees. */
 const SKIPPED = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "SVG", "svg", "IFRAME", "OBJECT", "CANVAS"]);
+/** A node of the page, as far as textOf reads it. */
+export interface PageNode {
+  nodeType: number;
+  nodeValue: string | null;
+  childNodes: ArrayLike<PageNode>;
+}
+
+interface PageElement extends PageNode {
+  tagName: string;
+  hasAttribute(name: string): boolean;
+  getAttribute(name: string): string | null;
+}
+
+/** The page's document, as far as readPage reads it. */
+export interface PageDocument {
+  title: string;
+  documentElement: { getAttribute(name: string): string | null } | null;
+  cloneNode(deep: true): unknown;
+}
+
+/** What Readability's constructor takes: the browser's Document. */
+type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
+
 const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
 
@@ -21,7 +45,7 @@ const ELEMENT_NODE = 1;
  * textOf turns an element into lines: white space folded to one space inside each line, one
  * line per block, no empty lines; inside `pre` the page's own line breaks are kept.
  */
-export function textOf(root: Node): string {
+export function textOf(root: PageNode): string {
   const lines: string[] = [];
   let line = "";
   const flush = () => {
@@ -29,7 +53,7 @@ export function textOf(root: Node): string {
     if (folded !== "") lines.push(folded);
     line = "";
   };
-  const walk = (node: Node, pre: boolean): void => {
+  const walk = (node: PageNode, pre: boolean): void => {
     if (node.nodeType === TEXT_NODE) {
       const text = node.nodeValue ?? "";
       if (!pre) {
@@ -37,14 +61,14 @@ export function textOf(root: Node): string {
         return;
       }
       const parts = text.split("\n");
-      parts.forEach((part, index) => {
+      parts.forEach((part: string, index: number) => {
         if (index > 0) flush();
         line += part;
       });
       return;
     }
     if (node.nodeType !== ELEMENT_NODE) return;
-    const element = node as Element;
+    const element = node as PageElement;
     const tag = element.tagName.toUpperCase();
     if (SKIPPED.has(tag) || element.hasAttribute("hidden") || element.getAttribute("aria-hidden") === "true") return;
     const block = BLOCKS.has(tag);
@@ -68,8 +92,9 @@ function oneLine(value: string | null | undefined): string | null {
  * Readability kept), excerpt, byline and language. A page Readability finds nothing in gives an
  * empty text (which is not sent), with the document's title and language.
  */
-export function readPage(document: Document): ContentBody {
-  const article = new Readability<Node>(document.cloneNode(true) as Document, { serializer: (node) => node }).parse();
+export function readPage(document: PageDocument): ContentBody {
+  const copy = document.cloneNode(true) as ReadabilityDocument;
+  const article = new Readability<PageNode>(copy, { serializer: (node) => node as unknown as PageNode }).parse();
   const lang = oneLine(article?.lang ?? document.documentElement?.getAttribute("lang"));
   if (article === null || !article.content) {
     return { title: oneLine(document.title), text: "", excerpt: null, byline: null, lang };
