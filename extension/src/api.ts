@@ -1,7 +1,7 @@
 /** The linkshelf API as the extension sees it; the shapes are the server's own (src/api/types.ts). */
 import type {
   CollectionJson, CollectionListJson, ContentBody, ContentSavedJson, CreateLinkBody, ErrorJson, FavoritesJson, FieldErrorJson, LinkCreatedJson, LinkItemJson,
-  LinkJson, SearchPageJson, UpdateLinkBody,
+  LinkJson, MessageJson, SearchPageJson, UpdateLinkBody,
 } from "../../src/api/types";
 
 export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
@@ -13,8 +13,6 @@ export class ApiError extends Error {
     message: string,
     /** For "rate-limited": seconds to wait, from `Retry-After`. */
     readonly retryAfterSeconds = 0,
-    /** For "refused": the HTTP status. */
-    readonly status = 0,
   ) {
     super(message);
   }
@@ -33,6 +31,7 @@ export interface Client {
   listCollections(): Promise<CollectionJson[]>;
   listFavorites(): Promise<FavoritesJson>;
   createLink(input: CreateLinkBody): Promise<LinkJson>;
+  /** updateLink replaces the link's fields and returns it as stored. */
   updateLink(id: number, input: UpdateLinkBody): Promise<LinkJson>;
   saveContent(id: number, content: ContentBody): Promise<ContentSavedJson>;
   search(q: string, limit: number): Promise<SearchPageJson>;
@@ -72,7 +71,7 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     const text = await response.text();
     const json = parseJson(text);
     if (!response.ok) {
-      throw new ApiError("refused", describeRefusal(response.status, json), 0, response.status);
+      throw new ApiError("refused", describeRefusal(response.status, json));
     }
     if (json === undefined) throw new ApiError("refused", `${origin} answered with something other than JSON. Is it a linkshelf server?`);
     return json as T;
@@ -82,7 +81,11 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     listCollections: async () => (await call<CollectionListJson>("GET", "/api/v1/collections")).collections,
     listFavorites: () => call<FavoritesJson>("GET", "/api/v1/links/favorites"),
     createLink: async (input) => (await call<LinkCreatedJson>("POST", "/api/v1/links", input)).link,
-    updateLink: async (id, input) => (await call<LinkItemJson>("PUT", `/api/v1/links/${id}`, input)).link,
+    // The PUT answers only a message: the link as stored is read back.
+    updateLink: async (id, input) => {
+      await call<MessageJson>("PUT", `/api/v1/links/${id}`, input);
+      return (await call<LinkItemJson>("GET", `/api/v1/links/${id}`)).link;
+    },
     saveContent: (id, content) => call<ContentSavedJson>("PUT", `/api/v1/links/${id}/content`, content),
     search: (q, limit) => call<SearchPageJson>("GET", `/api/v1/search?${new URLSearchParams({ q, limit: String(limit) })}`),
   };
