@@ -111,10 +111,11 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     expect(saved.folder.every((node) => node.url.startsWith(`${origin}/l/`))).toBe(true);
     expect(saved.bar).toEqual(["Mine https://mine.example/", "linkshelf/"]);
 
-    // Saving the same page again warns; the popup lists favorites with icons from the server.
+    // The same page again: the popup says where it is and offers to edit it; it lists favorites with icons from the server.
     const again = await save(pages[0]!);
     await again.waitForSelector("#duplicate:not([hidden])");
-    expect(await again.textContent("#duplicate")).toBe("Already saved, in 📥 Inbox.");
+    expect(await again.textContent("#duplicate")).toBe("Already saved, in 📥 Inbox. Update it here, or save it again as a new link.");
+    expect(await again.textContent("#submit")).toBe("Update");
     const icons = await again.$$eval("#favorites img", (images) => images.map((image) => image.getAttribute("src")));
     expect(icons).toEqual(pages.map((page) => `${origin}/favicon?url=${encodeURIComponent(page.url)}`));
     await again.close();
