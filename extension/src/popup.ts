@@ -214,8 +214,9 @@ async function main(): Promise<void> {
     const [all, favorites] = await Promise.all([client.listCollections(), client.listFavorites()]);
     collections = all;
     renderCollections();
+    // The collections arrive with the defaults ticked; what was typed meanwhile is kept unless the page is already saved.
     const match = findSaved(collections, page.url);
-    if (match === null) newLink(page);
+    if (match === null) warnIfSaved();
     else editLink(match);
     renderFavorites(state.server, favorites.slice(0, state.pinCount));
   } catch (error) {
