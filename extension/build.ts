@@ -25,13 +25,15 @@ export function manifest(target: Target, version: string): Record<string, unknow
     name: "linkshelf",
     version,
     description: "Save pages to your linkshelf server and pin your most-clicked favorites to the bookmarks bar.",
-    permissions: ["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab"],
+    // scripting: reading the text of the tab being saved (capture.js), where activeTab lets it.
+    permissions: ["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab", "scripting"],
     // Only the server's own host is ever asked for, at sign-in (see README).
     optional_host_permissions: ["http://*/*", "https://*/*"],
     // Drawn from assets/icon.svg by `npm run icons`, like the server's icons.
     icons: EXTENSION_ICONS,
     action: { default_title: "Save to linkshelf", default_popup: "popup.html", default_icon: EXTENSION_ICONS },
     options_ui: { page: "options.html", open_in_tab: true },
+    omnibox: { keyword: "ls" },
   };
   if (target === "chromium") return { ...common, background: { service_worker: "background.js" } };
   return {
@@ -55,7 +57,7 @@ export async function buildExtension(outdir: string): Promise<string[]> {
   rmSync(outdir, { recursive: true, force: true });
   const scripts = join(outdir, ".scripts");
   const result = await Bun.build({
-    entrypoints: ["background", "options", "popup"].map((name) => join(HERE, "src", `${name}.ts`)),
+    entrypoints: ["background", "capture", "options", "popup"].map((name) => join(HERE, "src", `${name}.ts`)),
     outdir: scripts,
     target: "browser",
     format: "iife",

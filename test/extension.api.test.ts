@@ -46,6 +46,28 @@ describe("the extension's API client against the real app", () => {
     expect(link.collectionIds).toEqual([inbox!.id]);
   });
 
+  it("updates a link and returns it as stored, saves page content, and searches it", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const reading = await createCollection(env, alice, { name: "Reading", icon: "📚" });
+    const client = createClient({ origin: APP_ORIGIN, token: alice.token, fetch: appFetch(env) });
+    const link = await client.createLink({ name: "Tides", url: "https://coastal.example/tides", description: "", favorite: false, collectionIds: [] });
+    const updated = await client.updateLink(link.id, { name: "Tide pools", url: link.url, description: "Low tide", favorite: true, collectionIds: [reading.id] });
+    expect(updated).toMatchObject({ id: link.id, name: "Tide pools", description: "Low tide", favorite: true, collectionIds: [reading.id] });
+    expect(await client.saveContent(link.id, { text: "Anemones close around a finger.", lang: "en" })).toEqual({ message: "Content saved.", truncated: false });
+    const page = await client.search("anemones", 6);
+    expect(page.hits.map((hit) => [hit.link.id, hit.snippet.text])).toEqual([[link.id, "Anemones close around a finger."]]);
+    expect(page.hits[0]!.snippet.matches).toEqual([[0, 8]]);
+  });
+
+  it("reports a query the server refuses with the server's reason", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const error = await failure(createClient({ origin: APP_ORIGIN, token: alice.token, fetch: appFetch(env) }).search('"open', 6));
+    expect(error.kind).toBe("refused");
+    expect(error.message).toStartWith("The request is invalid. (q: ");
+  });
+
   it("reports a revoked token as unauthorized", async () => {
     const env = makeEnv();
     const alice = await createUser(env);

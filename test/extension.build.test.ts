@@ -26,7 +26,7 @@ describe("npm run build:extension", () => {
         .map((entry) => relative(join(out, target), join(entry.parentPath, entry.name)))
         .sort();
       expect(files).toEqual([
-        "background.js", "icons/icon-128.png", "icons/icon-16.png", "icons/icon-32.png", "icons/icon-48.png",
+        "background.js", "capture.js", "icons/icon-128.png", "icons/icon-16.png", "icons/icon-32.png", "icons/icon-48.png",
         "manifest.json", "options.html", "options.js", "popup.html", "popup.js", "style.css",
       ]);
       const zipped = unzipSync(new Uint8Array(readFileSync(join(out, `linkshelf-${target}-${version}.zip`))));
@@ -59,6 +59,14 @@ describe("npm run build:extension", () => {
     }
   });
 
+  it("gives both browsers the address bar's keyword ls and the scripting permission the page capture needs", () => {
+    for (const target of ["chromium", "firefox"]) {
+      const manifest = manifestOf(target);
+      expect(manifest.omnibox).toEqual({ keyword: "ls" });
+      expect(manifest.permissions).toEqual(["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab", "scripting"]);
+    }
+  });
+
   it("asks for no host at install: the server's host is requested at sign-in", () => {
     for (const target of ["chromium", "firefox"]) {
       const manifest = manifestOf(target);
@@ -68,13 +76,17 @@ describe("npm run build:extension", () => {
     }
   });
 
-  it("bundles the extension's own modules and the server's shared API types, and nothing else of the server or its libraries", () => {
+  it("bundles the extension's own modules and the server's shared API types, and of libraries only Readability, in the capture script", () => {
     // The readable bundle names each module it holds on a comment line of its own, by its path from the repository.
-    const modules = ["background.js", "options.js", "popup.js"].flatMap((script) =>
-      [...readFileSync(join(out, "chromium", script), "utf8").matchAll(/^ {2}\/\/ (\S+\.[cm]?[jt]sx?)$/gm)].map((match) => match[1]!),
-    );
-    expect(modules).toContain("extension/src/api.ts");
-    expect([...new Set(modules.filter((path) => !path.startsWith("extension/src/")))]).toEqual(["src/api/types.ts"]);
+    const modulesOf = (script: string) => [...readFileSync(join(out, "chromium", script), "utf8").matchAll(/^ {2}\/\/ (\S+\.[cm]?[jt]sx?)$/gm)].map((match) => match[1]!);
+    const foreign = (script: string) => [...new Set(modulesOf(script).filter((path) => !path.startsWith("extension/src/")))];
+    expect([...new Set(["background.js", "options.js", "popup.js"].flatMap(foreign))]).toEqual(["src/api/types.ts"]);
+    expect(modulesOf("popup.js")).toContain("extension/src/api.ts");
+    // node_modules may be reached through a link, so the path is matched from node_modules on.
+    expect(foreign("capture.js").map((path) => path.slice(path.indexOf("node_modules/")))).toEqual([
+      "node_modules/@mozilla/readability/Readability.js", "node_modules/@mozilla/readability/Readability-readerable.js", "node_modules/@mozilla/readability/index.js",
+    ]);
+    expect(modulesOf("capture.js")).toEqual(expect.arrayContaining(["extension/src/reader.ts", "extension/src/capture.ts"]));
   });
 
   it("writes the same zip bytes on every build", async () => {

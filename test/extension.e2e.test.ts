@@ -6,14 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
-import type { WebExt } from "../extension/src/webext";
+import type { BrowserContext, Page, Worker } from "playwright-core";
 import { cleanEnv, runBinary, startServer } from "./binary";
+import { grantLoopback, launchWithExtension as launch, type ChromeApi, type LaunchedExtension } from "./extension.chromium";
 import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
 import { CHROMIUM, requireProgram } from "./programs";
 
-/** Inside the extension's service worker and pages (the functions given to evaluate run there). */
-declare const chrome: WebExt & { developerPrivate: { addHostPermission(id: string, host: string): Promise<void> } };
+declare const chrome: ChromeApi;
 
 const TIMEOUT_MS = 120_000;
 const present = requireProgram(CHROMIUM);
@@ -21,41 +20,11 @@ const present = requireProgram(CHROMIUM);
 let stack: Stack | undefined;
 const contexts: BrowserContext[] = [];
 
-/** launchWithExtension starts Chromium on a new profile with the built extension loaded unpacked. */
-async function launchWithExtension(profile: string): Promise<{ context: BrowserContext; worker: Worker; id: string; options: Page }> {
-  const extension = stack!.extension("chromium");
-  const context = await chromium.launchPersistentContext(join(stack!.root, profile), {
-    executablePath: CHROMIUM.path,
-    headless: true,
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", `--disable-extensions-except=${extension}`, `--load-extension=${extension}`,
-    ],
-  });
-  contexts.push(context);
-  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
-  const id = new URL(worker.url()).host;
-  expect(id).toMatch(/^[a-p]{32}$/);
-  // A fresh install opens the options page by itself (waited for, so no other navigation races it).
-  const isOptions = (page: Page) => page.url() === `chrome-extension://${id}/options.html`;
-  // Chromium may open it in the profile's first tab, which is a navigation, not a new page.
-  const options = (await waitUntil(async () => context.pages().find(isOptions), (page) => page !== undefined, "the options page"))!;
-  await options.waitForSelector("#server");
-  return { context, worker, id, options };
-}
-
-/**
- * grantLoopback gives the extension access to 127.0.0.1. A permission prompt is browser UI that
- * headless Chromium cannot show or answer, so the test grants the host the way a user can in the
- * extension's "Site access" settings (chrome://extensions); permissions.request then finds it granted.
- */
-async function grantLoopback(context: BrowserContext, id: string, extensionPage: Page): Promise<void> {
-  const admin = await context.newPage();
-  await admin.goto(`chrome://extensions/?id=${id}`);
-  await admin.evaluate(([extensionId, host]) => chrome.developerPrivate.addHostPermission(extensionId!, host!), [id, "http://127.0.0.1/*"]);
-  await admin.close();
-  // Chromium applies it once the extension asks, which it then does without a prompt.
-  expect(await extensionPage.evaluate(() => chrome.permissions.request({ origins: ["http://127.0.0.1/*"] }))).toBe(true);
+/** launchWithExtension starts Chromium with the extension on a new profile, closed after the file. */
+async function launchWithExtension(profile: string): Promise<LaunchedExtension> {
+  const launched = await launch(stack!, profile);
+  contexts.push(launched.context);
+  return launched;
 }
 
 /** pinned reads the "linkshelf" folder on the bookmarks bar from inside the extension. */
@@ -142,10 +111,11 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     expect(saved.folder.every((node) => node.url.startsWith(`${origin}/l/`))).toBe(true);
     expect(saved.bar).toEqual(["Mine https://mine.example/", "linkshelf/"]);
 
-    // Saving the same page again warns; the popup lists favorites with icons from the server.
+    // The same page again: the popup says where it is and offers to edit it; it lists favorites with icons from the server.
     const again = await save(pages[0]!);
     await again.waitForSelector("#duplicate:not([hidden])");
-    expect(await again.textContent("#duplicate")).toBe("Already saved, in 📥 Inbox.");
+    expect(await again.textContent("#duplicate")).toBe("Already saved, in 📥 Inbox. Update it here, or save it again as a new link.");
+    expect(await again.textContent("#submit")).toBe("Update");
     const icons = await again.$$eval("#favorites img", (images) => images.map((image) => image.getAttribute("src")));
     expect(icons).toEqual(pages.map((page) => `${origin}/favicon?url=${encodeURIComponent(page.url)}`));
     await again.close();

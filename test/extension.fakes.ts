@@ -1,9 +1,11 @@
 /**
- * The browser at the extension's boundary, in memory: a bookmarks tree and a storage area that
- * behave like the real APIs as far as the extension uses them, and a fetch that hands requests
- * to the real app.
+ * The browser at the extension's boundary, in memory: a bookmarks tree, a storage area, tabs and
+ * script injection that behave like the real APIs as far as the extension uses them, and a
+ * fetch that hands requests to the real app.
  */
-import type { BookmarkNode, Bookmarks, StorageArea } from "../extension/src/webext";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BookmarkNode, Bookmarks, InjectionResult, Scripting, StorageArea, Tab } from "../extension/src/webext";
 import type { TestEnv } from "./helpers";
 
 /**
@@ -148,4 +150,56 @@ export function appFetch(env: TestEnv, seen: Request[] = []): typeof fetch {
     return env.app.handle(new Request(input, init));
   };
   return send as typeof fetch;
+}
+
+/** FakeTabs records the tabs the extension opens or points elsewhere, and knows the tabs it was given. */
+export class FakeTabs {
+  readonly opened: { url: string; active?: boolean; in: "new tab" | "current tab" }[] = [];
+  constructor(readonly known: Tab[] = []) {}
+  async create(details: { url: string; active?: boolean }): Promise<Tab> {
+    this.opened.push({ ...details, in: "new tab" });
+    return { id: 1000 + this.opened.length, url: details.url };
+  }
+  async update(details: { url: string }): Promise<Tab> {
+    this.opened.push({ ...details, in: "current tab" });
+    return { id: 1, url: details.url };
+  }
+  async get(tabId: number): Promise<Tab> {
+    const tab = this.known.find((known) => known.id === tabId);
+    if (!tab) throw new Error(`No tab with id: ${tabId}.`);
+    return tab;
+  }
+}
+
+/**
+ * FakeScripting is `scripting.executeScript` on one tab holding `document` (a linkedom page):
+ * files are read from the built extension `folder` and run, and a function is run from its
+ * source text as the browsers do, both with a `globalThis` of their own standing for the
+ * extension's isolated world. A tab the browser does not let extensions script throws, with
+ * Chromium's message.
+ */
+export class FakeScripting implements Scripting {
+  readonly world: Record<string, unknown> = {};
+  readonly calls: string[] = [];
+  constructor(
+    private readonly tabId: number,
+    private readonly document: unknown,
+    private readonly folder: string,
+    private readonly scriptable = true,
+  ) {}
+
+  private run(source: string, args: unknown[]): unknown {
+    return new Function("globalThis", "document", "args", source)(this.world, this.document, args);
+  }
+
+  async executeScript(details: { target: { tabId: number }; files?: string[]; func?: (...args: never[]) => unknown; args?: unknown[] }): Promise<InjectionResult[]> {
+    this.calls.push(details.files ? `files ${details.files.join()}` : "func");
+    if (details.target.tabId !== this.tabId) throw new Error(`No tab with id: ${details.target.tabId}.`);
+    if (!this.scriptable) throw new Error("Cannot access contents of the page. Extension manifest must request permission to access the respective host.");
+    if (details.files) {
+      for (const file of details.files) this.run(readFileSync(join(this.folder, file), "utf8"), []);
+      return [{ frameId: 0, result: undefined }];
+    }
+    return [{ frameId: 0, result: this.run(`return (${String(details.func)})(...args);`, details.args ?? []) }];
+  }
 }

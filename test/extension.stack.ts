@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { buildExtension } from "../extension/build";
 import { builtBinary, runBinary, startServer, type RunningServer } from "./binary";
+import { ARTICLE_HTML } from "./capture.fixtures";
 import { testDir } from "./dirs";
 
 export const EMAIL = "owner@example.test";
@@ -17,7 +18,11 @@ export interface Stack {
   binary: string;
   dataDir: string;
   server: RunningServer;
-  /** `http://127.0.0.1:<port>/<name>` answers a page titled `Page <name>`. */
+  /**
+   * `http://127.0.0.1:<port>/<name>` answers a page titled `Page <name>`; `/article` and
+   * `/article/` (whatever the query) answer the fixture article amid navigation, ads and a footer
+   * (ARTICLE_HTML of capture.fixtures.ts).
+   */
   siteOrigin: string;
   /** The unpacked extension for a browser. */
   extension(target: "chromium" | "firefox"): string;
@@ -37,6 +42,7 @@ export async function startStack(): Promise<Stack> {
     port: 0,
     fetch: (request) => {
       const name = new URL(request.url).pathname.slice(1);
+      if (name === "article" || name === "article/") return new Response(ARTICLE_HTML, { headers: { "content-type": "text/html; charset=utf-8" } });
       return new Response(`<!doctype html><title>Page ${name}</title><p>${name}</p>`, { headers: { "content-type": "text/html" } });
     },
   });

@@ -1,5 +1,8 @@
 /** The linkshelf API as the extension sees it; the shapes are the server's own (src/api/types.ts). */
-import type { CollectionJson, CollectionListJson, CreateLinkBody, ErrorJson, FavoritesJson, FieldErrorJson, LinkCreatedJson, LinkJson } from "../../src/api/types";
+import type {
+  CollectionJson, CollectionListJson, ContentBody, ContentSavedJson, CreateLinkBody, ErrorJson, FavoritesJson, FieldErrorJson, LinkCreatedJson, LinkItemJson,
+  LinkJson, MessageJson, SearchPageJson, UpdateLinkBody,
+} from "../../src/api/types";
 
 export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
 
@@ -28,6 +31,10 @@ export interface Client {
   listCollections(): Promise<CollectionJson[]>;
   listFavorites(): Promise<FavoritesJson>;
   createLink(input: CreateLinkBody): Promise<LinkJson>;
+  /** updateLink replaces the link's fields and returns it as stored. */
+  updateLink(id: number, input: UpdateLinkBody): Promise<LinkJson>;
+  saveContent(id: number, content: ContentBody): Promise<ContentSavedJson>;
+  search(q: string, limit: number): Promise<SearchPageJson>;
 }
 
 /** parseRetryAfter reads `Retry-After` as seconds or an HTTP date; without one, a minute. */
@@ -74,6 +81,13 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     listCollections: async () => (await call<CollectionListJson>("GET", "/api/v1/collections")).collections,
     listFavorites: () => call<FavoritesJson>("GET", "/api/v1/links/favorites"),
     createLink: async (input) => (await call<LinkCreatedJson>("POST", "/api/v1/links", input)).link,
+    // The PUT answers only a message: the link as stored is read back.
+    updateLink: async (id, input) => {
+      await call<MessageJson>("PUT", `/api/v1/links/${id}`, input);
+      return (await call<LinkItemJson>("GET", `/api/v1/links/${id}`)).link;
+    },
+    saveContent: (id, content) => call<ContentSavedJson>("PUT", `/api/v1/links/${id}/content`, content),
+    search: (q, limit) => call<SearchPageJson>("GET", `/api/v1/search?${new URLSearchParams({ q, limit: String(limit) })}`),
   };
 }
 

@@ -1,9 +1,10 @@
 /**
  * The background script (Chromium service worker, Firefox event page): keeps the pinned folder
  * in step with the server, on start, on a timer, after a save and when the settings change, and
- * offers "Save to linkshelf…" in the context menu. Listeners are registered at the top level so
+ * offers "Save to linkshelf…" in the context menu and the address bar's keyword `ls`. Listeners are registered at the top level so
  * a restarted worker receives the event that woke it.
  */
+import { createOmnibox, DEFAULT_SUGGESTION, type OmniboxHandlers } from "./omnibox";
 import { syncFavorites, type SyncOutcome } from "./pins";
 import { webext } from "./webext";
 
@@ -59,5 +60,19 @@ ext.contextMenus.onClicked.addListener((info, tab) => {
   const url = info.linkUrl ?? info.pageUrl ?? tab?.url ?? "";
   const title = info.linkUrl ? (info.linkText ?? info.linkUrl) : (tab?.title ?? url);
   const query = new URLSearchParams({ url, title });
+  // The popup reads this tab's text only when it saves the tab's own address (never for a link on it).
+  if (tab?.id !== undefined) query.set("tabId", String(tab.id));
   void ext.windows.create({ url: ext.runtime.getURL(`popup.html?${query}`), type: "popup", width: 440, height: 640 });
 });
+
+const omnibox = createOmnibox({
+  storage: ext.storage.local,
+  tabs: ext.tabs,
+  openOptionsPage: () => ext.runtime.openOptionsPage(),
+  flavor: ext.runtime.getURL("").startsWith("moz-extension:") ? "firefox" : "chromium",
+});
+void ext.omnibox.setDefaultSuggestion({ description: DEFAULT_SUGGESTION });
+ext.omnibox.onInputChanged.addListener((text, suggest) => void omnibox.inputChanged(text, suggest));
+ext.omnibox.onInputEntered.addListener((text, disposition) => void omnibox.inputEntered(text, disposition));
+// The very handlers the listeners call, for the end-to-end test to call in this worker.
+(globalThis as { linkshelfOmnibox?: OmniboxHandlers }).linkshelfOmnibox = omnibox;

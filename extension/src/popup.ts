@@ -1,27 +1,43 @@
 /**
- * The popup (also opened as a small window by the context menu, with `?url=&title=`): saves the
- * page into collections and lists the pinned favorites with icons from the server's favicon proxy.
+ * The popup (also opened as a small window by the context menu, with `?url=&title=&tabId=`):
+ * saves the page into collections, or edits the link when the page is already saved, then
+ * sends the tab's readable text to the server; and lists the pinned favorites with icons from
+ * the server's favicon proxy.
  */
 import type { CollectionJson, LinkJson } from "../../src/api/types";
 import { ApiError, createClient, type Client } from "./api";
+import { captureTab } from "./content";
 import { byId, say } from "./dom";
+import { findSaved, sameUrl, type SavedMatch } from "./normalize";
 import { forgetToken, loadState } from "./state";
 import { webext } from "./webext";
 
 const ext = webext();
 const form = byId<HTMLFormElement>("save");
+const nameInput = byId<HTMLInputElement>("name");
 const urlInput = byId<HTMLInputElement>("url");
+const descriptionInput = byId<HTMLTextAreaElement>("description");
+const favoriteInput = byId<HTMLInputElement>("favorite");
 const submit = byId<HTMLButtonElement>("submit");
+const saveNew = byId<HTMLButtonElement>("save-new");
 const notice = byId("notice");
 let collections: CollectionJson[] = [];
 
+interface CurrentPage {
+  url: string;
+  title: string;
+  /** The tab showing the page, whose text is read after saving; none for a page given only by address. */
+  tabId?: number;
+}
+
 /** The page to save: the context menu's, else the active tab's. */
-async function currentPage(): Promise<{ url: string; title: string }> {
+async function currentPage(): Promise<CurrentPage> {
   const query = new URLSearchParams(location.search);
   const url = query.get("url");
-  if (url) return { url, title: query.get("title") ?? url };
+  const tabId = Number(query.get("tabId") ?? Number.NaN);
+  if (url) return { url, title: query.get("title") ?? url, ...(Number.isInteger(tabId) ? { tabId } : {}) };
   const [tab] = await ext.tabs.query({ active: true, currentWindow: true });
-  return { url: tab?.url ?? "", title: tab?.title ?? "" };
+  return { url: tab?.url ?? "", title: tab?.title ?? "", ...(tab?.id === undefined ? {} : { tabId: tab.id }) };
 }
 
 function showSignedOut(reason: string | null): void {
@@ -48,12 +64,50 @@ async function showError(error: unknown): Promise<void> {
   }
 }
 
-/** warnIfSaved names where the URL already is (saving again is allowed: duplicates are fine). */
+/** savedWhere names the collections holding an address that is already saved. */
+function savedWhere(match: SavedMatch): string {
+  return `Already saved, in ${match.collections.map((collection) => `${collection.icon} ${collection.name}`).join(", ")}.`;
+}
+
+/** warnIfSaved says where the typed URL already is, compared by normalizeUrl (saving again is allowed: duplicates are fine). */
 function warnIfSaved(): void {
-  const url = urlInput.value.trim();
-  const holders = collections.filter((collection) => collection.links.some((link) => link.url === url));
-  const names = holders.map((collection) => `${collection.icon} ${collection.name}`).join(", ");
-  say(byId("duplicate"), holders.length > 0 ? `Already saved, in ${names}.` : "", "warning");
+  const match = findSaved(collections, urlInput.value);
+  say(byId("duplicate"), match === null ? "" : savedWhere(match), "warning");
+}
+
+/** The link the form edits; null when it saves a new one. */
+let editing: LinkJson | null = null;
+
+/** fill puts a link's fields into the form and ticks its collections (a new link: the default ones). */
+function fill(fields: { name: string; url: string; description: string; favorite: boolean; collectionIds: number[] | null }): void {
+  nameInput.value = fields.name;
+  urlInput.value = fields.url;
+  descriptionInput.value = fields.description;
+  favoriteInput.checked = fields.favorite;
+  for (const box of byId("collections").querySelectorAll<HTMLInputElement>("input[type=checkbox]")) {
+    const id = Number(box.value);
+    box.checked = fields.collectionIds === null ? collections.some((collection) => collection.id === id && collection.isDefault) : fields.collectionIds.includes(id);
+  }
+}
+
+/** newLink is the form for saving `page` as a new link. */
+function newLink(page: CurrentPage): void {
+  editing = null;
+  fill({ name: (page.title || page.url).slice(0, 254), url: page.url, description: "", favorite: false, collectionIds: null });
+  byId("heading").textContent = "Save to linkshelf";
+  submit.textContent = "Save";
+  saveNew.hidden = true;
+  warnIfSaved();
+}
+
+/** editLink is the form for editing the saved link `match.link` instead of saving a duplicate. */
+function editLink(match: SavedMatch): void {
+  editing = match.link;
+  fill({ ...match.link, collectionIds: match.link.collectionIds });
+  byId("heading").textContent = "Edit in linkshelf";
+  submit.textContent = "Update";
+  saveNew.hidden = false;
+  say(byId("duplicate"), `${savedWhere(match)} Update it here, or save it again as a new link.`, "warning");
 }
 
 function renderCollections(): void {
@@ -96,24 +150,47 @@ function renderFavorites(origin: string, favorites: readonly LinkJson[]): void {
   byId("favorites-section").hidden = favorites.length === 0;
 }
 
-async function save(client: Client): Promise<void> {
-  const checked = [...byId("collections").querySelectorAll<HTMLInputElement>("input:checked")].map((box) => Number(box.value));
-  submit.disabled = true;
+/**
+ * capture sends the tab's readable text as `link`'s content when the tab shows that very address
+ * (the context menu's link is another page). A page the browser does not let extensions read is
+ * saved without it, silently.
+ */
+async function capture(client: Client, page: CurrentPage, link: LinkJson): Promise<void> {
+  if (page.tabId === undefined) return;
+  const tab = await ext.tabs.get(page.tabId).catch(() => undefined);
+  if (tab?.url === undefined || !sameUrl(tab.url, link.url)) return;
   try {
-    const link = await client.createLink({
-      name: byId<HTMLInputElement>("name").value.trim(),
-      url: urlInput.value.trim(),
-      description: byId<HTMLTextAreaElement>("description").value.trim(),
-      favorite: byId<HTMLInputElement>("favorite").checked,
-      collectionIds: checked,
-    });
+    if ((await captureTab({ scripting: ext.scripting, client, tabId: page.tabId, linkId: link.id })) === "saved") {
+      say(byId("captured"), "The page's text is saved for search.");
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === "unauthorized") return showError(error);
+    say(notice, `The link is saved, but not the page's text: ${error instanceof Error ? error.message : String(error)}`, "error");
+  }
+}
+
+async function save(client: Client, page: CurrentPage): Promise<void> {
+  const collectionIds = [...byId("collections").querySelectorAll<HTMLInputElement>("input:checked")].map((box) => Number(box.value));
+  const name = nameInput.value.trim();
+  const url = urlInput.value.trim();
+  const description = descriptionInput.value.trim();
+  const favorite = favoriteInput.checked;
+  submit.disabled = true;
+  saveNew.disabled = true;
+  try {
+    const link = editing === null
+      ? await client.createLink({ name, url, description, favorite, collectionIds })
+      : await client.updateLink(editing.id, { name, url, description, favorite, collectionIds });
     const where = collections.filter((collection) => link.collectionIds.includes(collection.id)).map((collection) => collection.name);
-    say(byId("result"), `Saved to ${where.join(", ") || "the Inbox"}.`, "ok");
-    submit.textContent = "Saved";
-    // The folder on the bookmarks bar follows at once when the new link is a favorite.
+    say(byId("result"), `${editing === null ? "Saved to" : "Updated, in"} ${where.join(", ") || "the Inbox"}.`, "ok");
+    submit.textContent = editing === null ? "Saved" : "Updated";
+    saveNew.hidden = true;
+    // The folder on the bookmarks bar follows at once when the link is a favorite.
     void ext.runtime.sendMessage({ type: "refresh" });
+    await capture(client, page, link);
   } catch (error) {
     submit.disabled = false;
+    saveNew.disabled = false;
     await showError(error);
   }
 }
@@ -123,19 +200,24 @@ async function main(): Promise<void> {
   if (state.server === null || state.token === null) return showSignedOut(state.signedOutReason);
   const client = createClient({ origin: state.server, token: state.token });
   const page = await currentPage();
-  byId<HTMLInputElement>("name").value = (page.title || page.url).slice(0, 254);
-  urlInput.value = page.url;
+  newLink(page);
   form.hidden = false;
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    void save(client);
+    void save(client, page);
   });
-  urlInput.addEventListener("input", warnIfSaved);
+  saveNew.addEventListener("click", () => newLink(page));
+  urlInput.addEventListener("input", () => {
+    if (editing === null) warnIfSaved();
+  });
   try {
     const [all, favorites] = await Promise.all([client.listCollections(), client.listFavorites()]);
     collections = all;
     renderCollections();
-    warnIfSaved();
+    // The collections arrive with the defaults ticked; what was typed meanwhile is kept unless the page is already saved.
+    const match = findSaved(collections, page.url);
+    if (match === null) warnIfSaved();
+    else editLink(match);
     renderFavorites(state.server, favorites.slice(0, state.pinCount));
   } catch (error) {
     await showError(error);

@@ -47,6 +47,41 @@ export interface Tab {
   title?: string;
 }
 
+/** One frame's answer to `scripting.executeScript`. */
+export interface InjectionResult {
+  frameId?: number;
+  result?: unknown;
+}
+
+export interface Scripting {
+  executeScript(details: { target: { tabId: number }; files: string[] }): Promise<InjectionResult[]>;
+  executeScript<Args extends unknown[]>(details: { target: { tabId: number }; func: (...args: Args) => unknown; args: Args }): Promise<InjectionResult[]>;
+}
+
+/** How the user chose an omnibox entry: Enter, Alt+Enter, or a middle click. */
+export type Disposition = "currentTab" | "newForegroundTab" | "newBackgroundTab";
+
+export interface Suggestion {
+  /** What onInputEntered receives when this suggestion is chosen. */
+  content: string;
+  /** Chromium reads it as XML (`<match>`, `<url>`, `<dim>`); Firefox shows it as plain text. */
+  description: string;
+}
+
+export interface Omnibox {
+  setDefaultSuggestion(suggestion: { description: string }): void | Promise<void>;
+  onInputChanged: Event<(text: string, suggest: (suggestions: Suggestion[]) => void) => void>;
+  onInputEntered: Event<(text: string, disposition: Disposition) => void>;
+}
+
+export interface Tabs {
+  query(query: { active: boolean; currentWindow: boolean }): Promise<Tab[]>;
+  get(tabId: number): Promise<Tab>;
+  create(details: { url: string; active?: boolean }): Promise<Tab>;
+  /** Without a tab id: the active tab of the current window. */
+  update(details: { url: string }): Promise<Tab>;
+}
+
 export interface MenuClick {
   menuItemId: string | number;
   pageUrl?: string;
@@ -64,7 +99,9 @@ export interface WebExt {
   storage: { local: StorageArea; onChanged: Event<(changes: Record<string, unknown>, area: string) => void> };
   identity: Identity;
   permissions: Permissions;
-  tabs: { query(query: { active: boolean; currentWindow: boolean }): Promise<Tab[]>; create(details: { url: string }): Promise<Tab> };
+  tabs: Tabs;
+  scripting: Scripting;
+  omnibox: Omnibox;
   windows: { create(details: { url: string; type: "popup"; width: number; height: number }): Promise<unknown> };
   alarms: {
     create(name: string, info: { periodInMinutes?: number; when?: number }): Promise<void> | void;

@@ -8,6 +8,7 @@ import type { CollectionBody, AuthorJson, CollectionCreatedJson, CollectionItemJ
 import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, LinkPageJson, UpdateLinkBody } from "../links/model";
 import type { ContentBody, ContentItemJson, ContentJson, ContentSavedJson, ContentSource, SearchHitJson, SearchPageJson, SnippetJson } from "../search/model";
 import type { Assert, SameType } from "./same-type";
+import type { MessageJson } from "./writes";
 import type * as Api from "./types";
 
 type _SharedWithTheExtension = [
@@ -33,4 +34,5 @@ type _SharedWithTheExtension = [
   Assert<SameType<typeof SnippetJson.static, Api.SnippetJson>>,
   Assert<SameType<typeof SearchHitJson.static, Api.SearchHitJson>>,
   Assert<SameType<typeof SearchPageJson.static, Api.SearchPageJson>>,
+  Assert<SameType<typeof MessageJson.static, Api.MessageJson>>,
 ];

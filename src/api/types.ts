@@ -44,7 +44,7 @@ export interface LinkCreatedJson {
   link: LinkJson;
 }
 
-/** `GET` and `PUT /api/v1/links/:id`. */
+/** `GET /api/v1/links/:id`. */
 export interface LinkItemJson {
   link: LinkJson;
 }
@@ -117,7 +117,7 @@ export interface CollectionCreatedJson {
   collection: CollectionJson;
 }
 
-/** `GET` and `PUT /api/v1/collections/:id`. */
+/** `GET /api/v1/collections/:id`. */
 export interface CollectionItemJson {
   collection: CollectionJson;
 }
@@ -188,6 +188,11 @@ export interface SearchPageJson {
   hits: SearchHitJson[];
   /** Pass as `cursor` (with the same q and filters) for the next page; null on the last page. */
   nextCursor: string | null;
+}
+
+/** The answer of `PUT` and `DELETE` of a link or a collection: `{"message": "Link updated."}`. */
+export interface MessageJson {
+  message: string;
 }
 
 /** One violation of a request: a JSON pointer into the body (`/name`) and what is wrong there. */
