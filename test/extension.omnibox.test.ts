@@ -109,7 +109,7 @@ describe("the ls keyword's Enter", () => {
     const { omnibox, tabs } = await setup();
     await omnibox.inputEntered(' tide "rock pool" ', "currentTab");
     await omnibox.inputEntered(`${APP_ORIGIN}/l/12x`, "currentTab");
-    expect(tabs.opened.map((tab) => tab.url)).toEqual([`${APP_ORIGIN}/?q=tide%20%22rock%20pool%22`, `${APP_ORIGIN}/?q=${encodeURIComponent(`${APP_ORIGIN}/l/12x`)}`]);
+    expect(tabs.opened.map((tab) => tab.url)).toEqual([`${APP_ORIGIN}/search?q=tide%20%22rock%20pool%22`, `${APP_ORIGIN}/search?q=${encodeURIComponent(`${APP_ORIGIN}/l/12x`)}`]);
 
     const signedOut = await setup({ signedIn: false });
     await signedOut.omnibox.inputEntered(SIGN_IN_CONTENT, "currentTab");

@@ -150,7 +150,7 @@ describe.skipIf(!present)("saved pages and search through the extension in Chrom
 
     // Enter on text that is no suggestion opens the server's search page.
     const [search] = await Promise.all([context.waitForEvent("page"), worker.evaluate(() => linkshelfOmnibox.inputEntered("tide pools", "newForegroundTab"))]);
-    await search.waitForURL(`${origin}/?q=tide%20pools`);
+    await search.waitForURL(`${origin}/search?q=tide%20pools`);
     expect(await search.locator("body").textContent()).toContain("Tide pools");
   }, TIMEOUT_MS);
 });

@@ -114,7 +114,7 @@ export function createOmnibox({ storage, tabs, openOptionsPage, flavor, fetch: s
       if (state.server === null || state.token === null) return openOptionsPage();
       const typed = text.trim();
       const own = typed.startsWith(`${state.server}/l/`) && /^\d+$/.test(typed.slice(state.server.length + 3));
-      const url = own ? typed : typed === "" || typed === SIGN_IN_CONTENT ? `${state.server}/` : `${state.server}/?q=${encodeURIComponent(typed)}`;
+      const url = own ? typed : typed === "" || typed === SIGN_IN_CONTENT ? `${state.server}/` : `${state.server}/search?q=${encodeURIComponent(typed)}`;
       await open(url, disposition);
     },
   };
