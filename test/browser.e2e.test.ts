@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { createUser } from "../src/users/service";
-import { answerExtensionCallbacks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { answerExtensionCallbacks, answeredStatus, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
 import { artifactDir } from "./dirs";
 import { CHROMIUM, requireProgram } from "./programs";
 
@@ -107,11 +107,7 @@ describe.skipIf(!present)("in Chromium", () => {
       await page.goto(`${origin}/login`);
       await page.getByLabel("Email").fill(EMAIL);
       await page.getByLabel("Password").fill("not the password");
-      const [response] = await Promise.all([
-        page.waitForResponse((candidate) => candidate.request().method() === "POST"),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
-      expect(response.status()).toBe(401);
+      expect(await answeredStatus(page, () => page.getByRole("button", { name: "Sign in" }).click())).toBe(401);
       await expect(page.getByRole("alert").textContent()).resolves.toBe("The email or password is not right.");
       expect(await page.getByLabel("Email").inputValue()).toBe(EMAIL);
       expect(await context.cookies(origin)).toEqual([]);

@@ -84,3 +84,15 @@ export async function answerExtensionCallbacks(page: Page): Promise<string[]> {
 export async function keepLocal(page: Page, origin: string): Promise<void> {
   await page.route((url) => url.origin !== origin, (route) => route.abort());
 }
+
+/**
+ * answeredStatus runs `submit` (a click that sends a form), waits for the document that answers it
+ * to load and returns that answer's HTTP status, read from the page's navigation timing.
+ * Playwright's own response events are not used: a listener for them that ends while the next
+ * document loads can leave Playwright's client with an event for an object it already let go,
+ * which fails whatever test runs then.
+ */
+export async function answeredStatus(page: Page, submit: () => Promise<void>): Promise<number> {
+  await Promise.all([page.waitForEvent("load"), submit()]);
+  return page.evaluate<number>("performance.getEntriesByType('navigation')[0].responseStatus");
+}

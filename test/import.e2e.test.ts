@@ -13,7 +13,7 @@ import { createSession } from "../src/auth/sessions";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
 import { MAX_IMPORT_FILE_BYTES } from "../src/web/imports";
-import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { answeredStatus, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
 import { artifactDir, testDir } from "./dirs";
 import { CHROMIUM, requireProgram } from "./programs";
 import { Shelf } from "../src/shelf/shelf";
@@ -145,12 +145,8 @@ describe.skipIf(!present)("the import / export page in Chromium", () => {
       const before = db.$client.query("SELECT count(*) AS n FROM links").get();
       await page.goto(`${origin}/import`);
       await page.getByLabel("Bookmarks file").setInputFiles({ name: "huge.html", mimeType: "text/html", buffer: Buffer.alloc(MAX_IMPORT_FILE_BYTES + 1024, " ") });
-      const answer = page.waitForResponse((response) => response.request().method() === "POST");
-      // The answer is a new document at the same address: wait for it to load, not for the old one.
-      const loaded = page.waitForEvent("load");
-      await page.getByRole("button", { name: "Preview import" }).click();
-      expect((await answer).status()).toBe(413);
-      await loaded;
+      // The answer is a new document at the same address: its load is waited for, not the old one's.
+      expect(await answeredStatus(page, () => page.getByRole("button", { name: "Preview import" }).click())).toBe(413);
       await expect(page.locator("#file-error").textContent()).resolves.toContain("The file is larger than 32.0 MiB");
       expect(db.$client.query("SELECT count(*) AS n FROM links").get()).toEqual(before);
     } finally {
