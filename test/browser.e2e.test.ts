@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { createUser } from "../src/users/service";
-import { answerExtensionCallbacks, answeredStatus, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
-import { artifactDir } from "./dirs";
+import { answerExtensionCallbacks, answeredStatus, checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
 import { CHROMIUM, requireProgram } from "./programs";
 
 const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
@@ -118,30 +116,12 @@ describe.skipIf(!present)("in Chromium", () => {
 
   it("renders the login page on a phone and a desktop, light and dark (screenshots)", async () => {
     const { origin } = server!;
-    const folder = artifactDir("login-screenshots");
-    const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
-    const paths: string[] = [];
-    for (const [device, viewport] of Object.entries(viewports)) {
-      for (const colorScheme of ["light", "dark"] as const) {
-        const context = await (await browser!).newContext({ viewport });
-        try {
-          const page = await context.newPage();
-          await keepLocal(page, origin);
-          await page.emulateMedia({ colorScheme });
-          await page.goto(`${origin}/login?next=/`);
-          const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
-          expect(background).toBe(colorScheme === "dark" ? "rgb(18, 21, 27)" : "rgb(246, 247, 249)");
-          // Nothing wider than the viewport: no sideways scrolling on a phone.
-          expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
-          const path = join(folder, `login-${device}-${colorScheme}.png`);
-          await page.screenshot({ path, fullPage: true });
-          paths.push(path);
-        } finally {
-          await context.close();
-        }
-      }
-    }
-    console.log(`login page screenshots:\n${paths.join("\n")}`);
-    expect(paths).toHaveLength(4);
+    const checked = await checkLooks("login-screenshots", async ({ viewport }) => (await browser!).newContext({ viewport }), async (page, check, { colorScheme }) => {
+      await keepLocal(page, origin);
+      await page.emulateMedia({ colorScheme });
+      await page.goto(`${origin}/login?next=/`);
+      await check("login");
+    });
+    expect(checked).toHaveLength(4);
   }, TIMEOUT_MS);
 });

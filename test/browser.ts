@@ -1,10 +1,10 @@
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { createApp, type App } from "../src/app";
 import type { ContentCapture } from "../src/capture/fetcher";
 import { loadConfig } from "../src/config";
 import { closeDatabase, openDatabase, type Db } from "../src/db/client";
-import { testDir } from "./dirs";
+import { artifactDir, testDir } from "./dirs";
 import { CHROMIUM } from "./programs";
 
 /** launchChromium starts Debian's headless Chromium (callers check `requireProgram(CHROMIUM)` first). */
@@ -95,4 +95,55 @@ export async function keepLocal(page: Page, origin: string): Promise<void> {
 export async function answeredStatus(page: Page, submit: () => Promise<void>): Promise<number> {
   await Promise.all([page.waitForEvent("load"), submit()]);
   return page.evaluate<number>("performance.getEntriesByType('navigation')[0].responseStatus");
+}
+
+/** The screens every page is checked on. */
+export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
+
+/** One screen and colour scheme a page is looked at in. */
+export interface Look {
+  device: keyof typeof VIEWPORTS;
+  colorScheme: "light" | "dark";
+}
+
+/** Whether checkLooks also writes screenshots (`LINKSHELF_SCREENSHOTS=1`); its checks run either way. */
+export const SCREENSHOTS = process.env.LINKSHELF_SCREENSHOTS === "1";
+
+/**
+ * checkLooks runs `visit` once for each look (a phone and a desktop, light and dark) in a
+ * context made by `newContext`. Each time `visit` calls `check(name)`, the page as it is must
+ * have the colour scheme's background and nothing wider than the screen (no sideways scrolling
+ * on a phone). With LINKSHELF_SCREENSHOTS=1 each check also writes a full-page screenshot to
+ * `test/.artifacts/<folder>/<name>-<device>-<scheme>.png`. It returns the names checked, one
+ * per check, as `<name>-<device>-<scheme>`.
+ */
+export async function checkLooks(
+  folder: string,
+  newContext: (options: { viewport: { width: number; height: number }; colorScheme: Look["colorScheme"] }) => Promise<BrowserContext>,
+  visit: (page: Page, check: (name: string) => Promise<void>, look: Look) => Promise<void>,
+): Promise<string[]> {
+  const directory = SCREENSHOTS ? artifactDir(folder) : undefined;
+  const checked: string[] = [];
+  for (const device of Object.keys(VIEWPORTS) as Look["device"][]) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const viewport = VIEWPORTS[device];
+      const context = await newContext({ viewport, colorScheme });
+      try {
+        const page = await context.newPage();
+        await visit(page, async (name) => {
+          const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
+          if (background !== (colorScheme === "dark" ? "rgb(18, 21, 27)" : "rgb(246, 247, 249)")) throw new Error(`${name} (${device}, ${colorScheme}): background ${background}`);
+          const width = await page.evaluate<number>("document.documentElement.scrollWidth");
+          if (width > viewport.width) throw new Error(`${name} (${device}, ${colorScheme}): ${width} px wide on a ${viewport.width} px screen`);
+          const shot = `${name}-${device}-${colorScheme}`;
+          if (directory) await page.screenshot({ path: join(directory, `${shot}.png`), fullPage: true });
+          checked.push(shot);
+        }, { device, colorScheme });
+      } finally {
+        await context.close();
+      }
+    }
+  }
+  if (directory) console.log(`screenshots in ${directory}`);
+  return checked;
 }

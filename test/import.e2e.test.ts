@@ -13,8 +13,8 @@ import { createSession } from "../src/auth/sessions";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
 import { MAX_IMPORT_FILE_BYTES } from "../src/web/imports";
-import { answeredStatus, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
-import { artifactDir, testDir } from "./dirs";
+import { answeredStatus, checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { testDir } from "./dirs";
 import { CHROMIUM, requireProgram } from "./programs";
 import { Shelf } from "../src/shelf/shelf";
 
@@ -156,44 +156,25 @@ describe.skipIf(!present)("the import / export page in Chromium", () => {
 
   it("renders the preview and report pages on a phone and a desktop, light and dark (screenshots)", async () => {
     const { origin } = server!;
-    const folder = artifactDir("import-screenshots");
-    const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
-    const paths: string[] = [];
-    for (const [device, viewport] of Object.entries(viewports)) {
-      for (const colorScheme of ["light", "dark"] as const) {
-        const user = await newUser("Sam Shots");
-        // One URL of the file is there already, so the pages list a duplicate too.
-        new Shelf(server!.db, user).links.create({ name: "Example", url: "https://example.com/", description: "", favorite: false, collectionIds: [] }, Date.now());
-        const context = await signedInContext(user, { viewport, colorScheme });
-        try {
-          const page = await context.newPage();
-          await keepLocal(page, origin);
-          const shoot = async (name: string) => {
-            const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
-            expect(background).toBe(colorScheme === "dark" ? "rgb(18, 21, 27)" : "rgb(246, 247, 249)");
-            // Nothing wider than the viewport: no sideways scrolling on a phone.
-            expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
-            const path = join(folder, `${name}-${device}-${colorScheme}.png`);
-            await page.screenshot({ path, fullPage: true });
-            paths.push(path);
-          };
-          await page.goto(`${origin}/import`);
-          await shoot("import");
-          await page.getByLabel("Bookmarks file").setInputFiles(FIXTURE);
-          await page.getByRole("button", { name: "Preview import" }).click();
-          await page.waitForURL(/\/import\/[0-9a-f-]{36}$/);
-          await shoot("preview");
-          await page.getByRole("button", { name: /^Import \d+ links$/ }).click();
-          await page.waitForSelector("text=Import done");
-          await shoot("report");
-          await page.goto(`${origin}/account`);
-          await shoot("account");
-        } finally {
-          await context.close();
-        }
-      }
-    }
-    console.log(`import page screenshots:\n${paths.join("\n")}`);
-    expect(paths).toHaveLength(16);
+    const checked = await checkLooks("import-screenshots", async (options) => {
+      const user = await newUser("Sam Shots");
+      // One URL of the file is there already, so the pages list a duplicate too.
+      new Shelf(server!.db, user).links.create({ name: "Example", url: "https://example.com/", description: "", favorite: false, collectionIds: [] }, Date.now());
+      return signedInContext(user, options);
+    }, async (page, check) => {
+      await keepLocal(page, origin);
+      await page.goto(`${origin}/import`);
+      await check("import");
+      await page.getByLabel("Bookmarks file").setInputFiles(FIXTURE);
+      await page.getByRole("button", { name: "Preview import" }).click();
+      await page.waitForURL(/\/import\/[0-9a-f-]{36}$/);
+      await check("preview");
+      await page.getByRole("button", { name: /^Import \d+ links$/ }).click();
+      await page.waitForSelector("text=Import done");
+      await check("report");
+      await page.goto(`${origin}/account`);
+      await check("account");
+    });
+    expect(checked).toHaveLength(16);
   }, TIMEOUT_MS);
 });

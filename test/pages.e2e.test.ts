@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createSession } from "../src/auth/sessions";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
-import { answeredStatus, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
-import { artifactDir } from "./dirs";
+import { answeredStatus, checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
 import { CHROMIUM, requireProgram } from "./programs";
 import { Shelf } from "../src/shelf/shelf";
 
@@ -283,8 +281,6 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
     new Shelf(db, user).tokens.create("Browser extension", now);
     new Shelf(db, user).tokens.create("laptop script", now);
 
-    const folder = artifactDir("page-screenshots");
-    const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
     const pages: Record<string, (page: Page) => Promise<unknown>> = {
       home: (page) => page.goto(`${origin}/?collection=${reading.id}`),
       edit: (page) => page.goto(`${origin}/links/${ids[0]}/edit`),
@@ -304,29 +300,13 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
       },
       public: (page) => page.goto(`${origin}/c/${reading.id}`),
     };
-    const paths: string[] = [];
-    for (const [device, viewport] of Object.entries(viewports)) {
-      for (const colorScheme of ["light", "dark"] as const) {
-        const context = await signedInContext(user, { viewport, colorScheme });
-        try {
-          const page = await context.newPage();
-          await keepLocal(page, origin);
-          for (const [name, open] of Object.entries(pages)) {
-            await open(page);
-            const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
-            expect(background).toBe(colorScheme === "dark" ? "rgb(18, 21, 27)" : "rgb(246, 247, 249)");
-            // Nothing wider than the viewport: no sideways scrolling on a phone.
-            expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
-            const path = join(folder, `${name}-${device}-${colorScheme}.png`);
-            await page.screenshot({ path, fullPage: true });
-            paths.push(path);
-          }
-        } finally {
-          await context.close();
-        }
+    const checked = await checkLooks("page-screenshots", (options) => signedInContext(user, options), async (page, check) => {
+      await keepLocal(page, origin);
+      for (const [name, open] of Object.entries(pages)) {
+        await open(page);
+        await check(name);
       }
-    }
-    console.log(`page screenshots:\n${paths.join("\n")}`);
-    expect(paths).toHaveLength(4 * Object.keys(pages).length);
+    });
+    expect(checked).toHaveLength(4 * Object.keys(pages).length);
   }, TIMEOUT_MS);
 });

@@ -6,7 +6,6 @@
  * docs/search-page.png, the picture of docs/search.md.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createSession } from "../src/auth/sessions";
@@ -15,8 +14,7 @@ import { storeFetchedContent } from "../src/capture/store";
 import type { UserRow } from "../src/db/schema";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
-import { artifactDir } from "./dirs";
+import { checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
 import { mappedConnect, resolverOf } from "./favicon.fixtures";
 import { CHROMIUM, requireProgram } from "./programs";
 
@@ -125,39 +123,21 @@ describe.skipIf(!present)("the search page in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("renders the search and link pages on a phone and a desktop, light and dark (screenshots)", async () => {
-    const folder = artifactDir("search-screenshots");
-    const viewports = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
     const pages: Record<string, (page: Page) => Promise<unknown>> = {
       search: (page) => page.goto(`${server!.origin}/search?q=tea+brew*`),
       "search-refused": (page) => page.goto(`${server!.origin}/search?q=%22green+tea`),
       link: (page) => page.goto(`${server!.origin}/links/${firstHit}`),
     };
-    const paths: string[] = [];
-    for (const [device, viewport] of Object.entries(viewports)) {
-      for (const colorScheme of ["light", "dark"] as const) {
-        const context = await signedInContext({ viewport, colorScheme });
-        try {
-          const page = await context.newPage();
-          await keepLocal(page, server!.origin);
-          for (const [name, open] of Object.entries(pages)) {
-            await open(page);
-            // Nothing wider than the viewport: no sideways scrolling on a phone.
-            expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
-            const path = join(folder, `${name}-${device}-${colorScheme}.png`);
-            await page.screenshot({ path, fullPage: true });
-            paths.push(path);
-            if (name === "search" && device === "desktop" && colorScheme === "light" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") {
-              const docs = join(folder, "search-page.png");
-              await page.screenshot({ path: docs });
-              copyFileSync(docs, join(import.meta.dir, "..", "docs", "search-page.png"));
-            }
-          }
-        } finally {
-          await context.close();
+    const checked = await checkLooks("search-screenshots", (options) => signedInContext(options), async (page, check, { device, colorScheme }) => {
+      await keepLocal(page, server!.origin);
+      for (const [name, open] of Object.entries(pages)) {
+        await open(page);
+        await check(name);
+        if (name === "search" && device === "desktop" && colorScheme === "light" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") {
+          await page.screenshot({ path: join(import.meta.dir, "..", "docs", "search-page.png") });
         }
       }
-    }
-    console.log(`search page screenshots:\n${paths.join("\n")}`);
-    expect(paths).toHaveLength(4 * Object.keys(pages).length);
+    });
+    expect(checked).toHaveLength(4 * Object.keys(pages).length);
   }, TIMEOUT_MS);
 });
