@@ -112,13 +112,20 @@ export async function createUserWithToken(workspace: BinaryWorkspace, email: str
   return minted.stdout.trim();
 }
 
-/** cleanEnv is the test's environment without any LINKSHELF_* setting, plus `extra`. */
+/**
+ * What the executable does in the background that reaches out to the network: off in every test
+ * unless the test turns it on (and then points it at loopback), so no test makes the server look
+ * up or contact a saved link's host.
+ */
+export const NO_OUTBOUND = { LINKSHELF_FETCH_CONTENT: "off" } as const;
+
+/** cleanEnv is the test's environment without any LINKSHELF_* setting, plus NO_OUTBOUND, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith("LINKSHELF_") && value !== undefined) env[key] = value;
   }
-  return { ...env, ...extra };
+  return { ...env, ...NO_OUTBOUND, ...extra };
 }
 
 export interface RunResult {

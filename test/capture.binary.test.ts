@@ -47,7 +47,7 @@ const addLink = (base: string, url: string) =>
 
 describe("the server's background capture", () => {
   it("fetches a saved link's page, and on SIGTERM abandons the fetch in flight and exits 0", async () => {
-    const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_FAVICON_ALLOW_PRIVATE: "1" }) });
+    const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_FAVICON_ALLOW_PRIVATE: "1", LINKSHELF_FETCH_CONTENT: "on" }) });
     try {
       expect((await addLink(server.origin, `${origin.url}/hold`)).status).toBe(201);
       await arrived.promise;
