@@ -6,7 +6,7 @@
  * desktop, light and dark) go to a temp folder whose path is printed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createSession } from "../src/auth/sessions";
@@ -144,7 +144,10 @@ describe.skipIf(!present)("the import / export page in Chromium", () => {
       await keepLocal(page, origin);
       const before = db.$client.query("SELECT count(*) AS n FROM links").get();
       await page.goto(`${origin}/import`);
-      await page.getByLabel("Bookmarks file").setInputFiles({ name: "huge.html", mimeType: "text/html", buffer: Buffer.alloc(MAX_IMPORT_FILE_BYTES + 1024, " ") });
+      // From a file on disk: the browser reads it itself (a buffer would go through Playwright's connection).
+      const huge = join(testDir("import-huge"), "huge.html");
+      writeFileSync(huge, Buffer.alloc(MAX_IMPORT_FILE_BYTES + 1024, " "));
+      await page.getByLabel("Bookmarks file").setInputFiles(huge);
       // The answer is a new document at the same address: its load is waited for, not the old one's.
       expect(await answeredStatus(page, () => page.getByRole("button", { name: "Preview import" }).click())).toBe(413);
       await expect(page.locator("#file-error").textContent()).resolves.toContain("The file is larger than 32.0 MiB");
