@@ -3,17 +3,12 @@
  * called there, and what it read is sent to `PUT /api/v1/links/:id/content`, fitted to the
  * server's limits (docs/search.md).
  */
-import type { ContentBody } from "../../src/api/types";
+import { CONTENT_LIMITS, LANGUAGE_TAG, type ContentBody } from "../../src/api/types";
 import type { Client } from "./api";
+import { READ_PAGE_FUNCTION } from "./read-page";
 import type { Scripting } from "./webext";
 
-/** The global capture.js defines in the tab's isolated world for the extension, and readTab calls. */
-export const READ_PAGE_FUNCTION = "linkshelfReadPage";
 
-/** The server's limits on a content body: the whole body in bytes, the text in bytes of UTF-8, the other fields in characters. */
-export const CONTENT_LIMITS = { bodyBytes: 2 * 1024 * 1024, textBytes: 1024 * 1024, title: 1000, excerpt: 2000, byline: 500, lang: 35 } as const;
-/** The shape of a language tag the server accepts (`en`, `pt-BR`, `zh-Hant-TW`). */
-const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
 /** Room left in the body for the fields besides the text and for the JSON around them. */
 const BODY_MARGIN = 64 * 1024;
 

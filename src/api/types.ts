@@ -17,6 +17,15 @@
  * only compiles with Bun's types, not a browser's.
  */
 
+/**
+ * What a saved page's content may hold: the whole `PUT .../content` body in bytes, the text kept
+ * in bytes of UTF-8, the other fields in characters. The extension fits what it read to these.
+ */
+export const CONTENT_LIMITS = { bodyBytes: 2 * 1024 * 1024, textBytes: 1024 * 1024, title: 1000, excerpt: 2000, byline: 500, lang: 35 } as const;
+
+/** A content's language tag (BCP 47's shape, not its registry): `en`, `pt-BR`, `zh-Hant-TW`. */
+export const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
+
 /** ISO 8601 UTC with milliseconds, e.g. `2026-11-22T05:52:24.123Z`. */
 export type Timestamp = string;
 

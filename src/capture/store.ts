@@ -5,7 +5,8 @@
  */
 import type { Db } from "../db/client";
 import { CONTENT_LIMITS } from "../search/model";
-import { LANGUAGE_TAG, storeFetchedContent as storeContent } from "../shelf/contents";
+import { LANGUAGE_TAG } from "../api/types";
+import { storeFetchedContent as storeContent } from "../shelf/contents";
 import type { CapturedContent } from "./content";
 import type { StoreContent } from "./fetcher";
 

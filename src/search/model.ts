@@ -9,10 +9,11 @@ import { iso } from "../timestamps";
 import { unpackText } from "./text-store";
 
 /**
- * What a content body may hold. The body itself may be up to `bodyBytes`; the text is kept up to
- * `textBytes` of UTF-8 (cut at a character), the rest in code points after trimming.
+ * What a content body may hold (shared with the extension). The body itself may be up to
+ * `bodyBytes`; the text is kept up to `textBytes` of UTF-8 (cut at a character), the rest in
+ * code points after trimming.
  */
-export const CONTENT_LIMITS = { bodyBytes: 2 * 1024 * 1024, textBytes: 1024 * 1024, title: 1000, excerpt: 2000, byline: 500, lang: 35 } as const;
+export { CONTENT_LIMITS } from "../api/types";
 
 /** Pages of search hits: 20 by default, at most 100. */
 export const SEARCH_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;

@@ -5,6 +5,7 @@
  * transaction (src/search/index-text.ts).
  */
 import { and, eq } from "drizzle-orm";
+import { LANGUAGE_TAG } from "../api/types";
 import type { Db } from "../db/client";
 import { linkContents, links, users } from "../db/schema";
 import { NotFound } from "../errors";
@@ -24,8 +25,6 @@ export interface ContentSaved {
 
 /** Control characters other than tab, line feed and carriage return: never part of a page's text. */
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
-/** A language tag (BCP 47's shape, not its registry): `en`, `pt-BR`, `zh-Hant-TW`. */
-export const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
 
 /**
  * keepBytes is the longest beginning of `text` of at most `limit` bytes of UTF-8, cut between
