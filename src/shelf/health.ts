@@ -82,6 +82,13 @@ export class ShelfHealth {
     return row;
   }
 
+  /** movedTo is where one of the owner's links moved, null when it did not (NotFound: another user's or unknown link). */
+  movedTo(id: number): string | null {
+    this.target(id);
+    const [row] = this.owner.db.select({ movedTo: linkHealth.movedTo }).from(linkHealth).where(eq(linkHealth.linkId, id)).all();
+    return row?.movedTo ?? null;
+  }
+
   /** record stores a check of one of the owner's links and answers its health (NotFound: another user's, unknown, or deleted meanwhile). */
   record(id: number, probe: Probe, now: number, rule: CheckRule): HealthJson {
     this.target(id);
