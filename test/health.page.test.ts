@@ -44,7 +44,7 @@ describe("the link health page", () => {
     expect(texts(page.text, "h2")).toEqual(["Broken (1)", "Moved (1)"]);
     expect(texts(page.text, "#main .links .title")).toEqual(["Dead post", "Moved docs"]);
     const facts = texts(page.text, ".evidence dt").map((term, i) => `${term}: ${texts(page.text, ".evidence dd")[i]}`);
-    expect(facts.slice(0, 4)).toEqual(["Last result: HTTP 404: HTTP 404", expect.stringMatching(/^Failing since: /), expect.stringMatching(/^Last check: /), "Tries: 3 failed in a row"]);
+    expect(facts.slice(0, 4)).toEqual(["Last result: HTTP 404", expect.stringMatching(/^Failing since: /), expect.stringMatching(/^Last check: /), "Tries: 3 failed in a row"]);
     const hrefs = attributes(page.text, ".health-actions a").map((a) => a.href);
     expect(hrefs).toContain("https://web.archive.org/web/2/https://dead.example/post");
     expect(hrefs).toContain(`/links/${dead.id}/delete?next=%2Fhealth`);
@@ -55,6 +55,7 @@ describe("the link health page", () => {
     ]);
     expect(page.text).toContain("https://new.example/docs");
     expect(page.text).not.toMatch(/<script/i);
+    expect(texts(page.text, "#main .hint")[0]).toStartWith("The server checks each link about every 7 days.");
   });
 
   it("shows the broken count in the navigation and marks broken links in the home and search lists", async () => {

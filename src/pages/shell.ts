@@ -115,6 +115,7 @@ td form { margin: 0; }
 @media (max-width: 30rem) { .hide-narrow { display: none; } }
 .badge.broken { color: #b3261e; border-color: #b3261e; }
 .evidence { font-size: .85rem; margin: .4rem 0 0; }
+.health-section { margin-top: 1rem; }
 .health-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .4rem; }
 .health-actions form { margin: 0; }
 `;
