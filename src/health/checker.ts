@@ -11,7 +11,7 @@ import type { Shelf } from "../shelf/shelf";
 import type { HealthJson } from "./model";
 import type { Db } from "../db/client";
 import { pinnedConnect, resolveSystem, type Connect, type Resolver } from "../favicon/fetch";
-import type { Timers } from "../capture/fetcher";
+import { Alarm, REAL_TIMERS, type Timers } from "../capture/alarm";
 import type { LogSink } from "../log";
 import { dueLinks, linkCount, recordCheck, type DueLink } from "../shelf/link-checks";
 import { CHECK_USER_AGENT, probeLink, PROBE_LIMITS, type Probe } from "./probe";
@@ -77,11 +77,6 @@ interface HostState {
   nextAt: number;
 }
 
-const realTimers: Timers = {
-  setTimeout: (run, millis) => setTimeout(run, millis),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 /** hostOf is the host a link's checks are spaced by; null for a URL that is not http(s). */
 const hostOf = (url: string) => {
   const parsed = URL.parse(url);
@@ -101,14 +96,13 @@ export class LinkChecker implements LinkCheck {
   private readonly limits: Required<Omit<CheckerOptions, "resolve" | "connect" | "timers">>;
   private readonly resolve: Resolver;
   private readonly connect: Connect;
-  private readonly timers: Timers;
+  private readonly alarm: Alarm;
   private readonly hosts = new Map<string, HostState>();
   private batch: DueLink[] = [];
   private readonly inFlight = new Set<number>();
   private readonly running = new Set<Promise<void>>();
   private readonly checks = new Set<AbortController>();
   private readonly stopping = new AbortController();
-  private timer: { handle: unknown; at: number } | undefined;
   /** The clock time before which no background check starts (the pacing). */
   private nextStartAt = 0;
   private paceMillis = 0;
@@ -119,7 +113,7 @@ export class LinkChecker implements LinkCheck {
   ) {
     this.resolve = options.resolve ?? resolveSystem;
     this.connect = options.connect ?? pinnedConnect();
-    this.timers = options.timers ?? realTimers;
+    this.alarm = new Alarm(options.timers ?? REAL_TIMERS, () => this.pump());
     this.limits = {
       timeoutMillis: options.timeoutMillis ?? PROBE_LIMITS.timeoutMillis,
       concurrency: options.concurrency ?? CHECKER_LIMITS.concurrency,
@@ -158,8 +152,7 @@ export class LinkChecker implements LinkCheck {
   async stop(): Promise<void> {
     this.stopping.abort();
     for (const check of this.checks) check.abort(new Error("the server is stopping"));
-    if (this.timer) this.timers.clearTimeout(this.timer.handle);
-    this.timer = undefined;
+    this.alarm.clear();
     this.batch = [];
     await Promise.allSettled([...this.running]);
   }
@@ -198,9 +191,9 @@ export class LinkChecker implements LinkCheck {
     const now = this.deps.clock();
     for (const [name, host] of this.hosts) if (!host.busy && host.nextAt <= now) this.hosts.delete(name);
     while (this.running.size < this.limits.concurrency) {
-      if (now < this.nextStartAt) return this.wakeAt(this.nextStartAt, now);
+      if (now < this.nextStartAt) return this.alarm.set(this.nextStartAt, now);
       if (this.batch.length === 0) this.refill(now);
-      if (this.batch.length === 0) return this.wakeAt(now + this.limits.idleMillis, now);
+      if (this.batch.length === 0) return this.alarm.set(now + this.limits.idleMillis, now);
       const index = this.batch.findIndex((link) => {
         const host = hostOf(link.url);
         const state = host === null ? undefined : this.hosts.get(host);
@@ -208,7 +201,7 @@ export class LinkChecker implements LinkCheck {
       });
       if (index < 0) {
         const waits = this.batch.map((link) => this.hosts.get(hostOf(link.url)!)).filter((state) => state && !state.busy).map((state) => state!.nextAt);
-        if (waits.length > 0) this.wakeAt(Math.min(...waits), now);
+        if (waits.length > 0) this.alarm.set(Math.min(...waits), now);
         return;
       }
       const [link] = this.batch.splice(index, 1);
@@ -222,16 +215,6 @@ export class LinkChecker implements LinkCheck {
     const period = this.deps.config.periodMs!;
     this.paceMillis = Math.floor(period / Math.max(1, linkCount(this.deps.db)));
     this.batch = dueLinks(this.deps.db, now, this.limits.batch, [...this.inFlight]);
-  }
-
-  private wakeAt(at: number, now: number): void {
-    if (this.timer && this.timer.at <= at) return;
-    if (this.timer) this.timers.clearTimeout(this.timer.handle);
-    const handle = this.timers.setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, Math.max(0, at - now));
-    this.timer = { handle, at };
   }
 
   private begin(link: DueLink): void {
