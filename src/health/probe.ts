@@ -31,7 +31,7 @@ export interface Probe {
   movedTo?: string;
 }
 
-/** An outcome that counts towards broken; `ok` and `moved` clear the failures, `unchecked` neither. */
+/** isFailure: does an outcome count towards broken (`gone`, `failing`, `soft-404`)? `ok` and `moved` clear the failures. */
 export const isFailure = (outcome: Outcome) => outcome === "gone" || outcome === "failing" || outcome === "soft-404";
 
 /** Statuses after which the HEAD's answer is not trusted and a GET is sent. */
