@@ -9,10 +9,10 @@
  * Prints the median of the rounds' ratios, the pages fetched during the busy rounds, and the
  * server's peak RSS. About 45 s.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { bigPage } from "../test/capture.fixtures";
-import { compile, createBenchUser, load, median, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+import { alternatingRounds, apiPoster, peakRssMiB, publicRedirect, roundsLine } from "./background-load";
+import { compile, createBenchUser, load, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
 
 const LINKS = 1000;
 const REQUESTS = 30_000;
@@ -45,35 +45,15 @@ const app = await start(serveCommand(binary, dataDir), {
   env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT, LINKSHELF_FAVICON_ALLOW_PRIVATE: "1" },
 });
 const bare = await start([bareBin], { cwd: work });
-const peakRss = () => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${app.process.pid}/status`, "utf8"))![1]) / 1024;
+const peakRss = () => peakRssMiB(app.process.pid);
 try {
-  const api = async (path: string, body: unknown) => {
-    const response = await fetch(`${app.base}${path}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    return (await response.json()) as Record<string, { id: number }>;
-  };
-  const collection = (await api("/api/v1/collections", { name: "Public", visibility: "PUBLIC" })).collection!;
-  const link = (await api("/api/v1/links", { name: "Example", url: "https://example.com/", favorite: true, collectionIds: [collection.id] })).link!;
-  const appUrl = `${app.base}/l/${link.id}`;
+  const api = apiPoster(app.base, token);
+  const appUrl = await publicRedirect(app.base, token);
   const bareUrl = `${bare.base}/l/1`;
 
   await load(bareUrl, REQUESTS / 4);
   await load(appUrl, REQUESTS / 4);
-  // Each round's ratio compares two runs seconds apart: the machine's other load moves both alike.
-  const rounds = async () => {
-    const bareRuns: number[] = [];
-    const appRuns: number[] = [];
-    const ratios: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      bareRuns.push((await load(bareUrl, REQUESTS)).requestsPerSecond);
-      appRuns.push((await load(appUrl, REQUESTS)).requestsPerSecond);
-      ratios.push(appRuns.at(-1)! / bareRuns.at(-1)!);
-    }
-    return { bare: median(bareRuns), app: median(appRuns), ratio: median(ratios), ratios };
-  };
+  const rounds = () => alternatingRounds(appUrl, bareUrl, ROUNDS, REQUESTS);
 
   const idle = await rounds();
   const idleRss = rssMiB(app.process.pid);
@@ -83,11 +63,10 @@ try {
   const busy = await rounds();
   const servedDuring = served - servedBefore;
 
-  const x = (value: number) => `${value.toFixed(2)}×`;
   console.log([
     `GET /l/:id ÷ bare Bun.serve 302, median of ${ROUNDS} rounds' ratios, ${REQUESTS} requests a run (32 connections):`,
-    `  fetcher idle: ${x(idle.ratio)} (rounds ${idle.ratios.map(x).join(" ")}; medians ${idle.app.toFixed(0)} / ${idle.bare.toFixed(0)} req/s)`,
-    `  fetcher busy: ${x(busy.ratio)} (rounds ${busy.ratios.map(x).join(" ")}; medians ${busy.app.toFixed(0)} / ${busy.bare.toFixed(0)} req/s)`,
+    roundsLine("fetcher idle", idle),
+    roundsLine("fetcher busy", busy),
     `  pages served to the fetcher during the busy rounds: ${servedDuring} (${served} of ${LINKS} in all)`,
     `  linkshelf RSS: ${idleRss.toFixed(1)} MiB after the idle rounds (peak ${idlePeak.toFixed(1)} MiB so far), peak ${peakRss().toFixed(1)} MiB over the whole run`,
   ].join("\n"));

@@ -11,6 +11,7 @@ import { NotFound, wellFormedRequest } from "./errors";
 import { extensionRoutes } from "./extension/routes";
 import { API_PREFIX } from "./api/paths";
 import { faviconRoutes } from "./favicon/routes";
+import { healthRoutes } from "./health/routes";
 import { linkRoutes } from "./links/routes";
 import { accessLog, unexpectedErrorLog, type LogSink } from "./log";
 import { describeRoute } from "./openapi/describe";
@@ -41,6 +42,7 @@ export function createApp(given: AppDeps) {
     .use(surfaces)
     .use(guard.apiUser)
     .use(searchRoutes(deps, guard, commits))
+    .use(healthRoutes(deps, guard))
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard))

@@ -21,10 +21,23 @@ export interface Config {
   faviconAllowPrivate: boolean;
   /** Whether saved links' pages are fetched in the background for their text (`LINKSHELF_FETCH_CONTENT`). */
   fetchContent: boolean;
+  /** The background link checker (`LINKSHELF_LINK_CHECK`, `LINKSHELF_LINK_CHECK_ALLOW_PRIVATE`, `LINKSHELF_LINK_CHECK_CONFIRM`). */
+  linkCheck: LinkCheckConfig;
   /** What the server logs beyond start, stop and errors (`LINKSHELF_LOG`). */
   log: LogOptions;
   /** Scheduled backups while serving; null when `LINKSHELF_BACKUP_EVERY` is unset. */
   backup: BackupSchedule | null;
+}
+
+export interface LinkCheckConfig {
+  /** How often each link is checked; null when `LINKSHELF_LINK_CHECK=off` (no background checks). */
+  periodMs: number | null;
+  /** Whether links to loopback and private (LAN) addresses are checked too. */
+  allowPrivate: boolean;
+  /** A link is broken after this many failures in a row... */
+  confirmFailures: number;
+  /** ...that span at least this long, first to last. */
+  confirmSpanMs: number;
 }
 
 export interface LogOptions {
@@ -50,7 +63,7 @@ export interface ConfigFlags {
 /** A configuration the server cannot start with; main prints its message and exits 2. */
 export class ConfigError extends Error {}
 
-export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60", backupKeep: 7 } as const;
+export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60", backupKeep: 7, linkCheck: "7d", linkCheckConfirm: "3/7d" } as const;
 
 /** loadConfig resolves flag > environment > default for every setting and checks each. */
 export function loadConfig(flags: ConfigFlags, env: Record<string, string | undefined>): Config {
@@ -62,6 +75,11 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     trustedProxies: parseTrustedProxies(env.LINKSHELF_TRUST_PROXY),
     faviconAllowPrivate: parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
     fetchContent: parseOnOff("LINKSHELF_FETCH_CONTENT", env.LINKSHELF_FETCH_CONTENT),
+    linkCheck: {
+      periodMs: env.LINKSHELF_LINK_CHECK === "off" ? null : parseDuration("LINKSHELF_LINK_CHECK", env.LINKSHELF_LINK_CHECK || DEFAULTS.linkCheck),
+      allowPrivate: parseSwitch("LINKSHELF_LINK_CHECK_ALLOW_PRIVATE", env.LINKSHELF_LINK_CHECK_ALLOW_PRIVATE),
+      ...parseConfirm(env.LINKSHELF_LINK_CHECK_CONFIRM || DEFAULTS.linkCheckConfirm),
+    },
     log: parseLog(env.LINKSHELF_LOG),
     backup: parseBackup(env),
   };
@@ -79,6 +97,16 @@ export function parseDuration(name: string, value: string): number {
     throw new ConfigError(`invalid ${name} "${value}": expected a period such as 24h, 30m or 7d (s, m, h or d; at least 1s, at most 366d)`);
   }
   return ms;
+}
+
+/** parseConfirm reads `LINKSHELF_LINK_CHECK_CONFIRM`: `<failures>/<period>` such as `3/7d` (1 to 100 failures; a period of 0 is written `0s`). */
+export function parseConfirm(value: string): { confirmFailures: number; confirmSpanMs: number } {
+  const match = /^(\d{1,3})\/(.+)$/.exec(value);
+  const failures = Number(match?.[1]);
+  if (!match || !(failures >= 1 && failures <= 100)) {
+    throw new ConfigError(`invalid LINKSHELF_LINK_CHECK_CONFIRM "${value}": expected <failures>/<period> such as 3/7d (1 to 100 failures)`);
+  }
+  return { confirmFailures: failures, confirmSpanMs: match[2] === "0s" ? 0 : parseDuration("LINKSHELF_LINK_CHECK_CONFIRM", match[2]!) };
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { Passwords } from "./auth/passwords";
 import type { ContentCapture } from "./capture/fetcher";
+import type { LinkCheck } from "./health/checker";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
 import type { Connect, Resolver } from "./favicon/fetch";
@@ -24,6 +25,8 @@ export interface AppDeps {
    * queue links to; the server builds it from its configuration. Absent: nothing is fetched.
    */
   capture?: ContentCapture;
+  /** The link checker, for checks asked for now; the server builds it. Absent: nothing is checked (a check answers `unchecked`). */
+  linkCheck?: LinkCheck;
   /** The hashing queue; default the process's one, which every hash and verification shares. */
   passwords?: Passwords;
   /** Where log lines go (unexpected errors, the access log); stderr by default. */

@@ -72,6 +72,13 @@ export class TooManyAttempts extends AppError {
   }
 }
 
+/** A link checked less than a minute ago (or being checked): `Retry-After` says when it may be checked again. */
+export class CheckedRecently extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, "CHECKED_RECENTLY", "This link was checked less than a minute ago.", undefined, { "Retry-After": String(retryAfterSeconds) });
+  }
+}
+
 export class ValidationFailed extends AppError {
   constructor(errors: FieldError[]) {
     super(422, "VALIDATION_FAILED", "The request is invalid.", errors);

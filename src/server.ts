@@ -4,6 +4,7 @@ import { databasePath } from "./config";
 import { newSetupCode } from "./auth/setup";
 import { createContentCapture } from "./capture/fetcher";
 import { storeFetchedContent } from "./capture/store";
+import { LinkChecker } from "./health/checker";
 import { scheduleBackups } from "./db/backup";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
 import { lockDataDir } from "./db/lock";
@@ -11,7 +12,7 @@ import { countUsers } from "./users/service";
 
 /**
  * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
- * requests finish, stops fetching saved pages, checkpoints the WAL, closes the database and
+ * requests finish, stops fetching saved pages and checking links, checkpoints the WAL, closes the database and
  * ends the process (exit 0). It holds the data directory's lock while it runs (a second server or a restore on the same
  * directory is refused: DataDirBusy). Resolves with the exit code only when it cannot listen.
  */
@@ -27,7 +28,8 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   }
   const setupCode = countUsers(db) === 0 ? newSetupCode() : undefined;
   const capture = createContentCapture({ config, clock: Date.now, log }, storeFetchedContent(db));
-  const app = createApp({ db, config, clock: Date.now, setupCode, log, capture });
+  const linkCheck = new LinkChecker({ db, clock: Date.now, log, config: config.linkCheck });
+  const app = createApp({ db, config, clock: Date.now, setupCode, log, capture, linkCheck });
   try {
     app.listen({ port: config.port, hostname: config.host, development: false });
   } catch (error) {
@@ -49,12 +51,14 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   }
 
   const stopBackups = config.backup ? scheduleBackups(db.$client, config.backup, log) : undefined;
+  linkCheck.start();
 
   const signal = await stopping;
   log(`linkshelf: ${signal} received, finishing in-flight requests`);
   await server.stop();
   // Fetches in flight are aborted and waited for: none writes after the database closes.
   await capture.stop();
+  await linkCheck.stop();
   stopBackups?.();
   closeDatabase(db);
   lock.release();

@@ -28,6 +28,7 @@ describe("loadConfig", () => {
       trustedProxies: [],
       faviconAllowPrivate: false,
       fetchContent: true,
+      linkCheck: { periodMs: 7 * 86_400_000, allowPrivate: false, confirmFailures: 3, confirmSpanMs: 7 * 86_400_000 },
       log: { access: false },
       backup: null,
     });
@@ -130,6 +131,40 @@ describe("loadConfig", () => {
       expect(error.message).toContain(name);
       expect(error.message).not.toContain("\n");
     }
+  });
+
+  describe("the link checker's settings", () => {
+    it("reads LINKSHELF_LINK_CHECK as a period such as 12h, 7d or 30d, or off", () => {
+      const period = (value: string) => loadConfig({}, { LINKSHELF_LINK_CHECK: value }).linkCheck.periodMs;
+      expect([period("12h"), period("7d"), period("30d"), period(""), period("off")]).toEqual([12 * 3_600_000, 7 * 86_400_000, 30 * 86_400_000, 7 * 86_400_000, null]);
+    });
+
+    it.each(["OFF", "7", "7 days", "-1d", "0d", "1w", "400d"])("refuses LINKSHELF_LINK_CHECK=%p with one line naming it", (value) => {
+      const error = loadError({}, { LINKSHELF_LINK_CHECK: value });
+      expect(error.message).toContain("LINKSHELF_LINK_CHECK");
+      expect(error.message).not.toContain("\n");
+    });
+
+    it("reads LINKSHELF_LINK_CHECK_ALLOW_PRIVATE as 1 or 0, off when unset, and refuses anything else", () => {
+      const name = "LINKSHELF_LINK_CHECK_ALLOW_PRIVATE";
+      expect([loadConfig({}, { [name]: "1" }), loadConfig({}, { [name]: "0" }), loadConfig({}, {})].map((config) => config.linkCheck.allowPrivate)).toEqual([true, false, false]);
+      expect(loadConfig({}, { LINKSHELF_FAVICON_ALLOW_PRIVATE: "1" }).linkCheck.allowPrivate).toBe(false);
+      expect(loadError({}, { [name]: "yes" }).message).toContain(name);
+    });
+
+    it("reads LINKSHELF_LINK_CHECK_CONFIRM as failures over a period", () => {
+      const confirm = (value: string) => {
+        const { confirmFailures, confirmSpanMs } = loadConfig({}, { LINKSHELF_LINK_CHECK_CONFIRM: value }).linkCheck;
+        return [confirmFailures, confirmSpanMs];
+      };
+      expect([confirm("3/7d"), confirm("1/0s"), confirm("5/12h")]).toEqual([[3, 7 * 86_400_000], [1, 0], [5, 12 * 3_600_000]]);
+    });
+
+    it.each(["3", "0/7d", "3/", "3/7", "/7d", "101/1d", "3/7d ", "x/7d"])("refuses LINKSHELF_LINK_CHECK_CONFIRM=%p with one line naming it", (value) => {
+      const error = loadError({}, { LINKSHELF_LINK_CHECK_CONFIRM: value });
+      expect(error.message).toContain("LINKSHELF_LINK_CHECK_CONFIRM");
+      expect(error.message).not.toContain("\n");
+    });
   });
 
   it("keeps the two settings independent", () => {

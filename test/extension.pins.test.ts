@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { FOLDER_TITLE, findBookmarksBar, syncFavorites } from "../extension/src/pins";
+import { BROKEN_MARK, FOLDER_TITLE, findBookmarksBar, syncFavorites } from "../extension/src/pins";
+import { recordCheck } from "../src/shelf/link-checks";
 import { loadState, saveSignIn } from "../extension/src/state";
 import type { BookmarkNode } from "../extension/src/webext";
 import { APP_ORIGIN, FakeBookmarks, FakeStorage, appFetch } from "./extension.fakes";
@@ -156,6 +157,38 @@ describe("pinning favorites to the bookmarks bar", () => {
 });
 
 describe("findBookmarksBar", () => {
+  it("marks a pinned favorite the server calls broken with ⚠ in its title, and unmarks it when the link recovers", async () => {
+    const s = await setUp();
+    const a = await createLink(s.env, s.alice, { name: "A", url: "https://a.example/", favorite: true });
+    const b = await createLink(s.env, s.alice, { name: "B", url: "https://b.example/", favorite: true });
+    await click(s, a.id, 2);
+    const rule = s.env.config.linkCheck;
+    for (const day of [9, 5, 1]) recordCheck(s.env.db, b.id, { outcome: "gone", status: 404, detail: "HTTP 404" }, s.env.clock.now - day * 86_400_000, rule);
+    await s.sync();
+    expect(await s.pinned()).toEqual([`A ${APP_ORIGIN}/l/${a.id}`, `${BROKEN_MARK}B ${APP_ORIGIN}/l/${b.id}`]);
+    expect(BROKEN_MARK).toBe("⚠ ");
+
+    recordCheck(s.env.db, b.id, { outcome: "ok", status: 200, detail: "HTTP 200" }, s.env.clock.now, rule);
+    const outcome = await s.sync();
+    expect(outcome.ops.map((op) => op.type)).toEqual(["rename"]);
+    expect(await s.pinned()).toEqual([`A ${APP_ORIGIN}/l/${a.id}`, `B ${APP_ORIGIN}/l/${b.id}`]);
+  });
+
+  it("marks nothing, and still pins, when the server is older than the link checker (its health list is a 404)", async () => {
+    const s = await setUp();
+    const a = await createLink(s.env, s.alice, { name: "A", url: "https://a.example/", favorite: true });
+    recordCheck(s.env.db, a.id, { outcome: "gone", status: 404, detail: "HTTP 404" }, s.env.clock.now, { ...s.env.config.linkCheck, confirmFailures: 1, confirmSpanMs: 0 });
+    const server = appFetch(s.env);
+    const older = ((input: string | Request | URL, init?: RequestInit) => new URL(String(input instanceof Request ? input.url : input)).pathname === "/api/v1/links/health"
+      ? Promise.resolve(Response.json({ message: "There is nothing here.", code: "NOT_FOUND" }, { status: 404 }))
+      : server(input, init)) as typeof fetch;
+    const outcome = await syncFavorites({ bookmarks: s.bookmarks, storage: s.storage, fetch: older, now: () => s.env.clock.now });
+    expect(outcome.lastSync.ok).toBe(true);
+    expect(await s.pinned()).toEqual([`A ${APP_ORIGIN}/l/${a.id}`]);
+    await s.sync();
+    expect(await s.pinned()).toEqual([`${BROKEN_MARK}A ${APP_ORIGIN}/l/${a.id}`]);
+  });
+
   it("finds Chromium's and Firefox's bookmarks bar", () => {
     expect(findBookmarksBar([{ id: "0", title: "", children: [{ id: "2", title: "Other", folderType: "other" }, { id: "1", title: "Bar", folderType: "bookmarks-bar" }] }]).id).toBe("1");
     const firefox = [{ id: "root________", title: "", children: [{ id: "menu________", title: "Menu" }, { id: "toolbar_____", title: "Toolbar" }] }];

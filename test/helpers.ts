@@ -1,6 +1,7 @@
 import { createApp, type App } from "../src/app";
 import { ARGON2ID, HASHING_LIMITS, Passwords, type Hasher } from "../src/auth/passwords";
 import type { ContentCapture } from "../src/capture/fetcher";
+import type { LinkCheck } from "../src/health/checker";
 import { createSession } from "../src/auth/sessions";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
@@ -65,6 +66,8 @@ export interface EnvOptions {
   peer?: string;
   /** The background capture of saved pages; default none (nothing is fetched). */
   capture?: ContentCapture;
+  /** The link checker behind "check now"; default none (nothing is checked). */
+  linkCheck?: LinkCheck;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
@@ -76,7 +79,7 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const peer = options.peer ?? "127.0.0.1";
   const passwords = options.passwords ?? testPasswords;
   const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, peerAddress: () => peer,
-    passwords, log: options.log, capture: options.capture });
+    passwords, log: options.log, capture: options.capture, linkCheck: options.linkCheck });
   return { app, db, config, clock, queries, passwords };
 }
 
@@ -172,7 +175,7 @@ export async function inboxOf(env: TestEnv, as: TestUser): Promise<number> {
   return response.body.collections.find((c: { isDefault: boolean }) => c.isDefault).id;
 }
 
-const SNAPSHOT_TABLES = ["users", "collections", "links", "link_collections", "link_contents", "sessions", "extension_grants"] as const;
+const SNAPSHOT_TABLES = ["users", "collections", "links", "link_collections", "link_contents", "link_health", "sessions", "extension_grants"] as const;
 
 /**
  * snapshot captures every row a request could change (tokens without their lastUsedAt,

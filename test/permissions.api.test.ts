@@ -12,6 +12,7 @@ import {
   type TestUser,
 } from "./helpers";
 import { Shelf } from "../src/shelf/shelf";
+import { recordCheck } from "../src/shelf/link-checks";
 import { surfaceOf } from "../src/surface";
 
 /** The ids a scenario can name: the owner's data, and the other user's own data. */
@@ -60,6 +61,8 @@ async function makeFixture(): Promise<Fixture> {
   const otherLink = await createLink(env, other, { name: "Other's link", favorite: true, collectionIds: [otherCollection.id] });
   new Shelf(env.db, owner.user).links.setContent(ownerLink.id, { text: "Owner's page text" }, "browser", env.clock.now++);
   new Shelf(env.db, other.user).links.setContent(otherLink.id, { text: "Other's page text" }, "browser", env.clock.now++);
+  // Each link was checked once long ago, and found not checkable, so every user has one link to list.
+  for (const id of [ownerLink.id, otherLink.id]) recordCheck(env.db, id, { outcome: "unchecked", status: null, detail: "private address" }, env.clock.now - 86_400_000, env.config.linkCheck);
   const { token: revokedToken, info } = new Shelf(env.db, owner.user).tokens.create("revoked", env.clock.now++);
   new Shelf(env.db, owner.user).tokens.revoke(info.id);
   return {
@@ -399,6 +402,48 @@ const scenarios: Scenario[] = [
       expect(response.text).not.toContain("Owner's");
     },
   },
+
+  // GET /api/v1/links/health
+  { name: "GET /links/health: a guest is refused", method: "GET", url: "/api/v1/links/health?state=broken", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /links/health: a revoked token is refused", method: "GET", url: "/api/v1/links/health?state=broken", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /links/health: the owner lists their own links not checked",
+    method: "GET", url: "/api/v1/links/health?state=unchecked", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => expect(response.body.links.map((item: { link: { id: number } }) => item.link.id)).toEqual([ids.ownerLink]),
+  },
+  {
+    name: "GET /links/health: another user lists only their own links",
+    method: "GET", url: "/api/v1/links/health?state=unchecked", as: "other", expectStatus: 200,
+    expect: (response, { ids }) => expect(response.body.links.map((item: { link: { id: number } }) => item.link.id)).toEqual([ids.otherLink]),
+  },
+
+  // POST /api/v1/links/:id/check
+  { name: "POST /links/:id/check: a guest is refused", method: "POST", url: "/api/v1/links/{ownerLink}/check", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "POST /links/:id/check: a revoked token is refused", method: "POST", url: "/api/v1/links/{ownerLink}/check", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "POST /links/:id/check: the owner checks their link (this app checks nothing: not checked)",
+    method: "POST", url: "/api/v1/links/{ownerLink}/check", as: "owner", expectStatus: 200,
+    expect: (response) => expect(response.body.health).toMatchObject({ state: "unchecked", broken: false, checks: [{ outcome: "unchecked", detail: "this server checks no links" }, { detail: "private address" }] }),
+  },
+  { name: "POST /links/:id/check: another user gets 404 for the owner's link", method: "POST", url: "/api/v1/links/{ownerLink}/check", as: "other", expectStatus: 404, expectCode: "NOT_FOUND" },
+
+  // POST and DELETE /api/v1/links/:id/health/ignore
+  { name: "POST /links/:id/health/ignore: a guest is refused", method: "POST", url: "/api/v1/links/{ownerLink}/health/ignore", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "POST /links/:id/health/ignore: a revoked token is refused", method: "POST", url: "/api/v1/links/{ownerLink}/health/ignore", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "POST /links/:id/health/ignore: the owner ignores their link",
+    method: "POST", url: "/api/v1/links/{ownerLink}/health/ignore", as: "owner", expectStatus: 200,
+    expect: (response) => expect(response.body.health).toMatchObject({ ignored: true, broken: false }),
+  },
+  { name: "POST /links/:id/health/ignore: another user gets 404 for the owner's link", method: "POST", url: "/api/v1/links/{ownerLink}/health/ignore", as: "other", expectStatus: 404, expectCode: "NOT_FOUND" },
+  { name: "DELETE /links/:id/health/ignore: a guest is refused", method: "DELETE", url: "/api/v1/links/{ownerLink}/health/ignore", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "DELETE /links/:id/health/ignore: a revoked token is refused", method: "DELETE", url: "/api/v1/links/{ownerLink}/health/ignore", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "DELETE /links/:id/health/ignore: the owner flags their link again",
+    method: "DELETE", url: "/api/v1/links/{ownerLink}/health/ignore", as: "owner", expectStatus: 200,
+    expect: (response) => expect(response.body.health).toMatchObject({ ignored: false }),
+  },
+  { name: "DELETE /links/:id/health/ignore: another user gets 404 for the owner's link", method: "DELETE", url: "/api/v1/links/{ownerLink}/health/ignore", as: "other", expectStatus: 404, expectCode: "NOT_FOUND" },
 ];
 
 describe("permissions", () => {

@@ -1,7 +1,7 @@
 /** The linkshelf API as the extension sees it; the shapes are the server's own (src/api/types.ts). */
 import type {
   CollectionJson, CollectionListJson, ContentBody, ContentSavedJson, CreateLinkBody, ErrorJson, FavoritesJson, FieldErrorJson, LinkCreatedJson, LinkItemJson,
-  LinkJson, MessageJson, SearchPageJson, UpdateLinkBody,
+  HealthListJson, LinkJson, MessageJson, SearchPageJson, UpdateLinkBody,
 } from "../../src/api/types";
 
 export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
@@ -30,6 +30,8 @@ export interface ClientOptions {
 export interface Client {
   listCollections(): Promise<CollectionJson[]>;
   listFavorites(): Promise<FavoritesJson>;
+  /** listBroken is the links the server's link checker calls broken (not ignored). */
+  listBroken(): Promise<HealthListJson>;
   createLink(input: CreateLinkBody): Promise<LinkJson>;
   /** updateLink replaces the link's fields and returns it as stored. */
   updateLink(id: number, input: UpdateLinkBody): Promise<LinkJson>;
@@ -80,6 +82,7 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
   return {
     listCollections: async () => (await call<CollectionListJson>("GET", "/api/v1/collections")).collections,
     listFavorites: () => call<FavoritesJson>("GET", "/api/v1/links/favorites"),
+    listBroken: () => call<HealthListJson>("GET", "/api/v1/links/health?state=broken"),
     createLink: async (input) => (await call<LinkCreatedJson>("POST", "/api/v1/links", input)).link,
     // The PUT answers only a message: the link as stored is read back.
     updateLink: async (id, input) => {

@@ -7,9 +7,28 @@ import type { BookmarkNode, Bookmarks, StorageArea } from "./webext";
 /** The one folder the extension owns: it changes nothing outside it. */
 export const FOLDER_TITLE = "linkshelf";
 
-/** favoriteTargets: the first `count` favorites (the server's order: most clicked first), each opened through `/l/:id` so a click counts. */
-export function favoriteTargets(origin: string, favorites: readonly LinkJson[], count: number): Target[] {
-  return favorites.slice(0, count).map((link) => ({ title: link.name, url: `${origin}/l/${link.id}` }));
+/** What the title of a pinned favorite the server calls broken starts with. */
+export const BROKEN_MARK = "⚠ ";
+
+/**
+ * favoriteTargets: the first `count` favorites (the server's order: most clicked first), each
+ * opened through `/l/:id` so a click counts; the title of a `broken` one starts with BROKEN_MARK.
+ */
+export function favoriteTargets(origin: string, favorites: readonly LinkJson[], count: number, broken: ReadonlySet<number> = new Set()): Target[] {
+  return favorites.slice(0, count).map((link) => ({ title: broken.has(link.id) ? `${BROKEN_MARK}${link.name}` : link.name, url: `${origin}/l/${link.id}` }));
+}
+
+/**
+ * brokenIds asks which links are broken. A server without the link checker (older than it)
+ * answers 404: then no favorite is marked. Signing out and waiting are the sync's to handle.
+ */
+async function brokenIds(client: ReturnType<typeof createClient>): Promise<Set<number>> {
+  try {
+    return new Set((await client.listBroken()).links.map((item) => item.link.id));
+  } catch (error) {
+    if (error instanceof ApiError && error.kind !== "refused") throw error;
+    return new Set();
+  }
 }
 
 /** findBookmarksBar picks the bookmarks bar among the roots: Chromium's "bookmarks-bar" (id "1"), Firefox's "toolbar_____". */
@@ -68,8 +87,8 @@ export interface SyncDeps {
 }
 
 /**
- * syncFavorites mirrors the server's favorites into the folder: reads them, finds or creates
- * the folder, and applies the fewest operations. A revoked token signs the extension out; every
+ * syncFavorites mirrors the server's favorites into the folder: reads them and which links are
+ * broken (marked in their titles), finds or creates the folder, and applies the fewest operations. A revoked token signs the extension out; every
  * outcome is stored as `lastSync` for the options page.
  */
 export async function syncFavorites({ bookmarks, storage, fetch: send, now = Date.now }: SyncDeps): Promise<SyncOutcome> {
@@ -79,11 +98,13 @@ export async function syncFavorites({ bookmarks, storage, fetch: send, now = Dat
     outcome = { lastSync: { at: now(), ok: false, message: "Not signed in." }, retryAfterSeconds: 0, ops: [] };
   } else {
     try {
-      const favorites = await createClient({ origin: state.server, token: state.token, fetch: send, now }).listFavorites();
+      const client = createClient({ origin: state.server, token: state.token, fetch: send, now });
+      const favorites = await client.listFavorites();
+      const broken = await brokenIds(client);
       const folderId = await ensureFolder(bookmarks, state.folderId);
       if (folderId !== state.folderId) await storage.set({ folderId });
       const current = (await bookmarks.getChildren(folderId)).map(({ id, title, url }) => ({ id, title, url }));
-      const targets = favoriteTargets(state.server, favorites, state.pinCount);
+      const targets = favoriteTargets(state.server, favorites, state.pinCount, broken);
       const ops = reconcile(current, targets);
       await applyOps(bookmarks, folderId, ops);
       const message = `${targets.length} favorite${targets.length === 1 ? "" : "s"} pinned to the bookmarks bar.`;

@@ -7,6 +7,7 @@
 import type { CollectionBody, AuthorJson, CollectionCreatedJson, CollectionItemJson, CollectionJson, CollectionListJson, Visibility } from "../collections/model";
 import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, LinkPageJson, UpdateLinkBody } from "../links/model";
 import type { ContentBody, ContentItemJson, ContentJson, ContentSavedJson, ContentSource, SearchHitJson, SearchPageJson, SnippetJson } from "../search/model";
+import type { HealthCheckJson, HealthItemJson, HealthJson, HealthListJson, HealthOutcome, LinkHealthJson } from "../health/model";
 import type { Assert, SameType } from "./same-type";
 import type { MessageJson } from "./writes";
 import type * as Api from "./types";
@@ -35,4 +36,10 @@ type _SharedWithTheExtension = [
   Assert<SameType<typeof SearchHitJson.static, Api.SearchHitJson>>,
   Assert<SameType<typeof SearchPageJson.static, Api.SearchPageJson>>,
   Assert<SameType<typeof MessageJson.static, Api.MessageJson>>,
+  Assert<SameType<typeof HealthOutcome.static, Api.HealthOutcome>>,
+  Assert<SameType<typeof HealthCheckJson.static, Api.HealthCheckJson>>,
+  Assert<SameType<typeof HealthJson.static, Api.HealthJson>>,
+  Assert<SameType<typeof LinkHealthJson.static, Api.LinkHealthJson>>,
+  Assert<SameType<typeof HealthListJson.static, Api.HealthListJson>>,
+  Assert<SameType<typeof HealthItemJson.static, Api.HealthItemJson>>,
 ];

@@ -227,3 +227,39 @@ export interface ErrorJson {
 export const HANDOFF_TOKEN_PARAM = "token";
 export const HANDOFF_ERROR_PARAM = "error";
 export const HANDOFF_DENIED = "access_denied";
+
+/** What one check of a link found (`GET /api/v1/links/health`, `POST /api/v1/links/:id/check`). */
+export type HealthOutcome = "ok" | "moved" | "gone" | "failing" | "soft-404" | "unchecked";
+
+export interface HealthCheckJson {
+  at: Timestamp;
+  /** The final HTTP status; null when no answer came. */
+  status: number | null;
+  outcome: HealthOutcome;
+  detail: string;
+}
+
+export interface HealthJson {
+  state: HealthOutcome;
+  broken: boolean;
+  ignored: boolean;
+  /** The first of the failures in a row; null when the last check succeeded. */
+  since: Timestamp | null;
+  lastCheckedAt: Timestamp | null;
+  movedTo: string | null;
+  /** The last five checks, newest first. */
+  checks: HealthCheckJson[];
+}
+
+export interface LinkHealthJson {
+  link: LinkJson;
+  health: HealthJson;
+}
+
+export interface HealthListJson {
+  links: LinkHealthJson[];
+}
+
+export interface HealthItemJson {
+  health: HealthJson;
+}

@@ -6,6 +6,7 @@
 import type { Config } from "../config";
 import { pinnedConnect, resolveSystem, type Connect, type OutboundPolicy, type Resolver } from "../favicon/fetch";
 import type { LogSink } from "../log";
+import { Alarm, REAL_TIMERS, type Timers } from "./alarm";
 import type { CapturedContent } from "./content";
 import type { Between } from "./extract";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "./page";
@@ -37,11 +38,7 @@ export const FETCHER_LIMITS = {
  */
 export type StoreContent = (linkId: number, userId: number, content: CapturedContent, now: number) => void;
 
-/** Timers the fetcher waits with; tests drive them by hand. */
-export interface Timers {
-  setTimeout(run: () => void, millis: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type { Timers } from "./alarm";
 
 /** What createApp's parts use: queue a link, fetch a page at once, stop. */
 export interface ContentCapture {
@@ -105,11 +102,6 @@ interface HostState {
   nextAt: number;
 }
 
-const realTimers: Timers = {
-  setTimeout: (run, millis) => setTimeout(run, millis),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 /**
  * cpuShareOf paces work shared by every background fetch so that it takes at most `share` of
  * one core: after `spent` ms of work the next step waits until `spent / share` ms have passed
@@ -162,7 +154,7 @@ export class ContentFetcher implements ContentCapture {
   private queuedChars = 0;
   private fetchingNow = 0;
   private running = new Set<Promise<void>>();
-  private timer: { handle: unknown; at: number } | undefined;
+  private readonly alarm: Alarm;
   /** Aborted by stop(): nothing starts any more. */
   private readonly stopping = new AbortController();
   /** One per fetch running (queued or immediate), which stop() aborts. */
@@ -171,7 +163,6 @@ export class ContentFetcher implements ContentCapture {
   private readonly limits: Required<Omit<CaptureOptions, "resolve" | "connect" | "timers">>;
   private readonly resolve: Resolver;
   private readonly connect: Connect;
-  private readonly timers: Timers;
   private readonly pace: Between;
 
   constructor(
@@ -180,7 +171,7 @@ export class ContentFetcher implements ContentCapture {
   ) {
     this.resolve = options.resolve ?? resolveSystem;
     this.connect = options.connect ?? pinnedConnect();
-    this.timers = options.timers ?? realTimers;
+    this.alarm = new Alarm(options.timers ?? REAL_TIMERS, () => this.pump());
     this.limits = {
       timeoutMillis: options.timeoutMillis ?? PAGE_LIMITS.timeoutMillis,
       concurrency: options.concurrency ?? FETCHER_LIMITS.concurrency,
@@ -242,8 +233,7 @@ export class ContentFetcher implements ContentCapture {
   async stop(): Promise<void> {
     this.stopping.abort();
     for (const fetch of this.fetches) fetch.abort(new Error("the server is stopping"));
-    if (this.timer) this.timers.clearTimeout(this.timer.handle);
-    this.timer = undefined;
+    this.alarm.clear();
     this.jobs.clear();
     this.hosts.clear();
     this.queuedChars = 0;
@@ -317,17 +307,7 @@ export class ContentFetcher implements ContentCapture {
       }
       if (!started) break;
     }
-    if (this.running.size < this.limits.concurrency && earliest !== Infinity) this.wakeAt(earliest, now);
-  }
-
-  private wakeAt(at: number, now: number): void {
-    if (this.timer && this.timer.at <= at) return;
-    if (this.timer) this.timers.clearTimeout(this.timer.handle);
-    const handle = this.timers.setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, Math.max(0, at - now));
-    this.timer = { handle, at };
+    if (this.running.size < this.limits.concurrency && earliest !== Infinity) this.alarm.set(earliest, now);
   }
 
   private start(job: Job, host: HostState): void {

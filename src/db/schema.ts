@@ -129,3 +129,31 @@ export const extensionGrants = sqliteTable("extension_grants", {
 ]);
 
 export type ExtensionGrantRow = typeof extensionGrants.$inferSelect;
+
+/**
+ * What the link checker found of a link, one row per link (deleted with the link): the state of
+ * its last check, the failures in a row and when they began, the last five checks as JSON, when
+ * the next check is due, and whether the owner asked never to flag it.
+ */
+export const linkHealth = sqliteTable("link_health", {
+  linkId: integer("link_id").primaryKey().references(() => links.id, { onDelete: "cascade" }),
+  state: text("state", { enum: ["ok", "moved", "gone", "failing", "soft-404", "unchecked"] }).notNull(),
+  /** Set by the checker from the confirm rule: enough failures in a row, over long enough. */
+  broken: integer("broken", { mode: "boolean" }).notNull().default(false),
+  movedTo: text("moved_to"),
+  failures: integer("failures").notNull().default(0),
+  /** The time of the first of the failures in a row; null when the last check succeeded. */
+  failingSince: millis("failing_since"),
+  checkedAt: millis("checked_at"),
+  /** When the background checker takes the link again. */
+  nextAt: millis("next_at").notNull(),
+  ignored: integer("ignored", { mode: "boolean" }).notNull().default(false),
+  /** The last five checks, newest first: `[{at, status, outcome}]`. */
+  checks: text("checks").notNull().default("[]"),
+}, (table) => [
+  index("link_health_next_idx").on(table.nextAt),
+  index("link_health_state_idx").on(table.state, table.broken),
+  check("link_health_state_check", sql`${table.state} IN ('ok', 'moved', 'gone', 'failing', 'soft-404', 'unchecked')`),
+]);
+
+export type LinkHealthRow = typeof linkHealth.$inferSelect;

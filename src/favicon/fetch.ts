@@ -15,9 +15,11 @@ export interface Connection {
   address: string;
   headers: Record<string, string>;
   signal: AbortSignal;
+  /** GET unless said (the link checker asks with HEAD first). */
+  method?: "GET" | "HEAD";
 }
 
-/** Sends one GET to `address` for `url`, without following redirects. */
+/** Sends one request (a GET unless the connection says HEAD) to `address` for `url`, without following redirects. */
 export type Connect = (connection: Connection) => Promise<Response>;
 
 /** The target (or a hop on the way) is an address the policy refuses; nothing was sent to it. */
@@ -52,12 +54,12 @@ export const resolveSystem: Resolver = async (hostname) => {
  * Certificates are verified as usual. `tls` adds options (tests pass a private CA).
  */
 export function pinnedConnect(tls: { ca?: string | string[] } = {}): Connect {
-  return ({ url, address, headers, signal }) => {
+  return ({ url, address, headers, signal, method = "GET" }) => {
     const literal = address.includes(":") ? `[${address}]` : address;
     const target = `${url.protocol}//${literal}${url.port ? `:${url.port}` : ""}${url.pathname}${url.search}`;
     const named = !isIpLiteral(url.hostname);
     return fetch(target, {
-      method: "GET",
+      method,
       redirect: "manual",
       signal,
       // No pooled connection may carry a request for another name.
@@ -116,15 +118,19 @@ export interface Fetched {
   url: URL;
   /** How many redirects were followed. */
   redirects: number;
+  /** The status of each redirect followed, in order (as many as `redirects`). */
+  hops: number[];
 }
 
 /**
- * guardedGet sends a GET for `url` under the outbound policy: http(s) only, every hop's
- * host resolved and checked before anything is sent, at most MAX_REDIRECTS redirects.
- * Throws Refused, TooManyRedirects, or whatever the connection or the abort signal throws.
+ * guardedGet sends a GET (or a HEAD, when `method` says) for `url` under the outbound policy:
+ * http(s) only, every hop's host resolved and checked before anything is sent, at most
+ * MAX_REDIRECTS redirects. Throws Refused, TooManyRedirects, or whatever the connection or the
+ * abort signal throws.
  */
-export async function guardedGet(url: URL, accept: string, policy: OutboundPolicy): Promise<Fetched> {
+export async function guardedGet(url: URL, accept: string, policy: OutboundPolicy, method: "GET" | "HEAD" = "GET"): Promise<Fetched> {
   let current = url;
+  const hops: number[] = [];
   for (let redirects = 0; ; redirects++) {
     let addresses: string[];
     try {
@@ -134,9 +140,10 @@ export async function guardedGet(url: URL, accept: string, policy: OutboundPolic
       if (error instanceof Refused) error.redirects = redirects;
       throw error;
     }
-    const response = await connectFirst(current, addresses, accept, policy);
+    const response = await connectFirst(current, addresses, accept, policy, method);
     const location = response.headers.get("location");
-    if (!REDIRECT_STATUSES.has(response.status) || location === null) return { response, url: current, redirects };
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) return { response, url: current, redirects, hops };
+    hops.push(response.status);
     await response.body?.cancel().catch(() => undefined);
     if (redirects === MAX_REDIRECTS) throw new TooManyRedirects(`more than ${MAX_REDIRECTS} redirects from ${url.href}`);
     const next = URL.parse(location, current.href);
@@ -147,7 +154,7 @@ export async function guardedGet(url: URL, accept: string, policy: OutboundPolic
 }
 
 /** connectFirst tries the checked addresses in the resolver's order until one answers. */
-async function connectFirst(url: URL, addresses: string[], accept: string, policy: OutboundPolicy): Promise<Response> {
+async function connectFirst(url: URL, addresses: string[], accept: string, policy: OutboundPolicy, method: "GET" | "HEAD"): Promise<Response> {
   let lastError: unknown;
   for (const address of addresses) {
     try {
@@ -155,6 +162,7 @@ async function connectFirst(url: URL, addresses: string[], accept: string, polic
         url,
         address,
         signal: policy.signal,
+        method,
         headers: { accept, "user-agent": policy.userAgent },
       });
     } catch (error) {

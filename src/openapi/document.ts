@@ -16,6 +16,7 @@ export interface OpenApiDocument {
 const TAGS = [
   { name: "links", description: "Bookmarked links. Every /api/v1 route needs Authorization: Bearer <token>." },
   { name: "search", description: "Full-text search of your links and the saved text of their pages." },
+  { name: "health", description: "Dead links found before you click them: the link checker's findings, checking one now, ignoring one." },
   { name: "collections", description: "Collections of links; every user has an Inbox that cannot be deleted." },
   { name: "redirect", description: "Opening a link through the service counts its clicks." },
   { name: "favicon", description: "Site icons, fetched by the server so clients never contact third parties." },

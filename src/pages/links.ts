@@ -18,6 +18,11 @@ export function hostOf(url: string): string {
   return URL.parse(url)?.host ?? url;
 }
 
+/** brokenMark is the mark of a broken link in a list (nothing for another), leading to the health page. */
+export function brokenMark(broken: boolean): Html | undefined {
+  return broken ? html` <a class="badge broken" href="/health" title="The link checker could not reach this link: see Link health">⚠ broken</a>` : undefined;
+}
+
 /** faviconFor asks the server's own favicon proxy for the site's icon; one URL per origin, so the browser caches it once. */
 export function faviconFor(url: string): Html {
   const origin = URL.parse(url)?.origin ?? url;
@@ -27,14 +32,14 @@ export function faviconFor(url: string): Html {
 /**
  * linkItem is one row of a link list: icon, name (through `/l/:id`, so opening it counts a
  * click), host, description, clicks and last click; the owner also gets a favorite toggle,
- * the link's page and its edit form. `back` is where the toggle returns to.
+ * the link's page and its edit form. `back` is where the toggle returns to; a `broken` link is marked.
  */
-export function linkItem(link: LinkJson, back: string): Html {
+export function linkItem(link: LinkJson, back: string, broken = false): Html {
   const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
   return html`<li>
 ${faviconFor(link.url)}
 <div>
-<a class="title" href="/l/${link.id}">${link.name}</a>
+<a class="title" href="/l/${link.id}">${link.name}</a>${brokenMark(broken)}
 <div class="host">${hostOf(link.url)}</div>
 ${link.description ? html`<p class="description">${link.description}</p>` : undefined}
 <div class="meta">${clicks} · ${link.lastClickedAt ? html`last click ${when(link.lastClickedAt)}` : "never clicked"}</div>

@@ -4,7 +4,7 @@ import type { SearchResults } from "../search/model";
 import type { Snippet } from "../search/snippet";
 import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
-import { faviconFor, when } from "./links";
+import { brokenMark, faviconFor, when } from "./links";
 import { pager, shell } from "./shell";
 
 type Hit = SearchResults["hits"][number];
@@ -29,6 +29,8 @@ export interface SearchPageOptions {
   more?: string;
   /** On a later page: the address of the first. */
   first?: string;
+  /** Which of the hits' links are broken, and how many of the user's links are. */
+  broken: { among: Set<number>; count: number };
 }
 
 /**
@@ -54,7 +56,7 @@ const WHERE = { content: "in page text", description: "in the description", name
  * (labelled with where it came from) unless the name or URL already shows it; the collections
  * the link is in; clicks; the link's page and edit form.
  */
-function hitItem(hit: Hit, collections: Map<number, CollectionSummary>): Html {
+function hitItem(hit: Hit, collections: Map<number, CollectionSummary>, broken: boolean): Html {
   const { link, snippet, snippetFrom } = hit;
   const whole = snippet.text === (snippetFrom === "name" ? link.name : snippetFrom === "url" ? link.url : undefined);
   const shown = (field: "name" | "url" | "description") => (snippetFrom === field && (whole || field === "description") ? highlighted(snippet) : link[field]);
@@ -64,7 +66,7 @@ function hitItem(hit: Hit, collections: Map<number, CollectionSummary>): Html {
   return html`<li>
 ${faviconFor(link.url)}
 <div>
-<a class="title" href="/l/${link.id}">${shown("name")}</a>
+<a class="title" href="/l/${link.id}">${shown("name")}</a>${brokenMark(broken)}
 <div class="host">${shown("url")}</div>
 ${link.description ? html`<p class="description">${shown("description")}</p>` : undefined}
 ${own && snippet.text !== "" ? html`<p class="snippet"><span class="badge from">${WHERE[snippetFrom]}</span>${highlighted(snippet)}</p>` : undefined}
@@ -109,7 +111,7 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
 <div class="heading"><h1 id="list-heading">${asked.q === "" ? "Search" : `Search: “${asked.q}”`}</h1></div>
 ${refineForm(options)}
 ${hits === null ? undefined : hits.length === 0 ? html`<p class="empty">${options.first ? "No more results." : "No link matches."}</p>`
-    : html`<ol class="links" aria-label="Results, best first">${hits.map((hit) => hitItem(hit, collections))}</ol>`}
+    : html`<ol class="links" aria-label="Results, best first">${hits.map((hit) => hitItem(hit, collections, options.broken.among.has(hit.link.id)))}</ol>`}
 ${pager({ first: options.first, older: options.more }, "rank")}
 </section>`;
   return shell({
@@ -118,5 +120,6 @@ ${pager({ first: options.first, older: options.more }, "rank")}
     query: asked.q,
     sidebar: collectionsSidebar(options.collections),
     content,
+    broken: options.broken.count,
   });
 }

@@ -113,6 +113,11 @@ td form { margin: 0; }
 .secret { display: flex; gap: .5rem; align-items: center; }
 .secret input { flex: 1; min-width: 0; font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: .85rem; }
 @media (max-width: 30rem) { .hide-narrow { display: none; } }
+.badge.broken { color: #b3261e; border-color: #b3261e; }
+.evidence { font-size: .85rem; margin: .4rem 0 0; }
+.health-section { margin-top: 1rem; }
+.health-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .4rem; }
+.health-actions form { margin: 0; }
 `;
 
 export interface ShellOptions {
@@ -126,6 +131,8 @@ export interface ShellOptions {
   query?: string;
   /** Extra tags for `<head>` (the public page's feed link). */
   head?: Html;
+  /** How many of the user's links are broken, shown beside "Link health" (pages that know it). */
+  broken?: number;
   /** Pages with a script say so; the CSP allows `script-src 'self'` only for them. */
   script?: string;
 }
@@ -148,6 +155,7 @@ ${user ? html`<form class="search" role="search" action="/search" method="get">
 </form>
 <nav aria-label="Account">
 <a href="/?view=favorites">Favorites</a>
+<a href="/health">Link health${options.broken ? html` <span class="badge broken" title="Broken links">${options.broken}</span>` : undefined}</a>
 <a href="/account">Account</a>
 <form method="post" action="/logout"><button type="submit" class="plain">Sign out</button></form>
 </nav>` : undefined}

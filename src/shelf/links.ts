@@ -4,7 +4,7 @@
  */
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { preparedQueries } from "../db/client";
-import { linkCollections, links, type LinkRow } from "../db/schema";
+import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { LINK_LIMITS, LINK_PAGE, toLinkJson, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
@@ -119,6 +119,11 @@ export class ShelfLinks {
       [desc(links.clicks), sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), asc(links.id)]);
   }
 
+  /** byIds is those of `ids` that are the owner's links, in no particular order: one query. */
+  byIds(ids: readonly number[]): LinkJson[] {
+    return ids.length === 0 ? [] : this.select([inArray(links.id, [...ids])], []);
+  }
+
   /** inCollection is every link in one of the owner's collections (checked by the caller), newest first. */
   inCollection(collectionId: number): LinkJson[] {
     return this.select([inCollection(collectionId)], NEWEST_FIRST);
@@ -218,6 +223,8 @@ export class ShelfLinks {
       queries.clearMemberships.run({ linkId: id });
       for (const collectionId of collectionIds) queries.addMembership.run({ linkId: id, collectionId });
       indexLink(db, id);
+      // What was found at the old address says nothing of the new one.
+      if (fields.url !== before.url) db.delete(linkHealth).where(eq(linkHealth.linkId, id)).run();
       return { url: fields.url, urlChanged: fields.url !== before.url };
     }, { behavior: "immediate" });
   }

@@ -69,6 +69,7 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
       first: cursor === undefined ? undefined : addressOf(view),
       self: addressOf(view, cursor),
       notice,
+      broken: { among: shelf.health.brokenAmong(page.links.map((link) => link.id)), count: shelf.health.counts().broken },
     }), { status: refused?.status ?? 200 });
   };
 

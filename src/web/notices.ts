@@ -12,6 +12,9 @@ export const NOTICES = {
   "collection-deleted": "Collection deleted. Links that were only in it are now in the Inbox.",
   "password-changed": "Password changed. Every other browser and device was signed out.",
   "token-revoked": "Token revoked.",
+  "link-checked": "Link checked: the result is below.",
+  "link-ignored": "The link will not be flagged again. Its checks go on.",
+  "link-moved": "The link now points at its new address.",
   "extension-removed": "Extension removed, with its tokens. It asks for your approval again the next time it signs in.",
 } as const;
 

@@ -56,6 +56,7 @@ export function searchPages({ clock }: AppDeps, guard: PageGuard) {
       notice: messages.some((error) => error.path !== "/q") ? "That page of results does not exist: start again from the best results." : undefined,
       more: results?.nextCursor ? addressOf(asked, results.nextCursor) : undefined,
       first: cursor === undefined ? undefined : addressOf(asked),
+      broken: { among: shelf.health.brokenAmong((results?.hits ?? []).map((hit) => hit.link.id)), count: shelf.health.counts().broken },
     }), { status: refused?.status ?? 200 });
   };
 

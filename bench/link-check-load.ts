@@ -1,0 +1,72 @@
+/**
+ * `bun bench/link-check-load.ts`: is `GET /l/:id` slower while the server checks 100,000 links in
+ * the background, and what does the checker cost in memory? dist/linkshelf (built afresh) holds
+ * 100,000 links (imported through the CLI), each on its own host name (`p<N>.localhost`, loopback,
+ * admitted by LINKSHELF_LINK_CHECK_ALLOW_PRIVATE=1) of a local origin on 127.0.0.1 that answers
+ * every check at once. The same data is served twice: with LINKSHELF_LINK_CHECK=off, then with a
+ * period of `1h` (one check started every 36 ms, 4 at once: far busier than the default 7d).
+ * Rounds alternate a bare Bun.serve 302 and linkshelf, as bench/capture-load.ts does. Prints the
+ * median ratios, the checks made during the busy rounds, and the server's RSS in both runs.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { alternatingRounds, peakRssMiB, publicRedirect, roundsLine } from "./background-load";
+import { cli, compile, createBenchUser, load, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+
+const LINKS = 100_000;
+const REQUESTS = 30_000;
+const ROUNDS = 5;
+const PERIOD = "1h";
+
+const work = tempDir("link-check-load");
+const binary = await compile(join(ROOT, "src", "main.ts"), join(work, "linkshelf"));
+const bareBin = await compile(join(ROOT, "bench", "bare-redirect.ts"), join(work, "bare-redirect"));
+const dataDir = join(work, "data");
+const token = createBenchUser(binary, dataDir);
+
+let checks = 0;
+const origin = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (checks++, new Response("ok")) });
+const file = join(work, "bookmarks.html");
+const rows = Array.from({ length: LINKS }, (_, i) => `<DT><A HREF="http://p${i + 1}.localhost:${origin.port}/${i + 1}">Page ${i + 1}</A>`);
+writeFileSync(file, `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<TITLE>Bookmarks</TITLE>\n<DL><p>\n${rows.join("\n")}\n</DL><p>\n`);
+const imported = performance.now();
+cli(binary, dataDir, ["import", file, "--email", "bench@example.test"]);
+console.log(`imported ${LINKS} links in ${((performance.now() - imported) / 1000).toFixed(1)} s`);
+
+const bare = await start([bareBin], { cwd: work });
+const bareUrl = `${bare.base}/l/1`;
+let path = "";
+
+/** run serves the data with LINKSHELF_LINK_CHECK=`period`, measures the rounds and the memory, and stops. */
+async function run(period: string) {
+  const app = await start(serveCommand(binary, dataDir), {
+    cwd: work,
+    env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT, LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: period, LINKSHELF_LINK_CHECK_ALLOW_PRIVATE: "1" },
+  });
+  try {
+    path ||= new URL(await publicRedirect(app.base, token, `http://pub.localhost:${origin.port}/`)).pathname;
+    const appUrl = `${app.base}${path}`;
+    await load(bareUrl, REQUESTS / 4);
+    await load(appUrl, REQUESTS / 4);
+    const before = checks;
+    const rounds = await alternatingRounds(appUrl, bareUrl, ROUNDS, REQUESTS);
+    return { rounds, checks: checks - before, rss: rssMiB(app.process.pid), peak: peakRssMiB(app.process.pid) };
+  } finally {
+    await stop(app);
+  }
+}
+
+try {
+  const off = await run("off");
+  const on = await run(PERIOD);
+  console.log([
+    `GET /l/:id ÷ bare Bun.serve 302 with ${LINKS} links, median of ${ROUNDS} rounds' ratios, ${REQUESTS} requests a run (32 connections):`,
+    roundsLine("checker off", off.rounds),
+    roundsLine(`checker on (${PERIOD})`, on.rounds),
+    `  requests the checker sent during the rounds: ${off.checks} off, ${on.checks} on`,
+    `  linkshelf RSS: ${off.rss.toFixed(1)} MiB (peak ${off.peak.toFixed(1)}) checker off; ${on.rss.toFixed(1)} MiB (peak ${on.peak.toFixed(1)}) checker on`,
+  ].join("\n"));
+} finally {
+  await stop(bare);
+  origin.stop(true);
+}

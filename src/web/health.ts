@@ -1,0 +1,45 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../deps";
+import { Conflict } from "../errors";
+import { checkLinkNow } from "../health/checker";
+import { parseId } from "../ids";
+import { healthPage } from "../pages/health";
+import { htmlResponse } from "../pages/html";
+import { seeOther } from "../request/origin";
+import { PAGE_ROUTE, surfaces } from "../surface";
+import type { PageGuard } from "./guard";
+import { noticeOf, withNotice } from "./notices";
+
+/**
+ * healthPages: `GET /health` (broken and moved links with their evidence) and its forms: check
+ * one now, ignore one, and use a moved link's new URL (an update through the shelf, like the
+ * edit form's). Deleting goes through the link's own delete confirmation.
+ */
+export function healthPages(deps: AppDeps, guard: PageGuard) {
+  const { clock, config, capture } = deps;
+  return new Elysia()
+    .use(surfaces)
+    .get("/health", ({ request, query }) => guard.page(request, (shelf) => htmlResponse(healthPage({
+      user: shelf.user,
+      broken: shelf.health.list("broken"),
+      moved: shelf.health.list("moved"),
+      notice: noticeOf(query.done),
+      periodMs: config.linkCheck.periodMs,
+    }))), { surface: PAGE_ROUTE })
+    .post("/health/:id/check", ({ request, params }) => guard.form(request, async (shelf) => {
+      await checkLinkNow(shelf, parseId(params.id), deps);
+      return seeOther(withNotice("/health", "link-checked"));
+    }), { surface: PAGE_ROUTE })
+    .post("/health/:id/ignore", ({ request, params }) => guard.form(request, (shelf) => {
+      shelf.health.setIgnored(parseId(params.id), true, clock());
+      return seeOther(withNotice("/health", "link-ignored"));
+    }), { surface: PAGE_ROUTE })
+    .post("/health/:id/use-new-url", ({ request, params }) => guard.form(request, (shelf) => {
+      const link = shelf.links.get(parseId(params.id));
+      const movedTo = shelf.health.movedTo(link.id);
+      if (movedTo === null) throw new Conflict("NOT_MOVED", "The link checker found no new address for this link.");
+      const { url } = shelf.links.update(link.id, { ...link, url: movedTo }, clock());
+      capture?.enqueue(link.id, shelf.user.id, url);
+      return seeOther(withNotice("/health", "link-moved"));
+    }), { surface: PAGE_ROUTE });
+}

@@ -1,0 +1,93 @@
+/**
+ * The Link health page in headless Chromium (Debian's, through playwright-core), against the real
+ * app on 127.0.0.1: what it shows, its forms working without JavaScript, no sideways scrolling on
+ * a phone. With LINKSHELF_DOCS_SCREENSHOT=1 the desktop page is written to docs/health-page.png.
+ * Link addresses are `.localhost` names: loopback by definition, never resolved, never contacted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext } from "playwright-core";
+import { createSession } from "../src/auth/sessions";
+import type { UserRow } from "../src/db/schema";
+import type { Probe } from "../src/health/probe";
+import { recordCheck } from "../src/shelf/link-checks";
+import { Shelf } from "../src/shelf/shelf";
+import { createUser } from "../src/users/service";
+import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { artifactDir } from "./dirs";
+import { CHROMIUM, requireProgram } from "./programs";
+
+const present = requireProgram(CHROMIUM);
+const TIMEOUT_MS = 30_000;
+const DAY = 86_400_000;
+let server: LiveServer | undefined;
+let browser: Promise<Browser> | undefined;
+let user: UserRow | undefined;
+
+beforeAll(async () => {
+  if (!present) return;
+  server = startServer();
+  user = await createUser(server.db, { email: "links@example.test", name: "Link Keeper", password: "correct horse battery" }, Date.now());
+  const shelf = new Shelf(server.db, user);
+  const add = (name: string, url: string) => shelf.links.create({ name, url, favorite: false }, Date.now()).id;
+  const rule = { periodMs: 7 * DAY, allowPrivate: false, confirmFailures: 3, confirmSpanMs: 7 * DAY };
+  const record = (id: number, probe: Probe, daysAgo: number) => recordCheck(server!.db, id, probe, Date.now() - daysAgo * DAY, rule);
+  const gone = add("Conference talk notes (2019)", "https://blog.localhost/2019/talk-notes");
+  for (const days of [15, 11, 8]) record(gone, { outcome: "gone", status: 404, detail: "HTTP 404" }, days);
+  const failing = add("Home-made bread recipes", "https://bakery.localhost/recipes");
+  for (const days of [9, 5, 1]) record(failing, { outcome: "failing", status: 503, detail: "HTTP 503" }, days);
+  const moved = add("Project documentation", "http://docs.localhost/v1/guide");
+  record(moved, { outcome: "moved", status: 200, detail: "moved permanently to https://docs.localhost/guide/", movedTo: "https://docs.localhost/guide/" }, 2);
+  add("Still fine", "https://fine.localhost/");
+  browser = launchChromium();
+  browser.catch(() => undefined);
+});
+
+afterAll(async () => {
+  await (await browser?.catch(() => undefined))?.close();
+  await server?.stop();
+});
+
+async function signedInContext(options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
+  const context = await (await browser!).newContext({ javaScriptEnabled: false, ...options });
+  const { id } = createSession(server!.db, user!.id, Date.now());
+  await context.addCookies([{ name: "linkshelf_session", value: id, url: server!.origin, httpOnly: true, sameSite: "Lax" }]);
+  return context;
+}
+
+describe.skipIf(!present)("the Link health page in Chromium", () => {
+  it("shows broken and moved links with their evidence, fits a phone, and takes the screenshot", async () => {
+    const folder = artifactDir("health-screenshots");
+    for (const [device, viewport] of Object.entries({ phone: { width: 390, height: 844 }, desktop: { width: 1100, height: 860 } })) {
+      const context = await signedInContext({ viewport });
+      try {
+        const page = await context.newPage();
+        await keepLocal(page, server!.origin);
+        await page.goto(`${server!.origin}/health`);
+        expect(await page.locator("h2").allTextContents()).toEqual(["Broken (2)", "Moved (1)"]);
+        expect(await page.locator("nav[aria-label=Account] a[href='/health']").textContent()).toBe("Link health 2");
+        expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
+        const path = join(folder, `health-${device}.png`);
+        await page.screenshot({ path, fullPage: true });
+        if (device === "desktop" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") copyFileSync(path, join(import.meta.dir, "..", "docs", "health-page.png"));
+      } finally {
+        await context.close();
+      }
+    }
+  }, TIMEOUT_MS);
+
+  it("ignores a link with its button, without JavaScript", async () => {
+    const context = await signedInContext();
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, server!.origin);
+      await page.goto(`${server!.origin}/health`);
+      await Promise.all([page.waitForURL(/done=link-ignored/), page.getByRole("button", { name: "Stop flagging Home-made bread recipes" }).click()]);
+      expect(await page.getByRole("status").textContent()).toBe("The link will not be flagged again. Its checks go on.");
+      expect(await page.locator("h2").allTextContents()).toEqual(["Broken (1)", "Moved (1)"]);
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+});

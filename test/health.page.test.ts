@@ -1,0 +1,114 @@
+/**
+ * The "Link health" page through `app.handle`: broken and moved links with their evidence and
+ * actions (use the new URL, archived copy, check now, ignore, delete), the count in the
+ * navigation, and the broken mark in the home and search lists. No JavaScript needed: plain
+ * links and forms.
+ */
+import { describe, expect, it } from "bun:test";
+import type { Probe } from "../src/health/probe";
+import { recordCheck } from "../src/shelf/link-checks";
+import { createUser, makeEnv, shelfFor, snapshot, type TestEnv } from "./helpers";
+import { attributes, cookieFor, open, submit, texts } from "./html";
+
+const DAY = 86_400_000;
+const gone: Probe = { outcome: "gone", status: 404, detail: "HTTP 404" };
+
+async function world() {
+  const env = makeEnv({ LINKSHELF_RATE_LIMIT: "off" });
+  const alice = await createUser(env, { name: "Alice" });
+  const bob = await createUser(env, { name: "Bob" });
+  const shelf = shelfFor(env, alice);
+  const add = (name: string, url: string) => shelf.links.create({ name, url, favorite: false }, env.clock.now++);
+  return { env, alice, bob, shelf, add, aliceCookie: cookieFor(env, alice), bobCookie: cookieFor(env, bob) };
+}
+
+/** breakLink records three 404s over eight days. */
+function breakLink(env: TestEnv, id: number) {
+  for (const day of [9, 5, 1]) recordCheck(env.db, id, gone, env.clock.now - day * DAY, env.config.linkCheck);
+}
+
+function moveLink(env: TestEnv, id: number, to: string) {
+  recordCheck(env.db, id, { outcome: "moved", status: 200, detail: `moved permanently to ${to}`, movedTo: to }, env.clock.now - DAY, env.config.linkCheck);
+}
+
+describe("the link health page", () => {
+  it("lists broken links with their evidence and actions, and moved links with their new URL", async () => {
+    const w = await world();
+    const dead = w.add("Dead post", "https://dead.example/post");
+    const moved = w.add("Moved docs", "https://old.example/docs");
+    w.add("Fine", "https://fine.example/");
+    breakLink(w.env, dead.id);
+    moveLink(w.env, moved.id, "https://new.example/docs");
+    const page = await open(w.env, "/health", w.aliceCookie);
+    expect(page.status).toBe(200);
+    expect(texts(page.text, "h2")).toEqual(["Broken (1)", "Moved (1)"]);
+    expect(texts(page.text, "#main .links .title")).toEqual(["Dead post", "Moved docs"]);
+    const facts = texts(page.text, ".evidence dt").map((term, i) => `${term}: ${texts(page.text, ".evidence dd")[i]}`);
+    expect(facts.slice(0, 4)).toEqual(["Last result: HTTP 404", expect.stringMatching(/^Failing since: /), expect.stringMatching(/^Last check: /), "Tries: 3 failed in a row"]);
+    const hrefs = attributes(page.text, ".health-actions a").map((a) => a.href);
+    expect(hrefs).toContain("https://web.archive.org/web/2/https://dead.example/post");
+    expect(hrefs).toContain(`/links/${dead.id}/delete?next=%2Fhealth`);
+    const actions = attributes(page.text, ".health-actions form").map((form) => form.action);
+    expect(actions).toEqual([
+      `/health/${dead.id}/check`, `/health/${dead.id}/ignore`,
+      `/health/${moved.id}/use-new-url`, `/health/${moved.id}/check`, `/health/${moved.id}/ignore`,
+    ]);
+    expect(page.text).toContain("https://new.example/docs");
+    expect(page.text).not.toMatch(/<script/i);
+    expect(texts(page.text, "#main .hint")[0]).toStartWith("The server checks each link about every 7 days.");
+  });
+
+  it("shows the broken count in the navigation and marks broken links in the home and search lists", async () => {
+    const w = await world();
+    const dead = w.add("Dead post", "https://dead.example/post");
+    w.add("Fine post", "https://fine.example/post");
+    breakLink(w.env, dead.id);
+    for (const path of ["/", "/search?q=post", "/health"]) {
+      const page = await open(w.env, path, w.aliceCookie);
+      expect([path, texts(page.text, "nav[aria-label=Account] a[href='/health']")]).toEqual([path, ["Link health 1"]]);
+    }
+    for (const path of ["/", "/search?q=post"]) {
+      const page = await open(w.env, path, w.aliceCookie);
+      expect([path, texts(page.text, "#main .links li .badge.broken")]).toEqual([path, ["⚠ broken"]]);
+    }
+    const other = await open(w.env, "/", w.bobCookie);
+    expect(texts(other.text, "nav[aria-label=Account] a[href='/health']")).toEqual(["Link health"]);
+  });
+
+  it("uses a moved link's new URL through the shelf, and forgets what was found at the old one", async () => {
+    const w = await world();
+    const moved = w.add("Moved docs", "https://old.example/docs");
+    moveLink(w.env, moved.id, "https://new.example/docs");
+    const answer = await submit(w.env, `/health/${moved.id}/use-new-url`, {}, w.aliceCookie);
+    expect([answer.status, answer.headers.get("location")]).toEqual([303, "/health?done=link-moved"]);
+    expect(w.shelf.links.get(moved.id).url).toBe("https://new.example/docs");
+    expect(w.shelf.health.list("moved")).toEqual([]);
+  });
+
+  it("ignores a link from its form, and checks one now (this app checks nothing, so: not checked)", async () => {
+    const w = await world();
+    const dead = w.add("Dead post", "https://dead.example/post");
+    breakLink(w.env, dead.id);
+    const ignored = await submit(w.env, `/health/${dead.id}/ignore`, {}, w.aliceCookie);
+    expect(ignored.headers.get("location")).toBe("/health?done=link-ignored");
+    expect(texts((await open(w.env, "/health", w.aliceCookie)).text, "h2")).toEqual(["Broken (0)", "Moved (0)"]);
+    const checked = await submit(w.env, `/health/${dead.id}/check`, {}, w.aliceCookie);
+    expect(checked.headers.get("location")).toBe("/health?done=link-checked");
+    expect(w.shelf.health.list("unchecked").map((item) => item.link.id)).toEqual([dead.id]);
+    const again = await submit(w.env, `/health/${dead.id}/check`, {}, w.aliceCookie);
+    expect([again.status, again.headers.get("retry-after")]).toEqual([429, "60"]);
+  });
+
+  it("answers another user's link with the 404 page and changes nothing; a form from another site is refused", async () => {
+    const w = await world();
+    const moved = w.add("Moved docs", "https://old.example/docs");
+    moveLink(w.env, moved.id, "https://new.example/docs");
+    const before = snapshot(w.env);
+    for (const action of ["use-new-url", "check", "ignore"]) {
+      expect([action, (await submit(w.env, `/health/${moved.id}/${action}`, {}, w.bobCookie)).status]).toEqual([action, 404]);
+    }
+    expect((await submit(w.env, `/health/${moved.id}/ignore`, {}, w.aliceCookie, "https://evil.example")).status).toBe(403);
+    expect(snapshot(w.env)).toBe(before);
+    expect((await open(w.env, "/health", w.bobCookie)).status).toBe(200);
+  });
+});
