@@ -47,8 +47,12 @@ export function apiPoster(base: string, token: string) {
   };
 }
 
-/** publicRedirect creates a public collection holding one link (to `url`) and returns that link's `/l/:id` address. */
-export async function publicRedirect(base: string, token: string, url = "https://example.com/"): Promise<string> {
+/**
+ * publicRedirect creates a public collection holding one link (to `url`) and returns that link's
+ * `/l/:id` address. The default target is a closed loopback port: a server that reads saved pages
+ * fails that link's page at once, without looking anything up.
+ */
+export async function publicRedirect(base: string, token: string, url = "http://127.0.0.1:9/"): Promise<string> {
   const api = apiPoster(base, token);
   const collection = (await api("/api/v1/collections", { name: "Public", visibility: "PUBLIC" })).collection!;
   const link = (await api("/api/v1/links", { name: "Example", url, favorite: true, collectionIds: [collection.id] })).link!;

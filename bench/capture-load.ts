@@ -42,7 +42,7 @@ const origin = Bun.serve({
 
 const app = await start(serveCommand(binary, dataDir), {
   cwd: work,
-  env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT, LINKSHELF_FAVICON_ALLOW_PRIVATE: "1" },
+  env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT, LINKSHELF_FAVICON_ALLOW_PRIVATE: "1", LINKSHELF_FETCH_CONTENT: "on" },
 });
 const bare = await start([bareBin], { cwd: work });
 const peakRss = () => peakRssMiB(app.process.pid);

@@ -2,6 +2,7 @@ import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { NO_OUTBOUND } from "../test/binary";
 import { testDir } from "../test/dirs";
 
 export const ROOT = join(import.meta.dir, "..");
@@ -57,11 +58,14 @@ export interface Started {
   base: string;
 }
 
-/** start runs an executable that logs `listening on http://127.0.0.1:<port>` and waits for that line. */
+/**
+ * start runs an executable that logs `listening on http://127.0.0.1:<port>` and waits for that
+ * line. Page reading and link checking are off (NO_OUTBOUND) unless `env` turns them on.
+ */
 export async function start(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Started> {
   const child = Bun.spawn(command, {
     cwd: options.cwd,
-    env: { ...process.env, ...options.env },
+    env: { ...process.env, ...NO_OUTBOUND, ...options.env },
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",

@@ -18,6 +18,7 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { cli, compile, median, ROOT, rssMiB, serveCommand, tempDir } from "./lib";
+import { NO_OUTBOUND } from "../test/binary";
 
 /**
  * The limiter stays on, with windows longer than the run and a limit no key reaches: every
@@ -152,7 +153,7 @@ const users = Array.from({ length: USERS }, (_, i) => {
 
 const server = Bun.spawn(serveCommand(binary, dataDir), {
   cwd: work,
-  env: { ...process.env, LINKSHELF_RATE_LIMIT: RATE_LIMIT, LINKSHELF_TRUST_PROXY: "1" },
+  env: { ...process.env, ...NO_OUTBOUND, LINKSHELF_RATE_LIMIT: RATE_LIMIT, LINKSHELF_TRUST_PROXY: "1" },
   stdin: "ignore",
   stdout: "ignore",
   stderr: "pipe",

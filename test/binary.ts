@@ -113,11 +113,11 @@ export async function createUserWithToken(workspace: BinaryWorkspace, email: str
 }
 
 /**
- * What the executable does in the background that reaches out to the network: off in every test
- * unless the test turns it on (and then points it at loopback), so no test makes the server look
- * up or contact a saved link's host.
+ * What the executable does in the background that reaches out to the network (reading saved
+ * pages, checking links): off in every test and benchmark unless it turns one on (and then points
+ * it at loopback), so none makes the server look up or contact a saved link's host.
  */
-export const NO_OUTBOUND = { LINKSHELF_FETCH_CONTENT: "off" } as const;
+export const NO_OUTBOUND = { LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" } as const;
 
 /** cleanEnv is the test's environment without any LINKSHELF_* setting, plus NO_OUTBOUND, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -1,11 +1,10 @@
 /**
  * The Link health page in headless Chromium (Debian's, through playwright-core), against the real
  * app on 127.0.0.1: what it shows, its forms working without JavaScript, no sideways scrolling on
- * a phone. With LINKSHELF_DOCS_SCREENSHOT=1 the desktop page is written to docs/health-page.png.
+ * a phone. With LINKSHELF_DOCS_SCREENSHOT=1 the desktop light page is written to docs/health-page.png.
  * Link addresses are `.localhost` names: loopback by definition, never resolved, never contacted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext } from "playwright-core";
 import { createSession } from "../src/auth/sessions";
@@ -14,8 +13,7 @@ import type { Probe } from "../src/health/probe";
 import { recordCheck } from "../src/shelf/link-checks";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
-import { artifactDir } from "./dirs";
+import { checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
 import { CHROMIUM, requireProgram } from "./programs";
 
 const present = requireProgram(CHROMIUM);
@@ -57,24 +55,18 @@ async function signedInContext(options: Parameters<Browser["newContext"]>[0] = {
 }
 
 describe.skipIf(!present)("the Link health page in Chromium", () => {
-  it("shows broken and moved links with their evidence, fits a phone, and takes the screenshot", async () => {
-    const folder = artifactDir("health-screenshots");
-    for (const [device, viewport] of Object.entries({ phone: { width: 390, height: 844 }, desktop: { width: 1100, height: 860 } })) {
-      const context = await signedInContext({ viewport });
-      try {
-        const page = await context.newPage();
-        await keepLocal(page, server!.origin);
-        await page.goto(`${server!.origin}/health`);
-        expect(await page.locator("h2").allTextContents()).toEqual(["Broken (2)", "Moved (1)"]);
-        expect(await page.locator("nav[aria-label=Account] a[href='/health']").textContent()).toBe("Link health 2");
-        expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(viewport.width);
-        const path = join(folder, `health-${device}.png`);
-        await page.screenshot({ path, fullPage: true });
-        if (device === "desktop" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") copyFileSync(path, join(import.meta.dir, "..", "docs", "health-page.png"));
-      } finally {
-        await context.close();
+  it("shows broken and moved links with their evidence on a phone and a desktop, light and dark", async () => {
+    const checked = await checkLooks("health-screenshots", (options) => signedInContext(options), async (page, check, { device, colorScheme }) => {
+      await keepLocal(page, server!.origin);
+      await page.goto(`${server!.origin}/health`);
+      expect(await page.locator("h2").allTextContents()).toEqual(["Broken (2)", "Moved (1)"]);
+      expect(await page.locator("nav[aria-label=Account] a[href='/health']").textContent()).toBe("Link health 2");
+      await check("health");
+      if (device === "desktop" && colorScheme === "light" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") {
+        await page.screenshot({ path: join(import.meta.dir, "..", "docs", "health-page.png"), fullPage: true });
       }
-    }
+    });
+    expect(checked).toHaveLength(4);
   }, TIMEOUT_MS);
 
   it("ignores a link with its button, without JavaScript", async () => {
