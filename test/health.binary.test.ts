@@ -1,0 +1,70 @@
+/**
+ * The link checker in the real executable: a link stored before the start is checked at once
+ * (its HEAD reaches a fake origin on 127.0.0.1, which LINKSHELF_LINK_CHECK_ALLOW_PRIVATE=1
+ * admits), SIGTERM abandons the check in flight and the server still exits 0 with nothing
+ * recorded for it, and LINKSHELF_LINK_CHECK=off checks nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, runBinary, startServer, type BinaryWorkspace } from "./binary";
+import { deferred } from "./capture.fixtures";
+import { fakeOrigin, type FakeOrigin } from "./favicon.fixtures";
+
+const SLOW = 60_000;
+const EMAIL = "checker@example.test";
+let workspace: BinaryWorkspace;
+let origin: FakeOrigin;
+const arrived = deferred();
+const abandoned = deferred();
+
+beforeAll(async () => {
+  workspace = binaryWorkspace("health");
+  origin = fakeOrigin({
+    "/hold": (request) => {
+      arrived.resolve();
+      return new Promise<Response>((resolve) => request.signal.addEventListener("abort", () => {
+        abandoned.resolve();
+        resolve(new Response("too late"));
+      }));
+    },
+  });
+  await createUserWithToken(workspace, EMAIL, "Checker", cleanEnv());
+  const file = join(workspace.cwd, "bookmarks.html");
+  writeFileSync(file, `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="${origin.url}/hold">Held</A>\n</DL><p>\n`);
+  const imported = await runBinary(workspace.binary, ["import", file, "--email", EMAIL, "--data-dir", workspace.dataDir], { cwd: workspace.cwd });
+  expect(imported.exitCode).toBe(0);
+}, SLOW);
+
+afterAll(() => {
+  origin?.stop();
+  if (workspace) rmSync(workspace.root, { recursive: true, force: true });
+});
+
+describe("the server's link checker", () => {
+  it("with LINKSHELF_LINK_CHECK=off sends no check", async () => {
+    const before = origin.hits.length;
+    const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_LINK_CHECK: "off", LINKSHELF_LINK_CHECK_ALLOW_PRIVATE: "1" }) });
+    try {
+      // Switched on, the checker sends this link's check as it starts (the next test); off, nothing comes while it runs.
+      expect((await fetch(`${server.origin}/healthz`)).status).toBe(200);
+      await Bun.sleep(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    expect(origin.hits.length).toBe(before);
+  }, SLOW);
+
+  it("checks a stored link right after the start, and on SIGTERM abandons the check in flight, records nothing and exits 0", async () => {
+    const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_LINK_CHECK: "7d", LINKSHELF_LINK_CHECK_ALLOW_PRIVATE: "1" }) });
+    try {
+      await arrived.promise;
+      expect(origin.hits).toEqual(["/hold"]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    await abandoned.promise;
+    expect(server.log.text).toContain("linkshelf: stopped");
+    expect(queryFile(workspace.dbPath, "SELECT count(*) AS n FROM link_health WHERE checks != '[]'")).toEqual([{ n: 0 }]);
+  }, SLOW);
+});
