@@ -58,12 +58,14 @@ describe("the link health page", () => {
     expect(texts(page.text, "#main .hint")[0]).toStartWith("The server checks each link about every 7 days.");
   });
 
-  it("shows the broken count in the navigation and marks broken links in the home and search lists", async () => {
+  it("shows the broken count in the navigation of every signed-in page, error pages too, and marks broken links in the home and search lists", async () => {
     const w = await world();
     const dead = w.add("Dead post", "https://dead.example/post");
     w.add("Fine post", "https://fine.example/post");
     breakLink(w.env, dead.id);
-    for (const path of ["/", "/search?q=post", "/health"]) {
+    const signedInPages = ["/", "/search?q=post", "/health", "/account", "/links/new", `/links/${dead.id}`, `/links/${dead.id}/edit`,
+      `/links/${dead.id}/delete`, "/collections/new", "/import", "/links/999999"];
+    for (const path of signedInPages) {
       const page = await open(w.env, path, w.aliceCookie);
       expect([path, texts(page.text, "nav[aria-label=Account] a[href='/health']")]).toEqual([path, ["Link health 1"]]);
     }

@@ -72,7 +72,7 @@ export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
       // Elysia answers HEAD with this handler: a HEAD must never mint, so it gets the consent page.
       const response = grant && request.method !== "HEAD"
         ? handoff(check.url, shelf.extensions.mint(grant, now))
-        : htmlResponse(consentPage({ user: who.user, extension: check, action, cancel: cancelLocation(check.url) }));
+        : htmlResponse(consentPage({ user: shelf.viewer(), extension: check, action, cancel: cancelLocation(check.url) }));
       return withRenewedSession(response, request, { config, peerAddress }, who, now);
     }, {
       surface: HANDOFF_ROUTE,

@@ -1,5 +1,5 @@
 import type { TokenInfo } from "../shelf/tokens";
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import type { GrantInfo } from "../shelf/extensions";
 import { iso } from "../timestamps";
 import { errorSummary, textField, type FieldErrors } from "./form";
@@ -30,7 +30,7 @@ export const ACCOUNT_JS = `document.querySelectorAll("[data-copy]").forEach(func
 `;
 
 export interface AccountOptions {
-  user: UserRow;
+  user: Viewer;
   tokens: TokenInfo[];
   /** The browser extensions the user allowed. */
   grants: GrantInfo[];

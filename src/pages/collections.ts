@@ -1,5 +1,5 @@
 import type { CollectionSummary } from "../collections/model";
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
@@ -13,7 +13,7 @@ export interface CollectionFormValues {
 }
 
 export interface CollectionFormOptions {
-  user: UserRow;
+  user: Viewer;
   /** Absent: a new collection. */
   collection?: CollectionSummary;
   values: CollectionFormValues;
@@ -53,7 +53,7 @@ ${collection?.isDefault ? html`<p class="hint">The Inbox cannot be deleted: link
 }
 
 /** collectionDeletePage asks before deleting, and says what happens to the links. */
-export function collectionDeletePage(user: UserRow, collection: CollectionSummary): Html {
+export function collectionDeletePage(user: Viewer, collection: CollectionSummary): Html {
   const count = collection.linkCount === 1 ? "Its 1 link" : `Its ${collection.linkCount} links`;
   return deletePage({
     user,

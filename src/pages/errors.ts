@@ -1,4 +1,4 @@
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
 import { messagePage } from "./layout";
 import { shell } from "./shell";
@@ -8,7 +8,7 @@ export interface ErrorPageOptions {
   title: string;
   message: string;
   /** The signed-in user: the page is drawn inside their shell. Null: the plain message page. */
-  user: UserRow | null;
+  user: Viewer | null;
   /** For a browser without a session: why signing in may help, and the path to come back to. */
   signIn?: { why: string; next: string };
 }

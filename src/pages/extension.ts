@@ -1,4 +1,4 @@
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import type { ExtensionIdentity } from "../extension/redirect-uri";
 import { html, type Html } from "./html";
 import { layout } from "./layout";
@@ -7,7 +7,7 @@ import { layout } from "./layout";
 export const BROWSER_NAMES = { chromium: "Chromium (Chrome, Edge, Brave…)", firefox: "Firefox" } as const;
 
 export interface ConsentOptions {
-  user: UserRow;
+  user: Viewer;
   extension: ExtensionIdentity;
   /** Where Allow posts: the handoff's own path and query, so the POST checks the same redirect_uri. */
   action: string;

@@ -1,5 +1,5 @@
 import type { FieldError } from "../errors";
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
 
@@ -71,7 +71,7 @@ export function invalidGroup(id: string, messages: string[] | undefined): Html {
 }
 
 export interface DeletePageOptions {
-  user: UserRow;
+  user: Viewer;
   /** `link`, `collection`: the page says "Delete this <what>?". */
   what: string;
   /** What is about to be deleted, as the page names it. */

@@ -1,12 +1,12 @@
 /** The "Link health" page: broken and moved links with the checker's evidence, and what to do about each. */
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import type { HealthCheck, LinkHealth } from "../health/model";
 import { html, type Html } from "./html";
 import { faviconFor, hostOf, when } from "./links";
 import { shell } from "./shell";
 
 export interface HealthPageOptions {
-  user: UserRow;
+  user: Viewer;
   broken: LinkHealth[];
   moved: LinkHealth[];
   notice?: string;
@@ -84,5 +84,5 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
 </div>
 ${section("broken-heading", "Broken", options.broken, "No broken links.")}
 ${section("moved-heading", "Moved", options.moved, "No moved links.")}`;
-  return shell({ title: "Link health", user: options.user, content, broken: options.broken.length });
+  return shell({ title: "Link health", user: options.user, content });
 }

@@ -1,5 +1,5 @@
 import type { CollectionSummary } from "../collections/model";
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../links/model";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
@@ -11,7 +11,7 @@ export type HomeView =
   | { kind: "favorites" };
 
 export interface HomeOptions {
-  user: UserRow;
+  user: Viewer;
   collections: CollectionSummary[];
   view: HomeView;
   links: LinkJson[];
@@ -22,8 +22,8 @@ export interface HomeOptions {
   /** This page's own address: the favorite toggles come back here. */
   self: string;
   notice?: string;
-  /** Which of `links` are broken, and how many of the user's links are. */
-  broken: { among: Set<number>; count: number };
+  /** Which of `links` are broken. */
+  broken: Set<number>;
 }
 
 /** collectionsSidebar lists the views and the collections, marking the one `view` shows (none on other pages). */
@@ -77,7 +77,7 @@ export function homePage(options: HomeOptions): Html {
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
 ${heading(options)}
 ${options.links.length === 0 ? html`<p class="empty">${emptyText(options.view)}</p>`
-    : html`<ul class="links">${options.links.map((link) => linkItem(link, options.self, options.broken.among.has(link.id)))}</ul>`}
+    : html`<ul class="links">${options.links.map((link) => linkItem(link, options.self, options.broken.has(link.id)))}</ul>`}
 ${pager(options)}
 </section>`;
   return shell({
@@ -85,6 +85,5 @@ ${pager(options)}
     user: options.user,
     sidebar: collectionsSidebar(options.collections, options.view),
     content,
-    broken: options.broken.count,
   });
 }

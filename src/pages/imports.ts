@@ -1,5 +1,5 @@
 import type { ImportReport } from "../bookmarks/service";
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
 import { shell } from "./shell";
 
@@ -33,7 +33,7 @@ export function sizeText(bytes: number): string {
 const plural = (count: number, one: string, many: string) => `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
 
 export interface ImportPageOptions {
-  user: UserRow;
+  user: Viewer;
   /** Why the last upload was not read, shown above the form. */
   error?: string;
   /** The largest file accepted, in bytes. */
@@ -108,7 +108,7 @@ ${more(skipped.length)}
 }
 
 export interface ImportPreviewOptions {
-  user: UserRow;
+  user: Viewer;
   key: string;
   fileName: string;
   fileBytes: number;
@@ -139,7 +139,7 @@ ${details(report, false, () => undefined)}
 }
 
 export interface ImportReportOptions {
-  user: UserRow;
+  user: Viewer;
   fileName: string;
   report: ImportReport;
   /** The address of a collection by name, for the ones that still exist. */

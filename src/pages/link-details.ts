@@ -1,5 +1,5 @@
 import type { CollectionSummary } from "../collections/model";
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../links/model";
 import type { ContentSummary } from "../search/model";
 import { html, type Html } from "./html";
@@ -10,7 +10,7 @@ import { shell } from "./shell";
 export type RecaptureOffer = "offered" | "browser" | "off";
 
 export interface LinkDetailsOptions {
-  user: UserRow;
+  user: Viewer;
   link: LinkJson;
   /** The link's collections, in the link's order. */
   collections: CollectionSummary[];

@@ -1,5 +1,5 @@
 import type { CollectionSummary } from "../collections/model";
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../links/model";
 import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
@@ -65,7 +65,7 @@ export interface LinkFormValues {
 }
 
 export interface LinkFormOptions {
-  user: UserRow;
+  user: Viewer;
   /** Absent: a new link. */
   linkId?: number;
   values: LinkFormValues;
@@ -110,7 +110,7 @@ ${editing ? html`<a href="/links/${linkId}" class="push">Details and saved page<
 }
 
 /** linkDeletePage asks before deleting: a form, so it works without scripts. */
-export function linkDeletePage(user: UserRow, link: LinkJson, next: string): Html {
+export function linkDeletePage(user: Viewer, link: LinkJson, next: string): Html {
   return deletePage({
     user,
     what: "link",

@@ -1,5 +1,5 @@
 import type { CollectionSummary } from "../collections/model";
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import type { SearchResults } from "../search/model";
 import type { Snippet } from "../search/snippet";
 import { collectionsSidebar } from "./home";
@@ -17,7 +17,7 @@ export interface SearchAsked {
 }
 
 export interface SearchPageOptions {
-  user: UserRow;
+  user: Viewer;
   collections: CollectionSummary[];
   asked: SearchAsked;
   /** Null before anything is asked (an empty box) and when the search was refused. */
@@ -29,8 +29,8 @@ export interface SearchPageOptions {
   more?: string;
   /** On a later page: the address of the first. */
   first?: string;
-  /** Which of the hits' links are broken, and how many of the user's links are. */
-  broken: { among: Set<number>; count: number };
+  /** Which of the hits' links are broken. */
+  broken: Set<number>;
 }
 
 /**
@@ -111,7 +111,7 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
 <div class="heading"><h1 id="list-heading">${asked.q === "" ? "Search" : `Search: “${asked.q}”`}</h1></div>
 ${refineForm(options)}
 ${hits === null ? undefined : hits.length === 0 ? html`<p class="empty">${options.first ? "No more results." : "No link matches."}</p>`
-    : html`<ol class="links" aria-label="Results, best first">${hits.map((hit) => hitItem(hit, collections, options.broken.among.has(hit.link.id)))}</ol>`}
+    : html`<ol class="links" aria-label="Results, best first">${hits.map((hit) => hitItem(hit, collections, options.broken.has(hit.link.id)))}</ol>`}
 ${pager({ first: options.first, older: options.more }, "rank")}
 </section>`;
   return shell({
@@ -120,6 +120,5 @@ ${pager({ first: options.first, older: options.more }, "rank")}
     query: asked.q,
     sidebar: collectionsSidebar(options.collections),
     content,
-    broken: options.broken.count,
   });
 }

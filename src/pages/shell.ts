@@ -1,4 +1,4 @@
-import type { UserRow } from "../db/schema";
+import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
 import { documentHead, PALETTE } from "./layout";
 
@@ -123,7 +123,7 @@ td form { margin: 0; }
 export interface ShellOptions {
   title: string;
   /** The signed-in user (null on the public pages: no account bar). */
-  user: UserRow | null;
+  user: Viewer | null;
   content: Html;
   /** Shown beside the content on wide screens, above it on phones. */
   sidebar?: Html;
@@ -131,8 +131,6 @@ export interface ShellOptions {
   query?: string;
   /** Extra tags for `<head>` (the public page's feed link). */
   head?: Html;
-  /** How many of the user's links are broken, shown beside "Link health" (pages that know it). */
-  broken?: number;
   /** Pages with a script say so; the CSP allows `script-src 'self'` only for them. */
   script?: string;
 }
@@ -155,7 +153,7 @@ ${user ? html`<form class="search" role="search" action="/search" method="get">
 </form>
 <nav aria-label="Account">
 <a href="/?view=favorites">Favorites</a>
-<a href="/health">Link health${options.broken ? html` <span class="badge broken" title="Broken links">${options.broken}</span>` : undefined}</a>
+<a href="/health">Link health${user.brokenLinks > 0 ? html` <span class="badge broken" title="Broken links">${user.brokenLinks}</span>` : undefined}</a>
 <a href="/account">Account</a>
 <form method="post" action="/logout"><button type="submit" class="plain">Sign out</button></form>
 </nav>` : undefined}

@@ -15,6 +15,11 @@ import { ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
 
+/** Who a signed-in page is drawn for: the user, and how many of their links are broken (the navigation shows it). */
+export interface Viewer extends UserRow {
+  brokenLinks: number;
+}
+
 export class Shelf implements Owner {
   readonly links: ShelfLinks;
   readonly collections: ShelfCollections;
@@ -28,5 +33,10 @@ export class Shelf implements Owner {
     this.tokens = new ShelfTokens(this);
     this.extensions = new ShelfExtensions(this, this.tokens);
     this.health = new ShelfHealth(this, this.links);
+  }
+
+  /** viewer is the signed-in pages' view of the owner: the user and their count of broken links (one query). */
+  viewer(): Viewer {
+    return { ...this.user, brokenLinks: this.health.counts().broken };
   }
 }

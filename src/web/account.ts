@@ -44,7 +44,7 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
   // current password at argon2 speed: the sign-in form's limit, per account as well.
   const wrongCurrent = new SignInThrottle();
   const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants"> = {}, status = 200) =>
-    htmlResponse(accountPage({ user: shelf.user, tokens: shelf.tokens.list(), grants: shelf.extensions.list(), ...options }), { status, script: true });
+    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), ...options }), { status, script: true });
 
   /** The password and token forms: a refusal shows the account page again with the messages beside the form's fields. */
   const accountForm = (options: (error: AppError, request: Request) => Omit<AccountOptions, "user" | "tokens" | "grants">): Surface => ({

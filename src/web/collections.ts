@@ -30,7 +30,7 @@ function collectionInput(values: CollectionFormValues): CollectionInput {
  */
 export function collectionPages({ clock }: AppDeps, guard: PageGuard) {
   const form = (shelf: Shelf, values: CollectionFormValues, errors: FieldErrors, collection?: CollectionSummary, status = 200) =>
-    htmlResponse(collectionFormPage({ user: shelf.user, collection, values, errors }), { status });
+    htmlResponse(collectionFormPage({ user: shelf.viewer(), collection, values, errors }), { status });
   const typed = (body: unknown): CollectionFormValues => ({
     name: formField(body, "name"),
     description: formField(body, "description"),
@@ -68,7 +68,7 @@ export function collectionPages({ clock }: AppDeps, guard: PageGuard) {
       return seeOther(withNotice(`/?collection=${collection.id}`, "collection-saved"));
     }), { surface: collectionForm })
     .get("/collections/:id/delete", ({ request, params }) => guard.page(request, (shelf) =>
-      htmlResponse(collectionDeletePage(shelf.user, shelf.collections.deletable(parseId(params.id))))
+      htmlResponse(collectionDeletePage(shelf.viewer(), shelf.collections.deletable(parseId(params.id))))
     ), { surface: PAGE_ROUTE })
     .post("/collections/:id/delete", ({ request, params }) => guard.form(request, (shelf) => {
       shelf.collections.delete(parseId(params.id));

@@ -33,7 +33,7 @@ export function errorPages(guard: PageGuard): ErrorPages {
       if (shown instanceof Response) return shown;
       error = shown;
     }
-    const user = guard.shelfOf(failed.request)?.user ?? null;
+    const user = guard.shelfOf(failed.request)?.viewer() ?? null;
     const signIn = error instanceof NotFound && !user ? error.signIn : undefined;
     const page = errorPage({ title: titleOf(error), message: signIn?.message ?? error.message, user, signIn });
     return htmlResponse(page, { status: error.status, headers: error.headers });

@@ -20,7 +20,7 @@ export function healthPages(deps: AppDeps, guard: PageGuard) {
   return new Elysia()
     .use(surfaces)
     .get("/health", ({ request, query }) => guard.page(request, (shelf) => htmlResponse(healthPage({
-      user: shelf.user,
+      user: shelf.viewer(),
       broken: shelf.health.list("broken"),
       moved: shelf.health.list("moved"),
       notice: noticeOf(query.done),

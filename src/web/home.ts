@@ -61,7 +61,7 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
     }
     const notice = refused ? "That page of links does not exist: start again from the newest." : noticeOf(query.done);
     return htmlResponse(homePage({
-      user: shelf.user,
+      user: shelf.viewer(),
       collections,
       view,
       links: page.links,
@@ -69,7 +69,7 @@ export function homeRoutes({ db, setupCode }: AppDeps, guard: PageGuard) {
       first: cursor === undefined ? undefined : addressOf(view),
       self: addressOf(view, cursor),
       notice,
-      broken: { among: shelf.health.brokenAmong(page.links.map((link) => link.id)), count: shelf.health.counts().broken },
+      broken: shelf.health.brokenAmong(page.links.map((link) => link.id)),
     }), { status: refused?.status ?? 200 });
   };
 

@@ -4,12 +4,12 @@ import { formBody } from "../request/form-body";
 import { readLimitedBytes } from "../request/limited";
 import type { NetscapeDocument } from "../bookmarks/netscape";
 import type { ImportReport } from "../bookmarks/service";
-import type { UserRow } from "../db/schema";
 import { PayloadTooLarge, ValidationFailed } from "../errors";
 import { htmlResponse } from "../pages/html";
 import { importPage, importPreviewPage, importReportPage, sizeText } from "../pages/imports";
 import { seeOther } from "../request/origin";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
+import type { Viewer } from "../shelf/shelf";
 import type { PageGuard } from "./guard";
 import { Pending } from "./pending";
 
@@ -110,7 +110,7 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
  */
 export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
   const waiting = new Pending<ImportState>({ ttlMs: IMPORT_TTL_MS, maxEntries: MAX_WAITING, maxBytes: MAX_WAITING_BYTES, sizeOf });
-  const page = (user: UserRow, error?: string, status = 200) =>
+  const page = (user: Viewer, error?: string, status = 200) =>
     htmlResponse(importPage({ user, error, maxBytes: MAX_IMPORT_FILE_BYTES }), { status });
 
   /**
@@ -122,7 +122,7 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
     invalid: ({ request }, error) => {
       const shelf = guard.shelfOf(request);
       if (!shelf || !(error instanceof PayloadTooLarge || error.status === 422)) return error;
-      return page(shelf.user, error.errors?.[0]?.message ?? error.message, error.status);
+      return page(shelf.viewer(), error.errors?.[0]?.message ?? error.message, error.status);
     },
   };
 
@@ -144,17 +144,17 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
       return seeOther(`/import/${waiting.put(shelf.user.id, preview, now)}`);
     }), { surface: uploadForm })
     .use(formBody())
-    .get("/import", ({ request }) => guard.page(request, (shelf) => page(shelf.user)), { surface: PAGE_ROUTE })
+    .get("/import", ({ request }) => guard.page(request, (shelf) => page(shelf.viewer())), { surface: PAGE_ROUTE })
     .get("/import/:key", ({ request, params }) => guard.page(request, (shelf) => {
       const state = waiting.get(params.key, shelf.user.id, clock());
-      if (!state) return page(shelf.user, EXPIRED, 404);
+      if (!state) return page(shelf.viewer(), EXPIRED, 404);
       if (state.kind === "done") {
         const ids = new Map(shelf.collections.summaries().map((c) => [c.name, c.id] as const).reverse());
         const collectionLink = (name: string) => (ids.has(name) ? `/?collection=${ids.get(name)}` : undefined);
-        return htmlResponse(importReportPage({ user: shelf.user, fileName: state.fileName, report: state.report, collectionLink }));
+        return htmlResponse(importReportPage({ user: shelf.viewer(), fileName: state.fileName, report: state.report, collectionLink }));
       }
       return htmlResponse(importPreviewPage({
-        user: shelf.user, key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
+        user: shelf.viewer(), key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
       }));
     }), { surface: PAGE_ROUTE })
     .post("/import/:key/confirm", ({ request, params }) => guard.form(request, async (shelf) => {
@@ -162,7 +162,7 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
       // From here to the import's start nothing awaits: of two confirms at once, the second finds it running.
       const now = clock();
       const state = waiting.get(params.key, shelf.user.id, now);
-      if (!state) return page(shelf.user, EXPIRED, 404);
+      if (!state) return page(shelf.viewer(), EXPIRED, 404);
       if (state.kind === "preview") {
         const running = importBookmarks(shelf, state.document, now, {
           created: (links) => links.forEach((link) => capture?.enqueue(link.id, shelf.user.id, link.url)),

@@ -80,7 +80,7 @@ export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guar
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
-    htmlResponse(linkFormPage({ user: shelf.user, linkId, values, collections: shelf.collections.summaries(), errors, next }), { status });
+    htmlResponse(linkFormPage({ user: shelf.viewer(), linkId, values, collections: shelf.collections.summaries(), errors, next }), { status });
 
   /** The add and edit forms: a refusal shows the form again, as typed, with the messages beside the fields. */
   const linkForm: Surface = {
@@ -115,7 +115,7 @@ export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guar
       const content = shelf.links.contentSummary(link.id);
       const summaries = new Map(shelf.collections.summaries().map((collection) => [collection.id, collection]));
       return htmlResponse(linkDetailsPage({
-        user: shelf.user, link, content, recapture: recaptureOf(content?.source), notice: noticeOf(query.done),
+        user: shelf.viewer(), link, content, recapture: recaptureOf(content?.source), notice: noticeOf(query.done),
         collections: link.collectionIds.flatMap((id) => summaries.get(id) ?? []),
       }));
     }), { surface: PAGE_ROUTE })
@@ -158,7 +158,7 @@ export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guar
     }), { surface: linkForm })
     .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
-      return htmlResponse(linkDeletePage(shelf.user, link, nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`)));
+      return htmlResponse(linkDeletePage(shelf.viewer(), link, nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`)));
     }), { surface: PAGE_ROUTE })
     .post("/links/:id/delete", ({ request, params, body }) => guard.form(request, (shelf) => {
       shelf.links.delete(parseId(params.id));

@@ -48,7 +48,7 @@ export function searchPages({ clock }: AppDeps, guard: PageGuard) {
     const messages = refused?.errors ?? [];
     const queryError = messages.find((error) => error.path === "/q")?.message;
     return htmlResponse(searchPage({
-      user: shelf.user,
+      user: shelf.viewer(),
       collections: shelf.collections.summaries(),
       asked,
       hits: results?.hits ?? null,
@@ -56,7 +56,7 @@ export function searchPages({ clock }: AppDeps, guard: PageGuard) {
       notice: messages.some((error) => error.path !== "/q") ? "That page of results does not exist: start again from the best results." : undefined,
       more: results?.nextCursor ? addressOf(asked, results.nextCursor) : undefined,
       first: cursor === undefined ? undefined : addressOf(asked),
-      broken: { among: shelf.health.brokenAmong((results?.hits ?? []).map((hit) => hit.link.id)), count: shelf.health.counts().broken },
+      broken: shelf.health.brokenAmong((results?.hits ?? []).map((hit) => hit.link.id)),
     }), { status: refused?.status ?? 200 });
   };
 
