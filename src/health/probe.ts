@@ -34,8 +34,8 @@ export interface Probe {
 /** isFailure: does an outcome count towards broken (`gone`, `failing`, `soft-404`)? `ok` and `moved` clear the failures. */
 export const isFailure = (outcome: Outcome) => outcome === "gone" || outcome === "failing" || outcome === "soft-404";
 
-/** Statuses after which the HEAD's answer is not trusted and a GET is sent. */
-const HEAD_INCONCLUSIVE = (status: number) => status === 403 || status === 405 || status === 501 || status >= 400 && status !== 404 && status !== 410;
+/** Statuses after which the HEAD's answer is not trusted and a GET is sent: every error but 404 and 410 (405, 501, 403, 5xx...). */
+const HEAD_INCONCLUSIVE = (status: number) => status >= 400 && status !== 404 && status !== 410;
 /** Statuses that say the server is there and the resource may be, but not for the checker: never a failure. */
 const ANSWERS_BUT_REFUSES = new Set([401, 403, 429]);
 

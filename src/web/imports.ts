@@ -1,3 +1,4 @@
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { formBody } from "../request/form-body";
@@ -25,6 +26,18 @@ const bookmarkFiles = async () => {
  * 32 MiB leaves room for four times that, and bounds what one upload holds in memory.
  */
 export const MAX_IMPORT_FILE_BYTES = 32 * 1024 * 1024;
+/**
+ * How long the reading of an uploaded file, or a confirmed import, may go on without a byte on
+ * the connection: a file of 100,000 bookmarks takes longer than the server's idle timeout on a
+ * small machine, and the connection must wait for its answer.
+ */
+const LONG_WORK_SECONDS = 300;
+
+/** keepWaiting gives the request's connection LONG_WORK_SECONDS of idle time (no server: in-process requests have none). */
+function keepWaiting(server: Server<unknown> | null, request: Request): void {
+  server?.timeout(request, LONG_WORK_SECONDS);
+}
+
 /** Room for the multipart framing around the file (boundary lines, part headers, the file's name). */
 const MULTIPART_FRAMING_BYTES = 64 * 1024;
 /** How long a preview (then its report) waits for the same user. */
@@ -129,8 +142,9 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
   return new Elysia()
     .use(surfaces)
     // The handler never names `body`, so Elysia leaves the request's stream to readUpload.
-    .post("/import", ({ request }) => guard.form(request, async (shelf) => {
+    .post("/import", ({ request, server }) => guard.form(request, async (shelf) => {
       const upload = await readUpload(request);
+      keepWaiting(server, request);
       if (!upload) throw new ValidationFailed([{ path: "/file", message: NO_FILE }]);
       const files = await bookmarkFiles();
       const document = await files.parseNetscapeInSteps(files.decodeBookmarkFile(upload.bytes));
@@ -157,7 +171,8 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
         user: shelf.viewer(), key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
       }));
     }), { surface: PAGE_ROUTE })
-    .post("/import/:key/confirm", ({ request, params }) => guard.form(request, async (shelf) => {
+    .post("/import/:key/confirm", ({ request, params, server }) => guard.form(request, async (shelf) => {
+      keepWaiting(server, request);
       const { importBookmarks } = await bookmarkFiles();
       // From here to the import's start nothing awaits: of two confirms at once, the second finds it running.
       const now = clock();
