@@ -100,7 +100,7 @@ export const LinkPageJson = t.Object({
 export const FavoritesJson = t.Array(LinkJson, { description: "Most clicked first, then most recently clicked (never clicked last), then id." });
 
 /** toLinkJson shapes a stored link for clients; `collectionIds` must already be sorted. */
-export function toLinkJson(row: LinkRow, collectionIds: number[]): LinkJson {
+export function toLinkJson(row: Omit<LinkRow, "importId">, collectionIds: number[]): LinkJson {
   return {
     id: row.id,
     name: row.name,
