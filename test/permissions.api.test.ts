@@ -276,6 +276,31 @@ const scenarios: Scenario[] = [
     },
   },
 
+  // POST /api/v1/links/bulk
+  { name: "POST /links/bulk: a guest is refused", method: "POST", url: "/api/v1/links/bulk", as: "guest", body: (ids) => ({ ids: [ids.ownerLink], action: "delete" }), expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "POST /links/bulk: a revoked token is refused", method: "POST", url: "/api/v1/links/bulk", as: "revoked", body: (ids) => ({ ids: [ids.ownerLink], action: "delete" }), expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "POST /links/bulk: the owner moves their link to their collection",
+    method: "POST", url: "/api/v1/links/bulk", as: "owner", body: (ids) => ({ ids: [ids.ownerLink], action: "move", collectionId: ids.ownerInbox }), expectStatus: 200,
+    expect: async (response, { env, owner, ids }) => {
+      expect(response.body.count).toBe(1);
+      const link = await request(env, "GET", `/api/v1/links/${ids.ownerLink}`, { token: owner.token });
+      expect(link.body.link.collectionIds).toEqual([ids.ownerInbox]);
+    },
+  },
+  {
+    name: "POST /links/bulk: another user gets 404 for the owner's link among their own, as for an id that does not exist",
+    method: "POST", url: "/api/v1/links/bulk", as: "other", body: (ids) => ({ ids: [ids.otherLink, ids.ownerLink], action: "delete" }), expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other, ids }) => {
+      const missing = await request(env, "POST", "/api/v1/links/bulk", { token: other.token, body: { ids: [ids.otherLink, 999999], action: "delete" } });
+      expect(response.body).toEqual(missing.body);
+    },
+  },
+  {
+    name: "POST /links/bulk: another user gets 404 for the owner's collection with their own link",
+    method: "POST", url: "/api/v1/links/bulk", as: "other", body: (ids) => ({ ids: [ids.otherLink], action: "add", collectionId: ids.ownerCollection }), expectStatus: 404, expectCode: "NOT_FOUND",
+  },
+
   // GET /api/v1/links
   { name: "GET /links: a guest is refused", method: "GET", url: "/api/v1/links", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
   { name: "GET /links: a revoked token is refused", method: "GET", url: "/api/v1/links", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },

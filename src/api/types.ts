@@ -80,6 +80,25 @@ export interface UpdateLinkBody {
   collectionIds: number[];
 }
 
+/** What `POST /api/v1/links/bulk` does to every link it lists. */
+export type BulkAction = "favorite" | "unfavorite" | "delete" | "move" | "add" | "remove";
+
+/** The body of `POST /api/v1/links/bulk`: all of the links or none. */
+export interface BulkLinksBody {
+  /** 1-1,000 ids of your links, each once. */
+  ids: number[];
+  action: BulkAction;
+  /** Required by move, add and remove; refused with the other actions. */
+  collectionId?: number;
+}
+
+/** The answer of `POST /api/v1/links/bulk`. */
+export interface BulkLinksJson {
+  message: string;
+  /** How many links the action was applied to. */
+  count: number;
+}
+
 export type Visibility = "PUBLIC" | "PRIVATE";
 
 export interface AuthorJson {
