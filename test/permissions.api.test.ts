@@ -11,6 +11,7 @@ import {
   type TestEnv,
   type TestUser,
 } from "./helpers";
+import { importBookmarks } from "../src/bookmarks/service";
 import { Shelf } from "../src/shelf/shelf";
 import { surfaceOf } from "../src/surface";
 
@@ -21,6 +22,8 @@ interface Ids {
   ownerInbox: number;
   otherLink: number;
   otherCollection: number;
+  ownerImport: number;
+  otherImport: number;
 }
 
 interface Fixture {
@@ -60,6 +63,10 @@ async function makeFixture(): Promise<Fixture> {
   const otherLink = await createLink(env, other, { name: "Other's link", favorite: true, collectionIds: [otherCollection.id] });
   new Shelf(env.db, owner.user).links.setContent(ownerLink.id, { text: "Owner's page text" }, "browser", env.clock.now++);
   new Shelf(env.db, other.user).links.setContent(otherLink.id, { text: "Other's page text" }, "browser", env.clock.now++);
+  // Each imports the URL of their own link again: recorded, though it creates nothing (the scenarios above see no more links).
+  const importFile = (url: string) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="${url}">Imported</A>\n</DL><p>\n`;
+  const ownerImport = await importBookmarks(new Shelf(env.db, owner.user), importFile(ownerLink.url), env.clock.now++, { record: { source: "page", fileName: "owner.html" } });
+  const otherImport = await importBookmarks(new Shelf(env.db, other.user), importFile(otherLink.url), env.clock.now++, { record: { source: "cli", fileName: "other.html" } });
   const { token: revokedToken, info } = new Shelf(env.db, owner.user).tokens.create("revoked", env.clock.now++);
   new Shelf(env.db, owner.user).tokens.revoke(info.id);
   return {
@@ -73,6 +80,8 @@ async function makeFixture(): Promise<Fixture> {
       ownerInbox: await inboxOf(env, owner),
       otherLink: otherLink.id,
       otherCollection: otherCollection.id,
+      ownerImport: ownerImport.importId!,
+      otherImport: otherImport.importId!,
     },
   };
 }
@@ -299,6 +308,44 @@ const scenarios: Scenario[] = [
   {
     name: "POST /links/bulk: another user gets 404 for the owner's collection with their own link",
     method: "POST", url: "/api/v1/links/bulk", as: "other", body: (ids) => ({ ids: [ids.otherLink], action: "add", collectionId: ids.ownerCollection }), expectStatus: 404, expectCode: "NOT_FOUND",
+  },
+
+  // GET /api/v1/imports
+  { name: "GET /imports: a guest is refused", method: "GET", url: "/api/v1/imports", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /imports: a revoked token is refused", method: "GET", url: "/api/v1/imports", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /imports: the owner sees their own imports",
+    method: "GET", url: "/api/v1/imports", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => expect(response.body.imports.map((i: { id: number }) => i.id)).toEqual([ids.ownerImport]),
+  },
+  {
+    name: "GET /imports: another user sees only their own imports, never the owner's",
+    method: "GET", url: "/api/v1/imports", as: "other", expectStatus: 200,
+    expect: (response, { ids }) => {
+      expect(response.body.imports.map((i: { id: number }) => i.id)).toEqual([ids.otherImport]);
+      expect(response.text).not.toContain("owner.html");
+    },
+  },
+
+  // DELETE /api/v1/imports/:id
+  { name: "DELETE /imports/:id: a guest is refused", method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "DELETE /imports/:id: a revoked token is refused", method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "DELETE /imports/:id: the owner undoes their import, which never touches the link they had before it",
+    method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "owner", expectStatus: 200,
+    expect: async (response, { env, owner, ids }) => {
+      expect(response.body).toEqual({ message: "Import undone.", links: 0, collections: 0 });
+      const links = await request(env, "GET", "/api/v1/links", { token: owner.token });
+      expect(links.body.links.map((l: { id: number }) => l.id)).toEqual([ids.ownerLink]);
+    },
+  },
+  {
+    name: "DELETE /imports/:id: another user gets 404 for the owner's import, as for an id that does not exist",
+    method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "other", expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other }) => {
+      const missing = await request(env, "DELETE", "/api/v1/imports/999999", { token: other.token });
+      expect(response.body).toEqual(missing.body);
+    },
   },
 
   // GET /api/v1/links

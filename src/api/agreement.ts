@@ -6,6 +6,7 @@
  */
 import type { CollectionBody, AuthorJson, CollectionCreatedJson, CollectionItemJson, CollectionJson, CollectionListJson, Visibility } from "../collections/model";
 import type { BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, LinkPageJson, UpdateLinkBody } from "../links/model";
+import type { ImportJson, ImportListJson, ImportUndoneJson } from "../imports/model";
 import type { ContentBody, ContentItemJson, ContentJson, ContentSavedJson, ContentSource, SearchHitJson, SearchPageJson, SnippetJson } from "../search/model";
 import type { Assert, SameType } from "./same-type";
 import type { MessageJson } from "./writes";
@@ -37,4 +38,7 @@ type _SharedWithTheExtension = [
   Assert<SameType<typeof SearchHitJson.static, Api.SearchHitJson>>,
   Assert<SameType<typeof SearchPageJson.static, Api.SearchPageJson>>,
   Assert<SameType<typeof MessageJson.static, Api.MessageJson>>,
+  Assert<SameType<typeof ImportJson.static, Api.ImportJson>>,
+  Assert<SameType<typeof ImportListJson.static, Api.ImportListJson>>,
+  Assert<SameType<typeof ImportUndoneJson.static, Api.ImportUndoneJson>>,
 ];

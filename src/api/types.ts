@@ -209,6 +209,34 @@ export interface SearchPageJson {
   nextCursor: string | null;
 }
 
+/** One recorded import of a bookmark file (`GET /api/v1/imports`). */
+export interface ImportJson {
+  id: number;
+  createdAt: Timestamp;
+  /** page: the import page; cli: `linkshelf import`. */
+  source: "page" | "cli";
+  fileName: string;
+  /** Links and collections the import created; entries it left out as duplicates or could not store. */
+  links: number;
+  collections: number;
+  duplicates: number;
+  skipped: number;
+  /** Null while the import stands. */
+  undoneAt: Timestamp | null;
+}
+
+/** The answer of `GET /api/v1/imports`: newest first. */
+export interface ImportListJson {
+  imports: ImportJson[];
+}
+
+/** The answer of `DELETE /api/v1/imports/:id`: how many links and collections were removed. */
+export interface ImportUndoneJson {
+  message: string;
+  links: number;
+  collections: number;
+}
+
 /** The answer of `PUT` and `DELETE` of a link or a collection: `{"message": "Link updated."}`. */
 export interface MessageJson {
   message: string;

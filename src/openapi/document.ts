@@ -17,6 +17,7 @@ const TAGS = [
   { name: "links", description: "Bookmarked links. Every /api/v1 route needs Authorization: Bearer <token>." },
   { name: "search", description: "Full-text search of your links and the saved text of their pages." },
   { name: "collections", description: "Collections of links; every user has an Inbox that cannot be deleted." },
+  { name: "imports", description: "The record of your imports of bookmark files, and undoing one." },
   { name: "redirect", description: "Opening a link through the service counts its clicks." },
   { name: "favicon", description: "Site icons, fetched by the server so clients never contact third parties." },
   { name: "extension", description: "The browser extension's token handoff." },
