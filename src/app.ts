@@ -12,6 +12,7 @@ import { extensionRoutes } from "./extension/routes";
 import { API_PREFIX } from "./api/paths";
 import { faviconRoutes } from "./favicon/routes";
 import { healthRoutes } from "./health/routes";
+import { importRoutes } from "./imports/routes";
 import { linkRoutes } from "./links/routes";
 import { accessLog, unexpectedErrorLog, type LogSink } from "./log";
 import { describeRoute } from "./openapi/describe";
@@ -46,6 +47,7 @@ export function createApp(given: AppDeps) {
     .use(jsonBody)
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard))
+    .use(importRoutes(deps, guard))
     .all("/*", () => {
       throw new NotFound();
     }, { surface: { ...API_ROUTE, callers: false } });

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { checkTokenName } from "./auth/secrets";
 import { Shelf } from "./shelf/shelf";
@@ -148,8 +149,11 @@ const COMMANDS: Record<string, Command> = {
       const { decodeBookmarkFile } = await import("./bookmarks/netscape");
       const { importBookmarks } = await import("./bookmarks/service");
       const dryRun = flags["dry-run"] !== undefined;
-      const report = await importBookmarks(shelf, decodeBookmarkFile(bytes), Date.now(), { dryRun });
+      const report = await importBookmarks(shelf, decodeBookmarkFile(bytes), Date.now(), { dryRun, record: { source: "cli", fileName: basename(file!) } });
       for (const line of describeImport(report, dryRun)) io.out(line);
+      if (report.importId !== undefined) {
+        io.out(`import ${report.importId} recorded: undo it on the account page, or with DELETE /api/v1/imports/${report.importId}`);
+      }
       return 0;
     }),
   },

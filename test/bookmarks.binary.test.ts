@@ -68,6 +68,13 @@ describe("linkshelf import", () => {
     expect(result.stderr).toBe("");
     const [summary, ...entries] = lines(result.stdout);
     expect(summary).toBe("imported 8 link(s); 5 new collection(s) (Mozilla Firefox, Mozilla Firefox / Add-ons, Bookmarks Toolbar, Daily, Other Bookmarks); 0 duplicate(s); 5 skipped");
+    // The last line names the import's record, which the API lists as the CLI's.
+    const recorded = /^import (\d+) recorded: undo it on the account page, or with DELETE \/api\/v1\/imports\/(\d+)$/.exec(entries.pop()!);
+    expect(recorded?.[1]).toBe(recorded?.[2]);
+    const listed = await fetch(`${server.origin}/api/v1/imports`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await listed.json() as { imports: unknown[] }).imports).toEqual([expect.objectContaining({
+      id: Number(recorded![1]), source: "cli", fileName: "firefox.html", links: 8, collections: 5, duplicates: 0, skipped: 5, undoneAt: null,
+    })]);
     expect(entries).toEqual([
       "skipped\tplace:parent=menu________&sort=12&maxResults=10\tRecent Tags\tlinkshelf keeps only http and https links, not place: ones.",
       "skipped\tfile:///home/me/notes.txt\tMy notes\tlinkshelf keeps only http and https links, not file: ones.",
@@ -101,7 +108,9 @@ describe("linkshelf import", () => {
     const result = await cli(["import", join(FIXTURES, "chromium.html"), "--email", email, "--dry-run"]);
     expect(result.exitCode).toBe(0);
     expect(lines(result.stdout)[0]).toBe("dry run, nothing stored: would import 8 link(s); 5 new collection(s) (Bookmarks bar, Dev, Dev / JavaScript, Dev / Empty ideas, Recipes); 0 duplicate(s); 2 skipped");
+    expect(result.stdout).not.toContain("recorded");
     expect(counts(email)).toEqual(before);
+    expect(queryFile(dbPath, "SELECT count(*) AS n FROM imports i JOIN users u ON u.id = i.user_id WHERE u.email = ?", [email])).toEqual([{ n: 0 }]);
   }, SLOW);
 
   it("refuses a missing file, an unknown email and missing words with one line on stderr, storing nothing", async () => {

@@ -463,13 +463,15 @@ describe("all or nothing", () => {
     const linksOf = (userId: number) => (env.db.$client.query("SELECT count(*) AS n FROM links WHERE user_id = ?").get(userId) as { n: number }).n;
     const before = snapshot(env);
 
-    const running = importBookmarks(shelfFor(env, alice), html, NOW);
+    const running = importBookmarks(shelfFor(env, alice), html, NOW, { record: { source: "page", fileName: "big.html" } });
     const failure = running.then(() => undefined, (error: Error) => error);
     let settled = false;
     void failure.then(() => (settled = true));
     // Between two of its transactions the import has stored some links, and the database is free for others.
     while (!settled && linksOf(alice.user.id) === 1) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
+    // Its record was written with its first links, and goes with them (the snapshot below holds the imports table).
+    expect(shelfFor(env, alice).imports.list()).toHaveLength(1);
     const midway = linksOf(alice.user.id);
     expect(midway).toBeGreaterThan(1);
     expect(midway).toBeLessThan(1 + 2499);

@@ -36,9 +36,12 @@ function seedRelease0(sqlite: Database): void {
   sqlite.run("INSERT INTO api_tokens (id, user_id, name, token_hash, created_at) VALUES (1, 1, 'CLI', 'abc', 1003)");
 }
 
-/** The first release's tables and their columns (later releases add columns, such as api_tokens.grant_id). */
+/** The first release's tables and their columns (later releases add columns, such as api_tokens.grant_id and import_id). */
 const DATA_TABLES: Record<string, string> = {
-  users: "*", collections: "*", links: "*", link_collections: "*",
+  users: "*",
+  collections: "id, user_id, name, description, visibility, icon, is_default, created_at, updated_at",
+  links: "id, user_id, name, description, url, favorite, clicks, last_clicked_at, created_at, updated_at",
+  link_collections: "*",
   api_tokens: "id, user_id, name, token_hash, created_at, last_used_at",
 };
 const dump = (sqlite: Database) => Object.fromEntries(Object.entries(DATA_TABLES).map(([table, columns]) => [table, sqlite.query(`SELECT ${columns} FROM ${table} ORDER BY rowid`).all()]));
@@ -79,6 +82,11 @@ describe("applyMigrations", () => {
     expect(dump(sqlite)).toEqual(before);
     // A token from before extension approvals existed belongs to none.
     expect(sqlite.query("SELECT grant_id FROM api_tokens").all()).toEqual([{ grant_id: null }]);
+    // Links and collections from before imports were recorded came from no recorded import; removing an import's record forgets it on them.
+    expect(sqlite.query("SELECT import_id FROM links UNION ALL SELECT import_id FROM collections").all()).toEqual([{ import_id: null }, { import_id: null }, { import_id: null }]);
+    for (const table of ["links", "collections"]) {
+      expect(sqlite.query(`SELECT "table", on_delete FROM pragma_foreign_key_list('${table}') WHERE "from" = 'import_id'`).all()).toEqual([{ table: "imports", on_delete: "SET NULL" }]);
+    }
     expect(tableNames(sqlite)).toContain("sessions");
     sqlite.run("INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ('s', 1, 1, 2)");
     expect(recorded(sqlite)).toEqual(embeddedMigrations.map((m) => ({ hash: sha256(m.sql), created_at: m.when })));

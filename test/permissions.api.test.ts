@@ -11,6 +11,7 @@ import {
   type TestEnv,
   type TestUser,
 } from "./helpers";
+import { importBookmarks } from "../src/bookmarks/service";
 import { Shelf } from "../src/shelf/shelf";
 import { recordCheck } from "../src/shelf/link-checks";
 import { surfaceOf } from "../src/surface";
@@ -22,6 +23,8 @@ interface Ids {
   ownerInbox: number;
   otherLink: number;
   otherCollection: number;
+  ownerImport: number;
+  otherImport: number;
 }
 
 interface Fixture {
@@ -63,6 +66,10 @@ async function makeFixture(): Promise<Fixture> {
   new Shelf(env.db, other.user).links.setContent(otherLink.id, { text: "Other's page text" }, "browser", env.clock.now++);
   // Each link was checked once long ago, and found not checkable, so every user has one link to list.
   for (const id of [ownerLink.id, otherLink.id]) recordCheck(env.db, id, { outcome: "unchecked", status: null, detail: "private address" }, env.clock.now - 86_400_000, env.config.linkCheck);
+  // Each imports the URL of their own link again: recorded, though it creates nothing (the scenarios above see no more links).
+  const importFile = (url: string) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="${url}">Imported</A>\n</DL><p>\n`;
+  const ownerImport = await importBookmarks(new Shelf(env.db, owner.user), importFile(ownerLink.url), env.clock.now++, { record: { source: "page", fileName: "owner.html" } });
+  const otherImport = await importBookmarks(new Shelf(env.db, other.user), importFile(otherLink.url), env.clock.now++, { record: { source: "cli", fileName: "other.html" } });
   const { token: revokedToken, info } = new Shelf(env.db, owner.user).tokens.create("revoked", env.clock.now++);
   new Shelf(env.db, owner.user).tokens.revoke(info.id);
   return {
@@ -76,6 +83,8 @@ async function makeFixture(): Promise<Fixture> {
       ownerInbox: await inboxOf(env, owner),
       otherLink: otherLink.id,
       otherCollection: otherCollection.id,
+      ownerImport: ownerImport.importId!,
+      otherImport: otherImport.importId!,
     },
   };
 }
@@ -275,6 +284,69 @@ const scenarios: Scenario[] = [
     method: "DELETE", url: "/api/v1/links/{ownerLink}", as: "other", expectStatus: 404, expectCode: "NOT_FOUND",
     expect: async (response, { env, other }) => {
       const missing = await request(env, "DELETE", "/api/v1/links/999999", { token: other.token });
+      expect(response.body).toEqual(missing.body);
+    },
+  },
+
+  // POST /api/v1/links/bulk
+  { name: "POST /links/bulk: a guest is refused", method: "POST", url: "/api/v1/links/bulk", as: "guest", body: (ids) => ({ ids: [ids.ownerLink], action: "delete" }), expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "POST /links/bulk: a revoked token is refused", method: "POST", url: "/api/v1/links/bulk", as: "revoked", body: (ids) => ({ ids: [ids.ownerLink], action: "delete" }), expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "POST /links/bulk: the owner moves their link to their collection",
+    method: "POST", url: "/api/v1/links/bulk", as: "owner", body: (ids) => ({ ids: [ids.ownerLink], action: "move", collectionId: ids.ownerInbox }), expectStatus: 200,
+    expect: async (response, { env, owner, ids }) => {
+      expect(response.body.count).toBe(1);
+      const link = await request(env, "GET", `/api/v1/links/${ids.ownerLink}`, { token: owner.token });
+      expect(link.body.link.collectionIds).toEqual([ids.ownerInbox]);
+    },
+  },
+  {
+    name: "POST /links/bulk: another user gets 404 for the owner's link among their own, as for an id that does not exist",
+    method: "POST", url: "/api/v1/links/bulk", as: "other", body: (ids) => ({ ids: [ids.otherLink, ids.ownerLink], action: "delete" }), expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other, ids }) => {
+      const missing = await request(env, "POST", "/api/v1/links/bulk", { token: other.token, body: { ids: [ids.otherLink, 999999], action: "delete" } });
+      expect(response.body).toEqual(missing.body);
+    },
+  },
+  {
+    name: "POST /links/bulk: another user gets 404 for the owner's collection with their own link",
+    method: "POST", url: "/api/v1/links/bulk", as: "other", body: (ids) => ({ ids: [ids.otherLink], action: "add", collectionId: ids.ownerCollection }), expectStatus: 404, expectCode: "NOT_FOUND",
+  },
+
+  // GET /api/v1/imports
+  { name: "GET /imports: a guest is refused", method: "GET", url: "/api/v1/imports", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /imports: a revoked token is refused", method: "GET", url: "/api/v1/imports", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /imports: the owner sees their own imports",
+    method: "GET", url: "/api/v1/imports", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => expect(response.body.imports.map((i: { id: number }) => i.id)).toEqual([ids.ownerImport]),
+  },
+  {
+    name: "GET /imports: another user sees only their own imports, never the owner's",
+    method: "GET", url: "/api/v1/imports", as: "other", expectStatus: 200,
+    expect: (response, { ids }) => {
+      expect(response.body.imports.map((i: { id: number }) => i.id)).toEqual([ids.otherImport]);
+      expect(response.text).not.toContain("owner.html");
+    },
+  },
+
+  // DELETE /api/v1/imports/:id
+  { name: "DELETE /imports/:id: a guest is refused", method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "DELETE /imports/:id: a revoked token is refused", method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "DELETE /imports/:id: the owner undoes their import, which never touches the link they had before it",
+    method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "owner", expectStatus: 200,
+    expect: async (response, { env, owner, ids }) => {
+      expect(response.body).toEqual({ message: "Import undone.", links: 0, collections: 0 });
+      const links = await request(env, "GET", "/api/v1/links", { token: owner.token });
+      expect(links.body.links.map((l: { id: number }) => l.id)).toEqual([ids.ownerLink]);
+    },
+  },
+  {
+    name: "DELETE /imports/:id: another user gets 404 for the owner's import, as for an id that does not exist",
+    method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "other", expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other }) => {
+      const missing = await request(env, "DELETE", "/api/v1/imports/999999", { token: other.token });
       expect(response.body).toEqual(missing.body);
     },
   },

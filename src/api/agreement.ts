@@ -5,7 +5,8 @@
  * module; the server's typecheck reads it like every file of src/.
  */
 import type { CollectionBody, AuthorJson, CollectionCreatedJson, CollectionItemJson, CollectionJson, CollectionListJson, Visibility } from "../collections/model";
-import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, LinkPageJson, UpdateLinkBody } from "../links/model";
+import type { BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, LinkPageJson, UpdateLinkBody } from "../links/model";
+import type { ImportJson, ImportListJson, ImportUndoneJson } from "../imports/model";
 import type { ContentBody, ContentItemJson, ContentJson, ContentSavedJson, ContentSource, SearchHitJson, SearchPageJson, SnippetJson } from "../search/model";
 import type { HealthCheckJson, HealthItemJson, HealthJson, HealthListJson, HealthOutcome, LinkHealthJson } from "../health/model";
 import type { Assert, SameType } from "./same-type";
@@ -20,6 +21,8 @@ type _SharedWithTheExtension = [
   Assert<SameType<typeof LinkItemJson.static, Api.LinkItemJson>>,
   Assert<SameType<typeof LinkPageJson.static, Api.LinkPageJson>>,
   Assert<SameType<typeof FavoritesJson.static, Api.FavoritesJson>>,
+  Assert<SameType<typeof BulkLinksBody.static, Api.BulkLinksBody>>,
+  Assert<SameType<typeof BulkLinksJson.static, Api.BulkLinksJson>>,
   Assert<SameType<typeof Visibility.static, Api.Visibility>>,
   Assert<SameType<typeof CollectionBody.static, Api.CollectionBody>>,
   Assert<SameType<typeof AuthorJson.static, Api.AuthorJson>>,
@@ -42,4 +45,7 @@ type _SharedWithTheExtension = [
   Assert<SameType<typeof LinkHealthJson.static, Api.LinkHealthJson>>,
   Assert<SameType<typeof HealthListJson.static, Api.HealthListJson>>,
   Assert<SameType<typeof HealthItemJson.static, Api.HealthItemJson>>,
+  Assert<SameType<typeof ImportJson.static, Api.ImportJson>>,
+  Assert<SameType<typeof ImportListJson.static, Api.ImportListJson>>,
+  Assert<SameType<typeof ImportUndoneJson.static, Api.ImportUndoneJson>>,
 ];

@@ -89,6 +89,25 @@ export interface UpdateLinkBody {
   collectionIds: number[];
 }
 
+/** What `POST /api/v1/links/bulk` does to every link it lists. */
+export type BulkAction = "favorite" | "unfavorite" | "delete" | "move" | "add" | "remove";
+
+/** The body of `POST /api/v1/links/bulk`: all of the links or none. */
+export interface BulkLinksBody {
+  /** 1-1,000 ids of your links, each once. */
+  ids: number[];
+  action: BulkAction;
+  /** Required by move, add and remove; refused with the other actions. */
+  collectionId?: number;
+}
+
+/** The answer of `POST /api/v1/links/bulk`. */
+export interface BulkLinksJson {
+  message: string;
+  /** How many links the action was applied to. */
+  count: number;
+}
+
 export type Visibility = "PUBLIC" | "PRIVATE";
 
 export interface AuthorJson {
@@ -197,6 +216,34 @@ export interface SearchPageJson {
   hits: SearchHitJson[];
   /** Pass as `cursor` (with the same q and filters) for the next page; null on the last page. */
   nextCursor: string | null;
+}
+
+/** One recorded import of a bookmark file (`GET /api/v1/imports`). */
+export interface ImportJson {
+  id: number;
+  createdAt: Timestamp;
+  /** page: the import page; cli: `linkshelf import`. */
+  source: "page" | "cli";
+  fileName: string;
+  /** Links and collections the import created; entries it left out as duplicates or could not store. */
+  links: number;
+  collections: number;
+  duplicates: number;
+  skipped: number;
+  /** Null while the import stands. */
+  undoneAt: Timestamp | null;
+}
+
+/** The answer of `GET /api/v1/imports`: newest first. */
+export interface ImportListJson {
+  imports: ImportJson[];
+}
+
+/** The answer of `DELETE /api/v1/imports/:id`: how many links and collections were removed. */
+export interface ImportUndoneJson {
+  message: string;
+  links: number;
+  collections: number;
 }
 
 /** The answer of `PUT` and `DELETE` of a link or a collection: `{"message": "Link updated."}`. */

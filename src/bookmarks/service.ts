@@ -7,6 +7,7 @@
 import { COLLECTION_LIMITS, type CollectionInput } from "../collections/model";
 import { LINK_LIMITS } from "../links/model";
 import { cleanName, isHttpUrl, Rules } from "../rules";
+import type { ImportRecordInput, ImportSource } from "../imports/model";
 import type { Shelf } from "../shelf/shelf";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
 
@@ -18,6 +19,12 @@ export interface ImportReport {
   duplicates: { name: string; url: string }[];
   /** Entries linkshelf cannot store (no URL, not http(s), too long...), with the reason. */
   skipped: { name: string; url: string; reason: string }[];
+}
+
+/** Where a confirmed import comes from, for its record (the import page, or the CLI with the file's path). */
+export interface ImportOrigin {
+  source: ImportSource;
+  fileName: string;
 }
 
 /** Separates the names of nested folders in a collection's name: `Work / Projects`. */
@@ -73,19 +80,24 @@ const CHUNK_MILLIS = 20;
  * event loop run between them, so a server keeps answering during a large import. It is still
  * all or nothing: when a transaction fails, what the earlier ones of this import created is
  * removed (removeImported), and the error is thrown. `created` hears of every link the import
- * made (its id and URL), once all of it is committed.
+ * made (its id and URL), once all of it is committed. With `record`, the import is recorded
+ * (src/shelf/imports.ts) in its first transaction, its links and collections carry the record's
+ * id (so it can be undone), and the answer has `importId`; a failed import leaves no record.
  */
 export async function importBookmarks(
   shelf: Shelf, file: string | NetscapeDocument, now: number,
-  options: { dryRun?: boolean; created?: (links: { id: number; url: string }[]) => void } = {},
-): Promise<ImportReport> {
+  options: { dryRun?: boolean; created?: (links: { id: number; url: string }[]) => void; record?: ImportOrigin } = {},
+): Promise<ImportReport & { importId?: number }> {
   const document = typeof file === "string" ? parseNetscape(file) : file;
   const plan = await planImport(shelf, document, now);
-  if (!options.dryRun) {
-    const created = await writePlan(shelf, plan);
-    options.created?.(created);
-  }
-  return plan.report;
+  if (options.dryRun) return plan.report;
+  const record = options.record && {
+    ...options.record, links: plan.report.linksCreated, collections: plan.report.collectionsCreated.length,
+    duplicates: plan.report.duplicates.length, skipped: plan.report.skipped.length,
+  };
+  const { created, importId } = await writePlan(shelf, plan, record, now);
+  options.created?.(created);
+  return importId === null ? plan.report : { ...plan.report, importId };
 }
 
 /**
@@ -177,42 +189,45 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
 }
 
 /**
- * writePlan writes what planImport decided: the collections, then the links (through
- * writeLink, createLink's rules and insert), in transactions of at most CHUNK_ITEMS entries
- * and about CHUNK_MILLIS each, yielding to the event loop between them. When one fails, the
- * links and collections the earlier ones created are removed (removeImported) and the error is thrown.
- * Returns the links created.
+ * writePlan writes what planImport decided: the record of the import when asked, the
+ * collections, then the links (through writeLink, createLink's rules and insert), in
+ * transactions of at most CHUNK_ITEMS entries and about CHUNK_MILLIS each, yielding to the event
+ * loop between them. When one fails, the links and collections the earlier ones created are
+ * removed (removeImported), with the record, and the error is thrown. Returns the links created
+ * and the record's id (null when not recorded).
  */
-async function writePlan(shelf: Shelf, plan: ImportPlan): Promise<{ id: number; url: string }[]> {
+async function writePlan(shelf: Shelf, plan: ImportPlan, record: ImportRecordInput | undefined, now: number): Promise<{ created: { id: number; url: string }[]; importId: number | null }> {
   const idsByName = new Map(plan.idsByName);
-  const made = { links: [] as number[], collections: [] as number[] };
+  const made = { links: [] as number[], collections: [] as number[], importId: null as number | null };
   const createdLinks: { id: number; url: string }[] = [];
   const total = plan.collections.length + plan.links.length;
   let next = 0;
   try {
-    while (next < total) {
+    while (next < total || (record && made.importId === null)) {
       const chunk = shelf.db.transaction(() => {
         const done = { links: [] as number[], collections: [] as number[], created: [] as { id: number; url: string }[] };
+        const importId = made.importId ?? (record ? shelf.imports.record(record, now) : null);
         const started = performance.now();
         const inbox = shelf.collections.inboxId();
         let at = next;
-        do {
+        while (at < total && at - next < CHUNK_ITEMS && (at === next || performance.now() - started < CHUNK_MILLIS)) {
           if (at < plan.collections.length) {
             const planned = plan.collections[at]!;
-            const created = shelf.collections.create(planned.input, planned.createdAt);
+            const created = shelf.collections.create(planned.input, planned.createdAt, importId);
             idsByName.set(planned.name, created.id);
             done.collections.push(created.id);
           } else {
             const link = plan.links[at - plan.collections.length]!;
             const collectionIds = [...link.collections].map((name) => (name === null ? inbox : idsByName.get(name)!));
-            const created = shelf.links.write({ name: link.name, description: link.description, url: link.url, favorite: link.favorite, collectionIds }, link.createdAt);
+            const created = shelf.links.write({ name: link.name, description: link.description, url: link.url, favorite: link.favorite, collectionIds }, link.createdAt, importId);
             done.links.push(created.id);
             done.created.push({ id: created.id, url: created.url });
           }
           at++;
-        } while (at < total && at - next < CHUNK_ITEMS && performance.now() - started < CHUNK_MILLIS);
-        return { done, at };
+        }
+        return { done, at, importId };
       }, { behavior: "immediate" });
+      made.importId = chunk.importId;
       made.links.push(...chunk.done.links);
       createdLinks.push(...chunk.done.created);
       made.collections.push(...chunk.done.collections);
@@ -220,10 +235,10 @@ async function writePlan(shelf: Shelf, plan: ImportPlan): Promise<{ id: number; 
       if (next < total) await new Promise((resolve) => setImmediate(resolve));
     }
   } catch (error) {
-    if (made.links.length + made.collections.length > 0) await removeImported(shelf, made);
+    if (made.links.length + made.collections.length > 0 || made.importId !== null) await removeImported(shelf, made);
     throw error;
   }
-  return createdLinks;
+  return { created: createdLinks, importId: made.importId };
 }
 
 /**
@@ -231,14 +246,15 @@ async function writePlan(shelf: Shelf, plan: ImportPlan): Promise<{ id: number; 
  * links, CHUNK_ITEMS per transaction with the event loop running between them (removing 60,000
  * links at once held the database for over half a second), then in one last transaction its
  * collections, the way deleteCollection removes one (a link put there since then, and nowhere
- * else, goes to the Inbox).
+ * else, goes to the Inbox), and the import's record.
  */
-async function removeImported(shelf: Shelf, made: { links: number[]; collections: number[] }): Promise<void> {
+async function removeImported(shelf: Shelf, made: { links: number[]; collections: number[]; importId: number | null }): Promise<void> {
   for (let at = 0; at < made.links.length; at += CHUNK_ITEMS) {
     if (at > 0) await new Promise((resolve) => setImmediate(resolve));
     shelf.links.deleteMany(made.links.slice(at, at + CHUNK_ITEMS));
   }
   shelf.collections.deleteMany(made.collections);
+  if (made.importId !== null) shelf.imports.forget(made.importId);
 }
 
 const byAge = (a: { isDefault: boolean; id: number }, b: { isDefault: boolean; id: number }) =>

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, check, index, type AnySQLiteColumn, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Timestamps are stored as integer milliseconds since the epoch (UTC). */
 const millis = (name: string) => integer(name, { mode: "number" });
@@ -34,8 +34,11 @@ export const collections = sqliteTable("collections", {
   isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
   createdAt: millis("created_at").notNull(),
   updatedAt: millis("updated_at").notNull(),
+  /** The import that created the collection (undoing it removes the collection if empty); null otherwise. */
+  importId: integer("import_id").references((): AnySQLiteColumn => imports.id, { onDelete: "set null" }),
 }, (table) => [
   index("collections_user_idx").on(table.userId),
+  index("collections_import_idx").on(table.importId),
   check("collections_visibility_check", sql`${table.visibility} IN ('PUBLIC', 'PRIVATE')`),
   uniqueIndex("collections_one_default_per_user").on(table.userId).where(sql`${table.isDefault} = 1`),
 ]);
@@ -51,8 +54,11 @@ export const links = sqliteTable("links", {
   lastClickedAt: millis("last_clicked_at"),
   createdAt: millis("created_at").notNull(),
   updatedAt: millis("updated_at").notNull(),
+  /** The import that created the link (undoing it deletes the link); null otherwise. */
+  importId: integer("import_id").references((): AnySQLiteColumn => imports.id, { onDelete: "set null" }),
 }, (table) => [
   index("links_user_created_idx").on(table.userId, table.createdAt, table.id),
+  index("links_import_idx").on(table.importId),
 ]);
 
 /** Which collections a link is in; every link is in at least one (the Inbox when nothing else). */
@@ -81,10 +87,32 @@ export const linkContents = sqliteTable("link_contents", {
   capturedAt: millis("captured_at").notNull(),
 }, (table) => [check("link_contents_source_check", sql`${table.source} IN ('browser', 'server')`)]);
 
+/**
+ * One confirmed import of a bookmark file (from the import page or the CLI), with its report's
+ * counts; the links and collections it created name it in their `import_id`. `undone_at` is
+ * set when it is undone.
+ */
+export const imports = sqliteTable("imports", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  createdAt: millis("created_at").notNull(),
+  source: text("source", { enum: ["page", "cli"] }).notNull(),
+  fileName: text("file_name").notNull(),
+  links: integer("links").notNull(),
+  collections: integer("collections").notNull(),
+  duplicates: integer("duplicates").notNull(),
+  skipped: integer("skipped").notNull(),
+  undoneAt: millis("undone_at"),
+}, (table) => [
+  index("imports_user_idx").on(table.userId, table.id),
+  check("imports_source_check", sql`${table.source} IN ('page', 'cli')`),
+]);
+
 export type UserRow = typeof users.$inferSelect;
 export type LinkRow = typeof links.$inferSelect;
 export type CollectionRow = typeof collections.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
+export type ImportRow = typeof imports.$inferSelect;
 export type LinkContentRow = typeof linkContents.$inferSelect;
 
 /** Browser sign-in sessions; only a hash of the cookie value is stored. */

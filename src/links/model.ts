@@ -99,8 +99,27 @@ export const LinkPageJson = t.Object({
 });
 export const FavoritesJson = t.Array(LinkJson, { description: "Most clicked first, then most recently clicked (never clicked last), then id." });
 
+/** What `POST /api/v1/links/bulk` does to every link it lists. */
+export const BULK_ACTIONS = ["favorite", "unfavorite", "delete", "move", "add", "remove"] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+/** The actions that name a collection. */
+export const COLLECTION_ACTIONS: readonly BulkAction[] = ["move", "add", "remove"];
+/** The most links one bulk request acts on. */
+export const BULK_MAX_IDS = 1000;
+
+export const BulkLinksBody = t.Object({
+  ids: t.Array(IdNumber, { description: `1-${BULK_MAX_IDS} ids of your links, each once.` }),
+  action: t.Union(BULK_ACTIONS.map((action) => t.Literal(action)), {
+    description: "favorite, unfavorite; delete; move (into exactly that collection, out of all others), add (into that collection too), " +
+      "remove (out of that collection; a link left in none goes to the Inbox).",
+  }),
+  collectionId: t.Optional(IdNumber),
+});
+export type BulkLinksInput = typeof BulkLinksBody.static;
+export const BulkLinksJson = t.Object({ message: t.String(), count: Int({ description: "How many links the action was applied to." }) });
+
 /** toLinkJson shapes a stored link for clients; `collectionIds` must already be sorted. */
-export function toLinkJson(row: LinkRow, collectionIds: number[]): LinkJson {
+export function toLinkJson(row: Omit<LinkRow, "importId">, collectionIds: number[]): LinkJson {
   return {
     id: row.id,
     name: row.name,

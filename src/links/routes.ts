@@ -6,7 +6,13 @@ import { recordWrites } from "../api/writes";
 import { parseId } from "../ids";
 import { surfaces } from "../surface";
 import { apiRoute, errorDoc } from "../openapi/describe";
-import { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
+import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
+
+/** What the answer of a bulk request says was done. */
+const BULK_DONE: Record<BulkAction, string> = {
+  favorite: "marked favorite", unfavorite: "no longer favorite", delete: "deleted",
+  move: "moved to the collection", add: "added to the collection", remove: "removed from the collection",
+};
 
 /** linkRoutes: `/api/v1/links`. */
 export function linkRoutes({ clock, capture }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
@@ -44,6 +50,22 @@ export function linkRoutes({ clock, capture }: AppDeps, { apiUser }: Guards, com
       tag: "links", summary: "Create a link", body: CreateLinkBody,
       description: "Clicks start at 0. Without collectionIds the link goes to the Inbox.",
       ok: { status: 201, description: "Created.", json: LinkCreatedJson },
+    }))
+    .post("/bulk", ({ shelf, body }) => {
+      const count = shelf.links.bulk(body, clock());
+      return { message: `${count} link(s) ${BULK_DONE[body.action]}.`, count };
+    }, apiRoute({
+      tag: "links", summary: "Act on many links at once", body: BulkLinksBody,
+      description: `One action on 1-${BULK_MAX_IDS} of your links, in one transaction: all of them or none. ` +
+        "collectionId is required by move, add and remove, and refused with the other actions. " +
+        "Every action but delete moves the links' updatedAt.",
+      ok: { description: "Done; count is how many links the action was applied to (every id listed).", json: BulkLinksJson },
+      more: {
+        404: errorDoc("NOT_FOUND: an id is not one of your links, or collectionId is not one of your collections; nothing was changed."),
+        409: errorDoc("DEFAULT_COLLECTION: links cannot be removed from the Inbox (move them instead); nothing was changed."),
+        422: errorDoc("VALIDATION_FAILED: no ids or more than 1,000, an id twice or not a positive whole number, an unknown action, " +
+          "collectionId missing for move, add or remove or given with another action; `errors` names each (`/ids`, `/ids/3`, `/action`, `/collectionId`)."),
+      },
     }))
     .use(recordWrites({ apiUser }, clock, {
       tag: "links", noun: "Link", records: (shelf) => shelf.links, body: UpdateLinkBody, deleteSummary: "Delete a link",

@@ -102,8 +102,8 @@ export function writeIndexRow(db: Db, linkId: number, fields: IndexedFields): vo
 
 /** unindexLinks removes the index rows of links being deleted (inside the delete's transaction). */
 export function unindexLinks(db: Db, linkIds: readonly number[]): void {
-  const remove = db.$client.query("DELETE FROM link_search WHERE rowid = ?");
-  for (const id of linkIds) remove.run(id);
+  if (linkIds.length === 0) return;
+  db.$client.query("DELETE FROM link_search WHERE rowid IN (SELECT value FROM json_each(?))").run(JSON.stringify(linkIds));
 }
 
 /**

@@ -158,12 +158,12 @@ export class ShelfCollections {
     return new TextEncoder().encode(`{"collections":[${parts.join(",")}]}`);
   }
 
-  /** create makes an empty, non-default collection. */
-  create(input: CollectionInput, now: number): CollectionJson {
+  /** create makes an empty, non-default collection; an import passes its id. */
+  create(input: CollectionInput, now: number, importId: number | null = null): CollectionJson {
     const values = checkCollection(input);
     const row = this.owner.db
       .insert(collections)
-      .values({ ...values, userId: this.owner.user.id, isDefault: false, createdAt: now, updatedAt: now })
+      .values({ ...values, userId: this.owner.user.id, isDefault: false, createdAt: now, updatedAt: now, importId })
       .returning()
       .all()[0]!;
     return toCollectionJson(row, this.owner.user, []);
@@ -194,6 +194,16 @@ export class ShelfCollections {
           AND NOT EXISTS (SELECT 1 FROM ${linkCollections} AS other WHERE other.link_id = lc.link_id AND other.collection_id <> ${id})`);
       db.delete(collections).where(eq(collections.id, id)).run();
     }, { behavior: "immediate" });
+  }
+
+  /** deleteEmptyImported deletes the owner's collections that an import created and that hold no link (inside the caller's transaction); returns how many. */
+  deleteEmptyImported(importId: number): number {
+    return this.owner.db.delete(collections)
+      .where(and(
+        eq(collections.userId, this.owner.user.id), eq(collections.importId, importId), eq(collections.isDefault, false),
+        sql`NOT EXISTS (SELECT 1 FROM ${linkCollections} WHERE ${linkCollections.collectionId} = ${collections.id})`,
+      ))
+      .returning({ id: collections.id }).all().length;
   }
 
   /** deleteMany deletes those of `ids` that are the owner's collections, each as `delete` does, in one transaction. */

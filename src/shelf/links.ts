@@ -5,13 +5,13 @@
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { preparedQueries } from "../db/client";
 import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
-import { NotFound } from "../errors";
-import { LINK_LIMITS, LINK_PAGE, toLinkJson, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
+import { Conflict, NotFound } from "../errors";
+import { BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_LIMITS, LINK_PAGE, toLinkJson, type BulkLinksInput, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
 import type { ContentInput, ContentJson, ContentSource, ContentSummary, SearchResults } from "../search/model";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
-import { collectionIdsOf, ownedCollection, type Owner } from "./scope";
+import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
 import { searchLinks } from "./search";
 
 /** What creating a link runs, built once per database (a POST's own cost is mostly these). */
@@ -21,7 +21,7 @@ const linkQueries = preparedQueries((db) => ({
     .values({
       userId: sql.placeholder("userId"), name: sql.placeholder("name"), description: sql.placeholder("description"),
       url: sql.placeholder("url"), favorite: sql.placeholder("favorite"),
-      createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("now"),
+      createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("now"), importId: sql.placeholder("importId"),
     })
     .returning()
     .prepare(),
@@ -41,6 +41,42 @@ const NEWEST_FIRST = [desc(links.createdAt), desc(links.id)];
 
 const inCollection = (collectionId: number) =>
   sql`${links.id} IN (SELECT link_id FROM link_collections WHERE collection_id = ${collectionId})`;
+
+/** listed is the ids of a JSON array of ids, as a subquery (one bound parameter however many ids). */
+const listed = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
+/**
+ * deleteLinks deletes the owner's links matching `where` (their memberships and saved content
+ * go with them) and their search index rows, inside the caller's transaction; returns how many.
+ * The one delete of links: single, bulk, a failed import's and an undone import's.
+ */
+export function deleteLinks({ db, user }: Owner, where: SQL): number {
+  const deleted = db.delete(links).where(and(eq(links.userId, user.id), where)).returning({ id: links.id }).all();
+  unindexLinks(db, deleted.map((row) => row.id));
+  return deleted.length;
+}
+
+/**
+ * checkBulk applies the rules of a bulk request: 1 to BULK_MAX_IDS positive ids, each once; a
+ * collection for move, add and remove, and none for the other actions.
+ */
+function checkBulk(input: BulkLinksInput): void {
+  const rules = new Rules();
+  if (input.ids.length === 0 || input.ids.length > BULK_MAX_IDS) {
+    rules.fail("/ids", `Expected 1 to ${BULK_MAX_IDS} ids`);
+  } else {
+    const seen = new Map<number, number>();
+    input.ids.forEach((id, at) => {
+      if (!Number.isSafeInteger(id) || id < 1) rules.fail(`/ids/${at}`, "Expected the id of one of your links (a positive whole number)");
+      else if (seen.has(id)) rules.fail(`/ids/${at}`, `Expected each id once: ${id} is also at /ids/${seen.get(id)}`);
+      else seen.set(id, at);
+    });
+  }
+  const needsCollection = COLLECTION_ACTIONS.includes(input.action);
+  if (needsCollection && input.collectionId === undefined) rules.fail("/collectionId", `Required by ${input.action}`);
+  if (!needsCollection && input.collectionId !== undefined) rules.fail("/collectionId", `Expected no collectionId with ${input.action}: only move, add and remove name a collection`);
+  rules.check();
+}
 
 /** A position in the newest-first order: the last link of a page (opaque to clients). */
 interface Position {
@@ -202,11 +238,11 @@ export class ShelfLinks {
    * without a transaction (a savepoint) of its own. An import writes thousands of links per
    * transaction with it; the caller's transaction is what rolls back a failure.
    */
-  write(input: CreateLinkInput, now: number): LinkJson {
+  write(input: CreateLinkInput, now: number, importId: number | null = null): LinkJson {
     const { db, user } = this.owner;
     const { collectionIds, ...fields } = checkLink(this.owner, input, "");
     const queries = linkQueries(db);
-    const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
+    const row = queries.insertLink.all({ userId: user.id, ...fields, now, importId })[0]!;
     for (const collectionId of collectionIds) queries.addMembership.run({ linkId: row.id, collectionId });
     deferIndexing(db, row.id);
     return toLinkJson(row, collectionIds);
@@ -240,23 +276,63 @@ export class ShelfLinks {
 
   /** delete deletes one of the owner's links (its memberships go with it). */
   delete(id: number): void {
-    const { db } = this.owner;
-    db.transaction(() => {
+    this.owner.db.transaction(() => {
       this.row(id);
-      db.delete(links).where(eq(links.id, id)).run();
-      unindexLinks(db, [id]);
+      deleteLinks(this.owner, eq(links.id, id));
     }, { behavior: "immediate" });
   }
 
   /** deleteMany deletes those of `ids` that are the owner's links, in one transaction. */
   deleteMany(ids: readonly number[]): void {
+    this.owner.db.transaction(() => void deleteLinks(this.owner, inArray(links.id, listed(ids))), { behavior: "immediate" });
+  }
+
+  /**
+   * bulk applies one action to many of the owner's links in one transaction, all or nothing,
+   * in a bounded number of statements however many ids: the rules (ValidationFailed), then
+   * every id must be one of the owner's links and the collection one of theirs (NotFound),
+   * and links cannot be removed from the Inbox (Conflict). Every action but delete moves the
+   * links' updatedAt, as the single update doing the same would. Returns how many links it acted on.
+   */
+  bulk(input: BulkLinksInput, now: number): number {
+    checkBulk(input);
     const { db, user } = this.owner;
-    db.transaction(() => {
-      const deleted = db.delete(links)
-        .where(and(eq(links.userId, user.id), inArray(links.id, sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`)))
-        .returning({ id: links.id })
-        .all();
-      unindexLinks(db, deleted.map((row) => row.id));
+    const ids = listed(input.ids);
+    return db.transaction(() => {
+      const owned = db.select({ n: sql<number>`count(*)` }).from(links).where(and(eq(links.userId, user.id), inArray(links.id, ids))).get()!.n;
+      if (owned !== input.ids.length) throw new NotFound();
+      const collection = input.collectionId === undefined ? undefined : ownedCollection(this.owner, input.collectionId);
+      const touch = (favorite?: boolean) =>
+        db.update(links).set({ updatedAt: now, ...(favorite === undefined ? {} : { favorite }) }).where(and(eq(links.userId, user.id), inArray(links.id, ids))).run();
+      const addTo = (collectionId: number, onlyHomeless = false) => db.run(sql`
+        INSERT OR IGNORE INTO ${linkCollections} (link_id, collection_id)
+        SELECT listed.value, ${collectionId} FROM json_each(${JSON.stringify(input.ids)}) AS listed
+        ${onlyHomeless ? sql`WHERE NOT EXISTS (SELECT 1 FROM ${linkCollections} AS lc WHERE lc.link_id = listed.value)` : sql``}`);
+      switch (input.action) {
+        case "favorite":
+        case "unfavorite":
+          touch(input.action === "favorite");
+          break;
+        case "delete":
+          deleteLinks(this.owner, inArray(links.id, ids));
+          break;
+        case "move":
+          db.delete(linkCollections).where(and(inArray(linkCollections.linkId, ids), sql`${linkCollections.collectionId} <> ${collection!.id}`)).run();
+          addTo(collection!.id);
+          touch();
+          break;
+        case "add":
+          addTo(collection!.id);
+          touch();
+          break;
+        case "remove":
+          if (collection!.isDefault) throw new Conflict("DEFAULT_COLLECTION", "Links cannot be removed from the Inbox collection: move them to another collection instead.");
+          db.delete(linkCollections).where(and(eq(linkCollections.collectionId, collection!.id), inArray(linkCollections.linkId, ids))).run();
+          addTo(inboxId(this.owner), true);
+          touch();
+          break;
+      }
+      return input.ids.length;
     }, { behavior: "immediate" });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * A shelf is one user's links, collections, memberships, API tokens, approved extensions and link health:
+ * A shelf is one user's links, collections, memberships, imports, API tokens, approved extensions and link health:
  * the only way in to them. The auth plugins resolve a request to a shelf (not a bare user),
  * and the API routes, the pages, the CLI and the importer call only its methods. Every query
  * behind them is scoped to the owner by construction, so no caller checks ownership: another
@@ -11,6 +11,7 @@ import type { UserRow } from "../db/schema";
 import { ShelfCollections } from "./collections";
 import { ShelfExtensions } from "./extensions";
 import { ShelfHealth } from "./health";
+import { ShelfImports } from "./imports";
 import { ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
@@ -26,6 +27,7 @@ export class Shelf implements Owner {
   readonly tokens: ShelfTokens;
   readonly extensions: ShelfExtensions;
   readonly health: ShelfHealth;
+  readonly imports: ShelfImports;
 
   constructor(readonly db: Db, readonly user: UserRow) {
     this.links = new ShelfLinks(this);
@@ -33,6 +35,7 @@ export class Shelf implements Owner {
     this.tokens = new ShelfTokens(this);
     this.extensions = new ShelfExtensions(this, this.tokens);
     this.health = new ShelfHealth(this, this.links);
+    this.imports = new ShelfImports(this, this.collections);
   }
 
   /** viewer is the signed-in pages' view of the owner: the user and their count of broken links (one query). */

@@ -180,6 +180,7 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
       if (!state) return page(shelf.viewer(), EXPIRED, 404);
       if (state.kind === "preview") {
         const running = importBookmarks(shelf, state.document, now, {
+          record: { source: "page", fileName: state.fileName },
           created: (links) => links.forEach((link) => capture?.enqueue(link.id, shelf.user.id, link.url)),
         });
         waiting.replace(params.key, shelf.user.id, { ...state, kind: "importing", running }, now);

@@ -1,0 +1,30 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../deps";
+import type { Guards } from "../auth/requester";
+import { parseId } from "../ids";
+import { surfaces } from "../surface";
+import { apiRoute, errorDoc } from "../openapi/describe";
+import { ImportListJson, ImportUndoneJson } from "./model";
+
+/** importRoutes: `/api/v1/imports`, the record of the requester's imports and undoing one. */
+export function importRoutes({ clock }: AppDeps, { apiUser }: Guards) {
+  return new Elysia({ prefix: "/imports" })
+    .use(surfaces)
+    .use(apiUser)
+    .get("/", ({ shelf }) => ({ imports: shelf.imports.list() }), apiRoute({
+      tag: "imports", summary: "List your imports of bookmark files, newest first",
+      description: "Every confirmed import, from the import page or linkshelf import; dry runs and previews are not recorded.",
+      ok: { description: "Your imports, undone ones included (undoneAt set).", json: ImportListJson },
+    }))
+    .delete("/:id", ({ shelf, params }) => {
+      const undone = shelf.imports.undo(parseId(params.id), clock());
+      return { message: "Import undone.", ...undone };
+    }, apiRoute({
+      tag: "imports", summary: "Undo an import", id: true,
+      description: "In one transaction: deletes the links the import created that still exist, wherever they are now and edited or not, " +
+        "then the collections it created that are left empty. Links that were there before the import (its duplicates) are never touched; " +
+        "a collection it created that holds other links is kept.",
+      ok: { description: "Undone; the counts removed.", json: ImportUndoneJson },
+      more: { 404: errorDoc("NOT_FOUND: no import of yours has that id, or it is undone already.") },
+    }));
+}
