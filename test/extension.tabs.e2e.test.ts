@@ -8,9 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { BrowserContext } from "playwright-core";
 import type { CollectionCreatedJson, CollectionItemJson, LinkPageJson } from "../src/api/types";
-import { runBinary } from "./binary";
-import { grantLoopback, launchWithExtension, type ChromeApi } from "./extension.chromium";
-import { EMAIL, startStack, type Stack } from "./extension.stack";
+import { launchSignedIn, type ChromeApi } from "./extension.chromium";
+import { startStack, type Stack } from "./extension.stack";
 import { CHROMIUM, requireProgram } from "./programs";
 
 declare const chrome: ChromeApi & { tabs: { query(query: { windowId: number }): Promise<{ url?: string }[]> } };
@@ -33,7 +32,9 @@ afterAll(async () => {
 describe.skipIf(!present)("saving all tabs of a window through the extension in Chromium", () => {
   it("saves the window's web pages into the chosen collection, skips the one already saved and the extension's own page, and says so", async () => {
     const { origin } = stack!.server;
-    const token = (await runBinary(stack!.binary, ["token", "create", "--email", EMAIL, "--data-dir", stack!.dataDir], { cwd: stack!.root })).stdout.trim();
+    const launched = await launchSignedIn(stack!, "chromium-tabs-profile");
+    context = launched.context;
+    const { worker, id, token } = launched;
     const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
       const response = await fetch(`${origin}${path}`, {
         method,
@@ -46,12 +47,6 @@ describe.skipIf(!present)("saving all tabs of a window through the extension in 
     const site = stack!.siteOrigin;
     const reading = (await api<CollectionCreatedJson>("POST", "/api/v1/collections", { name: "Reading", visibility: "PRIVATE", icon: "📚" })).collection;
     await api("POST", "/api/v1/links", { name: "Saved before", url: `${site}/saved/`, favorite: false });
-
-    const launched = await launchWithExtension(stack!, "chromium-tabs-profile");
-    context = launched.context;
-    const { worker, id, options } = launched;
-    await grantLoopback(context, id, options);
-    await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [origin, token]);
 
     // The window: the options page, three new pages, the saved one at another spelling of its
     // address, and a page of no web site (its address is visible through the tabs permission alone).
