@@ -175,20 +175,20 @@ describe.skipIf(!present)("the extension in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("holds the Save button and says when to retry when the server rate-limits", async () => {
-    // A server of its own, allowing 3 requests a minute per user.
+    // A server of its own, allowing 4 requests a minute per user.
     const dataDir = join(stack!.root, "limited-data");
     const cli = { cwd: stack!.root, env: cleanEnv() };
     await runBinary(stack!.binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { ...cli, stdin: `${PASSWORD}\n` });
     const token = (await runBinary(stack!.binary, ["token", "create", "--email", EMAIL, "--data-dir", dataDir], cli)).stdout.trim();
-    const limited = await startServer(stack!.binary, { cwd: stack!.root, dataDir, env: cleanEnv({ LINKSHELF_RATE_LIMIT: "3/60" }) });
+    const limited = await startServer(stack!.binary, { cwd: stack!.root, dataDir, env: cleanEnv({ LINKSHELF_RATE_LIMIT: "4/60" }) });
     try {
       const { context, worker, id, options } = await launchWithExtension("chromium-limited-profile");
       await grantLoopback(context, id, options);
-      // Request 1: the background's refresh after the settings change.
+      // Requests 1 and 2: the background's refresh after the settings change (favorites, then broken links).
       await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [limited.origin, token]);
       const lastSync = () => worker.evaluate(async () => ((await chrome.storage.local.get(["lastSync"])).lastSync ?? null) as { ok: boolean } | null);
       await waitUntil(lastSync, (last) => last?.ok === true, "the refresh after signing in");
-      // Requests 2 and 3: the popup's collections and favorites. Saving is the fourth.
+      // Requests 3 and 4: the popup's collections and favorites. Saving is the fifth.
       const popup = await context.newPage();
       await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams({ url: `${stack!.siteOrigin}/x`, title: "Page x" })}`);
       await popup.waitForSelector("#collections input");
