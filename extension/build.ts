@@ -26,7 +26,8 @@ export function manifest(target: Target, version: string): Record<string, unknow
     version,
     description: "Save pages to your linkshelf server and pin your most-clicked favorites to the bookmarks bar.",
     // scripting: reading the text of the tab being saved (capture.js), where activeTab lets it.
-    permissions: ["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab", "scripting"],
+    // tabs: the addresses and titles of the window's tabs, for "Save all tabs in this window".
+    permissions: ["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab", "scripting", "tabs"],
     // Only the server's own host is ever asked for, at sign-in (see README).
     optional_host_permissions: ["http://*/*", "https://*/*"],
     // Drawn from assets/icon.svg by `npm run icons`, like the server's icons.

@@ -59,11 +59,11 @@ describe("npm run build:extension", () => {
     }
   });
 
-  it("gives both browsers the address bar's keyword ls and the scripting permission the page capture needs", () => {
+  it("gives both browsers the address bar's keyword ls, the scripting permission the page capture needs and the tabs permission saving all tabs needs", () => {
     for (const target of ["chromium", "firefox"]) {
       const manifest = manifestOf(target);
       expect(manifest.omnibox).toEqual({ keyword: "ls" });
-      expect(manifest.permissions).toEqual(["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab", "scripting"]);
+      expect(manifest.permissions).toEqual(["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab", "scripting", "tabs"]);
     }
   });
 

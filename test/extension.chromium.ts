@@ -6,8 +6,9 @@ import { expect } from "bun:test";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
 import type { WebExt } from "../extension/src/webext";
+import { runBinary } from "./binary";
 import type { Stack } from "./extension.stack";
-import { waitUntil } from "./extension.stack";
+import { EMAIL, waitUntil } from "./extension.stack";
 import { CHROMIUM } from "./programs";
 
 /**
@@ -64,4 +65,18 @@ export async function grantLoopback(context: BrowserContext, id: string, extensi
   await admin.close();
   // Chromium applies it once the extension asks, which it then does without a prompt.
   expect(await extensionPage.evaluate(() => chrome.permissions.request({ origins: ["http://127.0.0.1/*"] }))).toBe(true);
+}
+
+/**
+ * launchSignedIn launches Chromium as launchWithExtension does, grants the loopback host, and
+ * signs the extension in to the stack's server with a token made by the CLI (no sign-in
+ * window); the test reads the API with the same token.
+ */
+export async function launchSignedIn(stack: Stack, profile: string): Promise<LaunchedExtension & { token: string }> {
+  const created = await runBinary(stack.binary, ["token", "create", "--email", EMAIL, "--data-dir", stack.dataDir], { cwd: stack.root });
+  const token = created.stdout.trim();
+  const launched = await launchWithExtension(stack, profile);
+  await grantLoopback(launched.context, launched.id, launched.options);
+  await launched.worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [stack.server.origin, token]);
+  return { ...launched, token };
 }

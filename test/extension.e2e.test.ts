@@ -184,7 +184,7 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     try {
       const { context, worker, id, options } = await launchWithExtension("chromium-limited-profile");
       await grantLoopback(context, id, options);
-      // Requests 1 and 2: the background's refresh after the settings change (favorites, broken links).
+      // Requests 1 and 2: the background's refresh after the settings change (favorites, then broken links).
       await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [limited.origin, token]);
       const lastSync = () => worker.evaluate(async () => ((await chrome.storage.local.get(["lastSync"])).lastSync ?? null) as { ok: boolean } | null);
       await waitUntil(lastSync, (last) => last?.ok === true, "the refresh after signing in");

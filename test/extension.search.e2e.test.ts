@@ -11,9 +11,8 @@ import type { BrowserContext, Page } from "playwright-core";
 import type { ContentItemJson, LinkItemJson, LinkPageJson } from "../src/api/types";
 import type { OmniboxHandlers } from "../extension/src/omnibox";
 import type { Suggestion } from "../extension/src/webext";
-import { runBinary } from "./binary";
 import { ARTICLE_KEEPS } from "./capture.fixtures";
-import { grantLoopback, launchWithExtension, type ChromeApi } from "./extension.chromium";
+import { launchSignedIn, type ChromeApi } from "./extension.chromium";
 import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
 import { CHROMIUM, requireProgram } from "./programs";
 
@@ -41,18 +40,14 @@ afterAll(async () => {
 describe.skipIf(!present)("saved pages and search through the extension in Chromium", () => {
   it("captures the article's text on save, offers to edit the page at another spelling of its address, and finds and opens it from the ls keyword", async () => {
     const { origin } = stack!.server;
-    const cli = { cwd: stack!.root };
-    const token = (await runBinary(stack!.binary, ["token", "create", "--email", EMAIL, "--data-dir", stack!.dataDir], cli)).stdout.trim();
+    const launched = await launchSignedIn(stack!, "chromium-search-profile");
+    context = launched.context;
+    const { worker, id, token } = launched;
     const api = async <T>(path: string): Promise<T> => {
       const response = await fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${token}` } });
       expect({ path, status: response.status }).toEqual({ path, status: 200 });
       return (await response.json()) as T;
     };
-    const launched = await launchWithExtension(stack!, "chromium-search-profile");
-    context = launched.context;
-    const { worker, id, options } = launched;
-    await grantLoopback(context, id, options);
-    await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [origin, token]);
 
     /** openPopup opens the popup for `url` as the context menu does, for the tab showing `tabUrl` when given. */
     const openPopup = async (url: string, tab?: Page): Promise<Page> => {

@@ -1,9 +1,11 @@
 /**
  * The background script (Chromium service worker, Firefox event page): keeps the pinned folder
  * in step with the server, on start, on a timer, after a save and when the settings change, and
- * offers "Save to linkshelf…" in the context menu and the address bar's keyword `ls`. Listeners are registered at the top level so
- * a restarted worker receives the event that woke it.
+ * offers "Save page to linkshelf…" and "Save link to linkshelf…" in the context menu and the
+ * address bar's keyword `ls`. Listeners are registered at the top level so a restarted worker
+ * receives the event that woke it.
  */
+import { MENU_ITEMS, menuPopupQuery } from "./menu";
 import { createOmnibox, DEFAULT_SUGGESTION, type OmniboxHandlers } from "./omnibox";
 import { syncFavorites, type SyncOutcome } from "./pins";
 import { webext } from "./webext";
@@ -12,7 +14,6 @@ const ext = webext();
 const REFRESH_ALARM = "linkshelf-refresh";
 const RETRY_ALARM = "linkshelf-retry";
 const REFRESH_MINUTES = 15;
-const MENU_ID = "linkshelf-save";
 /** Settings whose change calls for a refresh (the sync's own writes are not among them). */
 const WATCHED = ["server", "token", "pinCount"];
 
@@ -36,7 +37,7 @@ function start() {
 
 ext.runtime.onInstalled.addListener(({ reason }) => {
   void ext.contextMenus.removeAll().then(() => {
-    ext.contextMenus.create({ id: MENU_ID, title: "Save to linkshelf…", contexts: ["page", "link"] });
+    for (const item of MENU_ITEMS) ext.contextMenus.create(item);
   });
   // A new install has no server yet: the options page is where that starts.
   if (reason === "install") void ext.runtime.openOptionsPage();
@@ -56,12 +57,8 @@ ext.runtime.onMessage.addListener((message, _sender, respond) => {
 });
 
 ext.contextMenus.onClicked.addListener((info, tab) => {
-  if (info.menuItemId !== MENU_ID) return;
-  const url = info.linkUrl ?? info.pageUrl ?? tab?.url ?? "";
-  const title = info.linkUrl ? (info.linkText ?? info.linkUrl) : (tab?.title ?? url);
-  const query = new URLSearchParams({ url, title });
-  // The popup reads this tab's text only when it saves the tab's own address (never for a link on it).
-  if (tab?.id !== undefined) query.set("tabId", String(tab.id));
+  const query = menuPopupQuery(info, tab);
+  if (query === null) return;
   void ext.windows.create({ url: ext.runtime.getURL(`popup.html?${query}`), type: "popup", width: 440, height: 640 });
 });
 

@@ -1,8 +1,9 @@
 /**
- * The popup (also opened as a small window by the context menu, with `?url=&title=&tabId=`):
- * saves the page into collections, or edits the link when the page is already saved, then
- * sends the tab's readable text to the server; and lists the pinned favorites with icons from
- * the server's favicon proxy.
+ * The popup (also opened as a small window by the context menu, with `?url=&title=&tabId=&windowId=`,
+ * or `kind=link` and no tab for a link): saves the page into collections, or edits the link when
+ * the page is already saved, then sends the tab's readable text to the server; saves all tabs
+ * of the window into one collection; and lists the pinned favorites with icons from the
+ * server's favicon proxy.
  */
 import type { CollectionJson, LinkJson } from "../../src/api/types";
 import { ApiError, createClient, type Client } from "./api";
@@ -10,6 +11,7 @@ import { captureTab } from "./content";
 import { byId, say } from "./dom";
 import { findSaved, sameUrl, type SavedMatch } from "./normalize";
 import { forgetToken, loadState } from "./state";
+import { linkName, saveAllTabs, summarize, type SaveAllReport, type TabEntry } from "./tabs";
 import { webext } from "./webext";
 
 const ext = webext();
@@ -21,6 +23,8 @@ const favoriteInput = byId<HTMLInputElement>("favorite");
 const submit = byId<HTMLButtonElement>("submit");
 const saveNew = byId<HTMLButtonElement>("save-new");
 const notice = byId("notice");
+const saveAll = byId<HTMLButtonElement>("save-all");
+const saveAllCollection = byId<HTMLSelectElement>("save-all-collection");
 let collections: CollectionJson[] = [];
 
 interface CurrentPage {
@@ -28,23 +32,50 @@ interface CurrentPage {
   title: string;
   /** The tab showing the page, whose text is read after saving; none for a page given only by address. */
   tabId?: number;
+  /** A link on a page (the context menu's "Save link"), not the page itself. */
+  isLink: boolean;
+}
+
+const query = new URLSearchParams(location.search);
+
+/** idParam is the query's id `name`, when it holds one. */
+function idParam(name: string): { [key: string]: number } {
+  const id = Number(query.get(name) ?? Number.NaN);
+  return Number.isInteger(id) ? { [name]: id } : {};
 }
 
 /** The page to save: the context menu's, else the active tab's. */
 async function currentPage(): Promise<CurrentPage> {
-  const query = new URLSearchParams(location.search);
   const url = query.get("url");
-  const tabId = Number(query.get("tabId") ?? Number.NaN);
-  if (url) return { url, title: query.get("title") ?? url, ...(Number.isInteger(tabId) ? { tabId } : {}) };
+  if (url) return { url, title: query.get("title") ?? url, isLink: query.get("kind") === "link", ...idParam("tabId") };
   const [tab] = await ext.tabs.query({ active: true, currentWindow: true });
-  return { url: tab?.url ?? "", title: tab?.title ?? "", ...(tab?.id === undefined ? {} : { tabId: tab.id }) };
+  return { url: tab?.url ?? "", title: tab?.title ?? "", isLink: false, ...(tab?.id === undefined ? {} : { tabId: tab.id }) };
+}
+
+/**
+ * windowTabs lists the tabs of "this window": the window of the tab the context menu was opened
+ * on (its popup is a window of its own), else the window the toolbar popup belongs to.
+ */
+function windowTabs() {
+  const { windowId } = idParam("windowId");
+  return ext.tabs.query(windowId === undefined ? { currentWindow: true } : { windowId });
 }
 
 function showSignedOut(reason: string | null): void {
   form.hidden = true;
   byId("favorites-section").hidden = true;
+  byId("save-all-section").hidden = true;
   byId("signed-out").hidden = false;
   say(notice, reason ?? "", "error");
+}
+
+/** holdFor disables `button` for a rate limit's `Retry-After`, then runs `after`. */
+function holdFor(button: HTMLButtonElement, error: ApiError, after: () => void = () => {}): void {
+  button.disabled = true;
+  setTimeout(() => {
+    button.disabled = false;
+    after();
+  }, error.retryAfterSeconds * 1000);
 }
 
 /** showError says what went wrong; a revoked token signs out, a rate limit holds the Save button until `Retry-After`. */
@@ -55,13 +86,7 @@ async function showError(error: unknown): Promise<void> {
     return showSignedOut(error.message);
   }
   say(notice, error.message, "error");
-  if (error.kind === "rate-limited") {
-    submit.disabled = true;
-    setTimeout(() => {
-      submit.disabled = false;
-      say(notice, "");
-    }, error.retryAfterSeconds * 1000);
-  }
+  if (error.kind === "rate-limited") holdFor(submit, error, () => say(notice, ""));
 }
 
 /** savedWhere names the collections holding an address that is already saved. */
@@ -93,8 +118,8 @@ function fill(fields: { name: string; url: string; description: string; favorite
 /** newLink is the form for saving `page` as a new link. */
 function newLink(page: CurrentPage): void {
   editing = null;
-  fill({ name: (page.title || page.url).slice(0, 254), url: page.url, description: "", favorite: false, collectionIds: null });
-  byId("heading").textContent = "Save to linkshelf";
+  fill({ name: linkName(page.title, page.url), url: page.url, description: "", favorite: false, collectionIds: null });
+  byId("heading").textContent = page.isLink ? "Save link to linkshelf" : "Save to linkshelf";
   submit.textContent = "Save";
   saveNew.hidden = true;
   warnIfSaved();
@@ -195,6 +220,72 @@ async function save(client: Client, page: CurrentPage): Promise<void> {
   }
 }
 
+/** renderList adds a heading and the tabs under it to the save-all report, when there are any. */
+function renderList(heading: string, entries: readonly (TabEntry & { reason?: string })[]): HTMLElement[] {
+  if (entries.length === 0) return [];
+  const title = document.createElement("h3");
+  title.textContent = heading;
+  const list = document.createElement("ul");
+  for (const entry of entries) {
+    const item = document.createElement("li");
+    item.textContent = `${entry.title || entry.url}${entry.title && entry.url ? ` — ${entry.url}` : ""}${entry.reason ? `: ${entry.reason}` : ""}`;
+    list.append(item);
+  }
+  return [title, list];
+}
+
+/** showReport says what save-all did and lists every tab it did not save. */
+function showReport(report: SaveAllReport): void {
+  const tone = report.stoppedBy !== null || report.refused.length > 0 ? "error" : "ok";
+  say(byId("save-all-result"), summarize(report), tone);
+  byId("save-all-lists").replaceChildren(
+    ...renderList("Already saved (skipped)", report.alreadySaved),
+    ...renderList("Not web pages", report.notWeb),
+    ...renderList("Refused by the server", report.refused),
+    ...renderList("Not saved", report.notTried),
+  );
+}
+
+/** runSaveAll saves the window's tabs into the chosen collection and reports; the form then knows the new links. */
+async function runSaveAll(client: Client, page: CurrentPage): Promise<void> {
+  saveAll.disabled = true;
+  say(byId("save-all-result"), "Saving…");
+  byId("save-all-lists").replaceChildren();
+  let tabs;
+  try {
+    tabs = await windowTabs();
+  } catch (error) {
+    // The window was closed meanwhile.
+    saveAll.disabled = false;
+    return say(byId("save-all-result"), `Cannot list the window's tabs: ${error instanceof Error ? error.message : String(error)}`, "error");
+  }
+  const report = await saveAllTabs({ client, tabs, collections, collectionId: Number(saveAllCollection.value) });
+  showReport(report);
+  for (const link of report.saved) {
+    for (const collection of collections) if (link.collectionIds.includes(collection.id)) collection.links.unshift(link);
+  }
+  const match = findSaved(collections, page.url);
+  if (editing === null && match !== null) editLink(match);
+  const stop = report.stoppedBy;
+  if (stop?.kind === "unauthorized") return showError(stop);
+  if (stop?.kind === "rate-limited") holdFor(saveAll, stop);
+  else saveAll.disabled = false;
+}
+
+/** renderSaveAll offers the collections to save all tabs into, the Inbox chosen. */
+function renderSaveAll(): void {
+  saveAllCollection.replaceChildren(
+    ...collections.map((collection) => {
+      const option = document.createElement("option");
+      option.value = String(collection.id);
+      option.textContent = `${collection.icon} ${collection.name}`;
+      option.selected = collection.isDefault;
+      return option;
+    }),
+  );
+  byId("save-all-section").hidden = false;
+}
+
 async function main(): Promise<void> {
   const state = await loadState(ext.storage.local);
   if (state.server === null || state.token === null) return showSignedOut(state.signedOutReason);
@@ -207,6 +298,7 @@ async function main(): Promise<void> {
     void save(client, page);
   });
   saveNew.addEventListener("click", () => newLink(page));
+  saveAll.addEventListener("click", () => void runSaveAll(client, page));
   urlInput.addEventListener("input", () => {
     if (editing === null) warnIfSaved();
   });
@@ -214,6 +306,7 @@ async function main(): Promise<void> {
     const [all, favorites] = await Promise.all([client.listCollections(), client.listFavorites()]);
     collections = all;
     renderCollections();
+    renderSaveAll();
     // The collections arrive with the defaults ticked; what was typed meanwhile is kept unless the page is already saved.
     const match = findSaved(collections, page.url);
     if (match === null) warnIfSaved();

@@ -43,6 +43,9 @@ export interface Permissions {
 
 export interface Tab {
   id?: number;
+  /** The window holding the tab. */
+  windowId?: number;
+  /** With the `tabs` permission, any tab's; without it, only the tabs `activeTab` or a host permission covers. */
   url?: string;
   title?: string;
 }
@@ -75,7 +78,8 @@ export interface Omnibox {
 }
 
 export interface Tabs {
-  query(query: { active: boolean; currentWindow: boolean }): Promise<Tab[]>;
+  /** The tabs matching every given field: the active tab of the current window, or all tabs of one window. */
+  query(query: { active?: boolean; currentWindow?: boolean; windowId?: number }): Promise<Tab[]>;
   get(tabId: number): Promise<Tab>;
   create(details: { url: string; active?: boolean }): Promise<Tab>;
   /** Without a tab id: the active tab of the current window. */
@@ -86,7 +90,10 @@ export interface MenuClick {
   menuItemId: string | number;
   pageUrl?: string;
   linkUrl?: string;
+  /** Firefox only: the text of the link clicked. */
   linkText?: string;
+  /** The selected text, which Chromium gives for a link only when the link's text is selected. */
+  selectionText?: string;
 }
 
 interface Event<Listener> {
