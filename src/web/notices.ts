@@ -12,6 +12,7 @@ export const NOTICES = {
   "collection-deleted": "Collection deleted. Links that were only in it are now in the Inbox.",
   "password-changed": "Password changed. Every other browser and device was signed out.",
   "token-revoked": "Token revoked.",
+  "import-undone": "Import undone: the links it created and its collections left empty were removed.",
   "extension-removed": "Extension removed, with its tokens. It asks for your approval again the next time it signs in.",
 } as const;
 
