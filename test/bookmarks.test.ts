@@ -483,6 +483,28 @@ describe("all or nothing", () => {
     expect(env.db.$client.inTransaction).toBe(false);
   });
 
+  it("stops when its record is undone while it is written, removes what it wrote, and stays undone", async () => {
+    const { env, alice } = await newEnv();
+    await createLink(env, alice, { url: "https://before.example/" });
+    const html = file(Array.from({ length: 3 }, (_, f) =>
+      folder(`Folder ${f}`, Array.from({ length: 1000 }, (_, i) => link(`https://site${f * 1000 + i}.example/`, `Page ${f * 1000 + i}`)).join("\n"))).join("\n"));
+    const linksOf = () => (env.db.$client.query("SELECT count(*) AS n FROM links WHERE user_id = ?").get(alice.user.id) as { n: number }).n;
+    const running = importBookmarks(shelfFor(env, alice), html, NOW, { record: { source: "page", fileName: "big.html" } });
+    const failure = running.then(() => undefined, (error: Error) => error);
+    let settled = false;
+    void failure.then(() => (settled = true));
+    while (!settled && linksOf() === 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    const [record] = shelfFor(env, alice).imports.list();
+    shelfFor(env, alice).imports.undo(record!.id, NOW + 1);
+
+    expect((await failure)?.message).toBe("The import was undone while it was being written: it stopped, and nothing it wrote was kept.");
+    expect(shelfFor(env, alice).links.urls()).toEqual(["https://before.example/"]);
+    expect(shelfFor(env, alice).collections.rows().map((c) => c.name)).toEqual(["Inbox"]);
+    expect(shelfFor(env, alice).imports.list()).toEqual([{ ...record!, undoneAt: new Date(NOW + 1).toISOString() }]);
+    expect(env.db.$client.inTransaction).toBe(false);
+  });
+
   it("takes back a collection it created although a link was put in it during the import, leaving that link in the Inbox", async () => {
     const { env, alice } = await newEnv();
     env.db.$client.run(`CREATE TRIGGER fail_late_import BEFORE INSERT ON links WHEN NEW.url = 'https://site9999.example/'

@@ -10,6 +10,8 @@
  * - a refused request (status >= 400) and every read change nothing in the database;
  * - an accepted write stores what was asked (trimmed) and keeps the invariants: every link is
  *   in at least one collection of its own author, `collectionIds` sorted, lengths within limits;
+ * - a bulk request (`POST /api/v1/links/bulk`) answers the status a model of its rules
+ *   predicts (422, 404, 409 or 200, in that order), and on 200 applied exactly its action;
  * - `Object.prototype` (and its kin) are never polluted.
  *
  * `npm test` runs a bounded number of cases from a fixed seed, so a run is reproducible.
@@ -850,6 +852,75 @@ describe("fuzzing /api/v1", () => {
     await fc.assert(fc.asyncProperty(requests, async (sent) => void (await run(world, sent))), options(300));
     printSeen(world, "collections");
     expect(countSeen(world, (s) => s < 300)).toBeGreaterThan(0);
+  }, TIMEOUT);
+
+  it("answers bulk requests as a model of their rules predicts, all or nothing, and applies exactly the action on success", async () => {
+    const world = await makeWorld();
+    const a = arbitrariesOf(world);
+    const client = world.env.db.$client;
+    const idsOf = (query: string) => (client.query(query).all(world.alice.user.id) as { id: number }[]).map((row) => row.id);
+    /** `{mine: k}` is the k-th (modulo) of alice's links or collections when the request is sent; `{raw}` is sent as it is. */
+    type Pick = { mine: number } | { raw: unknown };
+    const pick = (others: number[]) => fc.oneof(
+      { weight: 12, arbitrary: fc.nat({ max: 40 }).map((k): Pick => ({ mine: k })) },
+      { weight: 1, arbitrary: fc.constantFrom(...others).map((id): Pick => ({ raw: id })) },
+      { weight: 1, arbitrary: fc.oneof(fc.integer({ min: -3, max: 999_999 }), fc.double(), fc.string({ maxLength: 3 }), fc.constant(null)).map((raw): Pick => ({ raw })) },
+    );
+    const plans = fc.record({
+      picks: fc.array(pick(world.bobLinks), { maxLength: 4 }),
+      // Remove weighs more: its refusal from the Inbox needs every other part valid.
+      action: fc.constantFrom("favorite", "unfavorite", "delete", "move", "add", "remove", "remove", "remove", "archive", ""),
+      collection: fc.option(pick(world.bobCollections), { nil: undefined }),
+    });
+    const steps = fc.oneof(
+      { weight: 1, arbitrary: a.request("POST", fc.constant("/api/v1/links"), a.linkBody(false)).map((sent) => ({ sent, plan: undefined })) },
+      { weight: 3, arbitrary: plans.map((plan) => ({ sent: undefined, plan })) },
+    );
+    await fc.assert(fc.asyncProperty(steps, async ({ sent, plan }) => {
+      if (sent) return void (await run(world, sent));
+      const links = idsOf("SELECT id FROM links WHERE user_id = ?1 ORDER BY id");
+      const collections = idsOf("SELECT id FROM collections WHERE user_id = ?1 ORDER BY id");
+      const resolve = (choice: Pick, mine: number[]) => ("mine" in choice ? (mine.length === 0 ? 999_999 : mine[choice.mine % mine.length]) : choice.raw);
+      const ids = plan!.picks.map((choice) => resolve(choice, links));
+      const collectionId = plan!.collection === undefined ? undefined : resolve(plan!.collection, collections);
+      const inbox = world.aliceCollections[0]!;
+      const needsCollection = ["move", "add", "remove"].includes(plan!.action);
+      const invalid = ids.length === 0 || new Set(ids).size !== ids.length || ids.some((id) => typeof id !== "number" || !Number.isSafeInteger(id) || id < 1)
+        || !["favorite", "unfavorite", "delete", "move", "add", "remove"].includes(plan!.action)
+        || (collectionId !== undefined && (typeof collectionId !== "number" || !Number.isInteger(collectionId)))
+        || needsCollection !== (collectionId !== undefined);
+      const expected = invalid ? 422
+        : ids.some((id) => !links.includes(id as number)) || (collectionId !== undefined && !collections.includes(collectionId as number)) ? 404
+          : plan!.action === "remove" && collectionId === inbox ? 409 : 200;
+      const before = new Map(ids.map((id) => [id, typeof id === "number" ? membershipsOf(world, id) : []]));
+      const { answer } = await exchange(world, {
+        method: "POST", path: "/api/v1/links/bulk",
+        headers: [["authorization", `Bearer ${world.alice.token}`], ["content-type", "application/json"]],
+        body: JSON.stringify({ ids, action: plan!.action, collectionId }),
+      });
+      const key = `POST /api/v1/links/bulk ${answer.status}`;
+      world.seen.set(key, (world.seen.get(key) ?? 0) + 1);
+      const where = `${JSON.stringify({ ids, action: plan!.action, collectionId })} -> ${answer.status} ${answer.text.slice(0, 300)}`;
+      expect(answer.status, where).toBe(expected);
+      if (answer.status !== 200) return;
+      expect(answer.json.count, where).toBe(ids.length);
+      for (const id of ids as number[]) {
+        const row = linkRow(world, id);
+        const was = before.get(id)!;
+        switch (plan!.action) {
+          case "favorite": case "unfavorite": expect(row!.favorite, where).toBe(plan!.action === "favorite" ? 1 : 0); break;
+          case "delete": expect(row, where).toBeNull(); break;
+          case "move": expect(membershipsOf(world, id), where).toEqual([collectionId as number]); break;
+          case "add": expect(membershipsOf(world, id), where).toEqual(sortedUnique([...was, collectionId as number])); break;
+          case "remove": {
+            const left = was.filter((c) => c !== collectionId);
+            expect(membershipsOf(world, id), where).toEqual(left.length === 0 ? [inbox] : left);
+          }
+        }
+      }
+    }), options(200));
+    printSeen(world, "bulk");
+    for (const status of [200, 404, 409, 422]) expect(countSeen(world, (s) => s === status)).toBeGreaterThan(0);
   }, TIMEOUT);
 
   it("answers any method on any path under /api/v1, with any headers and body, with no 5xx and the error shape", async () => {

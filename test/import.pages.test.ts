@@ -1,8 +1,8 @@
 /**
  * The import / export pages through `app.handle`: behind the session, refused from another
  * site, a preview that stores nothing, a confirmation that imports once, keys that belong to
- * one user and expire, the upload and page-form size limits (413, nothing stored), and an
- * export that holds the user's own links only.
+ * one user and expire, the upload and page-form size limits (413, nothing stored), an
+ * export that holds the user's own links only, and undoing a recorded import.
  */
 import { describe, expect, it, spyOn } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -491,5 +491,54 @@ describe("exporting through the page", () => {
     const bobExport = await open(env, "/export", cookieFor(env, bob));
     expect(bobExport.text).toContain("https://bob.example/");
     expect(bobExport.text).not.toContain("alice.example");
+  });
+});
+
+describe("undoing an import from the pages", () => {
+  const undo = (env: TestEnv, id: number, cookie?: string, origin?: string | null) =>
+    send(env, `/imports/${id}/undo`, { method: "POST", cookie, origin, headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" });
+
+  it("records the confirmed import as the page's, offers to undo it on the report and the account page, asks first, and undoes it", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = cookieFor(env, alice);
+    const key = keyOf(await upload(env, CHROMIUM, cookie, { name: "chromium.html" }));
+    expect(shelfFor(env, alice).imports.list()).toEqual([]);
+    expect((await confirm(env, key, cookie)).status).toBe(303);
+    const [record] = shelfFor(env, alice).imports.list();
+    expect(record).toMatchObject({ source: "page", fileName: "chromium.html", links: 8, collections: 5, undoneAt: null });
+
+    expect((await open(env, `/import/${key}`, cookie)).text).toContain(`href="/imports/${record!.id}/undo"`);
+    expect((await open(env, "/account", cookie)).text).toContain(`href="/imports/${record!.id}/undo"`);
+    const ask = await open(env, `/imports/${record!.id}/undo`, cookie);
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain("Undo this import?");
+    expect(ask.text).toMatch(/Links it created<\/dt><dd>8</);
+    expect(ask.text).toContain(`action="/imports/${record!.id}/undo"`);
+
+    const done = await undo(env, record!.id, cookie);
+    expect(done.status).toBe(303);
+    expect(done.headers.get("location")).toBe("/account?done=import-undone");
+    expect((await open(env, "/account?done=import-undone", cookie)).text).toContain("Import undone");
+    expect(shelfFor(env, alice).links.urls()).toEqual([]);
+    expect(shelfFor(env, alice).collections.rows().map((c) => c.name)).toEqual(["Inbox"]);
+    expect((await open(env, `/imports/${record!.id}/undo`, cookie)).status).toBe(404);
+    expect((await undo(env, record!.id, cookie)).status).toBe(404);
+  });
+
+  it("refuses an undo from another site, without a session, or of another user's import, changing nothing", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const bob = await createUser(env);
+    const { importId } = await importBookmarks(shelfFor(env, alice), CHROMIUM.toString(), env.clock.now++, { record: { source: "cli", fileName: "chromium.html" } });
+    const aliceCookie = cookieFor(env, alice);
+    const bobCookie = cookieFor(env, bob);
+    const before = snapshot(env);
+    expect((await undo(env, importId!, aliceCookie, "https://evil.example")).status).toBe(403);
+    const signedOut = await undo(env, importId!);
+    expect({ status: signedOut.status, location: signedOut.headers.get("location") }).toEqual({ status: 303, location: "/login?next=%2F" });
+    expect((await undo(env, importId!, bobCookie)).status).toBe(404);
+    expect((await open(env, `/imports/${importId}/undo`, bobCookie)).status).toBe(404);
+    expect(snapshot(env)).toBe(before);
   });
 });

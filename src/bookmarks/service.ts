@@ -5,6 +5,7 @@
  * written in short transactions and is all or nothing.
  */
 import { COLLECTION_LIMITS, type CollectionInput } from "../collections/model";
+import { Conflict } from "../errors";
 import { LINK_LIMITS } from "../links/model";
 import { cleanName, isHttpUrl, Rules } from "../rules";
 import type { ImportRecordInput, ImportSource } from "../imports/model";
@@ -19,6 +20,13 @@ export interface ImportReport {
   duplicates: { name: string; url: string }[];
   /** Entries linkshelf cannot store (no URL, not http(s), too long...), with the reason. */
   skipped: { name: string; url: string; reason: string }[];
+}
+
+/** An import whose record was undone while it was being written stops, and removes what it wrote. */
+export class ImportUndone extends Conflict {
+  constructor() {
+    super("IMPORT_UNDONE", "The import was undone while it was being written: it stopped, and nothing it wrote was kept.");
+  }
 }
 
 /** Where a confirmed import comes from, for its record (the import page, or the CLI with the file's path). */
@@ -82,7 +90,8 @@ const CHUNK_MILLIS = 20;
  * removed (removeImported), and the error is thrown. `created` hears of every link the import
  * made (its id and URL), once all of it is committed. With `record`, the import is recorded
  * (src/shelf/imports.ts) in its first transaction, its links and collections carry the record's
- * id (so it can be undone), and the answer has `importId`; a failed import leaves no record.
+ * id (so it can be undone), and the answer has `importId`; a failed import leaves no record, and
+ * one undone while it is written stops (ImportUndone), removes what it wrote, and stays undone.
  */
 export async function importBookmarks(
   shelf: Shelf, file: string | NetscapeDocument, now: number,
@@ -206,6 +215,7 @@ async function writePlan(shelf: Shelf, plan: ImportPlan, record: ImportRecordInp
     while (next < total || (record && made.importId === null)) {
       const chunk = shelf.db.transaction(() => {
         const done = { links: [] as number[], collections: [] as number[], created: [] as { id: number; url: string }[] };
+        if (made.importId !== null && !shelf.imports.stands(made.importId)) throw new ImportUndone();
         const importId = made.importId ?? (record ? shelf.imports.record(record, now) : null);
         const started = performance.now();
         const inbox = shelf.collections.inboxId();
@@ -235,6 +245,8 @@ async function writePlan(shelf: Shelf, plan: ImportPlan, record: ImportRecordInp
       if (next < total) await new Promise((resolve) => setImmediate(resolve));
     }
   } catch (error) {
+    // An import undone while it was written keeps its record, undone; what it wrote since the undo goes.
+    if (error instanceof ImportUndone) made.importId = null;
     if (made.links.length + made.collections.length > 0 || made.importId !== null) await removeImported(shelf, made);
     throw error;
   }

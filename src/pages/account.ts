@@ -1,3 +1,4 @@
+import type { ImportJson } from "../imports/model";
 import type { TokenInfo } from "../shelf/tokens";
 import type { Viewer } from "../shelf/shelf";
 import type { GrantInfo } from "../shelf/extensions";
@@ -34,12 +35,24 @@ export interface AccountOptions {
   tokens: TokenInfo[];
   /** The browser extensions the user allowed. */
   grants: GrantInfo[];
+  /** The user's recorded imports, newest first (undone ones included). */
+  imports: ImportJson[];
   /** A token minted just now: shown this once. */
   newToken?: { name: string; token: string };
   notice?: string;
   passwordErrors?: FieldErrors;
   tokenErrors?: FieldErrors;
   tokenName?: string;
+}
+
+/** importList lists the recorded imports, each standing one with its "Undo this import" page. */
+function importList(imports: ImportJson[]): Html | undefined {
+  if (imports.length === 0) return undefined;
+  return html`<h3>Your imports</h3>
+<ul class="imports">
+${imports.map((record) => html`<li>${record.fileName === "" ? "A file" : record.fileName}, ${record.createdAt.slice(0, 10)} (${record.source === "cli" ? "command line" : "import page"}): ${record.links} link(s), ${record.collections} collection(s)
+${record.undoneAt === null ? html`<a href="/imports/${record.id}/undo">Undo this import</a>` : html`<span class="muted">undone ${record.undoneAt.slice(0, 10)}</span>`}</li>`)}
+</ul>`;
 }
 
 /** accountPage: change the password, list / create / revoke API tokens, list / remove allowed extensions, sign out. */
@@ -119,6 +132,7 @@ ${textField({ name: "confirm", label: "New password again", value: "", errors: p
 <h2 id="transfer-heading">Import / export</h2>
 <p class="muted">Bring in the bookmarks a browser exported, or download all your links as a bookmarks file.</p>
 <div class="actions"><a class="button secondary" href="/import">Import bookmarks</a><a class="button secondary" href="/export">Export all</a></div>
+${importList(options.imports)}
 </section>
 </div>`;
   return shell({ title: "Account", user, content, script: ACCOUNT_SCRIPT });

@@ -1,4 +1,5 @@
 import type { ImportReport } from "../bookmarks/service";
+import type { ImportJson } from "../imports/model";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
 import { shell } from "./shell";
@@ -142,6 +143,8 @@ export interface ImportReportOptions {
   user: Viewer;
   fileName: string;
   report: ImportReport;
+  /** The import's record, when it was recorded: the page offers to undo it. */
+  importId?: number;
   /** The address of a collection by name, for the ones that still exist. */
   collectionLink: (name: string) => string | undefined;
 }
@@ -154,9 +157,32 @@ export function importReportPage(options: ImportReportOptions): Html {
 <h1 id="report-heading">Import done</h1>
 <p class="notice" role="status">Imported ${plural(report.linksCreated, "link", "links")} and created ${plural(report.collectionsCreated.length, "collection", "collections")}${options.fileName === "" ? "" : ` from ${options.fileName}`}.</p>
 ${counts(report)}
-<div class="form-actions"><a class="button" href="/">See your links</a><a href="/import">Import another file</a></div>
+<div class="form-actions"><a class="button" href="/">See your links</a><a href="/import">Import another file</a>${options.importId === undefined ? undefined : html`<a href="/imports/${options.importId}/undo">Undo this import</a>`}</div>
 </section>
 ${details(report, true, options.collectionLink)}
 </div>`;
   return shell({ title: "Import done", user: options.user, content, head: STYLE });
+}
+
+export interface UndoImportOptions {
+  user: Viewer;
+  record: ImportJson;
+}
+
+/** undoImportPage asks before undoing an import, with what it created: a form, so it works without scripts. */
+export function undoImportPage({ user, record }: UndoImportOptions): Html {
+  const content = html`<div class="narrow card">
+<h1>Undo this import?</h1>
+<p class="file">${record.fileName === "" ? "A file" : record.fileName}, imported ${record.createdAt.slice(0, 10)}.</p>
+<dl class="counts">
+<div><dt>Links it created</dt><dd>${record.links}</dd></div>
+<div><dt>Collections it created</dt><dd>${record.collections}</dd></div>
+</dl>
+<p>The links this import created are deleted, wherever they are now and even if you edited them, then the collections it created that are left empty. Links you had before it are kept, and so is a collection of it that holds other links. This cannot be undone.</p>
+<form method="post" action="/imports/${record.id}/undo" class="form-actions">
+<button type="submit" class="danger">Undo import</button>
+<a href="/account">Cancel</a>
+</form>
+</div>`;
+  return shell({ title: "Undo import", user, content, head: STYLE });
 }

@@ -29,6 +29,12 @@ export class ShelfImports {
     return this.owner.db.select().from(imports).where(eq(imports.userId, this.owner.user.id)).orderBy(desc(imports.id)).all().map(toImportJson);
   }
 
+  /** stands says whether the owner's import with that id exists and is not undone (an import being written checks it between its transactions). */
+  stands(id: number): boolean {
+    return this.owner.db.select({ id: imports.id }).from(imports)
+      .where(and(eq(imports.id, id), eq(imports.userId, this.owner.user.id), isNull(imports.undoneAt))).get() !== undefined;
+  }
+
   /** get is one of the owner's imports that is not undone (another user's, unknown or undone: NotFound). */
   get(id: number): ImportJson {
     const row = this.owner.db.select().from(imports)

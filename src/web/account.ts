@@ -35,7 +35,8 @@ const newTokens = () => new Pending<{ name: string; token: string }>({ ttlMs: 5 
  * it stays signed in; 10 wrong current passwords in 15 minutes lock the form, per account and
  * per address, sharing the address's budget with sign-in), list, create and revoke API tokens
  * (a new token is shown once), list the browser
- * extensions the user allowed and remove one (with the tokens minted for it), sign out.
+ * extensions the user allowed and remove one (with the tokens minted for it), list the recorded
+ * imports (each standing one links to its undo page, src/web/imports.ts), sign out.
  */
 export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThrottle) {
   const { db, clock, config, passwords = processPasswords, log = console.error } = deps;
@@ -43,11 +44,11 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
   // current password at argon2 speed: the sign-in form's limit, per account as well.
   const wrongCurrent = new SignInThrottle();
-  const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants"> = {}, status = 200) =>
-    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), ...options }), { status, script: true });
+  const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants" | "imports"> = {}, status = 200) =>
+    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), imports: shelf.imports.list(), ...options }), { status, script: true });
 
   /** The password and token forms: a refusal shows the account page again with the messages beside the form's fields. */
-  const accountForm = (options: (error: AppError, request: Request) => Omit<AccountOptions, "user" | "tokens" | "grants">): Surface => ({
+  const accountForm = (options: (error: AppError, request: Request) => Omit<AccountOptions, "user" | "tokens" | "grants" | "imports">): Surface => ({
     ...PAGE_ROUTE,
     invalid: ({ request }, error) => {
       const shelf = guard.shelfOf(request);

@@ -7,7 +7,9 @@ import type { NetscapeDocument } from "../bookmarks/netscape";
 import type { ImportReport } from "../bookmarks/service";
 import { PayloadTooLarge, ValidationFailed } from "../errors";
 import { htmlResponse } from "../pages/html";
-import { importPage, importPreviewPage, importReportPage, sizeText } from "../pages/imports";
+import { importPage, importPreviewPage, importReportPage, sizeText, undoImportPage } from "../pages/imports";
+import { parseId } from "../ids";
+import { withNotice } from "./notices";
 import { seeOther } from "../request/origin";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import type { Viewer } from "../shelf/shelf";
@@ -61,7 +63,7 @@ type ImportState =
   | Preview
   /** Confirmed and being written: a second confirm waits for the same import instead of starting one. */
   | (Omit<Preview, "kind"> & { kind: "importing"; running: Promise<unknown> })
-  | { kind: "done"; fileName: string; report: ImportReport };
+  | { kind: "done"; fileName: string; report: ImportReport; importId?: number };
 
 /** What one folder or bookmark costs in memory besides its text: the object, its fields, the arrays' slots. */
 const ENTRY_OVERHEAD_BYTES = 160;
@@ -116,7 +118,9 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
  * for its user only, so confirming (`POST /import/:key/confirm`) imports it for real without a
  * second upload or a second read, and the same address then shows the import's report.
  * Confirming twice imports once. The confirmed import writes in short transactions with the
- * event loop running between them, so the server keeps answering while it runs.
+ * event loop running between them, so the server keeps answering while it runs. It is
+ * recorded, and its report offers to undo it: `/imports/:id/undo` asks, with the counts, and
+ * its form undoes it (`shelf.imports.undo`) and goes back to the account page, which lists the imports.
  *
  * The upload route reads its own body (up to MAX_IMPORT_FILE_BYTES): it is registered before
  * `formBody`, whose 64 KiB limit covers the routes after it.
@@ -165,7 +169,7 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
       if (state.kind === "done") {
         const ids = new Map(shelf.collections.summaries().map((c) => [c.name, c.id] as const).reverse());
         const collectionLink = (name: string) => (ids.has(name) ? `/?collection=${ids.get(name)}` : undefined);
-        return htmlResponse(importReportPage({ user: shelf.viewer(), fileName: state.fileName, report: state.report, collectionLink }));
+        return htmlResponse(importReportPage({ user: shelf.viewer(), fileName: state.fileName, report: state.report, importId: state.importId, collectionLink }));
       }
       return htmlResponse(importPreviewPage({
         user: shelf.viewer(), key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
@@ -185,8 +189,8 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
         });
         waiting.replace(params.key, shelf.user.id, { ...state, kind: "importing", running }, now);
         try {
-          const report = await running;
-          waiting.replace(params.key, shelf.user.id, { kind: "done", fileName: state.fileName, report }, clock());
+          const { importId, ...report } = await running;
+          waiting.replace(params.key, shelf.user.id, { kind: "done", fileName: state.fileName, report, importId }, clock());
         } catch (error) {
           // Nothing was stored: the preview waits again, to be confirmed once more.
           waiting.replace(params.key, shelf.user.id, state, clock());
@@ -202,6 +206,12 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
       // An import being written is not cancelled: its report stays to be seen.
       if (waiting.get(params.key, shelf.user.id, clock())?.kind !== "importing") waiting.take(params.key, shelf.user.id, clock());
       return seeOther("/import");
+    }), { surface: PAGE_ROUTE })
+    .get("/imports/:id/undo", ({ request, params }) => guard.page(request, (shelf) =>
+      htmlResponse(undoImportPage({ user: shelf.viewer(), record: shelf.imports.get(parseId(params.id)) }))), { surface: PAGE_ROUTE })
+    .post("/imports/:id/undo", ({ request, params }) => guard.form(request, (shelf) => {
+      shelf.imports.undo(parseId(params.id), clock());
+      return seeOther(withNotice("/account", "import-undone"));
     }), { surface: PAGE_ROUTE })
     .get("/export", ({ request }) => guard.page(request, async (shelf) => {
       const { exportBookmarks } = await bookmarkFiles();

@@ -15,6 +15,7 @@ export const NOTICES = {
   "link-checked": "Link checked: the result is below.",
   "link-ignored": "The link will not be flagged again. Its checks go on.",
   "link-moved": "The link now points at its new address.",
+  "import-undone": "Import undone: the links it created and its collections left empty were removed.",
   "extension-removed": "Extension removed, with its tokens. It asks for your approval again the next time it signs in.",
 } as const;
 
