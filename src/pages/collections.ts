@@ -20,6 +20,12 @@ export interface CollectionFormOptions {
   errors: FieldErrors;
 }
 
+/** The emoji offered as a collection's icon, as radio buttons; the free field takes any other. */
+export const ICON_CHOICES = [
+  "📥", "📚", "📖", "📰", "🎵", "🎬", "🎮", "🧪", "💻", "🛠️", "🎨", "📷", "✈️", "🏠", "🍳", "🫖", "🌱", "🏃", "💼", "💰",
+  "🛒", "🎓", "❤️", "⭐", "🔖", "📌", "💡", "🧭", "🐾", "🎁",
+] as const;
+
 const VISIBILITIES = [
   { value: "PRIVATE", label: "Private", hint: "Only you see it." },
   { value: "PUBLIC", label: "Public", hint: "Anyone with the address can read it and its feed, and open its links." },
@@ -35,7 +41,13 @@ ${errorSummary(errors, "The collection")}
 <form method="post" action="${collection ? `/collections/${collection.id}` : "/collections"}" novalidate>
 ${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
 ${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 254 characters" })}
-${textField({ name: "icon", label: "Icon", value: values.icon, errors, hint: "One emoji, such as 📚 🎵 🧪 or a flag; empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
+<fieldset>
+<legend>Icon</legend>
+<div class="emoji">
+${ICON_CHOICES.map((emoji) => html`<label><input type="radio" name="icon-choice" value="${emoji}"${values.icon === emoji ? html` checked` : ""}> ${emoji}</label>`)}
+</div>
+${textField({ name: "icon", label: "Or type one", value: (ICON_CHOICES as readonly string[]).includes(values.icon) ? "" : values.icon, errors, hint: "One emoji, such as a flag; this field wins over the choice above; both empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
+</fieldset>
 <fieldset${invalidGroup("visibility", visibilityErrors)}>
 <legend>Visibility</legend>
 ${VISIBILITIES.map((option) => html`<label class="choice"><input type="radio" name="visibility" value="${option.value}"${values.visibility === option.value ? html` checked` : ""}> ${option.label} <span class="muted">— ${option.hint}</span></label>`)}

@@ -34,7 +34,8 @@ export function collectionPages({ clock }: AppDeps, guard: PageGuard) {
   const typed = (body: unknown): CollectionFormValues => ({
     name: formField(body, "name"),
     description: formField(body, "description"),
-    icon: formField(body, "icon"),
+    // The typed icon wins over the one chosen from the list.
+    icon: formField(body, "icon").trim() || formField(body, "icon-choice"),
     visibility: formField(body, "visibility"),
   });
 
