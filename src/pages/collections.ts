@@ -8,7 +8,10 @@ import { shell } from "./shell";
 export interface CollectionFormValues {
   name: string;
   description: string;
+  /** The icon typed in the free field (it wins over `iconChoice`). */
   icon: string;
+  /** The icon chosen among ICON_CHOICES. */
+  iconChoice: string;
   visibility: string;
 }
 
@@ -44,9 +47,9 @@ ${textField({ name: "description", label: "Description (optional)", value: value
 <fieldset>
 <legend>Icon</legend>
 <div class="emoji">
-${ICON_CHOICES.map((emoji) => html`<label><input type="radio" name="icon-choice" value="${emoji}"${values.icon === emoji ? html` checked` : ""}> ${emoji}</label>`)}
+${ICON_CHOICES.map((emoji) => html`<label><input type="radio" name="icon-choice" value="${emoji}"${values.iconChoice === emoji ? html` checked` : ""}> ${emoji}</label>`)}
 </div>
-${textField({ name: "icon", label: "Or type one", value: (ICON_CHOICES as readonly string[]).includes(values.icon) ? "" : values.icon, errors, hint: "One emoji, such as a flag; this field wins over the choice above; both empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
+${textField({ name: "icon", label: "Or type one", value: values.icon, errors, hint: "One emoji, such as a flag; this field wins over the choice above; both empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
 </fieldset>
 <fieldset${invalidGroup("visibility", visibilityErrors)}>
 <legend>Visibility</legend>
@@ -74,4 +77,9 @@ export function collectionDeletePage(user: Viewer, collection: CollectionSummary
     consequence: `${count} stay: a link that is in no other collection moves to the Inbox.`,
     address: `/collections/${collection.id}`,
   });
+}
+
+/** iconValues splits a stored icon between the form's choices and its free field. */
+export function iconValues(icon: string): Pick<CollectionFormValues, "icon" | "iconChoice"> {
+  return (ICON_CHOICES as readonly string[]).includes(icon) ? { icon: "", iconChoice: icon } : { icon, iconChoice: "" };
 }
