@@ -44,12 +44,12 @@ ${errorSummary(errors, "The collection")}
 <form method="post" action="${collection ? `/collections/${collection.id}` : "/collections"}" novalidate>
 ${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
 ${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 254 characters" })}
+${textField({ name: "icon", label: "Icon", value: values.icon, errors, hint: "One emoji, such as a flag; it wins over a choice below; both empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
 <fieldset>
-<legend>Icon</legend>
+<legend>Or choose an emoji</legend>
 <div class="emoji">
 ${ICON_CHOICES.map((emoji) => html`<label><input type="radio" name="icon-choice" value="${emoji}"${values.iconChoice === emoji ? html` checked` : ""}> ${emoji}</label>`)}
 </div>
-${textField({ name: "icon", label: "Or type one", value: values.icon, errors, hint: "One emoji, such as a flag; this field wins over the choice above; both empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
 </fieldset>
 <fieldset${invalidGroup("visibility", visibilityErrors)}>
 <legend>Visibility</legend>
