@@ -387,6 +387,7 @@ describe("the home page", () => {
     const page = await open(w.env, "/", w.aliceCookie);
     const items = texts(page.text, ".sidebar a.item").map((text) => text.replace(/\s+/g, " "));
     expect(items).toEqual([
+      "☰All links",
       "★Favorites",
       "📥 Inbox private, links: 0",
       "🎨 art Public links: 0",

@@ -60,6 +60,32 @@ export interface LinkQuery {
   limit?: number;
 }
 
+/** The orders of the all-links view: newest first, oldest first, most clicked, recently clicked, name A–Z. */
+export const LINK_SORTS = ["newest", "oldest", "clicks", "recent", "name"] as const;
+export type LinkSort = (typeof LINK_SORTS)[number];
+
+/** A view of every link of a shelf: an order, filters, and a page by offset. */
+export interface LinkListQuery {
+  sort: LinkSort;
+  /** Only links in this collection of the owner's (another user's or unknown: NotFound). */
+  collectionId?: number;
+  /** Only favorites. */
+  favorite?: boolean;
+  /** Only links the link checker found broken (and not ignored). */
+  broken?: boolean;
+  /** How many links of the view come before this page. */
+  offset?: number;
+  /** 1 to LINK_PAGE.maxLimit, default LINK_PAGE.defaultLimit. */
+  limit?: number;
+}
+
+/** One page of a view of every link. */
+export interface LinkListPage {
+  links: LinkJson[];
+  /** How many links the whole view holds. */
+  total: number;
+}
+
 /** One page of a search. */
 export interface LinkPage {
   links: LinkJson[];

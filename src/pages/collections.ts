@@ -8,7 +8,10 @@ import { shell } from "./shell";
 export interface CollectionFormValues {
   name: string;
   description: string;
+  /** The icon typed in the free field (it wins over `iconChoice`). */
   icon: string;
+  /** The icon chosen among ICON_CHOICES. */
+  iconChoice: string;
   visibility: string;
 }
 
@@ -19,6 +22,12 @@ export interface CollectionFormOptions {
   values: CollectionFormValues;
   errors: FieldErrors;
 }
+
+/** The emoji offered as a collection's icon, as radio buttons; the free field takes any other. */
+export const ICON_CHOICES = [
+  "📥", "📚", "📖", "📰", "🎵", "🎬", "🎮", "🧪", "💻", "🛠️", "🎨", "📷", "✈️", "🏠", "🍳", "🫖", "🌱", "🏃", "💼", "💰",
+  "🛒", "🎓", "❤️", "⭐", "🔖", "📌", "💡", "🧭", "🐾", "🎁",
+] as const;
 
 const VISIBILITIES = [
   { value: "PRIVATE", label: "Private", hint: "Only you see it." },
@@ -35,7 +44,13 @@ ${errorSummary(errors, "The collection")}
 <form method="post" action="${collection ? `/collections/${collection.id}` : "/collections"}" novalidate>
 ${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
 ${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 254 characters" })}
-${textField({ name: "icon", label: "Icon", value: values.icon, errors, hint: "One emoji, such as 📚 🎵 🧪 or a flag; empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
+${textField({ name: "icon", label: "Icon", value: values.icon, errors, hint: "One emoji, such as a flag; it wins over a choice below; both empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
+<fieldset>
+<legend>Or choose an emoji</legend>
+<div class="emoji">
+${ICON_CHOICES.map((emoji) => html`<label><input type="radio" name="icon-choice" value="${emoji}"${values.iconChoice === emoji ? html` checked` : ""}> ${emoji}</label>`)}
+</div>
+</fieldset>
 <fieldset${invalidGroup("visibility", visibilityErrors)}>
 <legend>Visibility</legend>
 ${VISIBILITIES.map((option) => html`<label class="choice"><input type="radio" name="visibility" value="${option.value}"${values.visibility === option.value ? html` checked` : ""}> ${option.label} <span class="muted">— ${option.hint}</span></label>`)}
@@ -62,4 +77,9 @@ export function collectionDeletePage(user: Viewer, collection: CollectionSummary
     consequence: `${count} stay: a link that is in no other collection moves to the Inbox.`,
     address: `/collections/${collection.id}`,
   });
+}
+
+/** iconValues splits a stored icon between the form's choices and its free field. */
+export function iconValues(icon: string): Pick<CollectionFormValues, "icon" | "iconChoice"> {
+  return (ICON_CHOICES as readonly string[]).includes(icon) ? { icon: "", iconChoice: icon } : { icon, iconChoice: "" };
 }

@@ -1,6 +1,7 @@
 import type { CollectionSummary } from "../collections/model";
 import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../links/model";
+import { bulkForm, SHORTCUTS_SCRIPT } from "./bulk";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
@@ -9,6 +10,9 @@ import { pager, shell } from "./shell";
 export type HomeView =
   | { kind: "collection"; collection: CollectionSummary }
   | { kind: "favorites" };
+
+/** What the sidebar marks as shown: a view of the home page, or the all-links view. */
+export type SidebarView = HomeView | { kind: "all" };
 
 export interface HomeOptions {
   user: Viewer;
@@ -19,19 +23,22 @@ export interface HomeOptions {
   older?: string;
   /** Whether this is a later page (a link back to the first). */
   first?: string;
-  /** This page's own address: the favorite toggles come back here. */
+  /** This page's own address: the bulk form and the favorite toggles come back here. */
   self: string;
   notice?: string;
   /** Which of `links` are broken. */
   broken: Set<number>;
+  /** Why the last bulk action was refused. */
+  refusal?: string;
 }
 
 /** collectionsSidebar lists the views and the collections, marking the one `view` shows (none on other pages). */
-export function collectionsSidebar(collections: CollectionSummary[], view?: HomeView): Html {
+export function collectionsSidebar(collections: CollectionSummary[], view?: SidebarView): Html {
   const current = (active: boolean) => (active ? html` aria-current="page"` : "");
   return html`<nav class="sidebar card" aria-label="Collections">
 <h2>Views</h2>
 <ul>
+<li><a class="item" href="/links"${current(view?.kind === "all")}><span aria-hidden="true">☰</span><span class="name">All links</span></a></li>
 <li><a class="item" href="/?view=favorites"${current(view?.kind === "favorites")}><span aria-hidden="true">★</span><span class="name">Favorites</span></a></li>
 </ul>
 <h2 class="gap">Collections</h2>
@@ -70,20 +77,35 @@ function emptyText(view: HomeView): string {
   return "No links in this collection yet.";
 }
 
-/** homePage: the collections sidebar and one list of links (a collection or the favorites). */
+/**
+ * homePage: the collections sidebar and one list of links (a collection or the favorites),
+ * inside the bulk form; a collection's "all matching" is every link in it.
+ */
 export function homePage(options: HomeOptions): Html {
-  const title = options.view.kind === "collection" ? options.view.collection.name : "Favorites";
+  const { view } = options;
+  const title = view.kind === "collection" ? view.collection.name : "Favorites";
+  const list = options.links.length === 0 ? html`<p class="empty">${emptyText(view)}</p>`
+    : html`<ul class="links pickable">${options.links.map((link) => linkItem(link, options.broken.has(link.id)))}</ul>`;
   const content = html`<section class="card" aria-labelledby="list-heading">
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
 ${heading(options)}
-${options.links.length === 0 ? html`<p class="empty">${emptyText(options.view)}</p>`
-    : html`<ul class="links">${options.links.map((link) => linkItem(link, options.self, options.broken.has(link.id)))}</ul>`}
+${bulkForm({
+    self: options.self,
+    collections: options.collections,
+    here: view.kind === "collection" ? view.collection : undefined,
+    view: view.kind === "collection" ? { sort: "newest", collection: String(view.collection.id) } : undefined,
+    total: view.kind === "collection" ? view.collection.linkCount : undefined,
+    links: options.links,
+    list,
+    refusal: options.refusal,
+  })}
 ${pager(options)}
 </section>`;
   return shell({
     title,
     user: options.user,
-    sidebar: collectionsSidebar(options.collections, options.view),
+    sidebar: collectionsSidebar(options.collections, view),
     content,
+    script: SHORTCUTS_SCRIPT,
   });
 }

@@ -29,14 +29,21 @@ export function faviconFor(url: string): Html {
   return html`<img src="/favicon?url=${encodeURIComponent(origin)}" alt="" width="16" height="16" loading="lazy" decoding="async">`;
 }
 
+/** pickBox is a list row's checkbox of the bulk form (src/pages/bulk.ts), named for screen readers by the link's name. */
+export function pickBox(link: LinkJson): Html {
+  return html`<input class="pick" type="checkbox" name="ids" value="${link.id}" aria-label="Select ${link.name}">`;
+}
+
 /**
- * linkItem is one row of a link list: icon, name (through `/l/:id`, so opening it counts a
- * click), host, description, clicks and last click; the owner also gets a favorite toggle,
- * the link's page and its edit form. `back` is where the toggle returns to; a `broken` link is marked.
+ * linkItem is one row of a link list inside the bulk form (src/pages/bulk.ts): its checkbox,
+ * icon, name (through `/l/:id`, so opening it counts a click), host, description, clicks and
+ * last click; a favorite toggle (a button of the bulk form posting to the link's own toggle,
+ * which returns to the form's `next`), the link's page and its edit form. A `broken` link is marked.
  */
-export function linkItem(link: LinkJson, back: string, broken = false): Html {
+export function linkItem(link: LinkJson, broken = false): Html {
   const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
-  return html`<li>
+  return html`<li data-link="${link.id}">
+${pickBox(link)}
 ${faviconFor(link.url)}
 <div>
 <a class="title" href="/l/${link.id}">${link.name}</a>${brokenMark(broken)}
@@ -45,12 +52,9 @@ ${link.description ? html`<p class="description">${link.description}</p>` : unde
 <div class="meta">${clicks} · ${link.lastClickedAt ? html`last click ${when(link.lastClickedAt)}` : "never clicked"}</div>
 </div>
 <div class="row-actions">
-<form method="post" action="/links/${link.id}/favorite">
-<input type="hidden" name="next" value="${back}">
-<button type="submit" class="star" aria-pressed="${link.favorite ? "true" : "false"}" aria-label="Favorite: ${link.name}" title="${link.favorite ? "Remove from favorites" : "Mark as favorite"}">${link.favorite ? "★" : "☆"}</button>
-</form>
+<button type="submit" formaction="/links/${link.id}/favorite" class="star" aria-pressed="${link.favorite ? "true" : "false"}" aria-label="Favorite: ${link.name}" title="${link.favorite ? "Remove from favorites" : "Mark as favorite"}">${link.favorite ? "★" : "☆"}</button>
 <a href="/links/${link.id}" aria-label="Details of ${link.name}">Details</a>
-<a href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>
+<a class="edit" href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>
 </div>
 </li>`;
 }

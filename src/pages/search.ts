@@ -2,9 +2,10 @@ import type { CollectionSummary } from "../collections/model";
 import type { Viewer } from "../shelf/shelf";
 import type { SearchResults } from "../search/model";
 import type { Snippet } from "../search/snippet";
+import { bulkForm, SHORTCUTS_SCRIPT } from "./bulk";
 import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
-import { brokenMark, faviconFor, when } from "./links";
+import { brokenMark, faviconFor, pickBox, when } from "./links";
 import { pager, shell } from "./shell";
 
 type Hit = SearchResults["hits"][number];
@@ -31,6 +32,8 @@ export interface SearchPageOptions {
   first?: string;
   /** Which of the hits' links are broken. */
   broken: Set<number>;
+  /** This page's own address: the bulk form comes back here. */
+  self: string;
 }
 
 /**
@@ -63,7 +66,8 @@ function hitItem(hit: Hit, collections: Map<number, CollectionSummary>, broken: 
   const own = snippetFrom === "content" || (!whole && snippetFrom !== "description");
   const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
   const memberships = link.collectionIds.flatMap((id) => collections.get(id) ?? []);
-  return html`<li>
+  return html`<li data-link="${link.id}">
+${pickBox(link)}
 ${faviconFor(link.url)}
 <div>
 <a class="title" href="/l/${link.id}">${shown("name")}</a>${brokenMark(broken)}
@@ -75,7 +79,7 @@ ${own && snippet.text !== "" ? html`<p class="snippet"><span class="badge from">
 </div>
 <div class="row-actions">
 <a href="/links/${link.id}" aria-label="Details of ${link.name}">Details</a>
-<a href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>
+<a class="edit" href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>
 </div>
 </li>`;
 }
@@ -111,7 +115,12 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
 <div class="heading"><h1 id="list-heading">${asked.q === "" ? "Search" : `Search: “${asked.q}”`}</h1></div>
 ${refineForm(options)}
 ${hits === null ? undefined : hits.length === 0 ? html`<p class="empty">${options.first ? "No more results." : "No link matches."}</p>`
-    : html`<ol class="links" aria-label="Results, best first">${hits.map((hit) => hitItem(hit, collections, options.broken.has(hit.link.id)))}</ol>`}
+    : bulkForm({
+      self: options.self,
+      collections: options.collections,
+      links: hits.map((hit) => hit.link),
+      list: html`<ol class="links pickable" aria-label="Results, best first">${hits.map((hit) => hitItem(hit, collections, options.broken.has(hit.link.id)))}</ol>`,
+    })}
 ${pager({ first: options.first, older: options.more }, "rank")}
 </section>`;
   return shell({
@@ -120,5 +129,6 @@ ${pager({ first: options.first, older: options.more }, "rank")}
     query: asked.q,
     sidebar: collectionsSidebar(options.collections),
     content,
+    script: SHORTCUTS_SCRIPT,
   });
 }

@@ -65,6 +65,21 @@ p { margin: .25rem 0 .75rem; }
 .links .meta { color: var(--muted); font-size: .85rem; }
 .links .row-actions { display: flex; gap: .35rem; align-items: start; }
 .links .row-actions form { margin: 0; }
+.links.pickable > li { grid-template-columns: 1.1rem 1.25rem minmax(0, 1fr) auto; }
+.links .pick { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }
+[hidden] { display: none !important; }
+.bulk-bar { border: 1px solid var(--border); border-radius: 8px; padding: .5rem .8rem .8rem; margin: 0 0 .75rem; }
+.bulk-bar legend { margin: 0; padding: 0 .3rem; }
+.bulk-bar label { margin: .4rem 0 .2rem; }
+.bulk-fields { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0 1rem; margin-bottom: .6rem; }
+@media (min-width: 48rem) { .bulk-fields { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } .refine.view { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) auto auto; } }
+dialog { background: var(--card); color: var(--text); border: 1px solid var(--border); border-radius: 12px; max-width: 28rem; }
+.keys { display: grid; grid-template-columns: 3rem minmax(0, 1fr); gap: .3rem .8rem; }
+.keys dd { margin: 0; }
+kbd { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; border: 1px solid var(--border); border-radius: 4px; padding: 0 .4rem; }
+.emoji { display: flex; flex-wrap: wrap; gap: .2rem; }
+.emoji label { margin: 0; font-size: 1.3rem; font-weight: 400; display: flex; align-items: center; gap: .2rem; padding: .1rem .3rem; border-radius: 8px; }
+.emoji label:has(input:checked) { background: var(--bg); outline: 2px solid var(--accent); }
 .empty { color: var(--muted); padding: 1rem 0; }
 .links .snippet { margin: .2rem 0 0; overflow-wrap: anywhere; }
 .links .from { margin-right: .35rem; }
@@ -152,6 +167,7 @@ ${user ? html`<form class="search" role="search" action="/search" method="get">
 <button type="submit" class="secondary">Search</button>
 </form>
 <nav aria-label="Account">
+<a href="/links">All links</a>
 <a href="/?view=favorites">Favorites</a>
 <a href="/health">Link health${user.brokenLinks > 0 ? html` <span class="badge broken" title="Broken links">${user.brokenLinks}</span>` : undefined}</a>
 <a href="/account">Account</a>
@@ -169,8 +185,12 @@ ${options.content}
 `;
 }
 
-/** What a pager's two links say: a list of links pages by age, search results by rank. */
-const PAGER_WORDS = { age: { first: "← Newest", older: "Older links →" }, rank: { first: "← Best results", older: "More results →" } } as const;
+/** What a pager's two links say: a list of links pages by age, search results by rank, the all-links view by its own order. */
+const PAGER_WORDS = {
+  age: { first: "← Newest", older: "Older links →" },
+  rank: { first: "← Best results", older: "More results →" },
+  view: { first: "← First page", older: "Next page →" },
+} as const;
 
 /** pager links a list's pages: back to the first and on to the next (either may be absent). */
 export function pager(pages: { first?: string; older?: string }, order: keyof typeof PAGER_WORDS = "age"): Html | undefined {

@@ -6,7 +6,7 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm"
 import { preparedQueries } from "../db/client";
 import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
-import { BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_LIMITS, LINK_PAGE, toLinkJson, type BulkLinksInput, type CreateLinkInput, type LinkJson, type LinkPage, type LinkQuery, type UpdateLinkInput } from "../links/model";
+import { BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_LIMITS, LINK_PAGE, toLinkJson, type BulkLinksInput, type CreateLinkInput, type LinkJson, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
 import type { ContentInput, ContentJson, ContentSource, ContentSummary, SearchResults } from "../search/model";
@@ -38,6 +38,17 @@ function parseIdList(list: string | null): number[] {
 }
 
 const NEWEST_FIRST = [desc(links.createdAt), desc(links.id)];
+
+/** The order of each sort of the all-links view, ending with the id so that pages never overlap. */
+const SORT_ORDERS: Record<LinkSort, SQL[]> = {
+  newest: NEWEST_FIRST,
+  oldest: [asc(links.createdAt), asc(links.id)],
+  clicks: [desc(links.clicks), sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), desc(links.id)],
+  recent: [sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), desc(links.id)],
+  name: [sql`${links.name} COLLATE NOCASE`, asc(links.id)],
+};
+
+const isBroken = sql`${links.id} IN (SELECT link_id FROM link_health WHERE broken = 1 AND ignored = 0)`;
 
 const inCollection = (collectionId: number) =>
   sql`${links.id} IN (SELECT link_id FROM link_collections WHERE collection_id = ${collectionId})`;
@@ -118,7 +129,7 @@ export class ShelfLinks {
   constructor(private readonly owner: Owner) {}
 
   /** select reads the owner's links matching `where`, each with its collection ids, in `order`. */
-  private select(where: (SQL | undefined)[], order: SQL[], limit?: number): LinkJson[] {
+  private select(where: (SQL | undefined)[], order: SQL[], limit?: number, offset = 0): LinkJson[] {
     const query = this.owner.db
       .select({
         link: links,
@@ -128,7 +139,7 @@ export class ShelfLinks {
       .from(links)
       .where(and(eq(links.userId, this.owner.user.id), ...where))
       .orderBy(...order);
-    const rows = limit === undefined ? query.all() : query.limit(limit).all();
+    const rows = limit === undefined ? query.all() : query.limit(limit).offset(offset).all();
     return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds)));
   }
 
@@ -195,6 +206,52 @@ export class ShelfLinks {
     ], NEWEST_FIRST, limit + 1);
     const page = found.slice(0, limit);
     return { links: page, nextCursor: found.length > limit ? encodeCursor(page.at(-1)!) : null };
+  }
+
+  /**
+   * viewFilters checks a view of every link (its limit and offset, and that its collection is
+   * the owner's: NotFound) and gives its conditions.
+   */
+  private viewFilters(query: LinkListQuery): (SQL | undefined)[] {
+    const rules = new Rules();
+    const limit = query.limit ?? LINK_PAGE.defaultLimit;
+    if (!Number.isInteger(limit) || limit < 1 || limit > LINK_PAGE.maxLimit) rules.fail("/limit", `Expected a whole number from 1 to ${LINK_PAGE.maxLimit}`);
+    const offset = query.offset ?? 0;
+    if (!Number.isSafeInteger(offset) || offset < 0) rules.fail("/offset", "Expected a whole number from 0");
+    rules.check();
+    if (query.collectionId !== undefined) ownedCollection(this.owner, query.collectionId);
+    return [
+      query.collectionId === undefined ? undefined : inCollection(query.collectionId),
+      query.favorite ? eq(links.favorite, true) : undefined,
+      query.broken ? isBroken : undefined,
+    ];
+  }
+
+  /**
+   * list is one page of a view of every one of the owner's links, in one of the sorts of
+   * LINK_SORTS, filtered by collection, favorites and broken links, with how many links the
+   * whole view holds. Two queries, plus the collection check when filtering by collection.
+   */
+  list(query: LinkListQuery): LinkListPage {
+    const where = this.viewFilters(query);
+    const limit = query.limit ?? LINK_PAGE.defaultLimit;
+    const { db, user } = this.owner;
+    const total = db.select({ n: sql<number>`count(*)` }).from(links).where(and(eq(links.userId, user.id), ...where)).get()!.n;
+    return { links: this.select(where, SORT_ORDERS[query.sort], limit, query.offset ?? 0), total };
+  }
+
+  /**
+   * matchingIds is the ids of the links a view of every link matches (its limit and offset
+   * ignored), in its order, at most `max + 1` of them: more than `max` says the view is larger. One query.
+   */
+  matchingIds(query: LinkListQuery, max: number): number[] {
+    const where = this.viewFilters({ ...query, limit: undefined, offset: undefined });
+    return this.owner.db.select({ id: links.id }).from(links)
+      .where(and(eq(links.userId, this.owner.user.id), ...where))
+      .orderBy(...SORT_ORDERS[query.sort])
+      .limit(max + 1)
+      .all()
+      .map((row) => row.id);
   }
 
   /**

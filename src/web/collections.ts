@@ -4,7 +4,7 @@ import type { CollectionInput, CollectionSummary } from "../collections/model";
 import type { Shelf } from "../shelf/shelf";
 import { ValidationFailed } from "../errors";
 import { parseId } from "../ids";
-import { collectionDeletePage, collectionFormPage, type CollectionFormValues } from "../pages/collections";
+import { collectionDeletePage, collectionFormPage, iconValues, type CollectionFormValues } from "../pages/collections";
 import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, submittedForm } from "../request/form-body";
 import { seeOther } from "../request/origin";
@@ -18,8 +18,8 @@ function collectionInput(values: CollectionFormValues): CollectionInput {
   if (values.visibility !== "PUBLIC" && values.visibility !== "PRIVATE") {
     throw new ValidationFailed([{ path: "/visibility", message: "Expected PUBLIC or PRIVATE" }]);
   }
-  // An empty icon is the default icon; an empty description clears it (as `""` does on the API).
-  return { name: values.name, description: values.description, icon: values.icon, visibility: values.visibility };
+  // An empty icon is the default icon; an empty description clears it (as `""` does on the API). The typed icon wins over the chosen one.
+  return { name: values.name, description: values.description, icon: values.icon.trim() || values.iconChoice, visibility: values.visibility };
 }
 
 /**
@@ -35,6 +35,7 @@ export function collectionPages({ clock }: AppDeps, guard: PageGuard) {
     name: formField(body, "name"),
     description: formField(body, "description"),
     icon: formField(body, "icon"),
+    iconChoice: formField(body, "icon-choice"),
     visibility: formField(body, "visibility"),
   });
 
@@ -52,7 +53,7 @@ export function collectionPages({ clock }: AppDeps, guard: PageGuard) {
   return new Elysia()
     .use(surfaces)
     .get("/collections/new", ({ request }) => guard.page(request, (shelf) =>
-      form(shelf, { name: "", description: "", icon: "", visibility: "PRIVATE" }, new Map())), { surface: PAGE_ROUTE })
+      form(shelf, { name: "", description: "", icon: "", iconChoice: "", visibility: "PRIVATE" }, new Map())), { surface: PAGE_ROUTE })
     .post("/collections", ({ request, body }) => guard.form(request, (shelf) => {
       const created = shelf.collections.create(collectionInput(typed(body)), clock());
       return seeOther(withNotice(`/?collection=${created.id}`, "collection-created"));
@@ -60,7 +61,7 @@ export function collectionPages({ clock }: AppDeps, guard: PageGuard) {
     .get("/collections/:id/edit", ({ request, params }) => guard.page(request, (shelf) => {
       const collection = shelf.collections.summary(parseId(params.id));
       const { name, description, icon, visibility } = collection;
-      return form(shelf, { name, description: description ?? "", icon, visibility }, new Map(), collection);
+      return form(shelf, { name, description: description ?? "", ...iconValues(icon), visibility }, new Map(), collection);
     }), { surface: PAGE_ROUTE })
     .post("/collections/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const collection = shelf.collections.summary(parseId(params.id));

@@ -1,3 +1,6 @@
+import type { CollectionSummary } from "../collections/model";
+import { BULK_MAX_IDS, COLLECTION_ACTIONS, type BulkAction } from "../links/model";
+
 /**
  * What a successful form says on the page it redirects to. The redirect carries a code
  * (`?done=link-added`), never the text, so no one can put words on the page through a link.
@@ -31,4 +34,43 @@ export function withNotice(path: string, code: NoticeCode): string {
   const url = new URL(path, "http://x");
   url.searchParams.set("done", code);
   return url.pathname + url.search + url.hash;
+}
+
+/** What each bulk action did, as its notice says it. */
+const BULK_DONE: Record<BulkAction, string> = {
+  favorite: "marked as favorites",
+  unfavorite: "removed from favorites",
+  delete: "deleted",
+  move: "moved to",
+  add: "added to",
+  remove: "removed from",
+};
+
+/**
+ * withBulkNotice adds to a same-site path what a bulk action did: `done=bulk-<action>`, how
+ * many links, and the collection it named. The page words it (bulkNoticeOf).
+ */
+export function withBulkNotice(path: string, action: BulkAction, count: number, collectionId?: number): string {
+  const url = new URL(path, "http://x");
+  url.searchParams.set("done", `bulk-${action}`);
+  url.searchParams.set("count", String(count));
+  if (collectionId === undefined) url.searchParams.delete("to");
+  else url.searchParams.set("to", String(collectionId));
+  return url.pathname + url.search + url.hash;
+}
+
+/**
+ * bulkNoticeOf words a bulk action's notice ("12 links moved to 📚 Reading") from the address:
+ * the words are the server's, the count a number up to BULK_MAX_IDS, the collection one of
+ * `collections` (by id); anything else is no notice.
+ */
+export function bulkNoticeOf(query: Record<string, unknown>, collections: readonly CollectionSummary[]): string | undefined {
+  const done = query.done;
+  const action = typeof done === "string" && done.startsWith("bulk-") ? done.slice(5) : "";
+  if (!Object.hasOwn(BULK_DONE, action)) return undefined;
+  const count = Number(query.count);
+  if (!Number.isSafeInteger(count) || count < 1 || count > BULK_MAX_IDS) return undefined;
+  const collection = collections.find((c) => String(c.id) === query.to);
+  const target = COLLECTION_ACTIONS.includes(action as BulkAction) ? (collection ? ` ${collection.icon} ${collection.name}` : " a collection") : "";
+  return `${count === 1 ? "1 link" : `${count} links`} ${BULK_DONE[action as BulkAction]}${target}.`;
 }

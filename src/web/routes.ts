@@ -9,10 +9,11 @@ import { healthPages } from "./health";
 import { homeRoutes } from "./home";
 import { importPages } from "./imports";
 import { linkPages } from "./links";
+import { listPages } from "./lists";
 import { searchPages } from "./search";
 
 /**
- * webPages: the signed-in web pages (home, search, links, link health, collections, account, import / export), all
+ * webPages: the signed-in web pages (home, search, all links and bulk actions, links, link health, collections, account, import / export), all
  * behind `guard` (the session). Their forms are read by `formBody` (at most 64 KiB); the
  * import's upload, registered before it, reads its own larger body. Every route declares the
  * `page` surface: its errors are HTML pages in the user's shell, and the OpenAPI document
@@ -24,6 +25,7 @@ export function webPages(deps: AppDeps, guard: PageGuard, signIns: SignInThrottl
     .use(formBody())
     .use(homeRoutes(deps, guard))
     .use(searchPages(deps, guard))
+    .use(listPages(deps, guard))
     .use(linkPages(deps, guard))
     .use(healthPages(deps, guard))
     .use(collectionPages(deps, guard))

@@ -7,6 +7,7 @@ import { searchPage, type SearchAsked } from "../pages/search";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
+import { bulkNoticeOf } from "./notices";
 import { oneValue } from "./query";
 
 type Query = Record<string, unknown>;
@@ -47,17 +48,19 @@ export function searchPages({ clock }: AppDeps, guard: PageGuard) {
       : shelf.links.find({ q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, clock());
     const messages = refused?.errors ?? [];
     const queryError = messages.find((error) => error.path === "/q")?.message;
+    const collections = shelf.collections.summaries();
     return htmlResponse(searchPage({
       user: shelf.viewer(),
-      collections: shelf.collections.summaries(),
+      collections,
       asked,
       hits: results?.hits ?? null,
       queryError: queryError?.replace(/(?<![.?!])$/, "."),
-      notice: messages.some((error) => error.path !== "/q") ? "That page of results does not exist: start again from the best results." : undefined,
+      notice: messages.some((error) => error.path !== "/q") ? "That page of results does not exist: start again from the best results." : bulkNoticeOf(query, collections),
       more: results?.nextCursor ? addressOf(asked, results.nextCursor) : undefined,
       first: cursor === undefined ? undefined : addressOf(asked),
       broken: shelf.health.brokenAmong((results?.hits ?? []).map((hit) => hit.link.id)),
-    }), { status: refused?.status ?? 200 });
+      self: addressOf(asked, cursor),
+    }), { status: refused?.status ?? 200, script: true });
   };
 
   return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query)), {

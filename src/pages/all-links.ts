@@ -1,0 +1,80 @@
+import type { CollectionSummary } from "../collections/model";
+import type { LinkJson, LinkSort } from "../links/model";
+import type { Viewer } from "../shelf/shelf";
+import { bulkForm, SHORTCUTS_SCRIPT } from "./bulk";
+import { collectionsSidebar } from "./home";
+import { html, type Html } from "./html";
+import { linkItem } from "./links";
+import { pager, shell } from "./shell";
+
+/** What the all-links view shows: its order, its filters and its page (from 1). */
+export interface AllLinksView {
+  sort: LinkSort;
+  collectionId?: number;
+  favorites: boolean;
+  broken: boolean;
+  page: number;
+}
+
+/** The sorts as the view's select names them. */
+const SORT_LABELS: Record<LinkSort, string> = {
+  newest: "Newest first",
+  oldest: "Oldest first",
+  clicks: "Most clicked",
+  recent: "Recently clicked",
+  name: "Name A–Z",
+};
+
+export interface AllLinksOptions {
+  user: Viewer;
+  collections: CollectionSummary[];
+  view: AllLinksView;
+  /** The view's query without its page, as address parameters. */
+  query: Record<string, string>;
+  links: LinkJson[];
+  /** How many links the view matches. */
+  total: number;
+  self: string;
+  next?: string;
+  first?: string;
+  notice?: string;
+  refusal?: string;
+  broken: Set<number>;
+}
+
+/** viewForm is the all-links view's order and filters: a GET form, so a view is an address to bookmark. */
+function viewForm({ view, collections }: AllLinksOptions): Html {
+  return html`<form class="refine view" method="get" action="/links">
+<div><label for="sort">Order</label>
+<select id="sort" name="sort">
+${Object.entries(SORT_LABELS).map(([sort, label]) => html`<option value="${sort}"${sort === view.sort ? html` selected` : ""}>${label}</option>`)}
+</select></div>
+<div><label for="collection">In</label>
+<select id="collection" name="collection">
+<option value="">All collections</option>
+${collections.map((collection) => html`<option value="${collection.id}"${collection.id === view.collectionId ? html` selected` : ""}>${collection.icon} ${collection.name}</option>`)}
+</select></div>
+<div>
+<label class="choice"><input type="checkbox" name="favorites" value="on"${view.favorites ? html` checked` : ""}> Favorites only</label>
+<label class="choice"><input type="checkbox" name="broken" value="on"${view.broken ? html` checked` : ""}> Broken only</label>
+</div>
+<button type="submit">Show</button>
+</form>`;
+}
+
+/** allLinksPage: every link of the user across collections, in the order and with the filters of the view, a page at a time, inside the bulk form. */
+export function allLinksPage(options: AllLinksOptions): Html {
+  const { total } = options;
+  const list = options.links.length === 0
+    ? html`<p class="empty">${total === 0 ? "No link matches this view." : "No more links: this page is past the end."}</p>`
+    : html`<ul class="links pickable">${options.links.map((link) => linkItem(link, options.broken.has(link.id)))}</ul>`;
+  const content = html`<section class="card" aria-labelledby="list-heading">
+${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
+<div class="heading"><h1 id="list-heading">All links <span class="badge">${total === 1 ? "1 link" : `${total} links`}</span></h1>
+<div class="actions"><a class="button" href="/links/new">Add link</a></div></div>
+${viewForm(options)}
+${bulkForm({ self: options.self, collections: options.collections, view: options.query, total, links: options.links, list, refusal: options.refusal })}
+${pager({ first: options.first, older: options.next }, "view")}
+</section>`;
+  return shell({ title: "All links", user: options.user, sidebar: collectionsSidebar(options.collections, { kind: "all" }), content, script: SHORTCUTS_SCRIPT });
+}

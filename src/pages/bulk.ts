@@ -1,0 +1,176 @@
+/**
+ * Acting on many links at once: the one form around a list of links (each row's checkbox, an
+ * action bar, and the view's query for "all matching"), the confirmation of a bulk delete,
+ * and the keyboard shortcuts of the list pages with their help dialog.
+ */
+import type { CollectionSummary } from "../collections/model";
+import { BULK_MAX_IDS, type LinkJson } from "../links/model";
+import type { Viewer } from "../shelf/shelf";
+import { html, type Html } from "./html";
+import { shell } from "./shell";
+
+/** Where the list pages' script is served (src/web/lists.ts). */
+export const SHORTCUTS_SCRIPT = "/assets/shortcuts.js";
+
+/** The keyboard shortcuts of the list pages, as the help dialog and docs/pages.md list them. */
+export const SHORTCUTS: readonly (readonly [string, string])[] = [
+  ["/", "Focus the search box"],
+  ["n", "Add a new link"],
+  ["j", "Focus the next link in the list"],
+  ["k", "Focus the previous link in the list"],
+  ["e", "Edit the focused link"],
+  ["f", "Favorite the focused link (or remove it from favorites)"],
+  ["x", "Select the focused link (tick its checkbox)"],
+  ["?", "Show this list"],
+];
+
+export interface BulkFormOptions {
+  /** The list page's own address: where the form returns to. */
+  self: string;
+  collections: CollectionSummary[];
+  /** The collection the list shows, if it shows one: "Remove from this collection" acts on it (not on the Inbox). */
+  here?: CollectionSummary;
+  /** The view's query, carried for "all matching": sort, favorites, collection, broken. */
+  view?: Record<string, string>;
+  /** How many links the view matches (with `view`). */
+  total?: number;
+  /** The links of this page, in order. */
+  links: LinkJson[];
+  /** The list itself (its rows hold the checkboxes). */
+  list: Html;
+  /** Why the last bulk action was refused: shown above the bar. */
+  refusal?: string;
+}
+
+const ACTIONS = [
+  ["favorite", "Mark as favorites"],
+  ["unfavorite", "Remove from favorites"],
+  ["move", "Move to the collection…"],
+  ["add", "Add to the collection…"],
+  ["remove", "Remove from this collection"],
+  ["delete", "Delete…"],
+] as const;
+
+/**
+ * bulkForm is the list inside one form (`POST /links/bulk`): an action, a collection for move
+ * and add, and three ways to choose the links: the ticked ones, every one on this page (their
+ * ids carried in `page-ids`), or every link the view matches, up to BULK_MAX_IDS (the view's
+ * query carried in `view-*` fields). Works without scripts; the shortcuts script adds a
+ * "Select all on this page" checkbox.
+ */
+export function bulkForm(options: BulkFormOptions): Html {
+  const { here, view, total } = options;
+  const removable = here !== undefined && !here.isDefault;
+  const actions = ACTIONS.filter(([action]) => action !== "remove" || removable);
+  return html`<form id="bulk" class="bulk" method="post" action="/links/bulk">
+<input type="hidden" name="next" value="${options.self}">
+${here ? html`<input type="hidden" name="here" value="${here.id}">` : undefined}
+<input type="hidden" name="page-ids" value="${options.links.map((link) => link.id).join(",")}">
+${view ? Object.entries(view).map(([name, value]) => html`<input type="hidden" name="view-${name}" value="${value}">`) : undefined}
+${options.refusal ? html`<p class="error" role="alert" id="bulk-error">${options.refusal}</p>` : undefined}
+${options.links.length === 0 ? undefined : html`<fieldset class="bulk-bar">
+<legend>Many links at once</legend>
+<label class="choice" data-select-all hidden><input type="checkbox" id="select-all"> Select all on this page</label>
+<div class="bulk-fields">
+<div><label for="bulk-action">Action</label>
+<select id="bulk-action" name="action">
+${actions.map(([action, label]) => html`<option value="${action}">${label}</option>`)}
+</select></div>
+<div><label for="bulk-collection">Collection (move, add)</label>
+<select id="bulk-collection" name="collectionId">
+${options.collections.map((collection) => html`<option value="${collection.id}">${collection.icon} ${collection.name}</option>`)}
+</select></div>
+</div>
+<div class="actions">
+<button type="submit" name="scope" value="selected">Apply to selected</button>
+<button type="submit" name="scope" value="page" class="secondary">Apply to all on this page</button>
+${view && total !== undefined && total > options.links.length ? html`<button type="submit" name="scope" value="all" class="secondary">Apply to all ${total} matching</button>` : undefined}
+</div>
+${view && total !== undefined && total > BULK_MAX_IDS ? html`<p class="hint">“All matching” acts on at most ${BULK_MAX_IDS} links: filter the view to fewer.</p>` : undefined}
+</fieldset>`}
+${options.list}
+</form>
+${shortcutsDialog()}`;
+}
+
+/** shortcutsDialog lists the keyboard shortcuts; the shortcuts script opens it with `?`. */
+function shortcutsDialog(): Html {
+  return html`<dialog id="shortcuts" aria-labelledby="shortcuts-title">
+<h2 id="shortcuts-title">Keyboard shortcuts</h2>
+<dl class="keys">
+${SHORTCUTS.map(([key, what]) => html`<dt><kbd>${key}</kbd></dt><dd>${what}</dd>`)}
+</dl>
+<p class="hint">They wait while you type in a field, and ignore Ctrl, Alt and ⌘.</p>
+<form method="dialog"><button type="submit">Close</button></form>
+</dialog>`;
+}
+
+/** bulkDeletePage asks before deleting many links: the ids go along as hidden fields. */
+export function bulkDeletePage(user: Viewer, ids: readonly number[], next: string): Html {
+  const count = ids.length === 1 ? "1 link" : `${ids.length} links`;
+  const content = html`<div class="narrow card">
+<h1>Delete ${count}?</h1>
+<p>They leave every collection, with their clicks and saved pages. This cannot be undone.</p>
+<form method="post" action="/links/bulk" class="form-actions">
+<input type="hidden" name="next" value="${next}">
+<input type="hidden" name="action" value="delete">
+<input type="hidden" name="confirmed" value="yes">
+${ids.map((id) => html`<input type="hidden" name="ids" value="${id}">`)}
+<button type="submit" name="scope" value="selected" class="danger">Delete ${count}</button>
+<a href="${next}">Cancel</a>
+</form>
+</div>`;
+  return shell({ title: `Delete ${count}`, user, content });
+}
+
+/**
+ * SHORTCUTS_JS: the list pages' keyboard shortcuts (SHORTCUTS) and the "Select all on this
+ * page" checkbox. A key does nothing while a text field, text area or select has the focus,
+ * nor with Ctrl, Alt or ⌘, nor while the help dialog is open.
+ */
+export const SHORTCUTS_JS = `(function () {
+  var rows = function () { return Array.prototype.slice.call(document.querySelectorAll("li[data-link]")); };
+  var focusedRow = function () { var el = document.activeElement; return el && el.closest ? el.closest("li[data-link]") : null; };
+  var all = document.querySelector("[data-select-all]");
+  if (all) {
+    all.hidden = false;
+    var box = all.querySelector("input");
+    box.addEventListener("change", function () {
+      document.querySelectorAll("input.pick").forEach(function (pick) { pick.checked = box.checked; });
+    });
+  }
+  var dialog = document.getElementById("shortcuts");
+  var typing = function (el) {
+    if (!el || !el.tagName) return false;
+    if (el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
+    return el.tagName === "INPUT" && !/^(checkbox|radio|button|submit|reset)$/.test(el.type);
+  };
+  var click = function (row, selector) { var el = row && row.querySelector(selector); if (el) el.click(); return Boolean(el); };
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    if (dialog && dialog.open) return;
+    var row = focusedRow();
+    var list = rows();
+    var handled = true;
+    switch (event.key) {
+      case "/": var search = document.getElementById("search"); if (search) search.focus(); else handled = false; break;
+      case "n": location.href = "/links/new"; break;
+      case "j": case "k":
+        if (list.length === 0) { handled = false; break; }
+        var at = list.indexOf(row);
+        var next = at === -1 ? (event.key === "j" ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, at + (event.key === "j" ? 1 : -1)));
+        list[next].querySelector("a.title").focus();
+        break;
+      case "e": handled = click(row, "a.edit"); break;
+      case "f": handled = click(row, "button.star"); break;
+      case "x":
+        var pick = row && row.querySelector("input.pick");
+        if (pick) { pick.checked = !pick.checked; } else handled = false;
+        break;
+      case "?": if (dialog && dialog.showModal) dialog.showModal(); else handled = false; break;
+      default: handled = false;
+    }
+    if (handled) event.preventDefault();
+  });
+})();
+`;

@@ -1,0 +1,155 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../deps";
+import { Conflict, ValidationFailed, type AppError } from "../errors";
+import { parseId, readId } from "../ids";
+import { BULK_ACTIONS, BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_PAGE, LINK_SORTS, type BulkAction, type LinkListQuery, type LinkSort } from "../links/model";
+import { allLinksPage, type AllLinksView } from "../pages/all-links";
+import { bulkDeletePage, SHORTCUTS_JS } from "../pages/bulk";
+import { htmlResponse } from "../pages/html";
+import { formField, formValues, submittedForm } from "../request/form-body";
+import { ownOrigin, safeNext, seeOther } from "../request/origin";
+import type { Shelf } from "../shelf/shelf";
+import { PAGE_ROUTE, surfaces } from "../surface";
+import type { PageGuard } from "./guard";
+import { drawHome } from "./home";
+import { bulkNoticeOf, noticeOf, withBulkNotice } from "./notices";
+import { oneValue } from "./query";
+
+type Query = Record<string, unknown>;
+
+/** viewOf reads an all-links view from an address's query (or a bulk form's `view-*` fields): an unknown sort is the newest first, a collection that is not an id NotFound. */
+function viewOf(read: (name: string) => string | undefined): AllLinksView {
+  const sort = read("sort") ?? "";
+  const collection = read("collection") ?? "";
+  const page = Number(read("page") ?? "1");
+  return {
+    sort: (LINK_SORTS as readonly string[]).includes(sort) ? (sort as LinkSort) : "newest",
+    collectionId: collection === "" ? undefined : parseId(collection),
+    favorites: read("favorites") === "on",
+    broken: read("broken") === "on",
+    page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
+  };
+}
+
+/** queryOf is a view's parameters without its page (the form's `view-*` fields, and every page's address). */
+function queryOf(view: AllLinksView): Record<string, string> {
+  const query: Record<string, string> = { sort: view.sort };
+  if (view.collectionId !== undefined) query.collection = String(view.collectionId);
+  if (view.favorites) query.favorites = "on";
+  if (view.broken) query.broken = "on";
+  return query;
+}
+
+/** addressOf is the all-links view's address at one of its pages. */
+function addressOf(view: AllLinksView, page = 1): string {
+  const params = new URLSearchParams(queryOf(view));
+  if (page > 1) params.set("page", String(page));
+  return `/links?${params}`;
+}
+
+/** listQueryOf is the shelf's query of a view (one page of LINK_PAGE.defaultLimit). */
+const listQueryOf = (view: AllLinksView): LinkListQuery => ({
+  sort: view.sort,
+  collectionId: view.collectionId,
+  favorite: view.favorites || undefined,
+  broken: view.broken || undefined,
+  offset: (view.page - 1) * LINK_PAGE.defaultLimit,
+  limit: LINK_PAGE.defaultLimit,
+});
+
+/** drawAllLinks draws the all-links view for an address's query; with `refusal`, a refused bulk action's message above the list. */
+function drawAllLinks(shelf: Shelf, query: Query, refusal?: { message: string; status: number }): Response {
+  const view = viewOf((name) => oneValue(query[name]));
+  const collections = shelf.collections.summaries();
+  const { links, total } = shelf.links.list(listQueryOf(view));
+  const shownTo = (view.page - 1) * LINK_PAGE.defaultLimit + links.length;
+  return htmlResponse(allLinksPage({
+    user: shelf.viewer(),
+    collections,
+    view,
+    query: queryOf(view),
+    links,
+    total,
+    self: addressOf(view, view.page),
+    next: links.length > 0 && shownTo < total ? addressOf(view, view.page + 1) : undefined,
+    first: view.page > 1 ? addressOf(view) : undefined,
+    notice: refusal ? undefined : noticeOf(query.done) ?? bulkNoticeOf(query, collections),
+    refusal: refusal?.message,
+    broken: shelf.health.brokenAmong(links.map((link) => link.id)),
+  }), { status: refusal?.status ?? 200, script: true });
+}
+
+/** idsOf reads ids from form values; one that is not an id is read as 0, which the shelf refuses. */
+const idsOf = (values: string[]) => values.map((id) => readId(id) ?? 0);
+
+/**
+ * chosenIds is the links a bulk form acts on, by its `scope`: the ticked ones (`ids`), every
+ * one on the page (`page-ids`), or every one the view (`view-*` fields) matches, at most
+ * BULK_MAX_IDS (more is refused, nothing done).
+ */
+function chosenIds(shelf: Shelf, body: unknown): number[] {
+  const scope = formField(body, "scope");
+  if (scope === "page") return idsOf(formField(body, "page-ids").split(",").filter((id) => id !== ""));
+  if (scope === "all") {
+    const view = viewOf((name) => formField(body, `view-${name}`));
+    const ids = shelf.links.matchingIds(listQueryOf(view), BULK_MAX_IDS);
+    if (ids.length > BULK_MAX_IDS) {
+      throw new ValidationFailed([{ path: "/ids", message: `This view matches more than ${BULK_MAX_IDS} links, more than one action may change at once: filter the view to fewer, or act on a page at a time. Nothing was changed.` }]);
+    }
+    return ids;
+  }
+  return idsOf(formValues(body, "ids"));
+}
+
+/** messageOf is what a refused bulk action says on the list: the shelf's messages, or its conflict. */
+function messageOf(error: AppError): string {
+  const messages = error instanceof ValidationFailed ? (error.errors ?? []).map((e) => e.message.replace(/(?<![.?!])$/, ".")) : [error.message];
+  return messages.join(" ");
+}
+
+/**
+ * listPages: the all-links view (`GET /links`: every link of the user, `sort=newest|oldest|
+ * clicks|recent|name`, `collection=ID`, `favorites=on`, `broken=on`, `page=N`), the bulk form
+ * of every list (`POST /links/bulk`, through `shelf.links.bulk` only, all or nothing; a delete
+ * asks first on a confirmation page; done: back to the list, 303, with a notice) and the list
+ * pages' script (`/assets/shortcuts.js`). A refused bulk action (nothing chosen, more than
+ * BULK_MAX_IDS, removing from the Inbox) shows the list again with the message, through the
+ * route's `invalid`; another user's id or collection is the 404 page.
+ */
+export function listPages({ config, clock, peerAddress }: AppDeps, guard: PageGuard) {
+  const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
+
+  return new Elysia()
+    .use(surfaces)
+    .get("/links", ({ request, query }) => guard.page(request, (shelf) => drawAllLinks(shelf, query)), { surface: PAGE_ROUTE })
+    .post("/links/bulk", ({ request, body }) => guard.form(request, (shelf) => {
+      const next = nextOf(request, formField(body, "next"));
+      const action = formField(body, "action");
+      if (!(BULK_ACTIONS as readonly string[]).includes(action)) throw new ValidationFailed([{ path: "/action", message: "Choose an action" }]);
+      const bulkAction = action as BulkAction;
+      const ids = chosenIds(shelf, body);
+      if (ids.length === 0) throw new ValidationFailed([{ path: "/ids", message: "Select at least one link first" }]);
+      const collectionId = !COLLECTION_ACTIONS.includes(bulkAction) ? undefined
+        : readId(formField(body, bulkAction === "remove" ? "here" : "collectionId")) ?? 0;
+      if (bulkAction === "delete" && formField(body, "confirmed") !== "yes") return htmlResponse(bulkDeletePage(shelf.viewer(), ids, next));
+      const count = shelf.links.bulk({ ids, action: bulkAction, collectionId }, clock());
+      return seeOther(withBulkNotice(next, bulkAction, count, collectionId));
+    }), {
+      surface: {
+        ...PAGE_ROUTE,
+        invalid: ({ request }, error) => {
+          const shelf = guard.shelfOf(request);
+          if (!shelf || !(error instanceof ValidationFailed || error instanceof Conflict)) return error;
+          const next = new URL(nextOf(request, formField(submittedForm(request), "next")), "http://x");
+          const query = Object.fromEntries(next.searchParams);
+          const refusal = { message: messageOf(error), status: error.status };
+          if (next.pathname === "/links") return drawAllLinks(shelf, query, refusal);
+          if (next.pathname === "/") return drawHome(shelf, query, undefined, refusal);
+          return error;
+        },
+      },
+    })
+    .get("/assets/shortcuts.js", () => new Response(SHORTCUTS_JS, {
+      headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
+    }), { surface: { kind: "browser", limited: false, callers: false } });
+}
