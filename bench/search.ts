@@ -1,7 +1,8 @@
 /**
  * The search benchmark: 100,000 links with ~3 KB of page text each (deterministic
  * pseudo-English), served by dist/linkshelf; p50/p99 of one-word, two-word, phrase and miss
- * queries through `GET /api/v1/search`, one request at a time; the rate of a burst of
+ * queries through `GET /api/v1/search`, one request at a time, on a copy of the library given
+ * the use of a shelf in service (addUse); the rate of a burst of
  * `PUT /api/v1/links/:id/content`; the database's size against the raw text; RSS while serving.
  *
  * Building the library takes a while, so the database is kept under bench/.cache, named by the
@@ -249,6 +250,7 @@ export async function benchSearch(binary: string, options = { requests: 300 }): 
   const db = join(dataDir, "linkshelf.db");
   copyFileSync(library.path, db);
   const dbBytes = statSync(db).size;
+  addUse(db, Date.now());
   const token = cli(binary, dataDir, ["token", "create", "--email", BENCH_EMAIL]);
   const app = await start(serveCommand(binary, dataDir), { cwd: work, env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT } });
   let rss = 0;
@@ -288,6 +290,8 @@ export async function benchSearch(binary: string, options = { requests: 300 }): 
 
 if (import.meta.main) {
   const { compile } = await import("./lib");
-  const binary = await compile(join(ROOT, "src", "main.ts"), join(ROOT, "dist", "linkshelf"));
+  // `--binary PATH`: time another build (an earlier version, for a before/after comparison).
+  const at = process.argv.indexOf("--binary");
+  const binary = at > 0 ? process.argv[at + 1]! : await compile(join(ROOT, "src", "main.ts"), join(ROOT, "dist", "linkshelf"));
   console.log(JSON.stringify(await benchSearch(binary), null, 2));
 }

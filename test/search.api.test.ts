@@ -10,6 +10,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { Shelf } from "../src/shelf/shelf";
 import { storeFetchedContent } from "../src/shelf/contents";
+import { RANKING } from "../src/shelf/search";
 import { closeDatabase } from "../src/db/client";
 import { indexPendingLinks } from "../src/search/index-text";
 import { testDir } from "./dirs";
@@ -291,6 +292,24 @@ describe("GET /api/v1/search: ranking many matches", () => {
   it("gives exactly the ranking of scoring every match, page after page, with and without filters", async () => {
     const { env, alice, heavy } = await usedShelf();
     const now = env.clock.now;
+    const kept = RANKING.firstCandidates;
+    // Also with fewer matches kept at first than a page needs (the search runs again over all of them), or just enough.
+    for (const firstCandidates of [kept, 4, 60]) {
+      RANKING.firstCandidates = firstCandidates;
+      try {
+        await expectEveryMatchRanking(env, alice, now);
+      } finally {
+        RANKING.firstCandidates = kept;
+      }
+    }
+    // The link found only in its page text but opened 5,000 times is lifted to the first page.
+    const place = everyMatchRanked(env, alice, "otter", now).findIndex(([id]) => id === heavy);
+    expect(place).toBeGreaterThanOrEqual(0);
+    expect(place).toBeLessThan(20);
+  });
+
+  /** expectEveryMatchRanking pages through "otter" at several page sizes, with and without filters, and compares with everyMatchRanked. */
+  async function expectEveryMatchRanking(env: TestEnv, alice: TestUser, now: number) {
     for (const favorite of [undefined, true, false]) {
       const expected = everyMatchRanked(env, alice, "otter", now, favorite);
       expect(expected.length).toBeGreaterThan(favorite === undefined ? 100 : 30);
@@ -304,14 +323,10 @@ describe("GET /api/v1/search: ranking many matches", () => {
           seen.push(...page.body.hits.map((hit): [number, number] => [hit.link.id, hit.score]));
           cursor = page.body.nextCursor;
         } while (cursor);
-        expect({ favorite, limit, seen }).toEqual({ favorite, limit, seen: expected });
+        expect({ firstCandidates: RANKING.firstCandidates, favorite, limit, seen }).toEqual({ firstCandidates: RANKING.firstCandidates, favorite, limit, seen: expected });
       }
     }
-    // The link found only in its page text but opened 5,000 times is lifted to the first page.
-    const place = everyMatchRanked(env, alice, "otter", now).findIndex(([id]) => id === heavy);
-    expect(place).toBeGreaterThanOrEqual(0);
-    expect(place).toBeLessThan(20);
-  });
+  }
 
   it("leaves no read open when it stops before the last match (the WAL can be checkpointed)", async () => {
     const path = join(testDir("search-early-stop"), "linkshelf.db");

@@ -56,11 +56,12 @@ function decodeCursor(cursor: string): Position | undefined {
   return { score, id, now };
 }
 
-/** One match that passed the owner and the filters, in order of relevance (see RANKED_SQL). */
+/** One match, in order of relevance (see RANKED_SQL); `eligible` when it is the owner's and passes the filters. */
 interface Candidate {
   id: number;
   relevance: number;
   score: number;
+  eligible: number;
 }
 
 interface LinkRow {
@@ -78,26 +79,33 @@ interface LinkRow {
 }
 
 /**
- * The owner's matches, most relevant first, each with its score. The matches are ranked by bm25
- * alone (FTS5 scores every match: it has to, for their order), and each is joined with its link
- * only as the caller steps through them: the caller stops once no later match can reach the
- * page (see rankedPage), so a word in tens of thousands of links reads a few hundred link rows.
- * `LIMIT -1` keeps the subquery's order (a subquery without one may be flattened and lose it);
- * CROSS JOIN keeps the matches as the outer loop.
+ * The best `?6` matches by bm25 alone, most relevant first, each with its score and whether it
+ * counts (the owner's, through the filters). FTS5 scores every
+ * match (it has to, to rank them), but keeps only the best `?6` while sorting, and each is joined
+ * with its link only as the caller steps through them: the caller stops once no later match can
+ * reach the page (see rankedPage), so a word in tens of thousands of links reads a few hundred
+ * link rows. LEFT JOIN keeps the matches as the outer loop, in their order.
  */
 const RANKED_SQL = (filters: string) => `
 SELECT m.id, m.relevance,
   m.relevance * (1 + ${USE_WEIGHTS.clicks} * ln(1 + l.clicks)
     + ${USE_WEIGHTS.recency} * CASE WHEN l.last_clicked_at IS NULL THEN 0
-        ELSE pow(0.5, max(0, ?2 - l.last_clicked_at) / ${USE_WEIGHTS.halfLifeDays * DAY}.0) END) AS score
+        ELSE pow(0.5, max(0, ?2 - l.last_clicked_at) / ${USE_WEIGHTS.halfLifeDays * DAY}.0) END) AS score,
+  coalesce(l.user_id = ?3 ${filters}, 0) AS eligible
 FROM (
   SELECT rowid AS id, -bm25(link_search, ${FIELD_WEIGHTS.name}.0, ${FIELD_WEIGHTS.description}.0, ${FIELD_WEIGHTS.url}.0, ${FIELD_WEIGHTS.content}.0) AS relevance
   FROM link_search WHERE link_search MATCH ?1
   ORDER BY relevance DESC
-  LIMIT -1
+  LIMIT ?6
 ) m
-CROSS JOIN links l ON l.id = m.id
-WHERE l.user_id = ?3 ${filters} AND (?6 IS NULL OR score < ?6 OR (score = ?6 AND l.id < ?7))`;
+LEFT JOIN links l ON l.id = m.id`;
+
+/**
+ * How many matches the ranking first keeps (the most relevant): enough for the first pages of
+ * the commonest word with heavy use. When the page cannot be settled within them, the search is
+ * run again over every match. Tests lower it to exercise that path.
+ */
+export const RANKING = { firstCandidates: 2048 };
 
 /** The page's links in full, with their collection ids. */
 const PAGE_SQL = `
@@ -116,43 +124,50 @@ function maxUseMultiplier(owner: Owner): number {
   return 1 + USE_WEIGHTS.clicks * Math.log(1 + (clicks ?? 0)) + USE_WEIGHTS.recency;
 }
 
-/** Before: does hit a rank above hit b (higher score, then the newer link). */
+/** ranksAbove: does hit a rank above hit b (a higher score, or the same and a newer link). */
 const ranksAbove = (a: Candidate, b: Candidate) => a.score > b.score || (a.score === b.score && a.id > b.id);
 
 /**
- * rankedPage is the best `count` of the candidates, best first: exactly what sorting all of them
- * would give. Candidates come most relevant first, and a score is at most its relevance times
- * the owner's largest use multiplier, so once the page is full and a candidate's relevance times
- * that multiplier falls below the page's last score, no later candidate can enter it. (Should
- * the candidates ever come out of order, every one is read.)
+ * rankedPage is the best `count` of the eligible candidates ranking after the cursor, best first: exactly what sorting all
+ * of them would give; undefined when that cannot be told from these candidates. Candidates come
+ * most relevant first, and a score is at most its relevance times the owner's largest use
+ * multiplier, so once the page is full and a candidate's relevance times that multiplier falls
+ * below the page's last score, no later match can enter it. When the candidates run out, they
+ * were every match (fewer than `kept`), or the matches left out are no more relevant than the
+ * last one. (Should the candidates ever come out of order, or a relevance be negative, nothing
+ * is concluded from the bound.)
  */
-function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplier: number): Candidate[] {
+function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplier: number, kept: number, after: Position | undefined): Candidate[] | undefined {
   const page: Candidate[] = [];
   // Rounding in either product cannot matter at this margin.
   const bound = maxMultiplier * (1 + 1e-9);
+  const cannotReach = (relevance: number) => page.length === count && relevance * bound < page.at(-1)!.score;
   let previous = Infinity;
   let ordered = true;
+  let read = 0;
   for (const candidate of candidates) {
-    ordered &&= candidate.relevance <= previous;
+    read++;
+    ordered &&= candidate.relevance <= previous && candidate.relevance >= 0;
     previous = candidate.relevance;
-    const last = page.at(-1);
-    if (page.length === count && last) {
-      if (ordered && candidate.relevance * bound < last.score) break;
-      if (!ranksAbove(candidate, last)) continue;
+    if (ordered && cannotReach(candidate.relevance)) return page;
+    if (!candidate.eligible || (after && !(candidate.score < after.score || (candidate.score === after.score && candidate.id < after.id)))) continue;
+    if (page.length === count) {
+      if (!ranksAbove(candidate, page.at(-1)!)) continue;
       page.pop();
     }
     let at = page.length;
     while (at > 0 && ranksAbove(candidate, page[at - 1]!)) at--;
-    page.splice(at, 0, { id: candidate.id, relevance: candidate.relevance, score: candidate.score });
+    page.splice(at, 0, candidate);
   }
-  return page;
+  return read < kept || (ordered && cannotReach(previous)) ? page : undefined;
 }
 
 /**
  * searchLinks finds the owner's links matching a query of the search language, best first, a
- * page at a time, each with a snippet of its text around the match and which text that was. Two queries per page (the
- * hits, then the texts of the page's hits), plus the collection check when filtering by
- * collection (another user's or unknown: NotFound).
+ * page at a time, each with a snippet of its text around the match and which text that was. Per
+ * page: the bound on use, the ranking (read only as far as the page needs), the page's links and
+ * their texts; plus the collection check when filtering by collection (another user's or
+ * unknown: NotFound).
  */
 export function searchLinks(owner: Owner, input: LinkQuery, now: number): SearchResults {
   const query = parseQuery(input.q);
@@ -172,12 +187,14 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
     input.favorite === undefined ? "" : "AND l.favorite = ?4",
     input.collectionId === undefined ? "" : "AND l.id IN (SELECT link_id FROM link_collections WHERE collection_id = ?5)",
   ].join(" ");
+  const maxMultiplier = maxUseMultiplier(owner);
+  const ranked = sqlite.query<Candidate, (string | number | null)[]>(RANKED_SQL(filters));
   // Leaving the iteration early (the page is full) resets the statement: no read stays open.
-  const ranked = sqlite.query<Candidate, (string | number | null)[]>(RANKED_SQL(filters)).iterate(
+  const rank = (kept: number) => rankedPage(ranked.iterate(
     query.match, rankedAt, owner.user.id, input.favorite === undefined ? null : Number(input.favorite),
-    input.collectionId ?? null, after?.score ?? null, after?.id ?? null,
-  );
-  const rows = rankedPage(ranked, limit + 1, maxUseMultiplier(owner));
+    input.collectionId ?? null, kept,
+  ), limit + 1, maxMultiplier, kept === -1 ? Infinity : kept, after);
+  const rows = rank(RANKING.firstCandidates) ?? rank(-1)!;
   const page = rows.slice(0, limit);
   const ids = JSON.stringify(page.map((row) => row.id));
   const links = new Map(page.length === 0 ? [] : sqlite.query<LinkRow, [string]>(PAGE_SQL).all(ids).map((row) => [row.id, row]));
