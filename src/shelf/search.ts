@@ -194,14 +194,18 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
     query.match, rankedAt, owner.user.id, input.favorite === undefined ? null : Number(input.favorite),
     input.collectionId ?? null, kept,
   ), limit + 1, maxMultiplier, kept === -1 ? Infinity : kept, after);
-  const rows = rank(RANKING.firstCandidates) ?? rank(-1)!;
-  const page = rows.slice(0, limit);
-  const ids = JSON.stringify(page.map((row) => row.id));
-  const links = new Map(page.length === 0 ? [] : sqlite.query<LinkRow, [string]>(PAGE_SQL).all(ids).map((row) => [row.id, row]));
-  const texts = new Map(page.length === 0 ? [] : sqlite
-    .query<{ link_id: number; text_zstd: Uint8Array }, [string]>("SELECT link_id, text_zstd FROM link_contents WHERE link_id IN (SELECT value FROM json_each(?))")
-    .all(ids)
-    .map((row) => [row.link_id, unpackText(row.text_zstd)]));
+  // One read transaction: the page's links are read as they were ranked (another process may write between statements).
+  const { rows, page, links, texts } = sqlite.transaction(() => {
+    const rows = rank(RANKING.firstCandidates) ?? rank(-1)!;
+    const page = rows.slice(0, limit);
+    const ids = JSON.stringify(page.map((row) => row.id));
+    const links = new Map(page.length === 0 ? [] : sqlite.query<LinkRow, [string]>(PAGE_SQL).all(ids).map((row) => [row.id, row]));
+    const texts = new Map(page.length === 0 ? [] : sqlite
+      .query<{ link_id: number; text_zstd: Uint8Array }, [string]>("SELECT link_id, text_zstd FROM link_contents WHERE link_id IN (SELECT value FROM json_each(?))")
+      .all(ids)
+      .map((row) => [row.link_id, row.text_zstd]));
+    return { rows, page, links, texts };
+  })();
 
   const hits = page.map(({ id, score }) => {
     const row = links.get(id)!;
@@ -209,7 +213,8 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
       id: row.id, userId: row.user_id, name: row.name, description: row.description, url: row.url, favorite: row.favorite === 1,
       clicks: row.clicks, lastClickedAt: row.last_clicked_at, createdAt: row.created_at, updatedAt: row.updated_at,
     }, row.collection_ids ? row.collection_ids.split(",").map(Number).sort((a, b) => a - b) : []);
-    const { snippet, from } = snippetOf(link, texts.get(id) ?? null, query.terms);
+    const packed = texts.get(id);
+    const { snippet, from } = snippetOf(link, packed === undefined ? null : unpackText(packed), query.terms);
     return { link, score, snippet, snippetFrom: from };
   });
   const last = page.at(-1);
