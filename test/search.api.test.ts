@@ -4,10 +4,16 @@
  * paging, limits on both sides, ownership, hostile queries; and the index staying in step with
  * every write of a link.
  */
+import { Database } from "bun:sqlite";
 import { describe, expect, it } from "bun:test";
+import { join } from "node:path";
 import fc from "fast-check";
 import { Shelf } from "../src/shelf/shelf";
 import { storeFetchedContent } from "../src/shelf/contents";
+import { RANKING } from "../src/shelf/search";
+import { closeDatabase } from "../src/db/client";
+import { indexPendingLinks } from "../src/search/index-text";
+import { testDir } from "./dirs";
 import { createCollection, createLink, createUser, del, get, makeEnv, put, snapshot, type TestEnv, type TestUser } from "./helpers";
 
 const MIB = 1024 * 1024;
@@ -236,6 +242,101 @@ describe("GET /api/v1/search: ranking", () => {
     const hits = (await search(env, alice, "same")).body.hits;
     expect(hits.map((hit: { link: { id: number } }) => hit.link.id)).toEqual(links.map((link) => link.id).reverse());
     expect(new Set(hits.map((hit: { score: number }) => hit.score)).size).toBe(1);
+  });
+});
+
+/**
+ * The ranking as the documentation defines it, computed here for every match of `q` (the
+ * owner's, favorites only when asked): each match's bm25 times its use multiplier, best first,
+ * equal scores newest first. The search must give exactly this, however little it reads.
+ */
+function everyMatchRanked(env: TestEnv, as: TestUser, q: string, now: number, favorite?: boolean): [number, number][] {
+  return env.db.$client.query<{ id: number; score: number }, [string, number, number, number | null]>(`
+    SELECT l.id, -bm25(link_search, 8.0, 4.0, 2.0, 1.0) * (1 + 0.2 * ln(1 + l.clicks)
+      + 0.3 * CASE WHEN l.last_clicked_at IS NULL THEN 0 ELSE pow(0.5, max(0, ?3 - l.last_clicked_at) / 2592000000.0) END) AS score
+    FROM link_search JOIN links l ON l.id = link_search.rowid
+    WHERE link_search MATCH ?1 AND l.user_id = ?2 AND (?4 IS NULL OR l.favorite = ?4)
+    ORDER BY score DESC, l.id DESC`).all(`"${q}"`, as.user.id, now, favorite === undefined ? null : Number(favorite)).map((row) => [row.id, row.score]);
+}
+
+describe("GET /api/v1/search: ranking many matches", () => {
+  /** 150 links of Alice's holding "otter" in one field or another, used very unevenly; Bob's, used more. */
+  async function usedShelf(path?: string) {
+    const env = makeEnv({ LINKSHELF_RATE_LIMIT: "off" }, path === undefined ? {} : { path });
+    const alice = await createUser(env);
+    const bob = await createUser(env);
+    const sqlite = env.db.$client;
+    let heavy = 0;
+    for (const [who, count] of [[alice, 150], [bob, 30]] as const) {
+      const shelf = new Shelf(env.db, who.user);
+      for (let i = 0; i < count; i++) {
+        const field = i % 5;
+        const link = shelf.links.write({
+          name: field === 0 ? `Otter ${"notes ".repeat(i % 7)}${i}` : `Link ${i}`, url: field === 1 ? `https://otter.example/${i}` : `https://a.example/${i}`,
+          description: field === 2 ? `About otters and ${"rivers ".repeat(i % 4)}` : "", favorite: i % 3 === 0,
+        }, env.clock.now++);
+        if (field >= 3) shelf.links.setContent(link.id, { text: `${"Words of filler text. ".repeat(1 + (i % 40))}${"otter ".repeat(1 + (i % 3))}` }, "browser", env.clock.now++);
+        // Most links are never opened; some a few times; one in the page text only, a great many.
+        const clicks = who === bob ? 100_000 : i === 148 ? 5_000 : i % 4 === 0 ? i % 13 : 0;
+        if (clicks === 5_000) heavy = link.id;
+        // Last clicked after "now" (the full 30 %) or a century ago (nothing): scores that do not
+        // move with the millisecond each request is answered at, so they can be compared here.
+        const last = i % 8 === 0 ? env.clock.now - 36_500 * 86_400_000 : env.clock.now + 86_400_000;
+        if (clicks > 0) sqlite.run("UPDATE links SET clicks = ?, last_clicked_at = ? WHERE id = ?", [clicks, last, link.id]);
+      }
+    }
+    indexPendingLinks(env.db);
+    return { env, alice, bob, heavy };
+  }
+
+  it("gives exactly the ranking of scoring every match, page after page, with and without filters", async () => {
+    const { env, alice, heavy } = await usedShelf();
+    const now = env.clock.now;
+    const kept = RANKING.firstCandidates;
+    // Also with fewer matches kept at first than a page needs (the search runs again over all of them), or just enough.
+    for (const firstCandidates of [kept, 4, 60]) {
+      RANKING.firstCandidates = firstCandidates;
+      try {
+        await expectEveryMatchRanking(env, alice, now);
+      } finally {
+        RANKING.firstCandidates = kept;
+      }
+    }
+    // The link found only in its page text but opened 5,000 times is lifted to the first page.
+    const place = everyMatchRanked(env, alice, "otter", now).findIndex(([id]) => id === heavy);
+    expect(place).toBeGreaterThanOrEqual(0);
+    expect(place).toBeLessThan(20);
+  });
+
+  /** expectEveryMatchRanking pages through "otter" at several page sizes, with and without filters, and compares with everyMatchRanked. */
+  async function expectEveryMatchRanking(env: TestEnv, alice: TestUser, now: number) {
+    for (const favorite of [undefined, true, false]) {
+      const expected = everyMatchRanked(env, alice, "otter", now, favorite);
+      expect(expected.length).toBeGreaterThan(favorite === undefined ? 100 : 30);
+      for (const limit of [3, 20, 100]) {
+        const seen: [number, number][] = [];
+        let cursor: string | null = null;
+        do {
+          const extra: string = `&limit=${limit}${favorite === undefined ? "" : `&favorite=${favorite}`}${cursor ? `&cursor=${cursor}` : ""}`;
+          const page: { status: number; body: { hits: { link: { id: number }; score: number }[]; nextCursor: string | null } } = await search(env, alice, "otter", extra);
+          expect(page.status).toBe(200);
+          seen.push(...page.body.hits.map((hit): [number, number] => [hit.link.id, hit.score]));
+          cursor = page.body.nextCursor;
+        } while (cursor);
+        expect({ firstCandidates: RANKING.firstCandidates, favorite, limit, seen }).toEqual({ firstCandidates: RANKING.firstCandidates, favorite, limit, seen: expected });
+      }
+    }
+  }
+
+  it("leaves no read open when it stops before the last match (the WAL can be checkpointed)", async () => {
+    const path = join(testDir("search-early-stop"), "linkshelf.db");
+    const { env, alice } = await usedShelf(path);
+    expect((await search(env, alice, "otter", "&limit=3")).body.hits).toHaveLength(3);
+    const other = new Database(path, { strict: true });
+    other.run("UPDATE links SET name = name WHERE id = 1");
+    expect(other.query("PRAGMA wal_checkpoint(TRUNCATE)").get()).toMatchObject({ busy: 0 });
+    other.close();
+    closeDatabase(env.db);
   });
 });
 

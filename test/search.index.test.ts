@@ -17,6 +17,9 @@ import { writeBackup } from "../src/db/backup";
 import { createUser } from "./helpers";
 import { Shelf } from "../src/shelf/shelf";
 import { findUserById } from "../src/users/service";
+import { packText } from "../src/search/text-store";
+import { users } from "../src/db/schema";
+import { eq } from "drizzle-orm";
 
 describe("upgrading a database made before search existed", () => {
   it("indexes every existing link once, CJK names included, at the first open", async () => {
@@ -52,6 +55,40 @@ describe("upgrading a database made before search existed", () => {
     expect((await get(env, "/api/v1/search?q=recipe", { token: user.token })).body.hits).toEqual([]);
     // Later opens have nothing left to index.
     expect(indexPendingLinks(env.db)).toBe(0);
+    closeDatabase(env.db);
+  });
+});
+
+describe("upgrading a database with clicks made before the use bound's index", () => {
+  it("indexes the clicked links, bounds use from the index, and ranks a much-opened page-text match first", async () => {
+    const path = join(testDir("search-clicks-upgrade"), "linkshelf.db");
+    const old = new Database(path, { create: true, strict: true });
+    old.run("PRAGMA foreign_keys = ON");
+    const before = embeddedMigrations.findIndex((migration) => migration.tag === "0008_link_clicks_index");
+    expect(before).toBeGreaterThan(0);
+    applyMigrations(old, embeddedMigrations.slice(0, before));
+    old.run("INSERT INTO users (id, email, name, password_hash, created_at) VALUES (1, 'old@example.test', 'Old', 'x', 1)");
+    old.run("INSERT INTO collections (id, user_id, name, visibility, icon, is_default, created_at, updated_at) VALUES (1, 1, 'Inbox', 'PRIVATE', '📥', 1, 1, 1)");
+    const addLink = old.prepare("INSERT INTO links (id, user_id, name, description, url, clicks, last_clicked_at, created_at, updated_at) VALUES (?, 1, ?, '', ?, ?, ?, 1, 1)");
+    old.transaction(() => {
+      // 40 links named for beavers, never opened; one that only says it in its page text, opened 3,000 times.
+      for (let id = 1; id <= 40; id++) addLink.run(id, `Beaver dams ${id}`, "https://dams.example/", 0, null);
+      addLink.run(41, "Rivers", "https://rivers.example/", 3000, 2);
+      old.run("INSERT INTO link_contents (link_id, text_zstd, source, captured_at) VALUES (41, ?, 'browser', 1)", [packText("Mostly about rivers, and a beaver.")]);
+      old.run("INSERT INTO link_search_pending (link_id) SELECT id FROM links");
+      old.run("INSERT INTO link_collections (link_id, collection_id) SELECT id, 1 FROM links");
+    })();
+    old.close();
+
+    const env = makeEnv({}, { path });
+    // Asked on a connection of its own: an EXPLAIN statement is left open by bun:sqlite's all().
+    const planner = new Database(path, { readonly: true });
+    const plan = planner.query<{ detail: string }, []>("EXPLAIN QUERY PLAN SELECT max(clicks) FROM links WHERE user_id = 1 AND clicks > 0").all();
+    planner.close(false);
+    expect(plan.map((row) => row.detail).join(" ")).toContain("links_user_clicks_idx");
+    const token = new Shelf(env.db, env.db.select().from(users).where(eq(users.id, 1)).all()[0]!).tokens.create("t", 2).token;
+    const ids = (await get(env, "/api/v1/search?q=beaver&limit=5", { token })).body.hits.map((hit: { link: { id: number } }) => hit.link.id);
+    expect(ids).toEqual([41, 40, 39, 38, 37]);
     closeDatabase(env.db);
   });
 });

@@ -56,7 +56,15 @@ function decodeCursor(cursor: string): Position | undefined {
   return { score, id, now };
 }
 
-interface HitRow {
+/** One match, in order of relevance (see RANKED_SQL); `eligible` when it is the owner's and passes the filters. */
+interface Candidate {
+  id: number;
+  relevance: number;
+  score: number;
+  eligible: number;
+}
+
+interface LinkRow {
   id: number;
   user_id: number;
   name: string;
@@ -68,39 +76,98 @@ interface HitRow {
   created_at: number;
   updated_at: number;
   collection_ids: string | null;
-  score: number;
 }
 
 /**
- * The hits of one page: ranked and cut to the page on ids and scores alone, then the page's
- * links read in full (their collection ids too), so a query matching tens of thousands of links
- * reads whole rows for one page only.
+ * The best `?6` matches by bm25 alone, most relevant first, each with its score and whether it
+ * counts (the owner's, through the filters). FTS5 scores every
+ * match (it has to, to rank them), but keeps only the best `?6` while sorting, and each is joined
+ * with its link only as the caller steps through them: the caller stops once no later match can
+ * reach the page (see rankedPage), so a word in tens of thousands of links reads a few hundred
+ * link rows. LEFT JOIN keeps the matches as the outer loop, in their order.
  */
-const SEARCH_SQL = (filters: string) => `
-SELECT l.id, l.user_id, l.name, l.description, l.url, l.favorite, l.clicks, l.last_clicked_at, l.created_at, l.updated_at,
-  (SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = l.id) AS collection_ids, r.score
+const RANKED_SQL = (filters: string) => `
+SELECT m.id, m.relevance,
+  m.relevance * (1 + ${USE_WEIGHTS.clicks} * ln(1 + l.clicks)
+    + ${USE_WEIGHTS.recency} * CASE WHEN l.last_clicked_at IS NULL THEN 0
+        ELSE pow(0.5, max(0, ?2 - l.last_clicked_at) / ${USE_WEIGHTS.halfLifeDays * DAY}.0) END) AS score,
+  coalesce(l.user_id = ?3 ${filters}, 0) AS eligible
 FROM (
-  SELECT l.id AS id,
-    m.relevance * (1 + ${USE_WEIGHTS.clicks} * ln(1 + l.clicks)
-      + ${USE_WEIGHTS.recency} * CASE WHEN l.last_clicked_at IS NULL THEN 0
-          ELSE pow(0.5, max(0, ?2 - l.last_clicked_at) / ${USE_WEIGHTS.halfLifeDays * DAY}.0) END) AS score
-  FROM (
-    SELECT rowid AS id, -bm25(link_search, ${FIELD_WEIGHTS.name}.0, ${FIELD_WEIGHTS.description}.0, ${FIELD_WEIGHTS.url}.0, ${FIELD_WEIGHTS.content}.0) AS relevance
-    FROM link_search WHERE link_search MATCH ?1
-  ) m
-  JOIN links l ON l.id = m.id
-  WHERE l.user_id = ?3 ${filters} AND (?6 IS NULL OR score < ?6 OR (score = ?6 AND l.id < ?7))
-  ORDER BY score DESC, l.id DESC
-  LIMIT ?8
-) r
-JOIN links l ON l.id = r.id
-ORDER BY r.score DESC, r.id DESC`;
+  SELECT rowid AS id, -bm25(link_search, ${FIELD_WEIGHTS.name}.0, ${FIELD_WEIGHTS.description}.0, ${FIELD_WEIGHTS.url}.0, ${FIELD_WEIGHTS.content}.0) AS relevance
+  FROM link_search WHERE link_search MATCH ?1
+  ORDER BY relevance DESC
+  LIMIT ?6
+) m
+LEFT JOIN links l ON l.id = m.id`;
+
+/**
+ * How many matches the ranking first keeps (the most relevant): enough for the first pages of
+ * the commonest word with heavy use. When the page cannot be settled within them, the search is
+ * run again over every match. Tests lower it to exercise that path.
+ */
+export const RANKING = { firstCandidates: 2048 };
+
+/** The page's links in full, with their collection ids. */
+const PAGE_SQL = `
+SELECT l.id, l.user_id, l.name, l.description, l.url, l.favorite, l.clicks, l.last_clicked_at, l.created_at, l.updated_at,
+  (SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = l.id) AS collection_ids
+FROM links l WHERE l.id IN (SELECT value FROM json_each(?))`;
+
+/**
+ * The most use can multiply a relevance by for this owner: 1 + 0.2 · ln(1 + the most clicks of
+ * any of their links) + 0.3 (a click now). Read from a partial index, in microseconds.
+ */
+function maxUseMultiplier(owner: Owner): number {
+  const { clicks } = owner.db.$client
+    .query<{ clicks: number | null }, [number]>("SELECT max(clicks) AS clicks FROM links WHERE user_id = ? AND clicks > 0")
+    .all(owner.user.id)[0]!;
+  return 1 + USE_WEIGHTS.clicks * Math.log(1 + (clicks ?? 0)) + USE_WEIGHTS.recency;
+}
+
+/** ranksAbove: does hit a rank above hit b (a higher score, or the same and a newer link). */
+const ranksAbove = (a: Candidate, b: Candidate) => a.score > b.score || (a.score === b.score && a.id > b.id);
+
+/**
+ * rankedPage is the best `count` of the eligible candidates ranking after the cursor, best first: exactly what sorting all
+ * of them would give; undefined when that cannot be told from these candidates. Candidates come
+ * most relevant first, and a score is at most its relevance times the owner's largest use
+ * multiplier, so once the page is full and a candidate's relevance times that multiplier falls
+ * below the page's last score, no later match can enter it. When the candidates run out, they
+ * were every match (fewer than `kept`), or the matches left out are no more relevant than the
+ * last one. (Should the candidates ever come out of order, or a relevance be negative, nothing
+ * is concluded from the bound.)
+ */
+function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplier: number, kept: number, after: Position | undefined): Candidate[] | undefined {
+  const page: Candidate[] = [];
+  // Rounding in either product cannot matter at this margin.
+  const bound = maxMultiplier * (1 + 1e-9);
+  const cannotReach = (relevance: number) => page.length === count && relevance * bound < page.at(-1)!.score;
+  let previous = Infinity;
+  let ordered = true;
+  let read = 0;
+  for (const candidate of candidates) {
+    read++;
+    ordered &&= candidate.relevance <= previous && candidate.relevance >= 0;
+    previous = candidate.relevance;
+    if (ordered && cannotReach(candidate.relevance)) return page;
+    if (!candidate.eligible || (after && !(candidate.score < after.score || (candidate.score === after.score && candidate.id < after.id)))) continue;
+    if (page.length === count) {
+      if (!ranksAbove(candidate, page.at(-1)!)) continue;
+      page.pop();
+    }
+    let at = page.length;
+    while (at > 0 && ranksAbove(candidate, page[at - 1]!)) at--;
+    page.splice(at, 0, candidate);
+  }
+  return read < kept || (ordered && cannotReach(previous)) ? page : undefined;
+}
 
 /**
  * searchLinks finds the owner's links matching a query of the search language, best first, a
- * page at a time, each with a snippet of its text around the match and which text that was. Two queries per page (the
- * hits, then the texts of the page's hits), plus the collection check when filtering by
- * collection (another user's or unknown: NotFound).
+ * page at a time, each with a snippet of its text around the match and which text that was. Per
+ * page: the bound on use, the ranking (read only as far as the page needs), the page's links and
+ * their texts; plus the collection check when filtering by collection (another user's or
+ * unknown: NotFound).
  */
 export function searchLinks(owner: Owner, input: LinkQuery, now: number): SearchResults {
   const query = parseQuery(input.q);
@@ -120,23 +187,35 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
     input.favorite === undefined ? "" : "AND l.favorite = ?4",
     input.collectionId === undefined ? "" : "AND l.id IN (SELECT link_id FROM link_collections WHERE collection_id = ?5)",
   ].join(" ");
-  const rows = sqlite.query<HitRow, (string | number | null)[]>(SEARCH_SQL(filters)).all(
+  const maxMultiplier = maxUseMultiplier(owner);
+  const ranked = sqlite.query<Candidate, (string | number | null)[]>(RANKED_SQL(filters));
+  // Leaving the iteration early (the page is full) resets the statement: no read stays open.
+  const rank = (kept: number) => rankedPage(ranked.iterate(
     query.match, rankedAt, owner.user.id, input.favorite === undefined ? null : Number(input.favorite),
-    input.collectionId ?? null, after?.score ?? null, after?.id ?? null, limit + 1,
-  );
-  const page = rows.slice(0, limit);
-  const texts = new Map(page.length === 0 ? [] : sqlite
-    .query<{ link_id: number; text_zstd: Uint8Array }, [string]>("SELECT link_id, text_zstd FROM link_contents WHERE link_id IN (SELECT value FROM json_each(?))")
-    .all(JSON.stringify(page.map((row) => row.id)))
-    .map((row) => [row.link_id, unpackText(row.text_zstd)]));
+    input.collectionId ?? null, kept,
+  ), limit + 1, maxMultiplier, kept === -1 ? Infinity : kept, after);
+  // One read transaction: the page's links are read as they were ranked (another process may write between statements).
+  const { rows, page, links, texts } = sqlite.transaction(() => {
+    const rows = rank(RANKING.firstCandidates) ?? rank(-1)!;
+    const page = rows.slice(0, limit);
+    const ids = JSON.stringify(page.map((row) => row.id));
+    const links = new Map(page.length === 0 ? [] : sqlite.query<LinkRow, [string]>(PAGE_SQL).all(ids).map((row) => [row.id, row]));
+    const texts = new Map(page.length === 0 ? [] : sqlite
+      .query<{ link_id: number; text_zstd: Uint8Array }, [string]>("SELECT link_id, text_zstd FROM link_contents WHERE link_id IN (SELECT value FROM json_each(?))")
+      .all(ids)
+      .map((row) => [row.link_id, row.text_zstd]));
+    return { rows, page, links, texts };
+  })();
 
-  const hits = page.map((row) => {
+  const hits = page.map(({ id, score }) => {
+    const row = links.get(id)!;
     const link = toLinkJson({
       id: row.id, userId: row.user_id, name: row.name, description: row.description, url: row.url, favorite: row.favorite === 1,
       clicks: row.clicks, lastClickedAt: row.last_clicked_at, createdAt: row.created_at, updatedAt: row.updated_at,
     }, row.collection_ids ? row.collection_ids.split(",").map(Number).sort((a, b) => a - b) : []);
-    const { snippet, from } = snippetOf(link, texts.get(row.id) ?? null, query.terms);
-    return { link, score: row.score, snippet, snippetFrom: from };
+    const packed = texts.get(id);
+    const { snippet, from } = snippetOf(link, packed === undefined ? null : unpackText(packed), query.terms);
+    return { link, score, snippet, snippetFrom: from };
   });
   const last = page.at(-1);
   return { hits, nextCursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id, now: rankedAt }) : null };

@@ -1,0 +1,1 @@
+CREATE INDEX `links_user_clicks_idx` ON `links` (`user_id`,`clicks`) WHERE "links"."clicks" > 0;
