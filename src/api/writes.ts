@@ -2,12 +2,11 @@
  * The API's edits of one record by id: `PUT /:id` replaces it, `DELETE /:id` deletes it, and
  * both answer `{message}` once the shelf has written. Links and collections are edited alike.
  */
-import { Elysia, t, type Static, type TSchema } from "elysia";
+import { t, type Static, type TSchema } from "elysia";
 import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { apiRoute, type ResponseDoc } from "../openapi/describe";
 import type { Shelf } from "../shelf/shelf";
-import { surfaces } from "../surface";
 
 /** The answer of a write that returns nothing else (PUT, DELETE). */
 export const MessageJson = t.Object({ message: t.String() });
@@ -36,11 +35,9 @@ export interface RecordWrites<Body extends TSchema, Updated> {
 }
 
 /** recordWrites is the `PUT /:id` and `DELETE /:id` of one kind of record, for the plugin of its prefix. */
-export function recordWrites<Body extends TSchema, Updated>({ apiUser }: Pick<Guards, "apiUser">, clock: () => number, writes: RecordWrites<Body, Updated>) {
+export function recordWrites<Body extends TSchema, Updated>({ apiRoutes }: Pick<Guards, "apiRoutes">, clock: () => number, writes: RecordWrites<Body, Updated>) {
   const { tag, noun } = writes;
-  return new Elysia()
-    .use(surfaces)
-    .use(apiUser)
+  return apiRoutes("")
     .put("/:id", ({ shelf, params, body }) => {
       const id = parseId(params.id);
       const updated = writes.records(shelf).update(id, body as Static<Body>, clock());

@@ -5,6 +5,7 @@ import { Unauthorized } from "../errors";
 import { clientAddress } from "../request/arrival";
 import { RateLimiter } from "../ratelimit/limiter";
 import { Shelf } from "../shelf/shelf";
+import { surfaces } from "../surface";
 import { userFromAuthorization } from "./bearer";
 import { renewedSessionCookie, resolveUser } from "./identity";
 
@@ -77,7 +78,10 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
     .onParse({ as: "scoped" }, ({ request, set }) => void decideApiUser({ request, set }))
     .derive({ as: "scoped" }, ({ request, set }) => ({ shelf: new Shelf(db, apiUsers.get(request) ?? decideApiUser({ request, set })) }));
 
-  return { requester, visitor, apiUser };
+  /** apiRoutes starts the `/api/v1` routes under `prefix`: route declarations, and the token's shelf as `shelf`. */
+  const apiRoutes = <const Prefix extends string>(prefix: Prefix) => new Elysia({ prefix }).use(surfaces).use(apiUser);
+
+  return { requester, visitor, apiUser, apiRoutes };
 }
 
 export type Guards = ReturnType<typeof guards>;

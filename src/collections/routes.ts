@@ -1,21 +1,17 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { recordWrites } from "../api/writes";
 import { parseId } from "../ids";
-import { surfaces } from "../surface";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "./model";
 
 /** collectionRoutes: `/api/v1/collections`. */
-export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
+export function collectionRoutes({ db, clock }: AppDeps, { apiRoutes }: Guards) {
   // The list is the extension's start-up read and can be megabytes: each user's answer is
   // kept, encoded, until anything in the database changes (see src/db/stamp.ts).
   const answers = new StampedAnswers<Uint8Array>();
-  return new Elysia({ prefix: "/collections" })
-    .use(surfaces)
-    .use(apiUser)
+  return apiRoutes("/collections")
     .get("/", ({ shelf, set }) => {
       const body = answers.get(readDatabaseStamp(db), shelf.user.id, () => shelf.collections.listBody());
       set.headers["content-type"] = "application/json;charset=utf-8";
@@ -33,7 +29,7 @@ export function collectionRoutes({ db, clock }: AppDeps, { apiUser }: Guards) {
       tag: "collections", summary: "Create a collection", body: CollectionBody,
       ok: { status: 201, description: "Created, with no links.", json: CollectionCreatedJson },
     }))
-    .use(recordWrites({ apiUser }, clock, {
+    .use(recordWrites({ apiRoutes }, clock, {
       tag: "collections", noun: "Collection", records: (shelf) => shelf.collections, body: CollectionBody,
       updateDescription: "An omitted description or icon keeps its stored value. The Inbox can be renamed, re-iconed and made public.",
       deleteSummary: "Delete a collection (never its links)",

@@ -1,9 +1,7 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc, rateLimited } from "../openapi/describe";
-import { surfaces } from "../surface";
 import { checkLinkNow } from "./checker";
 import { HealthItemJson, HealthListJson, HealthQuery } from "./model";
 
@@ -12,11 +10,9 @@ import { HealthItemJson, HealthListJson, HealthQuery } from "./model";
  * (check one now), `POST|DELETE /api/v1/links/:id/health/ignore` (stop or resume flagging one).
  * Registered before the API's JSON parser: none of them takes a body.
  */
-export function healthRoutes(deps: AppDeps, { apiUser }: Guards) {
+export function healthRoutes(deps: AppDeps, { apiRoutes }: Guards) {
   const { clock } = deps;
-  return new Elysia({ prefix: "/links" })
-    .use(surfaces)
-    .use(apiUser)
+  return apiRoutes("/links")
     .get("/health", ({ shelf, query }) => ({ links: shelf.health.list(query.state) }), {
       query: HealthQuery,
       ...apiRoute({

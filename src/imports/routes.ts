@@ -1,16 +1,12 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
-import { surfaces } from "../surface";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { ImportListJson, ImportUndoneJson } from "./model";
 
 /** importRoutes: `/api/v1/imports`, the record of the requester's imports and undoing one. */
-export function importRoutes({ clock }: AppDeps, { apiUser }: Guards) {
-  return new Elysia({ prefix: "/imports" })
-    .use(surfaces)
-    .use(apiUser)
+export function importRoutes({ clock }: AppDeps, { apiRoutes }: Guards) {
+  return apiRoutes("/imports")
     .get("/", ({ shelf }) => ({ imports: shelf.imports.list() }), apiRoute({
       tag: "imports", summary: "List your imports of bookmark files, newest first",
       description: "Every confirmed import, from the import page or linkshelf import; dry runs and previews are not recorded.",

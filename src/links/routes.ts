@@ -1,10 +1,8 @@
-import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
 import { recordWrites } from "../api/writes";
 import { parseId } from "../ids";
-import { surfaces } from "../surface";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
 
@@ -15,10 +13,8 @@ const BULK_DONE: Record<BulkAction, string> = {
 };
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ clock, capture }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
-  return new Elysia({ prefix: "/links" })
-    .use(surfaces)
-    .use(apiUser)
+export function linkRoutes({ clock, capture }: AppDeps, { apiRoutes }: Guards, commits: GroupCommit) {
+  return apiRoutes("/links")
     .get("/", ({ shelf, query }) => shelf.links.search(query), {
       query: LinkSearchQuery,
       ...apiRoute({
@@ -67,7 +63,7 @@ export function linkRoutes({ clock, capture }: AppDeps, { apiUser }: Guards, com
           "collectionId missing for move, add or remove or given with another action; `errors` names each (`/ids`, `/ids/3`, `/action`, `/collectionId`)."),
       },
     }))
-    .use(recordWrites({ apiUser }, clock, {
+    .use(recordWrites({ apiRoutes }, clock, {
       tag: "links", noun: "Link", records: (shelf) => shelf.links, body: UpdateLinkBody, deleteSummary: "Delete a link",
       updated: (shelf, id, { url, urlChanged }) => {
         if (urlChanged) capture?.enqueue(id, shelf.user.id, url);
