@@ -10,6 +10,7 @@ import { renderChart, type ChartRow } from "./chart";
 import { benchCollections, countCollectionQueries } from "./collections";
 import { benchCreate } from "./create";
 import { benchFootprint } from "./footprint";
+import { benchLinkCheck } from "./link-check-load";
 import { compile, ROOT } from "./lib";
 import { benchRedirect } from "./redirect";
 import { benchSearch } from "./search";
@@ -29,6 +30,8 @@ console.error("measuring start-up and idle memory ...");
 const footprint = await benchFootprint(binary);
 console.error("measuring full-text search (100,000 links × 3 KB; the library is built once and kept in bench/.cache) ...");
 const search = await benchSearch(binary);
+console.error("measuring GET /l/:id while the link checker works through 100,000 links ...");
+const linkCheck = await benchLinkCheck(binary);
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -57,6 +60,9 @@ const rows: [Status, string, string, string, string][] = [
   [status(search.putContentPerSecond >= search.putTarget), "PUT /api/v1/links/:id/content burst, 16 clients", "~3 KB of text each",
     `${search.putContentPerSecond.toFixed(0)}/s`, `≥ ${search.putTarget}/s`],
   [status(search.sizeRatio <= search.sizeTarget), "database ÷ raw page text", `${mb(search.dbBytes)} / ${mb(search.rawTextBytes)}`, x(search.sizeRatio), `≤ ${search.sizeTarget}`],
+  [status(linkCheck.ratio >= linkCheck.target), "GET /l/:id, link checker on ÷ off",
+    `${linkCheck.links.toLocaleString("en")} links, ${linkCheck.period}, ${linkCheck.on.checks} checks; RSS ${linkCheck.on.rss.toFixed(0)} MiB (off ${linkCheck.off.rss.toFixed(0)})`,
+    x(linkCheck.ratio), `≥ ${linkCheck.target}`],
   [status(search.rssWhileServingMiB <= search.rssTarget), "RSS while serving searches", `${search.links.toLocaleString("en")} links`, `${search.rssWhileServingMiB.toFixed(0)} MiB`, `≤ ${search.rssTarget} MiB`],
 ];
 
@@ -81,7 +87,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search,
+  redirect, collections, queries, create, footprint, search, linkCheck,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
