@@ -142,7 +142,7 @@ describe.skipIf(!present)("the all-links view in Chromium", () => {
 
   it("renders the all-links page on a phone and a desktop, light and dark (screenshots)", async () => {
     unfavoriteAll();
-    server!.db.$client.run("UPDATE links SET favorite = 1, clicks = 4 WHERE name LIKE 'B%' OR name LIKE 'E%'");
+    server!.db.$client.run("UPDATE links SET favorite = 1, clicks = 4, last_clicked_at = ?1 WHERE name LIKE 'B%' OR name LIKE 'E%'", [Date.now() - 2 * 86_400_000]);
     const checked = await checkLooks("bulk-screenshots", (options) => signedInContext(options), async (page, check, { device, colorScheme }) => {
       await keepLocal(page, server!.origin);
       await page.goto(`${server!.origin}/links?sort=name`);
