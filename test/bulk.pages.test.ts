@@ -167,6 +167,17 @@ describe("the bulk form", () => {
     expect(snapshot(w.env)).toBe(before);
   });
 
+  it("shows a refusal sent from the search page on the search results again, changing nothing", async () => {
+    const w = await world();
+    const before = snapshot(w.env);
+    const page = await bulk(w, { next: "/search?q=example", action: "move", collectionId: String(w.music.id) });
+    expect(page.status).toBe(422);
+    expect(texts(page.text, "#bulk-error")).toEqual(["Select at least one link first."]);
+    expect(texts(page.text, "h1")).toEqual(["Search: “example”"]);
+    expect(titles(page.text).sort()).toEqual(["Alpha", "Bravo", "charlie", "delta", "echo"]);
+    expect(snapshot(w.env)).toBe(before);
+  });
+
   it("asks before deleting, with the count, and deletes the links the confirmation carries", async () => {
     const w = await world();
     const before = snapshot(w.env);

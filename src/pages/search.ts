@@ -34,6 +34,8 @@ export interface SearchPageOptions {
   broken: Set<number>;
   /** This page's own address: the bulk form comes back here. */
   self: string;
+  /** Why the bulk action sent from this page was refused, above its form. */
+  refusal?: string;
 }
 
 /**
@@ -120,6 +122,7 @@ ${hits === null ? undefined : hits.length === 0 ? html`<p class="empty">${option
       collections: options.collections,
       links: hits.map((hit) => hit.link),
       list: html`<ol class="links pickable" aria-label="Results, best first">${hits.map((hit) => hitItem(hit, collections, options.broken.has(hit.link.id)))}</ol>`,
+      refusal: options.refusal,
     })}
 ${pager({ first: options.first, older: options.more }, "rank")}
 </section>`;

@@ -12,6 +12,7 @@ import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
 import { drawHome } from "./home";
+import { drawSearch } from "./search";
 import { bulkNoticeOf, noticeOf, withBulkNotice } from "./notices";
 import { oneValue } from "./query";
 
@@ -145,6 +146,7 @@ export function listPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
           const refusal = { message: messageOf(error), status: error.status };
           if (next.pathname === "/links") return drawAllLinks(shelf, query, refusal);
           if (next.pathname === "/") return drawHome(shelf, query, undefined, refusal);
+          if (next.pathname === "/search") return drawSearch(shelf, query, clock(), undefined, refusal);
           return error;
         },
       },

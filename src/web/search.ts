@@ -32,6 +32,36 @@ function addressOf(asked: SearchAsked, cursor?: string): string {
 }
 
 /**
+ * drawSearch draws the search page for an address's query at `now`. With `refused` (words the
+ * search language refuses, a hand-edited cursor) the message is beside the box and nothing is
+ * searched; with `refusal`, a bulk action sent from the page was refused: its message is above
+ * the results' form, with its status.
+ */
+export function drawSearch(shelf: Shelf, query: Query, now: number, refused?: ValidationFailed, refusal?: { message: string; status: number }): Response {
+  const asked = askedOf(query);
+  const cursor = oneValue(query.cursor) || undefined;
+  const results = refused || asked.q === "" ? null
+    : shelf.links.find({ q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, now);
+  const messages = refused?.errors ?? [];
+  const queryError = messages.find((error) => error.path === "/q")?.message;
+  const collections = shelf.collections.summaries();
+  return htmlResponse(searchPage({
+    user: shelf.viewer(),
+    collections,
+    asked,
+    hits: results?.hits ?? null,
+    queryError: queryError?.replace(/(?<![.?!])$/, "."),
+    notice: refusal ? undefined
+      : messages.some((error) => error.path !== "/q") ? "That page of results does not exist: start again from the best results." : bulkNoticeOf(query, collections),
+    more: results?.nextCursor ? addressOf(asked, results.nextCursor) : undefined,
+    first: cursor === undefined ? undefined : addressOf(asked),
+    broken: shelf.health.brokenAmong((results?.hits ?? []).map((hit) => hit.link.id)),
+    self: addressOf(asked, cursor),
+    refusal: refusal?.message,
+  }), { status: refused?.status ?? refusal?.status ?? 200, script: true });
+}
+
+/**
  * searchPages: `GET /search?q=` runs the shelf's full-text search (the API's own, over names,
  * descriptions, URLs and saved page text) and shows a page of ranked hits with their snippets
  * highlighted, their collections, and where each snippet came from; `collection=ID` and
@@ -41,27 +71,7 @@ function addressOf(asked: SearchAsked, cursor?: string): string {
  * user's collection is the 404 page.
  */
 export function searchPages({ clock }: AppDeps, guard: PageGuard) {
-  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed) => {
-    const asked = askedOf(query);
-    const cursor = oneValue(query.cursor) || undefined;
-    const results = refused || asked.q === "" ? null
-      : shelf.links.find({ q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, clock());
-    const messages = refused?.errors ?? [];
-    const queryError = messages.find((error) => error.path === "/q")?.message;
-    const collections = shelf.collections.summaries();
-    return htmlResponse(searchPage({
-      user: shelf.viewer(),
-      collections,
-      asked,
-      hits: results?.hits ?? null,
-      queryError: queryError?.replace(/(?<![.?!])$/, "."),
-      notice: messages.some((error) => error.path !== "/q") ? "That page of results does not exist: start again from the best results." : bulkNoticeOf(query, collections),
-      more: results?.nextCursor ? addressOf(asked, results.nextCursor) : undefined,
-      first: cursor === undefined ? undefined : addressOf(asked),
-      broken: shelf.health.brokenAmong((results?.hits ?? []).map((hit) => hit.link.id)),
-      self: addressOf(asked, cursor),
-    }), { status: refused?.status ?? 200, script: true });
-  };
+  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed) => drawSearch(shelf, query, clock(), refused);
 
   return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query)), {
     surface: {
