@@ -250,6 +250,30 @@ describe("the bulk form", () => {
     expect(texts(refused.text, "#bulk-error")[0]).toStartWith("This view matches more than 1000 links");
     expect(snapshot(w.env)).toBe(before);
   });
+  it("applies to all search results, on every page of them, and to no other link", async () => {
+    const w = await world();
+    for (let i = 0; i < 45; i++) w.shelf.links.create({ name: `Tide pool ${i}`, url: `https://tides.example/${i}`, favorite: false }, w.env.clock.now++);
+    const page = await open(w.env, "/search?q=tide", w.cookie);
+    expect(texts(page.text, "button[name=scope][value=all]")).toEqual(["Apply to all matching"]);
+    const view = Object.fromEntries(attributes(page.text, "input[type=hidden][name^=view-]").map((input) => [input.name!, input.value!]));
+    expect(view).toEqual({ "view-q": "tide" });
+    const done = await bulk(w, { next: "/search?q=tide", action: "move", collectionId: String(w.music.id), scope: "all", ...view });
+    expect(done.status).toBe(303);
+    const inMusic = w.shelf.links.list({ sort: "name", collectionId: w.music.id }).links.map((l) => l.name);
+    expect(inMusic).toHaveLength(45);
+    expect(inMusic.every((name) => name.startsWith("Tide pool"))).toBe(true);
+  });
+
+  it("refuses all search results when they are more than 1,000, changing nothing", async () => {
+    const w = await world();
+    for (let i = 0; i < 1001; i++) w.shelf.links.create({ name: `Reef ${i}`, url: `https://reef.example/${i}`, favorite: false }, w.env.clock.now++);
+    const before = snapshot(w.env);
+    const refused = await bulk(w, { next: "/search?q=reef", action: "favorite", scope: "all", "view-q": "reef" });
+    expect(refused.status).toBe(422);
+    expect(texts(refused.text, "#bulk-error")[0]).toStartWith("This view matches more than 1000 links");
+    expect(texts(refused.text, "h1")).toEqual(["Search: “reef”"]);
+    expect(snapshot(w.env)).toBe(before);
+  });
 });
 
 describe("the collection form's emoji picker", () => {

@@ -32,8 +32,8 @@ export interface BulkFormOptions {
   here?: CollectionSummary;
   /** The view's query, carried for "all matching": sort, favorites, collection, broken. */
   view?: Record<string, string>;
-  /** How many links the view matches (with `view`). */
-  total?: number;
+  /** How many links the view matches (with `view`); null when only "more than this page" is known (search results). */
+  total?: number | null;
   /** The links of this page, in order. */
   links: LinkJson[];
   /** The list itself (its rows hold the checkboxes). */
@@ -84,9 +84,10 @@ ${options.collections.map((collection) => html`<option value="${collection.id}">
 <div class="actions">
 <button type="submit" name="scope" value="selected">Apply to selected</button>
 <button type="submit" name="scope" value="page" class="secondary">Apply to all on this page</button>
-${view && total !== undefined && total > options.links.length ? html`<button type="submit" name="scope" value="all" class="secondary">Apply to all ${total} matching</button>` : undefined}
+${view && total === null ? html`<button type="submit" name="scope" value="all" class="secondary">Apply to all matching</button>` : undefined}
+${view && total !== undefined && total !== null && total > options.links.length ? html`<button type="submit" name="scope" value="all" class="secondary">Apply to all ${total} matching</button>` : undefined}
 </div>
-${view && total !== undefined && total > BULK_MAX_IDS ? html`<p class="hint">“All matching” acts on at most ${BULK_MAX_IDS} links: filter the view to fewer.</p>` : undefined}
+${view && (total === null || total !== undefined && total > BULK_MAX_IDS) ? html`<p class="hint">“All matching” acts on at most ${BULK_MAX_IDS} links: filter the view to fewer.</p>` : undefined}
 </fieldset>`}
 ${options.list}
 </form>

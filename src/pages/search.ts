@@ -38,6 +38,14 @@ export interface SearchPageOptions {
   refusal?: string;
 }
 
+/** searchView is what the bulk form carries for "all matching" on search results: the words and filters. */
+function searchView(asked: SearchAsked): Record<string, string> {
+  const view: Record<string, string> = { q: asked.q };
+  if (asked.collectionId !== undefined) view.collection = String(asked.collectionId);
+  if (asked.favorites) view.favorites = "on";
+  return view;
+}
+
 /**
  * highlighted is a snippet's text with each matched range in `<mark>`. Built from the ranges
  * with the escaping `html` tag, so the page's own text (`<script>`, `&lt;`) shows as text.
@@ -121,6 +129,9 @@ ${hits === null ? undefined : hits.length === 0 ? html`<p class="empty">${option
       self: options.self,
       collections: options.collections,
       links: hits.map((hit) => hit.link),
+      // Search pages by rank: how many match is not counted, only that a later page exists.
+      view: options.more || options.first ? searchView(asked) : undefined,
+      total: options.more || options.first ? null : undefined,
       list: html`<ol class="links pickable" aria-label="Results, best first">${hits.map((hit) => hitItem(hit, collections, options.broken.has(hit.link.id)))}</ol>`,
       refusal: options.refusal,
     })}

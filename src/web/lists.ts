@@ -5,6 +5,7 @@ import { parseId, readId } from "../ids";
 import { BULK_ACTIONS, BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_PAGE, LINK_SORTS, type BulkAction, type LinkListQuery, type LinkSort } from "../links/model";
 import { allLinksPage, type AllLinksView } from "../pages/all-links";
 import { bulkDeletePage, SHORTCUTS_JS } from "../pages/bulk";
+import { SEARCH_PAGE } from "../search/model";
 import { htmlResponse } from "../pages/html";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { ownOrigin, safeNext, seeOther } from "../request/origin";
@@ -85,21 +86,38 @@ const idsOf = (values: string[]) => values.map((id) => readId(id) ?? 0);
 
 /**
  * chosenIds is the links a bulk form acts on, by its `scope`: the ticked ones (`ids`), every
- * one on the page (`page-ids`), or every one the view (`view-*` fields) matches, at most
- * BULK_MAX_IDS (more is refused, nothing done).
+ * one on the page (`page-ids`), or every one the view (`view-*` fields: a list's sort and
+ * filters, or a search's words and filters) matches, at most BULK_MAX_IDS (more is refused,
+ * nothing done).
  */
-function chosenIds(shelf: Shelf, body: unknown): number[] {
+function chosenIds(shelf: Shelf, body: unknown, now: number): number[] {
   const scope = formField(body, "scope");
   if (scope === "page") return idsOf(formField(body, "page-ids").split(",").filter((id) => id !== ""));
   if (scope === "all") {
-    const view = viewOf((name) => formField(body, `view-${name}`));
-    const ids = shelf.links.matchingIds(listQueryOf(view), BULK_MAX_IDS);
+    const q = formField(body, "view-q");
+    const ids = q !== "" ? searchedIds(shelf, q, formField(body, "view-collection"), formField(body, "view-favorites") === "on", now)
+      : shelf.links.matchingIds(listQueryOf(viewOf((name) => formField(body, `view-${name}`))), BULK_MAX_IDS);
     if (ids.length > BULK_MAX_IDS) {
       throw new ValidationFailed([{ path: "/ids", message: `This view matches more than ${BULK_MAX_IDS} links, more than one action may change at once: filter the view to fewer, or act on a page at a time. Nothing was changed.` }]);
     }
     return ids;
   }
   return idsOf(formValues(body, "ids"));
+}
+
+/**
+ * searchedIds is every link a search's words and filters find, read a page of SEARCH_PAGE.maxLimit
+ * at a time, stopping one past BULK_MAX_IDS (which chosenIds refuses).
+ */
+function searchedIds(shelf: Shelf, q: string, collection: string, favorites: boolean, now: number): number[] {
+  const ids: number[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = shelf.links.find({ q, collectionId: collection === "" ? undefined : parseId(collection), favorite: favorites || undefined, limit: SEARCH_PAGE.maxLimit, cursor }, now);
+    ids.push(...page.hits.map((hit) => hit.link.id));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && ids.length <= BULK_MAX_IDS);
+  return ids;
 }
 
 /** messageOf is what a refused bulk action says on the list: the shelf's messages, or its conflict. */
@@ -128,7 +146,7 @@ export function listPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
       const action = formField(body, "action");
       if (!(BULK_ACTIONS as readonly string[]).includes(action)) throw new ValidationFailed([{ path: "/action", message: "Choose an action" }]);
       const bulkAction = action as BulkAction;
-      const ids = chosenIds(shelf, body);
+      const ids = chosenIds(shelf, body, clock());
       if (ids.length === 0) throw new ValidationFailed([{ path: "/ids", message: "Select at least one link first" }]);
       const collectionId = !COLLECTION_ACTIONS.includes(bulkAction) ? undefined
         : readId(formField(body, bulkAction === "remove" ? "here" : "collectionId")) ?? 0;
