@@ -6,7 +6,7 @@ import { Shelf } from "./shelf/shelf";
 import { revokeAnyToken } from "./shelf/tokens";
 import { ConfigError, databasePath, loadConfig, type Config } from "./config";
 import { writeBackup } from "./db/backup";
-import { closeDatabase, openDatabase, type Db } from "./db/client";
+import { openDatabase, type Db } from "./db/client";
 import { DataDirBusy, lockDataDir } from "./db/lock";
 import { restoreDatabase, RestoreRefused } from "./db/restore";
 import type { ImportReport } from "./bookmarks/service";

@@ -127,6 +127,24 @@ describe.skipIf(!present)("the all-links view in Chromium", () => {
     }
   }, TIMEOUT_MS);
 
+  it("works on a page that is not a list: / focuses the search box, ? opens the help, n adds a link", async () => {
+    const context = await signedInContext();
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, server!.origin);
+      await page.goto(`${server!.origin}/account`);
+      await page.keyboard.press("?");
+      expect(await page.locator("#shortcuts").isVisible()).toBe(true);
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("/");
+      expect(await page.evaluate("document.activeElement.id")).toBe("search");
+      await page.locator("#search").blur();
+      await Promise.all([page.waitForURL(`${server!.origin}/links/new`), page.keyboard.press("n")]);
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
   it("ticks every box of the page with the select-all checkbox", async () => {
     const context = await signedInContext();
     try {

@@ -276,6 +276,21 @@ describe("the bulk form", () => {
   });
 });
 
+describe("the keyboard shortcuts", () => {
+  it("load on every signed-in page, with their help dialog and a CSP that lets this server's scripts run; never on pages without a user", async () => {
+    const w = await world();
+    for (const path of ["/", "/links", "/search?q=alpha", "/account", "/health", "/links/new", `/links/${w.ids.Alpha}`, "/collections/new", "/import", "/links/999999"]) {
+      const page = await open(w.env, path, w.cookie);
+      expect([path, page.text.includes('<script src="/assets/shortcuts.js" defer>'), texts(page.text, "dialog#shortcuts h2")]).toEqual([path, true, ["Keyboard shortcuts"]]);
+      expect([path, page.headers.get("content-security-policy")]).toEqual([path, expect.stringContaining("script-src 'self'")]);
+    }
+    for (const path of ["/login", `/c/${w.reading.id}`]) {
+      const page = await open(w.env, path);
+      expect([path, page.text.includes("<script"), page.headers.get("content-security-policy")?.includes("script-src")]).toEqual([path, false, false]);
+    }
+  });
+});
+
 describe("the collection form's emoji picker", () => {
   async function created(env: TestEnv, as: TestUser, cookie: string, fields: Record<string, string>) {
     const response = await submit(env, "/collections", { name: "Picked", visibility: "PRIVATE", ...fields }, cookie);

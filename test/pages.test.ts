@@ -561,7 +561,7 @@ describe("the account page", () => {
 
   const passwordRefusals: { name: string; fields: Fields; errors: Record<string, string> }[] = [
     { name: "a wrong current password", fields: { current: "not it at all", password: "a new passphrase", confirm: "a new passphrase" }, errors: { current: "The current password is not right" } },
-    { name: "a short new password", fields: { current: "correct horse battery", password: "short", confirm: "short" }, errors: { password: "Expected at least 8 characters" } },
+    { name: "a short new password", fields: { current: "correct horse battery", password: "tiny7ch", confirm: "tiny7ch" }, errors: { password: "Expected at least 8 characters" } },
     { name: "a confirmation that differs", fields: { current: "correct horse battery", password: "a new passphrase", confirm: "a new passphrasf" }, errors: { confirm: "The two new passwords differ" } },
     { name: "everything wrong", fields: { current: "", password: "x", confirm: "y" }, errors: { current: "The current password is not right", password: "Expected at least 8 characters", confirm: "The two new passwords differ" } },
   ];

@@ -1,7 +1,7 @@
 import type { CollectionSummary } from "../collections/model";
 import type { LinkJson, LinkSort } from "../links/model";
 import type { Viewer } from "../shelf/shelf";
-import { bulkForm, SHORTCUTS_SCRIPT } from "./bulk";
+import { bulkForm } from "./bulk";
 import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
@@ -76,5 +76,5 @@ ${viewForm(options)}
 ${bulkForm({ self: options.self, collections: options.collections, view: options.query, total, links: options.links, list, refusal: options.refusal })}
 ${pager({ first: options.first, older: options.next }, "view")}
 </section>`;
-  return shell({ title: "All links", user: options.user, sidebar: collectionsSidebar(options.collections, { kind: "all" }), content, script: SHORTCUTS_SCRIPT });
+  return shell({ title: "All links", user: options.user, sidebar: collectionsSidebar(options.collections, { kind: "all" }), content });
 }

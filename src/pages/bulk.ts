@@ -9,21 +9,6 @@ import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
 
-/** Where the list pages' script is served (src/web/lists.ts). */
-export const SHORTCUTS_SCRIPT = "/assets/shortcuts.js";
-
-/** The keyboard shortcuts of the list pages, as the help dialog and docs/pages.md list them. */
-export const SHORTCUTS: readonly (readonly [string, string])[] = [
-  ["/", "Focus the search box"],
-  ["n", "Add a new link"],
-  ["j", "Focus the next link in the list"],
-  ["k", "Focus the previous link in the list"],
-  ["e", "Edit the focused link"],
-  ["f", "Favorite the focused link (or remove it from favorites)"],
-  ["x", "Select the focused link (tick its checkbox)"],
-  ["?", "Show this list"],
-];
-
 export interface BulkFormOptions {
   /** The list page's own address: where the form returns to. */
   self: string;
@@ -91,19 +76,7 @@ ${view && (total === null || total !== undefined && total > BULK_MAX_IDS) ? html
 </fieldset>`}
 ${options.list}
 </form>
-${shortcutsDialog()}`;
-}
-
-/** shortcutsDialog lists the keyboard shortcuts; the shortcuts script opens it with `?`. */
-function shortcutsDialog(): Html {
-  return html`<dialog id="shortcuts" aria-labelledby="shortcuts-title">
-<h2 id="shortcuts-title">Keyboard shortcuts</h2>
-<dl class="keys">
-${SHORTCUTS.map(([key, what]) => html`<dt><kbd>${key}</kbd></dt><dd>${what}</dd>`)}
-</dl>
-<p class="hint">They wait while you type in a field, and ignore Ctrl, Alt and ⌘.</p>
-<form method="dialog"><button type="submit">Close</button></form>
-</dialog>`;
+`;
 }
 
 /** bulkDeletePage asks before deleting many links: the ids go along as hidden fields. */
@@ -124,54 +97,3 @@ ${ids.map((id) => html`<input type="hidden" name="ids" value="${id}">`)}
   return shell({ title: `Delete ${count}`, user, content });
 }
 
-/**
- * SHORTCUTS_JS: the list pages' keyboard shortcuts (SHORTCUTS) and the "Select all on this
- * page" checkbox. A key does nothing while a text field, text area or select has the focus,
- * nor with Ctrl, Alt or ⌘, nor while the help dialog is open.
- */
-export const SHORTCUTS_JS = `(function () {
-  var rows = function () { return Array.prototype.slice.call(document.querySelectorAll("li[data-link]")); };
-  var focusedRow = function () { var el = document.activeElement; return el && el.closest ? el.closest("li[data-link]") : null; };
-  var all = document.querySelector("[data-select-all]");
-  if (all) {
-    all.hidden = false;
-    var box = all.querySelector("input");
-    box.addEventListener("change", function () {
-      document.querySelectorAll("input.pick").forEach(function (pick) { pick.checked = box.checked; });
-    });
-  }
-  var dialog = document.getElementById("shortcuts");
-  var typing = function (el) {
-    if (!el || !el.tagName) return false;
-    if (el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
-    return el.tagName === "INPUT" && !/^(checkbox|radio|button|submit|reset)$/.test(el.type);
-  };
-  var click = function (row, selector) { var el = row && row.querySelector(selector); if (el) el.click(); return Boolean(el); };
-  document.addEventListener("keydown", function (event) {
-    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-    if (dialog && dialog.open) return;
-    var row = focusedRow();
-    var list = rows();
-    var handled = true;
-    switch (event.key) {
-      case "/": var search = document.getElementById("search"); if (search) search.focus(); else handled = false; break;
-      case "n": location.href = "/links/new"; break;
-      case "j": case "k":
-        if (list.length === 0) { handled = false; break; }
-        var at = list.indexOf(row);
-        var next = at === -1 ? (event.key === "j" ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, at + (event.key === "j" ? 1 : -1)));
-        list[next].querySelector("a.title").focus();
-        break;
-      case "e": handled = click(row, "a.edit"); break;
-      case "f": handled = click(row, "button.star"); break;
-      case "x":
-        var pick = row && row.querySelector("input.pick");
-        if (pick) { pick.checked = !pick.checked; } else handled = false;
-        break;
-      case "?": if (dialog && dialog.showModal) dialog.showModal(); else handled = false; break;
-      default: handled = false;
-    }
-    if (handled) event.preventDefault();
-  });
-})();
-`;

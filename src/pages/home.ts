@@ -1,7 +1,7 @@
 import type { CollectionSummary } from "../collections/model";
 import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../links/model";
-import { bulkForm, SHORTCUTS_SCRIPT } from "./bulk";
+import { bulkForm } from "./bulk";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
@@ -106,6 +106,5 @@ ${pager(options)}
     user: options.user,
     sidebar: collectionsSidebar(options.collections, view),
     content,
-    script: SHORTCUTS_SCRIPT,
   });
 }

@@ -6,6 +6,13 @@ export class Html {
   }
 }
 
+/** A whole document, which knows whether it loads a script from this server (htmlResponse's CSP follows it). */
+export class Page extends Html {
+  constructor(value: string, readonly loadsScript: boolean) {
+    super(value);
+  }
+}
+
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 /** escapeHtml makes text safe in element content and quoted attribute values. */
@@ -34,8 +41,6 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
 export interface PageOptions {
   status?: number;
   headers?: Record<string, string>;
-  /** The page loads a script from this server (`script-src 'self'`); no page runs inline script. */
-  script?: boolean;
 }
 
 /**
@@ -47,6 +52,8 @@ const FORM_ACTION = "'self' https://*.chromiumapp.org https://*.extensions.alliz
 
 /** htmlResponse sends a page; pages are never cached and may not be framed. */
 export function htmlResponse(body: Html, options: PageOptions = {}): Response {
+  // Scripts from this server run only in a Page that loads one; no page runs inline script.
+  const script = body instanceof Page && body.loadsScript;
   return new Response(body.value, {
     status: options.status ?? 200,
     headers: {
@@ -54,7 +61,7 @@ export function htmlResponse(body: Html, options: PageOptions = {}): Response {
       "Cache-Control": "no-store",
       "X-Frame-Options": "DENY",
       "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": `default-src 'none';${options.script ? " script-src 'self';" : ""} style-src 'unsafe-inline'; img-src 'self' data:; manifest-src 'self'; form-action ${FORM_ACTION}; frame-ancestors 'none'; base-uri 'none'`,
+      "Content-Security-Policy": `default-src 'none';${script ? " script-src 'self';" : ""} style-src 'unsafe-inline'; img-src 'self' data:; manifest-src 'self'; form-action ${FORM_ACTION}; frame-ancestors 'none'; base-uri 'none'`,
       "Referrer-Policy": "same-origin",
       ...options.headers,
     },

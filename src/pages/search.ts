@@ -2,7 +2,7 @@ import type { CollectionSummary } from "../collections/model";
 import type { Viewer } from "../shelf/shelf";
 import type { SearchResults } from "../search/model";
 import type { Snippet } from "../search/snippet";
-import { bulkForm, SHORTCUTS_SCRIPT } from "./bulk";
+import { bulkForm } from "./bulk";
 import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
 import { brokenMark, faviconFor, pickBox, when } from "./links";
@@ -143,6 +143,5 @@ ${pager({ first: options.first, older: options.more }, "rank")}
     query: asked.q,
     sidebar: collectionsSidebar(options.collections),
     content,
-    script: SHORTCUTS_SCRIPT,
   });
 }

@@ -1,5 +1,6 @@
 import type { Viewer } from "../shelf/shelf";
-import { html, Html } from "./html";
+import { html, Html, Page } from "./html";
+import { SHORTCUTS_SCRIPT, shortcutsDialog } from "./shortcuts";
 import { documentHead, PALETTE } from "./layout";
 
 /**
@@ -146,16 +147,21 @@ export interface ShellOptions {
   query?: string;
   /** Extra tags for `<head>` (the public page's feed link). */
   head?: Html;
-  /** Pages with a script say so; the CSP allows `script-src 'self'` only for them. */
+  /** A page's own script, besides the keyboard shortcuts every signed-in page loads. */
   script?: string;
 }
 
-/** shell is the document of the signed-in (and public) pages: top bar, optional sidebar, main content. */
-export function shell(options: ShellOptions): Html {
+/**
+ * shell is the document of the signed-in (and public) pages: top bar, optional sidebar, main
+ * content. A signed-in page loads the keyboard shortcuts and holds their help dialog; the CSP
+ * allows scripts from this server only for pages that load one (see Page).
+ */
+export function shell(options: ShellOptions): Page {
   const { user } = options;
-  return html`${documentHead(options.title, STYLE)}
+  const scripts = [...(user ? [SHORTCUTS_SCRIPT] : []), ...(options.script ? [options.script] : [])];
+  return new Page(html`${documentHead(options.title, STYLE)}
 ${options.head}
-${options.script ? html`<script src="${options.script}" defer></script>` : undefined}
+${scripts.map((script) => html`<script src="${script}" defer></script>`)}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -180,9 +186,10 @@ ${options.sidebar}
 ${options.content}
 </main>
 </div>
+${user ? shortcutsDialog() : undefined}
 </body>
 </html>
-`;
+`.value, scripts.length > 0);
 }
 
 /** What a pager's two links say: a list of links pages by age, search results by rank, the all-links view by its own order. */

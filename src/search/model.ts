@@ -4,7 +4,7 @@
  */
 import { t } from "elysia";
 import type { LinkContentRow } from "../db/schema";
-import { Int, LinkJson, QueryInteger, Timestamp } from "../links/model";
+import { Int, LinkJson, Timestamp } from "../links/model";
 import { iso } from "../timestamps";
 import { unpackText } from "./text-store";
 

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { passwords as processPasswords, type Passwords } from "../auth/passwords";
 import type { Db } from "../db/client";
-import { collections, sessions, users, type UserRow } from "../db/schema";
+import { sessions, users, type UserRow } from "../db/schema";
 import { Conflict } from "../errors";
 import { Rules } from "../rules";
 import { insertInbox } from "../shelf/scope";

@@ -45,7 +45,7 @@ export function accountPages(deps: AppDeps, guard: PageGuard, signIns: SignInThr
   // current password at argon2 speed: the sign-in form's limit, per account as well.
   const wrongCurrent = new SignInThrottle();
   const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants" | "imports"> = {}, status = 200) =>
-    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), imports: shelf.imports.list(), ...options }), { status, script: true });
+    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), imports: shelf.imports.list(), ...options }), { status });
 
   /** The password and token forms: a refusal shows the account page again with the messages beside the form's fields. */
   const accountForm = (options: (error: AppError, request: Request) => Omit<AccountOptions, "user" | "tokens" | "grants" | "imports">): Surface => ({

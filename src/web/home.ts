@@ -63,7 +63,7 @@ export function drawHome(shelf: Shelf, query: Query, refused?: AppError, refusal
     notice: refusal ? undefined : notice,
     refusal: refusal?.message,
     broken: shelf.health.brokenAmong(page.links.map((link) => link.id)),
-  }), { status: refused?.status ?? refusal?.status ?? 200, script: true });
+  }), { status: refused?.status ?? refusal?.status ?? 200 });
 }
 
 /**

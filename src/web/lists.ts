@@ -4,7 +4,8 @@ import { Conflict, ValidationFailed, type AppError } from "../errors";
 import { parseId, readId } from "../ids";
 import { BULK_ACTIONS, BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_PAGE, LINK_SORTS, type BulkAction, type LinkListQuery, type LinkSort } from "../links/model";
 import { allLinksPage, type AllLinksView } from "../pages/all-links";
-import { bulkDeletePage, SHORTCUTS_JS } from "../pages/bulk";
+import { bulkDeletePage } from "../pages/bulk";
+import { SHORTCUTS_JS } from "../pages/shortcuts";
 import { SEARCH_PAGE } from "../search/model";
 import { htmlResponse } from "../pages/html";
 import { formField, formValues, submittedForm } from "../request/form-body";
@@ -78,7 +79,7 @@ function drawAllLinks(shelf: Shelf, query: Query, refusal?: { message: string; s
     notice: refusal ? undefined : noticeOf(query.done) ?? bulkNoticeOf(query, collections),
     refusal: refusal?.message,
     broken: shelf.health.brokenAmong(links.map((link) => link.id)),
-  }), { status: refusal?.status ?? 200, script: true });
+  }), { status: refusal?.status ?? 200 });
 }
 
 /** idsOf reads ids from form values; one that is not an id is read as 0, which the shelf refuses. */

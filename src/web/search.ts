@@ -58,7 +58,7 @@ export function drawSearch(shelf: Shelf, query: Query, now: number, refused?: Va
     broken: shelf.health.brokenAmong((results?.hits ?? []).map((hit) => hit.link.id)),
     self: addressOf(asked, cursor),
     refusal: refusal?.message,
-  }), { status: refused?.status ?? refusal?.status ?? 200, script: true });
+  }), { status: refused?.status ?? refusal?.status ?? 200 });
 }
 
 /**
