@@ -147,3 +147,12 @@ export async function checkLooks(
   if (directory) console.log(`screenshots in ${directory}`);
   return checked;
 }
+
+/**
+ * openInPage loads `url` in the page by the page's own navigation and waits for it to load.
+ * Playwright's goto, goBack and reload hand the client a Response object, and one of those
+ * arriving while the next document replaces the page can fail a later step at random.
+ */
+export async function openInPage(page: Page, url: string): Promise<void> {
+  await Promise.all([page.waitForEvent("load"), page.evaluate(`void (location.href = ${JSON.stringify(url)})`)]);
+}

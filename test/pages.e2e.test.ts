@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createSession } from "../src/auth/sessions";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
-import { answeredStatus, checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { answeredStatus, checkLooks, keepLocal, launchChromium, openInPage, startServer, type LiveServer } from "./browser";
 import { CHROMIUM, requireProgram } from "./programs";
 import { Shelf } from "../src/shelf/shelf";
 
@@ -134,11 +134,12 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
       await expect(page.locator(".links .title").allTextContents()).resolves.toEqual(["Health check"]);
 
       // Open it through the page: /l/:id counts the click.
+      const results = page.url();
       await Promise.all([page.waitForURL(`${origin}/healthz`), page.getByRole("link", { name: "Health check", exact: true }).click()]);
       expect(await page.textContent("body")).toContain('"status":"ok"');
       expect(linkRows()[0]!.clicks).toBe(1);
-      await page.goBack();
-      await page.reload();
+      // Back to the results, loaded anew (navigated from the page: see openInPage).
+      await openInPage(page, results);
       await expect(page.locator(".links .meta").first().textContent()).resolves.toContain("1 click ·");
 
       // Edit it.
@@ -184,7 +185,7 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
       expect((await fetch(`${origin}/api/v1/links`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
 
       // Shown once: a reload no longer has it.
-      await page.reload();
+      await openInPage(page, page.url());
       expect(await page.getByLabel("New API token").count()).toBe(0);
       expect(await page.content()).not.toContain(token);
 
