@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { createApp, type App } from "../src/app";
+import { createSession } from "../src/auth/sessions";
 import type { ContentCapture } from "../src/capture/fetcher";
 import { loadConfig } from "../src/config";
 import { closeDatabase, openDatabase, type Db } from "../src/db/client";
@@ -155,4 +156,18 @@ export async function checkLooks(
  */
 export async function openInPage(page: Page, url: string): Promise<void> {
   await Promise.all([page.waitForEvent("load"), page.evaluate(`void (location.href = ${JSON.stringify(url)})`)]);
+}
+
+/** The options of a new browser context. */
+export type ContextOptions = Parameters<Browser["newContext"]>[0];
+
+/**
+ * signedInContext opens a context of `browser` holding a session cookie of `user` on `server`,
+ * made directly (the sign-in form has tests of its own).
+ */
+export async function signedInContext(browser: Promise<Browser>, server: LiveServer, user: { id: number }, options: ContextOptions = {}): Promise<BrowserContext> {
+  const context = await (await browser).newContext(options);
+  const { id } = createSession(server.db, user.id, Date.now());
+  await context.addCookies([{ name: "linkshelf_session", value: id, url: server.origin, httpOnly: true, sameSite: "Lax" }]);
+  return context;
 }

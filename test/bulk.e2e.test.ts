@@ -7,12 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import type { Browser, BrowserContext } from "playwright-core";
-import { createSession } from "../src/auth/sessions";
+import type { Browser } from "playwright-core";
 import type { UserRow } from "../src/db/schema";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, signedInContext as contextOf, startServer } from "./browser";
 import { CHROMIUM, requireProgram } from "./programs";
 
 const TIMEOUT_MS = 90_000;
@@ -48,12 +47,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function signedInContext(options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
-  const context = await (await browser!).newContext(options);
-  const { id } = createSession(server!.db, user!.id, Date.now());
-  await context.addCookies([{ name: "linkshelf_session", value: id, url: server!.origin, httpOnly: true, sameSite: "Lax" }]);
-  return context;
-}
+const signedInContext = (options: ContextOptions = {}) => contextOf(browser!, server!, user!, options);
 
 const favorites = () => new Shelf(server!.db, user!).links.list({ sort: "name", favorite: true }).links.map((link) => link.name);
 const unfavoriteAll = () => server!.db.$client.run("UPDATE links SET favorite = 0");

@@ -6,14 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import type { Browser, BrowserContext } from "playwright-core";
-import { createSession } from "../src/auth/sessions";
+import type { Browser } from "playwright-core";
 import type { UserRow } from "../src/db/schema";
 import type { Probe } from "../src/health/probe";
 import { recordCheck } from "../src/shelf/link-checks";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, signedInContext as contextOf, startServer } from "./browser";
 import { CHROMIUM, requireProgram } from "./programs";
 
 const present = requireProgram(CHROMIUM);
@@ -47,12 +46,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function signedInContext(options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
-  const context = await (await browser!).newContext({ javaScriptEnabled: false, ...options });
-  const { id } = createSession(server!.db, user!.id, Date.now());
-  await context.addCookies([{ name: "linkshelf_session", value: id, url: server!.origin, httpOnly: true, sameSite: "Lax" }]);
-  return context;
-}
+const signedInContext = (options: ContextOptions = {}) => contextOf(browser!, server!, user!, { javaScriptEnabled: false, ...options });
 
 describe.skipIf(!present)("the Link health page in Chromium", () => {
   it("shows broken and moved links with their evidence on a phone and a desktop, light and dark", async () => {

@@ -8,12 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createSession } from "../src/auth/sessions";
+import type { Browser, Page } from "playwright-core";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
 import { MAX_IMPORT_FILE_BYTES } from "../src/web/imports";
-import { answeredStatus, checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { answeredStatus, checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, signedInContext as contextOf, startServer } from "./browser";
 import { testDir } from "./dirs";
 import { CHROMIUM, requireProgram } from "./programs";
 import { Shelf } from "../src/shelf/shelf";
@@ -42,12 +41,7 @@ let users = 0;
 const newUser = (name: string) => createUser(server!.db, { email: `importer${++users}@example.test`, name, password: PASSWORD }, Date.now());
 
 /** signedInContext is a browser whose session cookie was made directly (the sign-in form is tried once, below). */
-async function signedInContext(user: UserRow, options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
-  const context = await (await browser!).newContext(options);
-  const { id } = createSession(server!.db, user.id, Date.now());
-  await context.addCookies([{ name: "linkshelf_session", value: id, url: server!.origin, httpOnly: true, sameSite: "Lax" }]);
-  return context;
-}
+const signedInContext = (user: UserRow, options: ContextOptions = {}) => contextOf(browser!, server!, user, options);
 
 /** What must survive an export and an import: every link with its collections, every collection. */
 function holdings(userId: number) {

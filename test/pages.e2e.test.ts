@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createSession } from "../src/auth/sessions";
+import type { Browser, Page } from "playwright-core";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
-import { answeredStatus, checkLooks, keepLocal, launchChromium, openInPage, startServer, type LiveServer } from "./browser";
+import { answeredStatus, checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, openInPage, signedInContext as contextOf, startServer } from "./browser";
 import { CHROMIUM, requireProgram } from "./programs";
 import { Shelf } from "../src/shelf/shelf";
 
@@ -33,12 +32,7 @@ const linkRows = () => server!.db.$client.query("SELECT id, name, url, favorite,
   { id: number; name: string; url: string; favorite: number; clicks: number }[];
 
 /** signedInContext is a browser whose session cookie was made directly (the sign-in form has its own test). */
-async function signedInContext(user: UserRow, options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
-  const context = await (await browser!).newContext(options);
-  const { id } = createSession(server!.db, user.id, Date.now());
-  await context.addCookies([{ name: "linkshelf_session", value: id, url: server!.origin, httpOnly: true, sameSite: "Lax" }]);
-  return context;
-}
+const signedInContext = (user: UserRow, options: ContextOptions = {}) => contextOf(browser!, server!, user, options);
 
 interface FeedSummary {
   error: string | null;

@@ -7,14 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createSession } from "../src/auth/sessions";
+import type { Browser, Page } from "playwright-core";
 import { ContentFetcher } from "../src/capture/fetcher";
 import { storeFetchedContent } from "../src/capture/store";
 import type { UserRow } from "../src/db/schema";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
+import { checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, signedInContext as contextOf, startServer } from "./browser";
 import { mappedConnect, resolverOf } from "./favicon.fixtures";
 import { CHROMIUM, requireProgram } from "./programs";
 
@@ -74,12 +73,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function signedInContext(options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
-  const context = await (await browser!).newContext(options);
-  const { id } = createSession(server!.db, user!.id, Date.now());
-  await context.addCookies([{ name: "linkshelf_session", value: id, url: server!.origin, httpOnly: true, sameSite: "Lax" }]);
-  return context;
-}
+const signedInContext = (options: ContextOptions = {}) => contextOf(browser!, server!, user!, options);
 
 describe.skipIf(!present)("the search page in Chromium", () => {
   it("searches from the top bar, marks the words, shows hostile text as text, and reaches a link's page by keyboard", async () => {
