@@ -452,6 +452,8 @@ describe("ClickRecorder", () => {
   let db: Db;
   let path: string;
   const CLICK_TIME = Date.parse("2027-01-02T03:04:05.678Z");
+  /** The user every link of these tests belongs to. */
+  const OWNER = 1;
 
   beforeAll(() => {
     dir = testDir("clicks");
@@ -501,13 +503,14 @@ describe("ClickRecorder", () => {
     return { commits, recorder: new ClickRecorder(db, commits, () => CLICK_TIME) };
   };
 
-  it("settles record() only after the transaction holding its click has committed", async () => {
+  it("settles open() with the location only after the transaction holding its click has committed", async () => {
     const id = newLink();
     const { recorder } = recorderOn(db.$client);
     let settled = false;
     let seenAtSettle: { clicks: number; last: number | null } | undefined;
     let inTransactionAtSettle: boolean | undefined;
-    const recorded = recorder.record(id).then(() => {
+    const recorded = recorder.open(id, OWNER).then((location) => {
+      expect(location).toBe("https://example.com/");
       settled = true;
       inTransactionAtSettle = db.$client.inTransaction;
       seenAtSettle = clicksSeenElsewhere(id);
@@ -528,7 +531,7 @@ describe("ClickRecorder", () => {
     const { wrapped, counter } = countingTransactions(db.$client);
     const { recorder } = recorderOn(wrapped);
 
-    const first = [a, b, a, a, b].map((id) => recorder.record(id));
+    const first = [a, b, a, a, b].map((id) => recorder.open(id, OWNER));
     expect(counter.transactions).toBe(0);
     await Promise.all(first);
     expect(counter.transactions).toBe(1);
@@ -536,7 +539,7 @@ describe("ClickRecorder", () => {
     expect(clicksSeenElsewhere(b).clicks).toBe(2);
 
     // The next turn is the next transaction, and counts only its own clicks.
-    await recorder.record(b);
+    await recorder.open(b, OWNER);
     expect(counter.transactions).toBe(2);
     expect(clicksSeenElsewhere(a).clicks).toBe(3);
     expect(clicksSeenElsewhere(b).clicks).toBe(3);
@@ -546,7 +549,7 @@ describe("ClickRecorder", () => {
     const a = newLink();
     const { wrapped, counter } = countingTransactions(db.$client);
     const { recorder, commits } = recorderOn(wrapped);
-    const waiting = [recorder.record(a), recorder.record(a)];
+    const waiting = [recorder.open(a, OWNER), recorder.open(a, OWNER)];
     commits.flush();
     expect(counter.transactions).toBe(1);
     expect(clicksSeenElsewhere(a).clicks).toBe(2);
@@ -563,7 +566,7 @@ describe("ClickRecorder", () => {
     const { recorder } = recorderOn(db.$client);
     db.$client.run(`CREATE TRIGGER boom_unit BEFORE UPDATE OF clicks ON links WHEN NEW.id = ${b} BEGIN SELECT RAISE(ABORT, 'boom'); END`);
     try {
-      const outcomes = await Promise.allSettled([recorder.record(a), recorder.record(b), recorder.record(a)]);
+      const outcomes = await Promise.allSettled([recorder.open(a, OWNER), recorder.open(b, OWNER), recorder.open(a, OWNER)]);
       expect(outcomes.map((outcome) => outcome.status)).toEqual(["rejected", "rejected", "rejected"]);
     } finally {
       db.$client.run("DROP TRIGGER boom_unit");
@@ -571,7 +574,7 @@ describe("ClickRecorder", () => {
     expect(clicksSeenElsewhere(a)).toEqual({ clicks: 0, last: null });
     expect(clicksSeenElsewhere(b)).toEqual({ clicks: 0, last: null });
 
-    await Promise.all([recorder.record(a), recorder.record(b)]);
+    await Promise.all([recorder.open(a, OWNER), recorder.open(b, OWNER)]);
     expect(clicksSeenElsewhere(a).clicks).toBe(1);
     expect(clicksSeenElsewhere(b).clicks).toBe(1);
   });
@@ -584,7 +587,7 @@ describe("ClickRecorder", () => {
     db.$client.run("CREATE TEMP TABLE click_updates (id INTEGER)");
     db.$client.run("CREATE TEMP TRIGGER count_updates AFTER UPDATE OF clicks ON links BEGIN INSERT INTO click_updates VALUES (NEW.id); END");
     try {
-      await Promise.all([a, b, a, a, b, a].map((id) => recorder.record(id)));
+      await Promise.all([a, b, a, a, b, a].map((id) => recorder.open(id, OWNER)));
       counted.push(...db.$client.query<{ id: number }, []>("SELECT id FROM click_updates ORDER BY id").all().map((row) => row.id));
     } finally {
       db.$client.run("DROP TRIGGER count_updates");
@@ -593,5 +596,33 @@ describe("ClickRecorder", () => {
     expect(counted).toEqual([a, b].sort((x, y) => x - y));
     expect(clicksSeenElsewhere(a).clicks).toBe(4);
     expect(clicksSeenElsewhere(b).clicks).toBe(2);
+  });
+
+  it("opens a link nobody may see for this viewer with undefined, and counts nothing for it", async () => {
+    const mine = newLink();
+    const { recorder } = recorderOn(db.$client);
+    const before = clicksSeenElsewhere(mine);
+    // Anonymous and another user, in the same turn as the owner: only the owner's click counts.
+    const [anonymous, stranger, owner, unknown] = await Promise.all([
+      recorder.open(mine, null), recorder.open(mine, OWNER + 1), recorder.open(mine, OWNER), recorder.open(987_654, OWNER),
+    ]);
+    expect([anonymous, stranger, owner, unknown]).toEqual([undefined, undefined, "https://example.com/", undefined]);
+    expect(clicksSeenElsewhere(mine)).toEqual({ clicks: before.clicks + 1, last: CLICK_TIME });
+  });
+
+  it("decides visibility in the batch's transaction: a link made public before the turn ends opens for anyone", async () => {
+    const id = newLink();
+    const { recorder } = recorderOn(db.$client);
+    const opened = recorder.open(id, null);
+    const collection = Number(db.$client.run("INSERT INTO collections (user_id, name, visibility, icon, created_at, updated_at) VALUES (1, 'Shared', 'PUBLIC', 'folder', 0, 0)").lastInsertRowid);
+    db.$client.run("INSERT INTO link_collections (link_id, collection_id) VALUES (?, ?)", [id, collection]);
+    expect(await opened).toBe("https://example.com/");
+    expect(clicksSeenElsewhere(id).clicks).toBe(1);
+
+    // And made private again before the next turn ends: refused, not counted.
+    const refused = recorder.open(id, null);
+    db.$client.run("DELETE FROM link_collections WHERE link_id = ?", [id]);
+    expect(await refused).toBeUndefined();
+    expect(clicksSeenElsewhere(id).clicks).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 import { and, eq, gt, lt, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { sessions, users, type UserRow } from "../db/schema";
+import { sessions, type UserRow } from "../db/schema";
+import { findUserById } from "../users/service";
 import { hashSecret, randomSecret } from "./secrets";
 
 export const SESSION_COOKIE = "linkshelf_session";
@@ -35,20 +36,22 @@ export interface SessionUse {
 export function useSession(db: Db, id: string, now: number, renew = true): SessionUse | undefined {
   if (!SESSION_SHAPE.test(id)) return undefined;
   const idHash = hashSecret(id);
+  // The session and then its user by id, not a join: SQLite prepares a join again at every use with new bound values.
   const row = db
-    .select({ user: users, expiresAt: sessions.expiresAt })
+    .select({ userId: sessions.userId, expiresAt: sessions.expiresAt })
     .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.idHash, idHash), gt(sessions.expiresAt, now)))
     .get();
-  if (!row) return undefined;
-  if (!renew || row.expiresAt - now >= SESSION_RENEW_WITHIN_MS) return { user: row.user };
+  // The user is gone when it was deleted between the two reads (its sessions with it).
+  const user = row && findUserById(db, row.userId);
+  if (!row || !user) return undefined;
+  if (!renew || row.expiresAt - now >= SESSION_RENEW_WITHIN_MS) return { user };
   const renewedUntil = now + SESSION_TTL_MS;
   db.update(sessions)
     .set({ expiresAt: renewedUntil })
     .where(and(eq(sessions.idHash, idHash), lt(sessions.expiresAt, now + SESSION_RENEW_WITHIN_MS)))
     .run();
-  return { user: row.user, renewedUntil };
+  return { user, renewedUntil };
 }
 
 /** sessionExists is true while a session is stored (a password change or sign-out deletes it). */

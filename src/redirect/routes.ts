@@ -18,6 +18,14 @@ const notVisible = {
 /** What the 404 page of a browser without a session says: the link may be a private one of theirs (a pinned favorite after the session lapsed). */
 const PRIVATE_OR_MISSING = { message: "This link is private or does not exist.", why: "If it is one of your links, sign in to open it." };
 
+/** What the redirect reads of a request's context. */
+interface Redirecting {
+  params: { id: string };
+  request: Request;
+  requester: Shelf | null;
+  set: { status?: number | string; headers: Record<string, string | number> };
+}
+
 /** Anyone may open a link (its owner by session or token); a browser gets its errors as HTML pages. */
 const REDIRECT_ROUTE: Surface = { kind: "browser", limited: true, callers: ["anyone", "session", "bearer"] };
 
@@ -39,18 +47,30 @@ const redirectDoc = (summary: string, description: string): RouteDoc => ({
 export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, commits: GroupCommit) {
   const clicks = new ClickRecorder(db, commits, clock);
 
-  const visibleTarget = (request: Request, rawId: string, viewer: Shelf | null) => {
+  /** location is where the requester goes: a GET counts its click (decided and committed in the group commit), a HEAD only looks. */
+  const location = (request: Request, rawId: string, viewer: Shelf | null): Promise<string | undefined> | string | undefined => {
     const id = readId(rawId);
-    const url = id === undefined ? undefined : visibleLinkUrl(db, id, viewer?.user ?? null);
-    if (id !== undefined && url !== undefined) return { id, location: new URL(url).href };
-    // A browser without a session may just have been signed out: its 404 page offers to sign
-    // in and come back here. The same page for every id that is not visible, so nothing leaks.
-    throw new NotFound(undefined, viewer === null ? { ...PRIVATE_OR_MISSING, next: pathOf(request.url) } : undefined);
+    if (id === undefined) return undefined;
+    const viewerId = viewer?.user.id ?? null;
+    // Elysia answers HEAD with the GET handler on paths its general router serves (app.handle,
+    // `/l/1/`), even though a HEAD route exists: a HEAD must never count.
+    if (request.method === "HEAD") {
+      const url = visibleLinkUrl(db, id, viewerId);
+      return url === undefined ? undefined : new URL(url).href;
+    }
+    return clicks.open(id, viewerId);
   };
-  /** The answer is written into `set` (not a new Response) so Elysia need not merge the RateLimit headers into one. */
-  const found = (set: { status?: number | string; headers: Record<string, string | number> }, location: string) => {
+  /**
+   * redirect answers 302 (written into `set`, not a new Response, so Elysia need not merge the
+   * RateLimit headers into one), or the 404 of every id the requester may not open. A browser
+   * without a session may just have been signed out: its 404 page offers to sign in and come
+   * back here. The same page for every id that is not visible, so nothing leaks.
+   */
+  const redirect = async ({ params, request, requester, set }: Redirecting) => {
+    const to = await location(request, params.id, requester);
+    if (to === undefined) throw new NotFound(undefined, requester === null ? { ...PRIVATE_OR_MISSING, next: pathOf(request.url) } : undefined);
     set.status = 302;
-    set.headers.location = location;
+    set.headers.location = to;
     set.headers["cache-control"] = "no-store";
     return null;
   };
@@ -58,22 +78,14 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, co
   return new Elysia()
     .use(surfaces)
     .use(requester)
-    .get("/l/:id", async ({ params, request, requester, set }) => {
-      const visible = visibleTarget(request, params.id, requester);
-      // Elysia answers HEAD with the GET handler on paths its general router serves (app.handle,
-      // `/l/1/`), even though a HEAD route exists: a HEAD must never count.
-      if (request.method !== "HEAD") await clicks.record(visible.id);
-      return found(set, visible.location);
-    }, {
+    .get("/l/:id", redirect, {
       surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc(
         "Open a link, counting one click",
         "Visible when one of the link's collections is PUBLIC, or to its owner (session cookie or bearer token). The click is committed before the answer.",
       )),
     })
-    .head("/l/:id", ({ params, request, requester, set }) => {
-      return found(set, visibleTarget(request, params.id, requester).location);
-    }, {
+    .head("/l/:id", redirect, {
       surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc("Check a link without counting a click", "Answers like GET, for link checkers and unfurlers.")),
     });

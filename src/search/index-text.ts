@@ -61,12 +61,10 @@ export interface IndexedFields {
   text: string | null;
 }
 
-interface FieldsRow {
-  name: string;
-  description: string;
-  url: string;
+/** What the index reads of a link's saved page. */
+interface SavedPage {
   title: string | null;
-  text_zstd: Uint8Array | null;
+  text_zstd: Uint8Array;
 }
 
 /**
@@ -75,12 +73,12 @@ interface FieldsRow {
  */
 export function indexLink(db: Db, linkId: number): void {
   const sqlite = db.$client;
-  const row = sqlite
-    .query<FieldsRow, [number]>(
-      "SELECT l.name, l.description, l.url, c.title, c.text_zstd FROM links l LEFT JOIN link_contents c ON c.link_id = l.id WHERE l.id = ?")
-    .all(linkId)[0];
+  // Two lookups by key, not a join: SQLite prepares a join again at every use with a new bound value.
+  const link = sqlite.query<Pick<IndexedFields, "name" | "description" | "url">, [number]>("SELECT name, description, url FROM links WHERE id = ?").all(linkId)[0];
   sqlite.query("DELETE FROM link_search WHERE rowid = ?").run(linkId);
-  if (row) writeIndexRow(db, linkId, { ...row, text: row.text_zstd === null ? null : unpackText(row.text_zstd) });
+  if (!link) return;
+  const content = sqlite.query<SavedPage, [number]>("SELECT title, text_zstd FROM link_contents WHERE link_id = ?").all(linkId)[0];
+  writeIndexRow(db, linkId, { ...link, title: content?.title ?? null, text: content ? unpackText(content.text_zstd) : null });
 }
 
 /**

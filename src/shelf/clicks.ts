@@ -2,28 +2,42 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { GroupCommit } from "../db/group-commit";
 import { links } from "../db/schema";
+import { visibleLinkUrl } from "./visibility";
 
-/** The clicks recorded for one batch of the group commit, and that batch's commit. */
+/** The requests of one batch that open the same link as the same viewer: one decision, one UPDATE. */
+interface Opening {
+  linkId: number;
+  /** The requester's user id; null for anonymous. */
+  viewerId: number | null;
+  clicks: number;
+  /** Set in the batch's transaction when the viewer may open the link: where its requests go. */
+  location?: string;
+}
+
+/** The openings of one batch of the group commit, and that batch's commit. */
 interface ClickBatch {
-  /** The group commit's batch count when these clicks were first recorded: they go in the next batch. */
+  /** The group commit's batch count when these openings were first recorded: they go in the next batch. */
   number: number;
-  counts: Map<number, number>;
+  /** By link id for anonymous viewers, `<link>/<viewer>` otherwise. */
+  openings: Map<number | string, Opening>;
   committed: Promise<void>;
 }
 
 /**
- * ClickRecorder counts clicks through the app's group commit (src/db/group-commit.ts): the
- * clicks of one turn of the event loop are added up per link and written as one write of
- * that turn's transaction (one UPDATE per link clicked, however many clicks), and `record()`
- * settles only after that commit. So a redirect is never sent before its click is durable,
- * and one commit serves many requests. If the write or the commit fails, every click of the
- * turn is rolled back and rejected: none is counted twice, none acknowledged uncounted.
+ * ClickRecorder opens links for `GET /l/:id` through the app's group commit
+ * (src/db/group-commit.ts). The requests of one turn of the event loop are gathered per link
+ * and viewer; in that turn's transaction each is decided once (visibility.ts) and, when
+ * visible, its clicks are written as one UPDATE. So a redirect costs no database read of its
+ * own, the decision and the click are one read-then-write under the write lock, a redirect is
+ * never sent before its click is durable, and one commit serves many requests. If the write or
+ * the commit fails, every click of the turn is rolled back and rejected: none is counted
+ * twice, none acknowledged uncounted.
  */
 export class ClickRecorder {
   private readonly update;
   private batch: ClickBatch | undefined;
 
-  constructor(db: Db, private readonly commits: GroupCommit, private readonly clock: () => number) {
+  constructor(private readonly db: Db, private readonly commits: GroupCommit, private readonly clock: () => number) {
     // `.run()`, never `.get()`: a statement left un-reset would pin the WAL: bun:sqlite's `.get()` on `UPDATE … RETURNING` does not reset it, and the `-wal` file then grows without a checkpoint.
     this.update = db
       .update(links)
@@ -32,21 +46,33 @@ export class ClickRecorder {
       .prepare();
   }
 
-  /** record counts one click of a link; resolves once it is committed. */
-  record(linkId: number): Promise<void> {
+  /**
+   * open counts one click of a link when the viewer (null: anonymous) may open it, and resolves
+   * with its location once that click is committed; undefined when they may not (nothing counted).
+   */
+  async open(linkId: number, viewerId: number | null): Promise<string | undefined> {
     let batch = this.batch;
-    // A batch whose flush has begun (the count moved) takes no more clicks: they start the next one.
+    // A batch whose flush has begun (the count moved) takes no more openings: they start the next one.
     if (!batch || batch.number !== this.commits.batches) {
-      const counts = new Map<number, number>();
-      batch = this.batch = { number: this.commits.batches, counts, committed: this.commits.run(() => this.apply(counts)) };
+      const openings = new Map<number | string, Opening>();
+      batch = this.batch = { number: this.commits.batches, openings, committed: this.commits.run(() => this.apply(openings)) };
     }
-    batch.counts.set(linkId, (batch.counts.get(linkId) ?? 0) + 1);
-    return batch.committed;
+    const key = viewerId === null ? linkId : `${linkId}/${viewerId}`;
+    let opening = batch.openings.get(key);
+    if (!opening) batch.openings.set(key, (opening = { linkId, viewerId, clicks: 0 }));
+    opening.clicks++;
+    await batch.committed;
+    return opening.location;
   }
 
-  /** apply writes one batch's clicks; they share one time, the moment of their commit. */
-  private apply(counts: Map<number, number>): void {
+  /** apply decides one batch's openings and writes their clicks; they share one time, the moment of their commit. */
+  private apply(openings: Map<number | string, Opening>): void {
     const now = this.clock();
-    for (const [linkId, count] of counts) this.update.run({ count, now, linkId });
+    for (const opening of openings.values()) {
+      const url = visibleLinkUrl(this.db, opening.linkId, opening.viewerId);
+      if (url === undefined) continue;
+      this.update.run({ count: opening.clicks, now, linkId: opening.linkId });
+      opening.location = new URL(url).href;
+    }
   }
 }

@@ -31,7 +31,8 @@ const scopeQueries = preparedQueries((db) => ({
   inbox: db
     .select({ id: collections.id })
     .from(collections)
-    .where(and(eq(collections.userId, sql.placeholder("userId")), eq(collections.isDefault, true)))
+    // `= 1` written out: a bound value compared with the partial index's condition makes SQLite prepare the statement again at every use.
+    .where(and(eq(collections.userId, sql.placeholder("userId")), sql`${collections.isDefault} = 1`))
     .prepare(),
   ownedCount: db
     .select({ n: sql<number>`count(*)` })

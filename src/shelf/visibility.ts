@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
-import { collections, links, users, type CollectionRow, type UserRow } from "../db/schema";
+import { collections, links, users, type CollectionRow } from "../db/schema";
 import type { LinkPage, LinkQuery } from "../links/model";
 import { ShelfLinks } from "./links";
 
@@ -27,12 +27,12 @@ const visibilityQueries = preparedQueries((db) => ({
 
 /**
  * visibleLinkUrl is the URL a link opens to, when the viewer may open it: one of its
- * collections is PUBLIC, or the viewer (null: anonymous) owns it. Undefined otherwise, and
- * for an unknown id, so nothing tells them apart.
+ * collections is PUBLIC, or the viewer (a user id; null: anonymous) owns it. Undefined
+ * otherwise, and for an unknown id, so nothing tells them apart.
  */
-export function visibleLinkUrl(db: Db, id: number, viewer: UserRow | null): string | undefined {
+export function visibleLinkUrl(db: Db, id: number, viewerId: number | null): string | undefined {
   const link = visibilityQueries(db).target.get({ id });
-  return link && (link.isPublic || link.userId === viewer?.id) ? link.url : undefined;
+  return link && (link.isPublic || link.userId === viewerId) ? link.url : undefined;
 }
 
 /** A PUBLIC collection as anyone sees it: the collection, its owner's name, and its links. */

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { passwords as processPasswords, type Passwords } from "../auth/passwords";
-import type { Db } from "../db/client";
+import { preparedQueries, type Db } from "../db/client";
 import { sessions, users, type UserRow } from "../db/schema";
 import { Conflict } from "../errors";
 import { Rules } from "../rules";
@@ -60,9 +60,14 @@ export function findUserByEmail(db: Db, email: string): UserRow | undefined {
   return db.select().from(users).where(sql`lower(${users.email}) = lower(${email.trim()})`).get();
 }
 
+/** Every request with a token or a session reads its user by id: built once per database. */
+const userQueries = preparedQueries((db) => ({
+  byId: db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
+}));
+
 /** findUserById returns the user with that id. */
 export function findUserById(db: Db, id: number): UserRow | undefined {
-  return db.select().from(users).where(eq(users.id, id)).get();
+  return userQueries(db).byId.get({ id });
 }
 
 /** setPassword replaces a user's password and ends all of their sessions. */
