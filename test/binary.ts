@@ -257,6 +257,49 @@ export async function startServer(binary: string, options: { cwd: string; dataDi
   };
 }
 
+/**
+ * WorkspaceServers starts servers on one workspace's data and keeps each until it is known to
+ * have exited, so that the file's afterAll (close) can kill what a failing test left running
+ * before it removes the workspace.
+ */
+export class WorkspaceServers {
+  private readonly alive = new Set<RunningServer>();
+
+  constructor(readonly workspace: BinaryWorkspace, private readonly env: Record<string, string>) {}
+
+  async start(): Promise<RunningServer> {
+    const { binary, cwd, dataDir } = this.workspace;
+    const server = await startServer(binary, { cwd, dataDir, env: this.env });
+    this.alive.add(server);
+    return server;
+  }
+
+  /** stop ends a server with SIGTERM, as a service manager does, and resolves with its exit code. */
+  async stop(server: RunningServer): Promise<number> {
+    const code = await server.stop();
+    this.alive.delete(server);
+    return code;
+  }
+
+  /** killHard ends a server with SIGKILL, as a crash or a power cut does. */
+  async killHard(server: RunningServer): Promise<void> {
+    server.proc.kill("SIGKILL");
+    await server.proc.exited;
+    this.alive.delete(server);
+  }
+
+  /** forget drops a server the test saw exit by itself. */
+  forget(server: RunningServer): void {
+    this.alive.delete(server);
+  }
+
+  /** close kills every server still running and removes the workspace. */
+  async close(): Promise<void> {
+    for (const server of this.alive) await this.killHard(server);
+    rmSync(this.workspace.root, { recursive: true, force: true });
+  }
+}
+
 /** queryFile runs one read on a database file with its own short-lived connection. */
 export function queryFile<T = Record<string, unknown>>(path: string, sql: string, params: (string | number | null)[] = []): T[] {
   const db = new Database(path, { strict: true });

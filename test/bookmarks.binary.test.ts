@@ -175,6 +175,20 @@ describe("the import page while the server runs", () => {
     return response.headers.get("set-cookie")!.split(";")[0]!;
   }
 
+  /** importerWithPinnedLink is a new user, signed in, with one link saved: the link the polls click while an import runs. */
+  async function importerWithPinnedLink() {
+    const { email, token } = await newUser();
+    const cookie = await signIn(email);
+    const created = await fetch(`${server.origin}/api/v1/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Pinned", url: "https://pinned.example/", favorite: false }),
+    });
+    expect(created.status).toBe(201);
+    const pinned = ((await created.json()) as { link: { id: number } }).link;
+    return { email, token, cookie, pinned };
+  }
+
   /** sendAll writes a whole HTTP request on a new connection and resolves once every byte is handed to the kernel, with the response to come. */
   async function sendAll(bytes: Uint8Array): Promise<{ sent: Promise<void>; response: Promise<string> }> {
     let offset = 0;
@@ -237,15 +251,7 @@ describe("the import page while the server runs", () => {
   }
 
   it("keeps answering /healthz and /l/:id while it reads a 32 MiB upload, then imports it on confirmation", async () => {
-    const { email, token } = await newUser();
-    const cookie = await signIn(email);
-    const created = await fetch(`${server.origin}/api/v1/links`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Pinned", url: "https://pinned.example/", favorite: false }),
-    });
-    expect(created.status).toBe(201);
-    const pinned = ((await created.json()) as { link: { id: number } }).link;
+    const { email, token, cookie, pinned } = await importerWithPinnedLink();
 
     // 5,000 links with long descriptions, in 50 folders: 32 MiB of markup to read.
     const entries = 5000;
@@ -298,15 +304,7 @@ describe("the import page while the server runs", () => {
   ]);
 
   it("keeps answering /healthz and /l/:id during the preview and the confirmed import of 99,000 links (32 MiB); the preview stores nothing, a failure half-way stores nothing", async () => {
-    const { email, token } = await newUser();
-    const cookie = await signIn(email);
-    const created = await fetch(`${server.origin}/api/v1/links`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Pinned", url: "https://pinned.example/", favorite: false }),
-    });
-    expect(created.status).toBe(201);
-    const pinned = ((await created.json()) as { link: { id: number } }).link;
+    const { email, token, cookie, pinned } = await importerWithPinnedLink();
 
     // 99,000 short links in 100 folders: 32 MiB of markup, close to the 100,000 bookmarks a file may hold.
     const entries = 99_000;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
-import { deferred, htmlPage } from "./capture.fixtures";
+import { heldRequest, htmlPage } from "./capture.fixtures";
 import { fakeOrigin, type FakeOrigin } from "./favicon.fixtures";
 import { binaryWorkspace, cleanEnv, createUserWithToken, runBinary, startServer, type BinaryWorkspace } from "./binary";
 
@@ -15,20 +15,13 @@ const EMAIL = "capture@example.test";
 let workspace: BinaryWorkspace;
 let token: string;
 let origin: FakeOrigin;
-const arrived = deferred();
-const abandoned = deferred();
+const held = heldRequest();
 
 beforeAll(async () => {
   workspace = binaryWorkspace("capture");
   token = await createUserWithToken(workspace, EMAIL, "Capture", cleanEnv());
   origin = fakeOrigin({
-    "/hold": (request) => {
-      arrived.resolve();
-      return new Promise<Response>((resolve) => request.signal.addEventListener("abort", () => {
-        abandoned.resolve();
-        resolve(new Response("too late"));
-      }));
-    },
+    "/hold": held.route,
     "/page": () => htmlPage("A page"),
   });
 }, SLOW);
@@ -50,12 +43,12 @@ describe("the server's background capture", () => {
     const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_FAVICON_ALLOW_PRIVATE: "1", LINKSHELF_FETCH_CONTENT: "on" }) });
     try {
       expect((await addLink(server.origin, `${origin.url}/hold`)).status).toBe(201);
-      await arrived.promise;
+      await held.arrived;
       expect(origin.hits).toEqual(["/hold"]);
     } finally {
       expect(await server.stop()).toBe(0);
     }
-    await abandoned.promise;
+    await held.abandoned;
     expect(server.log.text).toContain("linkshelf: stopped");
   }, SLOW);
 

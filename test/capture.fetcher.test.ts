@@ -4,27 +4,16 @@
  * moves, and its stop. Names resolve through a table; `mappedConnect` reaches the made-up public
  * address at 127.0.0.1 and refuses to contact anything else.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import type { CapturedContent } from "../src/capture/content";
 import { CAPTURE_OFF, ContentFetcher, cpuShareOf, createContentCapture, FETCHER_LIMITS, type CaptureOptions } from "../src/capture/fetcher";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "../src/capture/page";
 import { loadConfig } from "../src/config";
 import { pinnedConnect, type OutboundPolicy } from "../src/favicon/fetch";
 import { deferred, htmlPage, manualTimers, until } from "./capture.fixtures";
-import { FAKE_PUBLIC, fakeOrigin, mappedConnect, redirectTo, resolverOf, type FakeOrigin, type Handler } from "./favicon.fixtures";
+import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach, type FakeOrigin } from "./favicon.fixtures";
 
-const origins: FakeOrigin[] = [];
-const fetchers: ContentFetcher[] = [];
-afterEach(async () => {
-  for (const fetcher of fetchers.splice(0)) await fetcher.stop();
-  for (const origin of origins.splice(0)) origin.stop();
-});
-
-function origin(routes: Record<string, Handler>): FakeOrigin {
-  const started = fakeOrigin(routes);
-  origins.push(started);
-  return started;
-}
+const { origin, worker } = stoppedAfterEach<ContentFetcher>();
 
 /** Every test name resolves to the made-up public address, which mappedConnect reaches at 127.0.0.1. */
 const NAMES = Object.fromEntries(["site.test", "a.test", "b.test", "c.test", "d.test", "e.test"].map((name) => [name, [FAKE_PUBLIC]]));
@@ -57,7 +46,7 @@ function makeFetcher(options: CaptureOptions & { allowPrivate?: boolean; store?:
       stored.push({ linkId, userId, content, now });
     },
   }, { resolve: resolverOf(NAMES), connect, timers: time.timers, ...rest });
-  fetchers.push(fetcher);
+  worker(fetcher);
   return { fetcher, time, stored, logs, connect };
 }
 

@@ -99,6 +99,24 @@ export function deferred<T = void>() {
 }
 
 /**
+ * heldRequest is a fake origin's route that keeps a request waiting until the client gives up:
+ * `arrived` resolves when the request comes in, `abandoned` when the client aborts it (its answer
+ * then comes too late for anyone to read).
+ */
+export function heldRequest() {
+  const arrived = deferred();
+  const abandoned = deferred();
+  const route = (request: Request) => {
+    arrived.resolve();
+    return new Promise<Response>((resolve) => request.signal.addEventListener("abort", () => {
+      abandoned.resolve();
+      resolve(new Response("too late"));
+    }));
+  };
+  return { route, arrived: arrived.promise, abandoned: abandoned.promise };
+}
+
+/**
  * until waits for a condition that another part of the process makes true (a request reaching a
  * fake origin, a fetch finishing), turn by turn of the event loop; it fails after 5 s instead of hanging.
  */

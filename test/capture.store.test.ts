@@ -3,32 +3,26 @@
  * (source "server"), searchable at once, fitted to the content's rules, and never in place of
  * what the browser extension captured. Pages come from a fake origin on 127.0.0.1.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { fitted, storeFetchedContent } from "../src/capture/store";
 import { ContentFetcher, createContentCapture } from "../src/capture/fetcher";
 import { loadConfig } from "../src/config";
 import { htmlPage } from "./capture.fixtures";
-import { FAKE_PUBLIC, fakeOrigin, mappedConnect, resolverOf, type FakeOrigin } from "./favicon.fixtures";
+import { FAKE_PUBLIC, mappedConnect, resolverOf, stoppedAfterEach } from "./favicon.fixtures";
 import { createLink, createUser, get, makeEnv, put, type TestEnv } from "./helpers";
 
-const origins: FakeOrigin[] = [];
-const fetchers: ContentFetcher[] = [];
-afterEach(async () => {
-  for (const fetcher of fetchers.splice(0)) await fetcher.stop();
-  for (const origin of origins.splice(0)) origin.stop();
-});
+const { origin, worker } = stoppedAfterEach<ContentFetcher>();
 
 /** An app whose capture reaches a fake origin and stores through the real store. */
 async function world(pages: Record<string, () => Response>) {
-  const site = fakeOrigin(pages);
-  origins.push(site);
+  const site = origin(pages);
   const vars = { LINKSHELF_RATE_LIMIT: "off" };
   let env: TestEnv | undefined;
   const capture = createContentCapture({ config: loadConfig({}, vars), clock: Date.now, log: () => undefined },
     (...args) => storeFetchedContent(env!.db)(...args),
     { resolve: resolverOf({ "site.test": [FAKE_PUBLIC] }), connect: mappedConnect(), hostSpacingMillis: 0 });
   if (!(capture instanceof ContentFetcher)) throw new Error("the capture is on by default");
-  fetchers.push(capture);
+  worker(capture);
   env = makeEnv(vars, { capture });
   return { env, base: `http://site.test:${site.port}`, capture, alice: await createUser(env) };
 }

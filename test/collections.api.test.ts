@@ -10,6 +10,7 @@
 import { describe, expect, it, spyOn } from "bun:test";
 import {
   ISO,
+  aliceWithInbox,
   chars,
   createCollection,
   createLink,
@@ -20,8 +21,7 @@ import {
   makeEnv,
   post,
   put,
-  snapshot,
-  type ApiResponse,
+  refused,
   type TestEnv,
   type TestUser,
 } from "./helpers";
@@ -29,25 +29,8 @@ import {
 const COLLECTION_KEYS = ["author", "authorId", "createdAt", "description", "icon", "id", "isDefault", "isOwner", "links", "name", "updatedAt", "visibility"];
 const valid = { name: "Reading", visibility: "PRIVATE" };
 
-/**
- * refused sends one write that must be refused with `status`/`code` (and, on 422, errors at
- * exactly `paths`), and proves that the database is byte for byte what it was.
- */
-async function refused(env: TestEnv, send: () => Promise<ApiResponse>, status: number, code: string, paths?: string[]): Promise<ApiResponse> {
-  const before = snapshot(env);
-  const response = await send();
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
-  if (paths) expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(paths);
-  expect(snapshot(env)).toBe(before);
-  return response;
-}
-
-async function setup() {
-  const env = makeEnv();
-  const alice = await createUser(env, { name: "Alice", email: "alice@example.test" });
-  const inbox = await inboxOf(env, alice);
-  return { env, alice, inbox };
-}
+/** setup names alice, so that the answers' authors can be written out in full. */
+const setup = () => aliceWithInbox({ name: "Alice", email: "alice@example.test" });
 
 const createAs = (env: TestEnv, as: TestUser, body: unknown) => post(env, "/api/v1/collections", { token: as.token, body });
 const updateAs = (env: TestEnv, as: TestUser, id: number | string, body: unknown) => put(env, `/api/v1/collections/${id}`, { token: as.token, body });

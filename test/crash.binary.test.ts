@@ -22,9 +22,9 @@
  * kill delays (the interleaving itself is up to the machine). Only 127.0.0.1 is contacted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, rmSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { binaryWorkspace, cleanEnv, connectRaw, createUserWithToken, queryFile, startServer, type RawConnection, type BinaryWorkspace, type RunningServer } from "./binary";
+import { binaryWorkspace, cleanEnv, connectRaw, createUserWithToken, queryFile, WorkspaceServers, type RawConnection, type RunningServer } from "./binary";
 
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const ROUNDS = 8;
@@ -162,20 +162,9 @@ function chooseOp(random: Random, worker: number, serial: string): Op | { kind: 
 // ---------------------------------------------------------------------------------------
 // Talking to the server.
 
-let workspace: BinaryWorkspace;
-let root: string;
-let binary: string;
-let cwd: string;
-let dataDir: string;
+let servers: WorkspaceServers;
 let dbPath: string;
 let token: string;
-const servers = new Set<RunningServer>();
-
-async function start(): Promise<RunningServer> {
-  const server = await startServer(binary, { cwd, dataDir, env: SERVER_ENV });
-  servers.add(server);
-  return server;
-}
 
 const request = (server: RunningServer, method: string, path: string, body?: unknown) =>
   fetch(`${server.origin}${path}`, {
@@ -399,32 +388,24 @@ function reconcile(stored: Awaited<ReturnType<typeof readStored>>, pending: (Pen
 
 beforeAll(async () => {
   console.log(`crash.binary.test.ts: seed ${SEED} (replay with CRASH_SEED=${SEED})`);
-  ({ root, binary, cwd, dataDir, dbPath } = workspace = binaryWorkspace("crash-mixed"));
-  token = await createUserWithToken(workspace, "mixed@example.test", "Mixed", SERVER_ENV);
+  servers = new WorkspaceServers(binaryWorkspace("crash-mixed"), SERVER_ENV);
+  ({ dbPath } = servers.workspace);
+  token = await createUserWithToken(servers.workspace, "mixed@example.test", "Mixed", SERVER_ENV);
   inbox = queryFile<{ id: number }>(dbPath, "SELECT id FROM collections WHERE is_default = 1")[0]!.id;
 }, SLOW);
 
-afterAll(async () => {
-  for (const server of servers) {
-    server.proc.kill("SIGKILL");
-    await server.proc.exited;
-  }
-  servers.clear();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => servers?.close());
 
 describe("kill -9 during mixed bursts, through the binary", () => {
   it(`keeps every acknowledged write and applies nothing by halves, over ${ROUNDS} rounds`, async () => {
     for (let round = 1; round <= ROUNDS; round++) {
-      const server = await start();
+      const server = await servers.start();
       const { burst, firstAnswer, done } = runWorkers(server, round);
       await firstAnswer;
       const killDelay = 20 + Math.floor(random() * 230);
       // The delay chooses where in the burst the kill lands; correctness never waits on it.
       await Bun.sleep(killDelay);
-      server.proc.kill("SIGKILL");
-      await server.proc.exited;
-      servers.delete(server);
+      await servers.killHard(server);
       await done;
 
       const inFlight = burst.pending.filter(Boolean).map((p) => p!.op.kind);
@@ -433,10 +414,9 @@ describe("kill -9 during mixed bursts, through the binary", () => {
       // The file as the crash left it, before any server touches it again.
       checkFile(dbPath);
 
-      const restarted = await start();
+      const restarted = await servers.start();
       reconcile(await readStored(restarted), burst.pending, false, report);
-      expect(await restarted.stop()).toBe(0);
-      servers.delete(restarted);
+      expect(await servers.stop(restarted)).toBe(0);
       checkFile(dbPath);
     }
   }, SLOW);
@@ -464,7 +444,7 @@ describe("SIGTERM under load, through the binary", () => {
 
   it("finishes every request taken before the signal, applies none it did not answer, exits 0 with the WAL checkpointed", async () => {
     const heldWorker = WORKERS;
-    const server = await start();
+    const server = await servers.start();
     // A link and a collection of its own for the held requests to change.
     const seeded = await request(server, "POST", "/api/v1/links", { name: `${ownerPrefix(heldWorker)} before`, url: "https://example.com/held", favorite: false });
     expect(seeded.status).toBe(201);
@@ -495,7 +475,7 @@ describe("SIGTERM under load, through the binary", () => {
     }
 
     expect(await server.proc.exited).toBe(0);
-    servers.delete(server);
+    servers.forget(server);
     await done;
     const report = `seed ${SEED}, SIGTERM after ${burst.answered} answers`;
     expect(burst.wrong, report).toEqual([]);
@@ -505,10 +485,9 @@ describe("SIGTERM under load, through the binary", () => {
     expect(!existsSync(`${dbPath}-wal`) || statSync(`${dbPath}-wal`).size === 0, report).toBe(true);
     checkFile(dbPath);
 
-    const restarted = await start();
+    const restarted = await servers.start();
     reconcile(await readStored(restarted), burst.pending, true, report);
-    expect(await restarted.stop()).toBe(0);
-    servers.delete(restarted);
+    expect(await servers.stop(restarted)).toBe(0);
     checkFile(dbPath);
   }, SLOW);
 });

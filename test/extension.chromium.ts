@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
 import type { WebExt } from "../extension/src/webext";
 import { runBinary } from "./binary";
-import type { Stack } from "./extension.stack";
+import type { FileStack, Stack } from "./extension.stack";
 import { EMAIL, waitUntil } from "./extension.stack";
 import { CHROMIUM } from "./programs";
 
@@ -68,14 +68,16 @@ export async function grantLoopback(context: BrowserContext, id: string, extensi
 }
 
 /**
- * launchSignedIn launches Chromium as launchWithExtension does, grants the loopback host, and
- * signs the extension in to the stack's server with a token made by the CLI (no sign-in
- * window); the test reads the API with the same token.
+ * launchSignedIn launches Chromium as launchWithExtension does against the file's stack (closed
+ * after the file's tests), grants the loopback host, and signs the extension in to the stack's
+ * server with a token made by the CLI (no sign-in window); the test reads the API with the same token.
  */
-export async function launchSignedIn(stack: Stack, profile: string): Promise<LaunchedExtension & { token: string }> {
+export async function launchSignedIn(running: FileStack, profile: string): Promise<LaunchedExtension & { token: string }> {
+  const { stack } = running;
   const created = await runBinary(stack.binary, ["token", "create", "--email", EMAIL, "--data-dir", stack.dataDir], { cwd: stack.root });
   const token = created.stdout.trim();
   const launched = await launchWithExtension(stack, profile);
+  running.closeAfter(() => launched.context.close());
   await grantLoopback(launched.context, launched.id, launched.options);
   await launched.worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [stack.server.origin, token]);
   return { ...launched, token };

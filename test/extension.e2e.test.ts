@@ -4,12 +4,12 @@
  * (headless Chromium opens it as an ordinary page, which the test fills in). Skipped when
  * Chromium is absent, failing under CI (see programs.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import type { BrowserContext, Page, Worker } from "playwright-core";
+import type { Page, Worker } from "playwright-core";
 import { cleanEnv, runBinary, startServer } from "./binary";
 import { grantLoopback, launchWithExtension as launch, type ChromeApi, type LaunchedExtension } from "./extension.chromium";
-import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
+import { EMAIL, PASSWORD, stackForFile, waitUntil } from "./extension.stack";
 import { CHROMIUM, requireProgram } from "./programs";
 
 declare const chrome: ChromeApi;
@@ -17,13 +17,12 @@ declare const chrome: ChromeApi;
 const TIMEOUT_MS = 120_000;
 const present = requireProgram(CHROMIUM);
 
-let stack: Stack | undefined;
-const contexts: BrowserContext[] = [];
+const running = stackForFile(present, TIMEOUT_MS);
 
 /** launchWithExtension starts Chromium with the extension on a new profile, closed after the file. */
 async function launchWithExtension(profile: string): Promise<LaunchedExtension> {
-  const launched = await launch(stack!, profile);
-  contexts.push(launched.context);
+  const launched = await launch(running.stack, profile);
+  running.closeAfter(() => launched.context.close());
   return launched;
 }
 
@@ -41,18 +40,10 @@ function pinned(worker: Worker): Promise<{ bar: string[]; folder: { title: strin
   });
 }
 
-beforeAll(async () => {
-  if (present) stack = await startStack();
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await stack?.stop();
-});
-
 describe.skipIf(!present)("the extension in Chromium", () => {
   it("signs in from the options page, saves pages, and pins favorites to the bookmarks bar in click order", async () => {
-    const { origin } = stack!.server;
+    const { stack } = running;
+    const { origin } = stack.server;
     const { context, worker, id, options } = await launchWithExtension("chromium-profile");
     const requested: string[] = [];
     context.on("request", (request) => void requested.push(request.url()));
@@ -89,9 +80,9 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     expect(token).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
 
     // Save three pages as favorites through the popup (as the context menu opens it).
-    const pages = ["a", "b", "c"].map((name) => ({ url: `${stack!.siteOrigin}/${name}`, title: `Page ${name}` }));
+    const pages = ["a", "b", "c"].map((name) => ({ url: `${stack.siteOrigin}/${name}`, title: `Page ${name}` }));
     const save = async (page: { url: string; title: string }): Promise<Page> => {
-      const popup = await context!.newPage();
+      const popup = await context.newPage();
       await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams(page)}`);
       await popup.waitForSelector("#collections input");
       return popup;
@@ -140,9 +131,9 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     expect(fewer.bar).toEqual(["Mine https://mine.example/", "linkshelf/"]);
 
     // Revoking the token on the server signs the extension out, and it says so.
-    const tokens = await runBinary(stack!.binary, ["token", "list", "--email", EMAIL, "--data-dir", stack!.dataDir], { cwd: stack!.root });
+    const tokens = await runBinary(stack.binary, ["token", "list", "--email", EMAIL, "--data-dir", stack.dataDir], { cwd: stack.root });
     const extensionToken = tokens.stdout.split("\n").find((line) => line.includes("Browser extension"))!.split("\t")[0]!;
-    const revoked = await runBinary(stack!.binary, ["token", "revoke", "--id", extensionToken, "--data-dir", stack!.dataDir], { cwd: stack!.root });
+    const revoked = await runBinary(stack.binary, ["token", "revoke", "--id", extensionToken, "--data-dir", stack.dataDir], { cwd: stack.root });
     expect(revoked.exitCode).toBe(0);
     await options.click("#refresh");
     await options.waitForSelector("#message.error");
@@ -175,12 +166,13 @@ describe.skipIf(!present)("the extension in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("holds the Save button and says when to retry when the server rate-limits", async () => {
+    const { stack } = running;
     // A server of its own, allowing 4 requests a minute per user.
-    const dataDir = join(stack!.root, "limited-data");
-    const cli = { cwd: stack!.root, env: cleanEnv() };
-    await runBinary(stack!.binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { ...cli, stdin: `${PASSWORD}\n` });
-    const token = (await runBinary(stack!.binary, ["token", "create", "--email", EMAIL, "--data-dir", dataDir], cli)).stdout.trim();
-    const limited = await startServer(stack!.binary, { cwd: stack!.root, dataDir, env: cleanEnv({ LINKSHELF_RATE_LIMIT: "4/60" }) });
+    const dataDir = join(stack.root, "limited-data");
+    const cli = { cwd: stack.root, env: cleanEnv() };
+    await runBinary(stack.binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { ...cli, stdin: `${PASSWORD}\n` });
+    const token = (await runBinary(stack.binary, ["token", "create", "--email", EMAIL, "--data-dir", dataDir], cli)).stdout.trim();
+    const limited = await startServer(stack.binary, { cwd: stack.root, dataDir, env: cleanEnv({ LINKSHELF_RATE_LIMIT: "4/60" }) });
     try {
       const { context, worker, id, options } = await launchWithExtension("chromium-limited-profile");
       await grantLoopback(context, id, options);
@@ -190,7 +182,7 @@ describe.skipIf(!present)("the extension in Chromium", () => {
       await waitUntil(lastSync, (last) => last?.ok === true, "the refresh after signing in");
       // Requests 3 and 4: the popup's collections and favorites. Saving is the fifth.
       const popup = await context.newPage();
-      await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams({ url: `${stack!.siteOrigin}/x`, title: "Page x" })}`);
+      await popup.goto(`chrome-extension://${id}/popup.html?${new URLSearchParams({ url: `${stack.siteOrigin}/x`, title: "Page x" })}`);
       await popup.waitForSelector("#collections input");
       await popup.click("#submit");
       await popup.waitForSelector("#notice.error");

@@ -4,11 +4,11 @@
  * and the toolbar folder following the clicks. Skipped when Firefox ESR is absent, failing under
  * CI (see programs.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { GECKO_ID } from "../extension/build";
-import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
-import { launchFirefox, type Bidi, type RunningFirefox } from "./firefox";
+import { EMAIL, PASSWORD, stackForFile, waitUntil } from "./extension.stack";
+import { launchFirefox, type Bidi } from "./firefox";
 import { FIREFOX, requireProgram } from "./programs";
 
 const TIMEOUT_MS = 120_000;
@@ -17,17 +17,7 @@ const UUID = "6c1f6a3e-2f4b-4c1e-9a57-3d0e5b8f2a41";
 const BASE = `moz-extension://${UUID}`;
 const present = requireProgram(FIREFOX);
 
-let stack: Stack | undefined;
-let firefox: RunningFirefox | undefined;
-
-beforeAll(async () => {
-  if (present) stack = await startStack();
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  await firefox?.stop();
-  await stack?.stop();
-});
+const running = stackForFile(present, TIMEOUT_MS);
 
 /** The toolbar's "linkshelf" folder, read inside the extension (Firefox's bookmarks toolbar is `toolbar_____`). */
 const READ_FOLDER = `browser.bookmarks.getChildren("toolbar_____").then(async (children) => {
@@ -42,8 +32,9 @@ async function pinned(bidi: Bidi, context: string): Promise<{ bar: string[]; fol
 
 describe.skipIf(!present)("the extension in Firefox", () => {
   it("installs, signs in through Firefox's sign-in window, saves pages and pins favorites in click order", async () => {
-    const { origin } = stack!.server;
-    firefox = await launchFirefox(join(stack!.root, "firefox-profile"), {
+    const { stack } = running;
+    const { origin } = stack.server;
+    const firefox = await launchFirefox(join(stack.root, "firefox-profile"), {
       "extensions.webextensions.uuids": JSON.stringify({ [GECKO_ID]: UUID }),
       // Headless Firefox cannot show the host-permission prompt; with this pref Firefox grants
       // optional permissions without asking (the request itself still needs a real click).
@@ -52,8 +43,9 @@ describe.skipIf(!present)("the extension in Firefox", () => {
       "datareporting.policy.dataSubmissionEnabled": false,
       "browser.startup.homepage_override.mstone": "ignore",
     });
+    running.closeAfter(() => firefox.stop());
     const { bidi } = firefox;
-    const installed = await bidi.send<{ extension: string }>("webExtension.install", { extensionData: { type: "path", path: stack!.extension("firefox") } });
+    const installed = await bidi.send<{ extension: string }>("webExtension.install", { extensionData: { type: "path", path: stack.extension("firefox") } });
     expect(installed.extension).toBe(GECKO_ID);
 
     // A fresh install opens the options page by itself.
@@ -92,7 +84,7 @@ describe.skipIf(!present)("the extension in Firefox", () => {
 
     // Save two pages as favorites through the popup page (as the context menu opens it).
     for (const name of ["a", "b"]) {
-      const query = new URLSearchParams({ url: `${stack!.siteOrigin}/${name}`, title: `Page ${name}` });
+      const query = new URLSearchParams({ url: `${stack.siteOrigin}/${name}`, title: `Page ${name}` });
       // Firefox refuses a WebDriver navigation to a moz-extension: page; the extension opens it itself.
       const url = `${BASE}/popup.html?${query}`;
       await bidi.evaluate(options, `browser.tabs.create({ url: ${JSON.stringify(url)} }).then(() => "opened")`);

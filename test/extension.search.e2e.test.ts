@@ -6,14 +6,14 @@
  * service worker, suggest the link from the server's search and open it through `/l/<id>`.
  * Skipped when Chromium is absent, failing under CI (see programs.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import { describe, expect, it } from "bun:test";
+import type { Page } from "playwright-core";
 import type { ContentItemJson, LinkItemJson, LinkPageJson } from "../src/api/types";
 import type { OmniboxHandlers } from "../extension/src/omnibox";
 import type { Suggestion } from "../extension/src/webext";
 import { ARTICLE_KEEPS } from "./capture.fixtures";
 import { launchSignedIn, type ChromeApi } from "./extension.chromium";
-import { EMAIL, PASSWORD, startStack, waitUntil, type Stack } from "./extension.stack";
+import { EMAIL, PASSWORD, stackForFile, waitUntil } from "./extension.stack";
 import { CHROMIUM, requireProgram } from "./programs";
 
 declare const chrome: ChromeApi;
@@ -25,24 +25,13 @@ const present = requireProgram(CHROMIUM);
 const PHRASE = ARTICLE_KEEPS[0]!;
 const NAVIGATION = "Subscribe today";
 
-let stack: Stack | undefined;
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  if (present) stack = await startStack();
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  await context?.close();
-  await stack?.stop();
-});
+const running = stackForFile(present, TIMEOUT_MS);
 
 describe.skipIf(!present)("saved pages and search through the extension in Chromium", () => {
   it("captures the article's text on save, offers to edit the page at another spelling of its address, and finds and opens it from the ls keyword", async () => {
-    const { origin } = stack!.server;
-    const launched = await launchSignedIn(stack!, "chromium-search-profile");
-    context = launched.context;
-    const { worker, id, token } = launched;
+    const { stack } = running;
+    const { origin } = stack.server;
+    const { context, worker, id, token } = await launchSignedIn(running, "chromium-search-profile");
     const api = async <T>(path: string): Promise<T> => {
       const response = await fetch(`${origin}${path}`, { headers: { Authorization: `Bearer ${token}` } });
       expect({ path, status: response.status }).toEqual({ path, status: 200 });
@@ -56,14 +45,14 @@ describe.skipIf(!present)("saved pages and search through the extension in Chrom
         const [found] = await worker.evaluate((address) => chrome.tabs.query({ url: address }), tab.url());
         query.set("tabId", String(found!.id));
       }
-      const popup = await context!.newPage();
+      const popup = await context.newPage();
       await popup.goto(`chrome-extension://${id}/popup.html?${query}`);
       await popup.waitForSelector("#collections input");
       return popup;
     };
 
     // Save the article from its tab: the link is created, then the tab's text is read and stored.
-    const articleUrl = `${stack!.siteOrigin}/article`;
+    const articleUrl = `${stack.siteOrigin}/article`;
     const article = await context.newPage();
     await article.goto(articleUrl);
     const popup = await openPopup(articleUrl, article);

@@ -3,6 +3,7 @@
  * one user, the built extension, and a second loopback server with the pages to save (nothing
  * else is reachable).
  */
+import { afterAll, beforeAll } from "bun:test";
 import { join } from "node:path";
 import { buildExtension } from "../extension/build";
 import { builtBinary, runBinary, startServer, type RunningServer } from "./binary";
@@ -57,6 +58,38 @@ export async function startStack(): Promise<Stack> {
       site.stop(true);
       await server.stop();
     },
+  };
+}
+
+/** One test file's stack, which stackForFile starts and stops around the file's tests. */
+export interface FileStack {
+  /** The running stack: there in the tests of a file whose browser is present. */
+  readonly stack: Stack;
+  /** closeAfter runs `close` after the file's tests, before the stack stops: for the browsers the tests launch against it. */
+  closeAfter(close: () => Promise<unknown>): void;
+}
+
+/**
+ * stackForFile starts a stack before the calling file's tests when its browser is `present`
+ * (within `timeoutMs`: the server and the extension are built first), and stops it after them,
+ * once what the tests launched is closed, in the order they launched it.
+ */
+export function stackForFile(present: boolean, timeoutMs: number): FileStack {
+  let stack: Stack | undefined;
+  const launched: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    if (present) stack = await startStack();
+  }, timeoutMs);
+  afterAll(async () => {
+    for (const close of launched) await close();
+    await stack?.stop();
+  });
+  return {
+    get stack() {
+      if (!stack) throw new Error("no stack: its browser is absent, or it has not started");
+      return stack;
+    },
+    closeAfter: (close) => void launched.push(close),
   };
 }
 

@@ -5,11 +5,10 @@
  * others into the chosen collection and reports what it skipped. Skipped when Chromium is
  * absent, failing under CI (see programs.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import type { BrowserContext } from "playwright-core";
+import { describe, expect, it } from "bun:test";
 import type { CollectionCreatedJson, CollectionItemJson, LinkPageJson } from "../src/api/types";
 import { launchSignedIn, type ChromeApi } from "./extension.chromium";
-import { startStack, type Stack } from "./extension.stack";
+import { stackForFile } from "./extension.stack";
 import { CHROMIUM, requireProgram } from "./programs";
 
 declare const chrome: ChromeApi & { tabs: { query(query: { windowId: number }): Promise<{ url?: string }[]> } };
@@ -17,24 +16,13 @@ declare const chrome: ChromeApi & { tabs: { query(query: { windowId: number }): 
 const TIMEOUT_MS = 120_000;
 const present = requireProgram(CHROMIUM);
 
-let stack: Stack | undefined;
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  if (present) stack = await startStack();
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  await context?.close();
-  await stack?.stop();
-});
+const running = stackForFile(present, TIMEOUT_MS);
 
 describe.skipIf(!present)("saving all tabs of a window through the extension in Chromium", () => {
   it("saves the window's web pages into the chosen collection, skips the one already saved and the extension's own page, and says so", async () => {
-    const { origin } = stack!.server;
-    const launched = await launchSignedIn(stack!, "chromium-tabs-profile");
-    context = launched.context;
-    const { worker, id, token } = launched;
+    const { stack } = running;
+    const { origin } = stack.server;
+    const { context, worker, id, token } = await launchSignedIn(running, "chromium-tabs-profile");
     const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
       const response = await fetch(`${origin}${path}`, {
         method,
@@ -44,7 +32,7 @@ describe.skipIf(!present)("saving all tabs of a window through the extension in 
       expect({ path, ok: response.ok }).toEqual({ path, ok: true });
       return (await response.json()) as T;
     };
-    const site = stack!.siteOrigin;
+    const site = stack.siteOrigin;
     const reading = (await api<CollectionCreatedJson>("POST", "/api/v1/collections", { name: "Reading", visibility: "PRIVATE", icon: "📚" })).collection;
     await api("POST", "/api/v1/links", { name: "Saved before", url: `${site}/saved/`, favorite: false });
 

@@ -4,6 +4,7 @@
  * Nothing here ever connects to an address other than 127.0.0.1.
  */
 import type { Server } from "bun";
+import { afterEach } from "bun:test";
 import { createApp, type App } from "../src/app";
 import { loadConfig } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
@@ -97,6 +98,33 @@ export function fakeOrigin(routes: Record<string, Handler>, tls?: Bun.TLSOptions
     hosts,
     hitsOf: (path) => hits.filter((hit) => hit === path).length,
     stop: () => void server.stop(true),
+  };
+}
+
+/**
+ * stoppedAfterEach gives a file's tests fake origins and background workers (fetchers, checkers)
+ * that are stopped after each test: the workers first, each awaited, since they may still be
+ * reaching an origin; then the origins.
+ */
+export function stoppedAfterEach<Worker extends { stop(): Promise<void> }>() {
+  const origins: FakeOrigin[] = [];
+  const workers: Worker[] = [];
+  afterEach(async () => {
+    for (const worker of workers.splice(0)) await worker.stop();
+    for (const origin of origins.splice(0)) origin.stop();
+  });
+  return {
+    /** origin starts a fake origin on 127.0.0.1 (see fakeOrigin). */
+    origin(routes: Record<string, Handler>, tls?: Bun.TLSOptions | Bun.TLSOptions[]): FakeOrigin {
+      const started = fakeOrigin(routes, tls);
+      origins.push(started);
+      return started;
+    },
+    /** worker has `started` stopped after the test, and returns it. */
+    worker<Started extends Worker>(started: Started): Started {
+      workers.push(started);
+      return started;
+    },
   };
 }
 

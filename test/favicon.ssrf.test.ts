@@ -4,7 +4,7 @@
  * which `mappedConnect` proves by recording every address the proxy asks to connect to
  * (and by throwing, rather than connecting, for anything that is not loopback).
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { classifyAddress, isAdmitted, type AddressKind } from "../src/favicon/address";
 import { parseIPv6 } from "../src/ip";
 import { checkedAddresses, pinnedConnect, Refused } from "../src/favicon/fetch";
@@ -12,7 +12,6 @@ import { placeholderSvg } from "../src/favicon/placeholder";
 import {
   bytesOf,
   FAKE_PUBLIC,
-  fakeOrigin,
   getFavicon,
   makeFaviconEnv,
   mappedConnect,
@@ -20,23 +19,13 @@ import {
   PNG,
   redirectTo,
   resolverOf,
+  stoppedAfterEach,
   TLS_FAV,
   TLS_OTHER,
-  type FakeOrigin,
   type FaviconEnv,
-  type Handler,
 } from "./favicon.fixtures";
 
-const origins: FakeOrigin[] = [];
-afterEach(() => {
-  for (const origin of origins.splice(0)) origin.stop();
-});
-
-function origin(routes: Record<string, Handler>, tls?: Bun.TLSOptions[]): FakeOrigin {
-  const started = fakeOrigin(routes, tls);
-  origins.push(started);
-  return started;
-}
+const { origin } = stoppedAfterEach();
 
 /** A fake origin that would happily serve an icon to anyone who reached it. */
 const iconOrigin = () => origin({ "/": () => page('<link rel="icon" href="/i.png">'), "/i.png": () => bytesOf(PNG), "/favicon.ico": () => bytesOf(PNG) });

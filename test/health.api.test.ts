@@ -3,20 +3,15 @@
  * flagging again, checking one link now (through a checker pointed at origins on 127.0.0.1) and
  * its once-a-minute limit, another user's link, and the health row's life with its link.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { LinkChecker } from "../src/health/checker";
 import type { Probe } from "../src/health/probe";
 import { recordCheck } from "../src/shelf/link-checks";
-import { FAKE_PUBLIC, fakeOrigin, mappedConnect, redirectTo, resolverOf, type FakeOrigin } from "./favicon.fixtures";
+import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach } from "./favicon.fixtures";
 import { createLink, createUser, del, get, ISO, makeEnv, post, put, snapshot, type TestEnv } from "./helpers";
 
 const DAY = 86_400_000;
-const origins: FakeOrigin[] = [];
-const checkers: LinkChecker[] = [];
-afterEach(async () => {
-  for (const checker of checkers.splice(0)) await checker.stop();
-  for (const origin of origins.splice(0)) origin.stop();
-});
+const { origin, worker } = stoppedAfterEach<LinkChecker>();
 
 /** world: an app whose "check now" reaches made-up names at 127.0.0.1, with two users. */
 async function world() {
@@ -29,7 +24,7 @@ async function world() {
     { db: env.db, clock: () => env.clock.now, log: () => undefined, config: env.config.linkCheck },
     { resolve: resolverOf({ "site.test": [FAKE_PUBLIC], "new.test": [FAKE_PUBLIC] }), connect: mappedConnect(), timeoutMillis: 2000 },
   );
-  checkers.push(checker);
+  worker(checker);
   const alice = await createUser(env);
   const bob = await createUser(env);
   return { env, alice, bob };
@@ -40,12 +35,6 @@ const failure: Probe = { outcome: "gone", status: 404, detail: "HTTP 404" };
 /** breakLink records three 404s over a week, the last one a day before now. */
 function breakLink(env: TestEnv, id: number) {
   for (const day of [8, 4.5, 1]) recordCheck(env.db, id, failure, env.clock.now - day * DAY, env.config.linkCheck);
-}
-
-function origin(routes: Parameters<typeof fakeOrigin>[0]): FakeOrigin {
-  const started = fakeOrigin(routes);
-  origins.push(started);
-  return started;
 }
 
 describe("GET /api/v1/links/health", () => {

@@ -8,26 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, runBinary, startServer, type BinaryWorkspace } from "./binary";
-import { deferred } from "./capture.fixtures";
+import { heldRequest } from "./capture.fixtures";
 import { fakeOrigin, type FakeOrigin } from "./favicon.fixtures";
 
 const SLOW = 60_000;
 const EMAIL = "checker@example.test";
 let workspace: BinaryWorkspace;
 let origin: FakeOrigin;
-const arrived = deferred();
-const abandoned = deferred();
+const held = heldRequest();
 
 beforeAll(async () => {
   workspace = binaryWorkspace("health");
   origin = fakeOrigin({
-    "/hold": (request) => {
-      arrived.resolve();
-      return new Promise<Response>((resolve) => request.signal.addEventListener("abort", () => {
-        abandoned.resolve();
-        resolve(new Response("too late"));
-      }));
-    },
+    "/hold": held.route,
   });
   await createUserWithToken(workspace, EMAIL, "Checker", cleanEnv());
   const file = join(workspace.cwd, "bookmarks.html");
@@ -58,12 +51,12 @@ describe("the server's link checker", () => {
   it("checks a stored link right after the start, and on SIGTERM abandons the check in flight, records nothing and exits 0", async () => {
     const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_LINK_CHECK: "7d", LINKSHELF_LINK_CHECK_ALLOW_PRIVATE: "1" }) });
     try {
-      await arrived.promise;
+      await held.arrived;
       expect(origin.hits).toEqual(["/hold"]);
     } finally {
       expect(await server.stop()).toBe(0);
     }
-    await abandoned.promise;
+    await held.abandoned;
     expect(server.log.text).toContain("linkshelf: stopped");
     expect(queryFile(workspace.dbPath, "SELECT count(*) AS n FROM link_health WHERE checks != '[]'")).toEqual([{ n: 0 }]);
   }, SLOW);

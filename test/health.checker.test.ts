@@ -4,28 +4,17 @@
  * concurrency, stop) on hand-moved timers. Made-up names resolve to a made-up public address that
  * `mappedConnect` reaches at 127.0.0.1; links written as 127.0.0.1 need the private opt-in.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import type { LinkCheckConfig } from "../src/config";
 import { CHECKER_LIMITS, LinkChecker, type CheckerOptions } from "../src/health/checker";
 import { CHECK_USER_AGENT, type Probe } from "../src/health/probe";
 import { recordCheck } from "../src/shelf/link-checks";
 import { deferred, manualTimers, until } from "./capture.fixtures";
-import { FAKE_PUBLIC, fakeOrigin, mappedConnect, redirectTo, resolverOf, type FakeOrigin, type Handler } from "./favicon.fixtures";
+import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach } from "./favicon.fixtures";
 import { createUser, makeEnv, shelfFor, type TestEnv } from "./helpers";
 
 const DAY = 86_400_000;
-const origins: FakeOrigin[] = [];
-const checkers: LinkChecker[] = [];
-afterEach(async () => {
-  for (const checker of checkers.splice(0)) await checker.stop();
-  for (const origin of origins.splice(0)) origin.stop();
-});
-
-function origin(routes: Record<string, Handler>): FakeOrigin {
-  const started = fakeOrigin(routes);
-  origins.push(started);
-  return started;
-}
+const { origin, worker } = stoppedAfterEach<LinkChecker>();
 
 const NAMES = Object.fromEntries(["site.test", "a.test", "b.test", "c.test", "d.test", "e.test", "f.test", "new.test"].map((name) => [name, [FAKE_PUBLIC]]));
 const RULE: LinkCheckConfig = { periodMs: 7 * DAY, allowPrivate: false, confirmFailures: 3, confirmSpanMs: 7 * DAY };
@@ -52,7 +41,7 @@ function checkerOf(env: TestEnv, config: Partial<LinkCheckConfig> = {}, options:
     { db: env.db, clock: () => time.clock.now, log: (line) => void logs.push(line), config: { ...RULE, ...config } },
     { resolve: resolverOf(NAMES), connect, timers: time.timers, timeoutMillis: 2000, ...options },
   );
-  checkers.push(checker);
+  worker(checker);
   return { checker, time, connect, logs };
 }
 

@@ -1,3 +1,4 @@
+import { expect } from "bun:test";
 import { createApp, type App } from "../src/app";
 import { ARGON2ID, HASHING_LIMITS, Passwords, type Hasher } from "../src/auth/passwords";
 import type { ContentCapture } from "../src/capture/fetcher";
@@ -104,6 +105,13 @@ export async function createUser(env: TestEnv, overrides: { email?: string; name
   return { user, token, password };
 }
 
+/** aliceWithInbox is where most API tests start: a fresh app with one user, alice, and the id of her Inbox. */
+export async function aliceWithInbox(user: Parameters<typeof createUser>[1] = {}): Promise<{ env: TestEnv; alice: TestUser; inbox: number }> {
+  const env = makeEnv();
+  const alice = await createUser(env, user);
+  return { env, alice, inbox: await inboxOf(env, alice) };
+}
+
 /** shelfFor is a test user's shelf, as the auth plugins hand it to the routes. */
 export function shelfFor(env: TestEnv, as: TestUser): Shelf {
   return new Shelf(env.db, as.user);
@@ -186,6 +194,19 @@ export function snapshot(env: TestEnv): string {
   const tables = Object.fromEntries(SNAPSHOT_TABLES.map((table) => [table, client.query(`SELECT * FROM ${table} ORDER BY rowid`).all()]));
   const tokens = client.query("SELECT id, user_id, name, token_hash, created_at, grant_id FROM api_tokens ORDER BY id").all();
   return JSON.stringify({ ...tables, tokens });
+}
+
+/**
+ * refused sends one write that must be refused with `status`/`code` (and, on 422, errors at
+ * exactly `paths`), and proves that the database is byte for byte what it was.
+ */
+export async function refused(env: TestEnv, send: () => Promise<ApiResponse>, status: number, code: string, paths?: string[]): Promise<ApiResponse> {
+  const before = snapshot(env);
+  const response = await send();
+  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
+  if (paths) expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(paths);
+  expect(snapshot(env)).toBe(before);
+  return response;
 }
 
 /** A string of `n` code points (a non-BMP character counts once, as in the contract). */

@@ -8,18 +8,16 @@
 import { describe, expect, it } from "bun:test";
 import {
   ISO,
+  aliceWithInbox,
   chars,
   createCollection,
   createLink,
   createUser,
   del,
   get,
-  inboxOf,
-  makeEnv,
   post,
   put,
-  snapshot,
-  type ApiResponse,
+  refused,
   type TestEnv,
   type TestUser,
 } from "./helpers";
@@ -31,26 +29,6 @@ const urlOf = (n: number) => {
   const head = "https://example.com/";
   return head + "a".repeat(n - head.length);
 };
-
-/**
- * refused sends one write that must be refused with `status`/`code` (and, on 422, errors at
- * exactly `paths`), and proves that the database is byte for byte what it was.
- */
-async function refused(env: TestEnv, send: () => Promise<ApiResponse>, status: number, code: string, paths?: string[]): Promise<ApiResponse> {
-  const before = snapshot(env);
-  const response = await send();
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
-  if (paths) expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(paths);
-  expect(snapshot(env)).toBe(before);
-  return response;
-}
-
-async function setup() {
-  const env = makeEnv();
-  const alice = await createUser(env);
-  const inbox = await inboxOf(env, alice);
-  return { env, alice, inbox };
-}
 
 const createAs = (env: TestEnv, as: TestUser, body: unknown) => post(env, "/api/v1/links", { token: as.token, body });
 const updateAs = (env: TestEnv, as: TestUser, id: number | string, body: unknown) => put(env, `/api/v1/links/${id}`, { token: as.token, body });
@@ -71,7 +49,7 @@ async function linksIn(env: TestEnv, as: TestUser, collectionId: number): Promis
 
 describe("POST /api/v1/links", () => {
   it("creates a link with 201 {message, link}: clicks 0, lastClickedAt null, description \"\", in the Inbox", async () => {
-    const { env, alice, inbox } = await setup();
+    const { env, alice, inbox } = await aliceWithInbox();
     const response = await createAs(env, alice, valid);
     expect(response.status).toBe(201);
     expect(Object.keys(response.body).sort()).toEqual(["link", "message"]);
@@ -87,7 +65,7 @@ describe("POST /api/v1/links", () => {
   });
 
   it("stores favorite as sent, and a favorite is listed in /links/favorites", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const favorite = (await createAs(env, alice, { ...valid, favorite: true })).body.link;
     const plain = (await createAs(env, alice, { ...valid, favorite: false })).body.link;
     expect(favorite.favorite).toBe(true);
@@ -97,7 +75,7 @@ describe("POST /api/v1/links", () => {
   });
 
   it("requires name, url and favorite (favorite has no default: the interface makes it required)", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     for (const field of ["name", "url", "favorite"] as const) {
       const body: Record<string, unknown> = { ...valid };
       delete body[field];
@@ -106,7 +84,7 @@ describe("POST /api/v1/links", () => {
   });
 
   it("refuses fields of the wrong type with 422, numbers and booleans in strings included", async () => {
-    const { env, alice, inbox } = await setup();
+    const { env, alice, inbox } = await aliceWithInbox();
     const cases: [Record<string, unknown>, string][] = [
       [{ name: 5 }, "/name"],
       [{ name: null }, "/name"],
@@ -129,7 +107,7 @@ describe("POST /api/v1/links", () => {
   });
 
   it("accepts a name of 254 code points and refuses 255, counting astral and combining characters as code points", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     for (const name of [chars(254), chars(254, "😀"), "e\u0301".repeat(127), chars(253) + "𝄞"]) {
       const response = await createAs(env, alice, { ...valid, name });
       expect(response.status).toBe(201);
@@ -141,7 +119,7 @@ describe("POST /api/v1/links", () => {
   });
 
   it("trims the name before counting and stores it trimmed; an empty or blank name is refused", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const response = await createAs(env, alice, { ...valid, name: ` \t\n${chars(254)}\u3000 ` });
     expect(response.status).toBe(201);
     expect(response.body.link.name).toBe(chars(254));
@@ -151,7 +129,7 @@ describe("POST /api/v1/links", () => {
   });
 
   it("accepts a description of 300 code points and refuses 301; it is trimmed and may be empty", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     for (const description of [chars(300), chars(300, "😀"), `  ${chars(300)}  `, "", "   "]) {
       const response = await createAs(env, alice, { ...valid, description });
       expect(response.status).toBe(201);
@@ -163,7 +141,7 @@ describe("POST /api/v1/links", () => {
   });
 
   it("accepts absolute http and https URLs up to 2048 characters, stored as typed after trimming", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const accepted = [
       "http://example.com",
       "https://example.com/path?q=1#frag",
@@ -185,7 +163,7 @@ describe("POST /api/v1/links", () => {
   });
 
   it("refuses javascript:, data:, other schemes, relative URLs, garbage and 2049 characters with 422", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const refusedUrls = [
       "javascript:alert(1)",
       "JavaScript:alert(document.cookie)",
@@ -216,20 +194,20 @@ describe("POST /api/v1/links", () => {
   });
 
   it("reports every rule a body breaks at once", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const body = { name: " ", description: chars(301), url: "javascript:x", favorite: true, collectionIds: [999999] };
     const response = await refused(env, () => createAs(env, alice, body), 422, "VALIDATION_FAILED");
     expect(response.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(["/collectionIds", "/description", "/name", "/url"]);
   });
 
   it("puts a link in the Inbox when collectionIds is omitted or empty", async () => {
-    const { env, alice, inbox } = await setup();
+    const { env, alice, inbox } = await aliceWithInbox();
     expect((await createAs(env, alice, valid)).body.link.collectionIds).toEqual([inbox]);
     expect((await createAs(env, alice, { ...valid, collectionIds: [] })).body.link.collectionIds).toEqual([inbox]);
   });
 
   it("folds duplicate collectionIds and sorts them ascending, in the answer and in the store", async () => {
-    const { env, alice, inbox } = await setup();
+    const { env, alice, inbox } = await aliceWithInbox();
     const a = await createCollection(env, alice, { name: "A" });
     const b = await createCollection(env, alice, { name: "B" });
     const link = (await createAs(env, alice, { ...valid, collectionIds: [b.id, a.id, b.id, inbox, a.id, b.id] })).body.link;
@@ -242,14 +220,14 @@ describe("POST /api/v1/links", () => {
   });
 
   it("refuses collectionIds that name nothing (0, negative, unknown, huge) with 422 /collectionIds", async () => {
-    const { env, alice, inbox } = await setup();
+    const { env, alice, inbox } = await aliceWithInbox();
     for (const ids of [[0], [-1], [999999], [1e15], [1e300], [inbox, 999999], [Number.MAX_SAFE_INTEGER]]) {
       await refused(env, () => createAs(env, alice, { ...valid, collectionIds: ids }), 422, "VALIDATION_FAILED", ["/collectionIds"]);
     }
   });
 
   it("allows two links with the same URL", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const first = (await createAs(env, alice, valid)).body.link;
     const second = (await createAs(env, alice, valid)).body.link;
     expect(second.id).not.toBe(first.id);
@@ -260,7 +238,7 @@ describe("POST /api/v1/links", () => {
 describe("PUT /api/v1/links/:id", () => {
   /** A link in a collection, clicked once, with a description. */
   async function clickedLink() {
-    const { env, alice, inbox } = await setup();
+    const { env, alice, inbox } = await aliceWithInbox();
     const reading = await createCollection(env, alice, { name: "Reading" });
     const link = await createLink(env, alice, { name: "Before", description: "Kept", url: "https://before.example/", favorite: false, collectionIds: [reading.id] });
     expect((await get(env, `/l/${link.id}`, { token: alice.token })).status).toBe(302);
@@ -377,7 +355,7 @@ describe("PUT /api/v1/links/:id", () => {
 
 describe("DELETE /api/v1/links/:id", () => {
   it("deletes the link from every collection and favorites with {message}, and leaves everything else", async () => {
-    const { env, alice, inbox } = await setup();
+    const { env, alice, inbox } = await aliceWithInbox();
     const reading = await createCollection(env, alice, { name: "Reading" });
     const doomed = await createLink(env, alice, { favorite: true, collectionIds: [inbox, reading.id] });
     const kept = await createLink(env, alice, { favorite: true, collectionIds: [reading.id] });
@@ -394,7 +372,7 @@ describe("DELETE /api/v1/links/:id", () => {
   });
 
   it("answers 404 the second time, and for unknown or malformed ids, changing nothing", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const link = await createLink(env, alice);
     await createLink(env, alice);
     expect((await del(env, `/api/v1/links/${link.id}`, { token: alice.token })).status).toBe(200);
@@ -406,7 +384,7 @@ describe("DELETE /api/v1/links/:id", () => {
 
 describe("GET /api/v1/links/favorites", () => {
   it("ranks by clicks, then most recently clicked, then id, and leaves out links that are not favorites", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const make = (name: string, favorite = true) => createLink(env, alice, { name, favorite, url: `https://example.com/${name}` });
     const neverA = await make("neverA");
     const twiceEarly = await make("twiceEarly");
@@ -447,7 +425,7 @@ describe("GET /api/v1/links/favorites", () => {
   });
 
   it("drops a link whose favorite is turned off, and adds one turned on", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     const a = await createLink(env, alice, { favorite: true });
     const b = await createLink(env, alice, { favorite: false });
     await updateAs(env, alice, a.id, { ...valid, favorite: false, collectionIds: [] });
@@ -457,7 +435,7 @@ describe("GET /api/v1/links/favorites", () => {
   });
 
   it("answers [] when there is no favorite", async () => {
-    const { env, alice } = await setup();
+    const { env, alice } = await aliceWithInbox();
     await createLink(env, alice, { favorite: false });
     const response = await get(env, "/api/v1/links/favorites", { token: alice.token });
     expect(response.status).toBe(200);

@@ -4,19 +4,13 @@
  * database byte for byte as it was. The number of statements does not grow with the ids.
  */
 import { describe, expect, it } from "bun:test";
-import { createCollection, createLink, createUser, get, inboxOf, makeEnv, post, shelfFor, snapshot, START, type ApiResponse, type TestEnv, type TestUser } from "./helpers";
+import { createCollection, createLink, createUser, get, inboxOf, makeEnv, post, refused, shelfFor, START, type TestEnv, type TestUser } from "./helpers";
 
 const bulk = (env: TestEnv, as: TestUser, body: unknown) => post(env, "/api/v1/links/bulk", { token: as.token, body });
 
-/** refused sends one bulk request that must be refused with status and code (on 422, errors at exactly `paths`) and changes nothing. */
-async function refused(env: TestEnv, as: TestUser, body: unknown, status: number, code: string, paths?: string[]): Promise<ApiResponse> {
-  const before = snapshot(env);
-  const response = await bulk(env, as, body);
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
-  if (paths) expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(paths);
-  expect(snapshot(env)).toBe(before);
-  return response;
-}
+/** bulkRefused sends one bulk request that must be refused with status and code (on 422, errors at exactly `paths`) and changes nothing. */
+const bulkRefused = (env: TestEnv, as: TestUser, body: unknown, status: number, code: string, paths?: string[]) =>
+  refused(env, () => bulk(env, as, body), status, code, paths);
 
 /** linksOf writes `n` links for a user through the shelf in one transaction (fast), in the Inbox unless collections are given. */
 function linksOf(env: TestEnv, as: TestUser, n: number, collectionIds?: number[]): number[] {
@@ -90,7 +84,7 @@ describe("POST /api/v1/links/bulk", () => {
 
   it("refuses to remove links from the Inbox with 409 DEFAULT_COLLECTION, changing nothing", async () => {
     const { env, alice, three, inbox } = await setup();
-    const response = await refused(env, alice, { ids: [three], action: "remove", collectionId: inbox }, 409, "DEFAULT_COLLECTION");
+    const response = await bulkRefused(env, alice, { ids: [three], action: "remove", collectionId: inbox }, 409, "DEFAULT_COLLECTION");
     expect(response.body.message).toContain("Inbox");
   });
 
@@ -116,7 +110,7 @@ describe("POST /api/v1/links/bulk", () => {
       { ids: [one, 999999], action: "favorite" },
       { ids: [one, bobs], action: "move", collectionId: work },
     ]) {
-      const response = await refused(env, alice, body, 404, "NOT_FOUND");
+      const response = await bulkRefused(env, alice, body, 404, "NOT_FOUND");
       const unknown = await bulk(env, alice, { ids: [999998], action: "delete" });
       expect(response.body).toEqual(unknown.body);
     }
@@ -124,14 +118,14 @@ describe("POST /api/v1/links/bulk", () => {
 
   it("answers 404 and changes nothing when the collection is another user's or unknown", async () => {
     const { env, alice, one, bobsCollection } = await setup();
-    await refused(env, alice, { ids: [one], action: "add", collectionId: bobsCollection }, 404, "NOT_FOUND");
-    await refused(env, alice, { ids: [one], action: "move", collectionId: 999999 }, 404, "NOT_FOUND");
+    await bulkRefused(env, alice, { ids: [one], action: "add", collectionId: bobsCollection }, 404, "NOT_FOUND");
+    await bulkRefused(env, alice, { ids: [one], action: "move", collectionId: 999999 }, 404, "NOT_FOUND");
   });
 
   it("takes 1,000 ids in a bounded number of statements and refuses 1,001", async () => {
     const { env, alice, work } = await setup();
     const ids = linksOf(env, alice, 1001);
-    await refused(env, alice, { ids, action: "favorite" }, 422, "VALIDATION_FAILED", ["/ids"]);
+    await bulkRefused(env, alice, { ids, action: "favorite" }, 422, "VALIDATION_FAILED", ["/ids"]);
     for (const [action, collectionId] of [["favorite", undefined], ["move", work], ["add", work], ["remove", work], ["delete", undefined]] as const) {
       env.queries.length = 0;
       const response = await bulk(env, alice, { ids: ids.slice(0, 1000), action, collectionId });
@@ -145,20 +139,20 @@ describe("POST /api/v1/links/bulk", () => {
 
   it("refuses an empty list, duplicates and ids that are not positive whole numbers, at their paths", async () => {
     const { env, alice, one, two } = await setup();
-    await refused(env, alice, { ids: [], action: "delete" }, 422, "VALIDATION_FAILED", ["/ids"]);
-    await refused(env, alice, { ids: [one, two, one, two], action: "delete" }, 422, "VALIDATION_FAILED", ["/ids/2", "/ids/3"]);
-    await refused(env, alice, { ids: [one, 0, -4], action: "favorite" }, 422, "VALIDATION_FAILED", ["/ids/1", "/ids/2"]);
-    const fraction = await refused(env, alice, { ids: [one, 2.5], action: "favorite" }, 422, "VALIDATION_FAILED");
+    await bulkRefused(env, alice, { ids: [], action: "delete" }, 422, "VALIDATION_FAILED", ["/ids"]);
+    await bulkRefused(env, alice, { ids: [one, two, one, two], action: "delete" }, 422, "VALIDATION_FAILED", ["/ids/2", "/ids/3"]);
+    await bulkRefused(env, alice, { ids: [one, 0, -4], action: "favorite" }, 422, "VALIDATION_FAILED", ["/ids/1", "/ids/2"]);
+    const fraction = await bulkRefused(env, alice, { ids: [one, 2.5], action: "favorite" }, 422, "VALIDATION_FAILED");
     expect(fraction.body.errors.map((e: { path: string }) => e.path)).toContain("/ids/1");
-    const text = await refused(env, alice, { ids: [String(one)], action: "favorite" }, 422, "VALIDATION_FAILED");
+    const text = await bulkRefused(env, alice, { ids: [String(one)], action: "favorite" }, 422, "VALIDATION_FAILED");
     expect(text.body.errors.map((e: { path: string }) => e.path)).toContain("/ids/0");
   });
 
   it("requires a collectionId for move, add and remove, refuses one with the other actions, and refuses an unknown action", async () => {
     const { env, alice, one, work } = await setup();
-    for (const action of ["move", "add", "remove"]) await refused(env, alice, { ids: [one], action }, 422, "VALIDATION_FAILED", ["/collectionId"]);
-    for (const action of ["favorite", "unfavorite", "delete"]) await refused(env, alice, { ids: [one], action, collectionId: work }, 422, "VALIDATION_FAILED", ["/collectionId"]);
-    const unknown = await refused(env, alice, { ids: [one], action: "archive" }, 422, "VALIDATION_FAILED");
+    for (const action of ["move", "add", "remove"]) await bulkRefused(env, alice, { ids: [one], action }, 422, "VALIDATION_FAILED", ["/collectionId"]);
+    for (const action of ["favorite", "unfavorite", "delete"]) await bulkRefused(env, alice, { ids: [one], action, collectionId: work }, 422, "VALIDATION_FAILED", ["/collectionId"]);
+    const unknown = await bulkRefused(env, alice, { ids: [one], action: "archive" }, 422, "VALIDATION_FAILED");
     expect(unknown.body.errors.map((e: { path: string }) => e.path)).toContain("/action");
   });
 

@@ -5,39 +5,20 @@
  * Only 127.0.0.1 is contacted; every process started here is killed in afterAll.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, startServer, type BinaryWorkspace, type RunningServer } from "./binary";
+import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, WorkspaceServers, type RunningServer } from "./binary";
 
 const SERVER_ENV = cleanEnv({ LINKSHELF_RATE_LIMIT: "off" });
 const LOOPS = 8;
 const CYCLES = 3;
 const TARGET = "https://example.com/crash-safety";
 
-let workspace: BinaryWorkspace;
-let root: string;
-let binary: string;
-let cwd: string;
-let dataDir: string;
+let servers: WorkspaceServers;
 let dbPath: string;
-/** Every server started and not yet known to be dead. */
-const servers = new Set<RunningServer>();
 
-async function start(): Promise<RunningServer> {
-  const server = await startServer(binary, { cwd, dataDir, env: SERVER_ENV });
-  servers.add(server);
-  return server;
-}
-
+/** stop ends a server cleanly: SIGTERM, and an exit code of 0. */
 async function stop(server: RunningServer): Promise<void> {
-  expect(await server.stop()).toBe(0);
-  servers.delete(server);
-}
-
-async function killHard(server: RunningServer): Promise<void> {
-  server.proc.kill("SIGKILL");
-  await server.proc.exited;
-  servers.delete(server);
+  expect(await servers.stop(server)).toBe(0);
 }
 
 const storedClicks = (id: number) =>
@@ -92,7 +73,7 @@ async function burstAndKill(server: RunningServer, linkId: number): Promise<Burs
   // The delay only chooses where in the burst the kill lands; nothing waits on it for correctness.
   await Bun.sleep(result.killDelay);
   killed = true;
-  await killHard(server);
+  await servers.killHard(server);
   await Promise.all(loops);
   return result;
 }
@@ -111,11 +92,12 @@ const api = (server: RunningServer, path: string, init: { method?: string; body?
 
 /** Builds the binary, then makes a user, a token, a PUBLIC collection and a link in it on an empty data dir. */
 beforeAll(async () => {
-  ({ root, binary, cwd, dataDir, dbPath } = workspace = binaryWorkspace("crash"));
+  servers = new WorkspaceServers(binaryWorkspace("crash"), SERVER_ENV);
+  ({ dbPath } = servers.workspace);
 
-  token = await createUserWithToken(workspace, "crash@example.test", "Crash", SERVER_ENV);
+  token = await createUserWithToken(servers.workspace, "crash@example.test", "Crash", SERVER_ENV);
 
-  const server = await start();
+  const server = await servers.start();
   const collection = await api(server, "/api/v1/collections", { method: "POST", body: { name: "Shared", visibility: "PUBLIC" } });
   if (collection.status !== 201) throw new Error(`POST /api/v1/collections: ${collection.status} ${await collection.text()}`);
   const collectionId = ((await collection.json()) as { collection: { id: number } }).collection.id;
@@ -128,18 +110,11 @@ beforeAll(async () => {
   await stop(server);
 }, 60_000);
 
-afterAll(async () => {
-  for (const server of servers) {
-    server.proc.kill("SIGKILL");
-    await server.proc.exited;
-  }
-  servers.clear();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => servers?.close());
 
 describe("click counting through the binary", () => {
   it("stores every acknowledged click and never more than were sent, across three kill -9 in mid-burst", async () => {
-    let server = await start();
+    let server = await servers.start();
     let clicks = storedClicks(linkId);
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
       const burst = await burstAndKill(server, linkId);
@@ -152,7 +127,7 @@ describe("click counting through the binary", () => {
       expect(queryFile<{ integrity_check: string }>(dbPath, "PRAGMA integrity_check")).toEqual([{ integrity_check: "ok" }]);
 
       // The restarted server sees the same count and goes on counting.
-      server = await start();
+      server = await servers.start();
       const listed = (await (await api(server, "/api/v1/collections")).json()) as { collections: { links: { id: number; clicks: number }[] }[] };
       const seen = listed.collections.flatMap((c) => c.links).find((l) => l.id === linkId);
       expect(seen?.clicks).toBe(stored);
@@ -166,7 +141,7 @@ describe("click counting through the binary", () => {
   }, 30_000);
 
   it("counts nothing for HEAD however the path is spelled", async () => {
-    const server = await start();
+    const server = await servers.start();
     const before = storedClicks(linkId);
     const digits = [...String(linkId)].map((digit) => `%3${digit}`).join("");
     for (const path of [`/l/${linkId}`, `/l/${linkId}/`, `/l/${digits}`, `/l/${linkId}?via=head`]) {

@@ -395,6 +395,17 @@ describe("group commit failure path", () => {
     expect(response.text).not.toContain("boom");
   };
 
+  /** expectClicksFail sends the clicks while their write fails: each is answered 500 INTERNAL, and the failure is logged. */
+  async function expectClicksFail(clickBoth: () => Promise<ApiResponse[]>) {
+    const logged = spyOn(console, "error").mockImplementation(() => {});
+    try {
+      (await clickBoth()).forEach(expectInternal);
+      expect(logged).toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
+  }
+
   /** After the failure is removed, clicks count normally again. */
   async function expectRecovery(env: TestEnv, doomed: { id: number }, bystander: { id: number }, already: { doomed: number; bystander: number }) {
     const after = await Promise.all([doomed, doomed, bystander, doomed, bystander].map((link) => get(env, `/l/${link.id}`)));
@@ -407,13 +418,7 @@ describe("group commit failure path", () => {
     const { env, doomed, bystander, clickBoth } = await twoLinks();
     env.db.$client.run(`CREATE TRIGGER boom BEFORE UPDATE OF clicks ON links WHEN NEW.id = ${doomed.id} BEGIN SELECT RAISE(ABORT, 'boom'); END`);
     const before = snapshot(env);
-    const logged = spyOn(console, "error").mockImplementation(() => {});
-    try {
-      (await clickBoth()).forEach(expectInternal);
-      expect(logged).toHaveBeenCalled();
-    } finally {
-      logged.mockRestore();
-    }
+    await expectClicksFail(clickBoth);
     // The clicks of the turn are one write: the bystander's clicks, applied before the doomed one's failed, are gone too.
     expect(snapshot(env)).toBe(before);
     expect(env.db.$client.inTransaction).toBe(false);
@@ -429,13 +434,7 @@ describe("group commit failure path", () => {
     env.db.$client.run("CREATE TABLE boom_child (parent INTEGER REFERENCES boom_parent(id) DEFERRABLE INITIALLY DEFERRED)");
     env.db.$client.run(`CREATE TRIGGER boom AFTER UPDATE OF clicks ON links WHEN NEW.id = ${doomed.id} BEGIN INSERT INTO boom_child VALUES (42); END`);
     const before = snapshot(env);
-    const logged = spyOn(console, "error").mockImplementation(() => {});
-    try {
-      (await clickBoth()).forEach(expectInternal);
-      expect(logged).toHaveBeenCalled();
-    } finally {
-      logged.mockRestore();
-    }
+    await expectClicksFail(clickBoth);
     // The whole batch rolled back: the bystander's clicks, which were applied, are gone too.
     expect(snapshot(env)).toBe(before);
     expect(storedLink(env, doomed.id)!.clicks).toBe(0);

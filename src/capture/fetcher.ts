@@ -4,7 +4,7 @@
  * never holding up a request. What is read goes to the store given at construction.
  */
 import type { Config } from "../config";
-import { pinnedConnect, resolveSystem, type Connect, type OutboundPolicy, type Resolver } from "../favicon/fetch";
+import { limitsOf, OutboundRuns, type OutboundOptions } from "../favicon/outbound";
 import type { LogSink } from "../log";
 import { Alarm, REAL_TIMERS, type Timers } from "./alarm";
 import type { CapturedContent } from "./content";
@@ -58,11 +58,7 @@ export interface ContentCapture {
 }
 
 /** What tests and the composition root may set; each defaults to the real thing. */
-export interface CaptureOptions {
-  /** Host name to addresses; default the system resolver. */
-  resolve?: Resolver;
-  /** Sends a GET to a checked address; default Bun's fetch pinned to that address. */
-  connect?: Connect;
+export interface CaptureOptions extends OutboundOptions {
   timeoutMillis?: number;
   concurrency?: number;
   hostSpacingMillis?: number;
@@ -153,34 +149,21 @@ export class ContentFetcher implements ContentCapture {
   private readonly hosts = new Map<string, HostState>();
   private queuedChars = 0;
   private fetchingNow = 0;
-  private running = new Set<Promise<void>>();
   private readonly alarm: Alarm;
-  /** Aborted by stop(): nothing starts any more. */
-  private readonly stopping = new AbortController();
-  /** One per fetch running (queued or immediate), which stop() aborts. */
-  private readonly fetches = new Set<AbortController>();
   private idleWaiters: (() => void)[] = [];
-  private readonly limits: Required<Omit<CaptureOptions, "resolve" | "connect" | "timers">>;
-  private readonly resolve: Resolver;
-  private readonly connect: Connect;
+  private readonly limits: Required<Omit<CaptureOptions, keyof OutboundOptions | "timers">>;
+  /** Every fetch, queued or immediate, goes out through it; stop() aborts them. */
+  private readonly outbound: OutboundRuns;
   private readonly pace: Between;
 
   constructor(
     private readonly deps: { allowPrivate: boolean; clock: () => number; log: LogSink; store: StoreContent },
     options: CaptureOptions = {},
   ) {
-    this.resolve = options.resolve ?? resolveSystem;
-    this.connect = options.connect ?? pinnedConnect();
     this.alarm = new Alarm(options.timers ?? REAL_TIMERS, () => this.pump());
-    this.limits = {
-      timeoutMillis: options.timeoutMillis ?? PAGE_LIMITS.timeoutMillis,
-      concurrency: options.concurrency ?? FETCHER_LIMITS.concurrency,
-      hostSpacingMillis: options.hostSpacingMillis ?? FETCHER_LIMITS.hostSpacingMillis,
-      queuedLinks: options.queuedLinks ?? FETCHER_LIMITS.queuedLinks,
-      queuedChars: options.queuedChars ?? FETCHER_LIMITS.queuedChars,
-      cpuShare: options.cpuShare ?? FETCHER_LIMITS.cpuShare,
-    };
+    this.limits = limitsOf({ ...FETCHER_LIMITS, timeoutMillis: PAGE_LIMITS.timeoutMillis }, options);
     this.pace = cpuShareOf(this.limits.cpuShare);
+    this.outbound = new OutboundRuns({ allowPrivate: deps.allowPrivate, userAgent: PAGE_USER_AGENT, timeoutMillis: this.limits.timeoutMillis }, options);
   }
 
   /** How many links wait to be fetched. */
@@ -190,11 +173,11 @@ export class ContentFetcher implements ContentCapture {
 
   /** How many fetches run now. */
   get active(): number {
-    return this.running.size;
+    return this.outbound.active;
   }
 
   enqueue(linkId: number, userId: number, url: string, content?: CapturedContent | null): void {
-    if (this.stopping.signal.aborted) return;
+    if (this.outbound.stopped) return;
     this.unqueue(linkId);
     if (content) {
       this.keep(linkId, userId, content);
@@ -220,10 +203,10 @@ export class ContentFetcher implements ContentCapture {
 
   async fetchNow(url: string): Promise<CapturedContent | null> {
     const parsed = URL.parse(url);
-    if (this.stopping.signal.aborted || !parsed || this.fetchingNow >= FETCHER_LIMITS.concurrentNow) return null;
+    if (this.outbound.stopped || !parsed || this.fetchingNow >= FETCHER_LIMITS.concurrentNow) return null;
     this.fetchingNow++;
     try {
-      const result = await this.withPolicy((policy) => fetchPage(parsed, policy));
+      const result = await this.outbound.send((policy) => fetchPage(parsed, policy));
       return result.kind === "page" ? result.content : null;
     } finally {
       this.fetchingNow--;
@@ -231,37 +214,19 @@ export class ContentFetcher implements ContentCapture {
   }
 
   async stop(): Promise<void> {
-    this.stopping.abort();
-    for (const fetch of this.fetches) fetch.abort(new Error("the server is stopping"));
+    const settled = this.outbound.stop();
     this.alarm.clear();
     this.jobs.clear();
     this.hosts.clear();
     this.queuedChars = 0;
-    await Promise.allSettled([...this.running]);
+    await settled;
     this.wakeIdle();
   }
 
   /** whenIdle resolves once nothing waits and nothing runs (at once if so already). */
   whenIdle(): Promise<void> {
-    if (this.jobs.size === 0 && this.running.size === 0) return Promise.resolve();
+    if (this.jobs.size === 0 && this.outbound.active === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  /** withPolicy runs one fetch under the outbound policy, with its own time limit and abort (by stop). */
-  private async withPolicy<T>(run: (policy: OutboundPolicy) => Promise<T>): Promise<T> {
-    const stop = new AbortController();
-    this.fetches.add(stop);
-    try {
-      return await run({
-        resolve: this.resolve,
-        connect: this.connect,
-        allowPrivate: this.deps.allowPrivate,
-        userAgent: PAGE_USER_AGENT,
-        signal: AbortSignal.any([AbortSignal.timeout(this.limits.timeoutMillis), stop.signal]),
-      });
-    } finally {
-      this.fetches.delete(stop);
-    }
   }
 
   /** unqueue takes a waiting link out of the queue (nothing when it is not waiting). */
@@ -280,10 +245,10 @@ export class ContentFetcher implements ContentCapture {
    * wakes the fetcher when the first of them is free.
    */
   private pump(): void {
-    if (this.stopping.signal.aborted) return;
+    if (this.outbound.stopped) return;
     const now = this.deps.clock();
     let earliest = Infinity;
-    while (this.running.size < this.limits.concurrency) {
+    while (this.outbound.active < this.limits.concurrency) {
       let started = false;
       for (const [name, host] of this.hosts) {
         if (host.busy) continue;
@@ -307,26 +272,25 @@ export class ContentFetcher implements ContentCapture {
       }
       if (!started) break;
     }
-    if (this.running.size < this.limits.concurrency && earliest !== Infinity) this.alarm.set(earliest, now);
+    if (this.outbound.active < this.limits.concurrency && earliest !== Infinity) this.alarm.set(earliest, now);
   }
 
   private start(job: Job, host: HostState): void {
     host.busy = true;
     const run = this.capture(job).catch((error: unknown) => {
       this.deps.log(`linkshelf: fetching the page of link ${job.linkId} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }).finally(() => {
+    });
+    this.outbound.background(run, () => {
       host.busy = false;
       host.nextAt = this.deps.clock() + this.limits.hostSpacingMillis;
-      this.running.delete(run);
       this.pump();
-      if (this.jobs.size === 0 && this.running.size === 0) this.wakeIdle();
+      if (this.jobs.size === 0 && this.outbound.active === 0) this.wakeIdle();
     });
-    this.running.add(run);
   }
 
   private async capture(job: Job): Promise<void> {
-    const result = await this.withPolicy((policy) => fetchPage(job.url, policy, this.pace));
-    if (this.stopping.signal.aborted) return;
+    const result = await this.outbound.send((policy) => fetchPage(job.url, policy, this.pace));
+    if (this.outbound.stopped) return;
     if (result.kind === "not-a-page") this.counts.notAPage++;
     else if (result.kind === "failed") this.counts.failed++;
     else if (result.content === null) this.counts.empty++;

@@ -10,7 +10,7 @@ import { CheckedRecently } from "../errors";
 import type { Shelf } from "../shelf/shelf";
 import type { HealthJson } from "./model";
 import type { Db } from "../db/client";
-import { pinnedConnect, resolveSystem, type Connect, type Resolver } from "../favicon/fetch";
+import { limitsOf, OutboundRuns, type OutboundOptions } from "../favicon/outbound";
 import { Alarm, REAL_TIMERS, type Timers } from "../capture/alarm";
 import type { LogSink } from "../log";
 import { dueLinks, linkCount, recordCheck, type DueLink } from "../shelf/link-checks";
@@ -60,9 +60,7 @@ export interface LinkCheck {
 }
 
 /** What tests and the composition root may set; each defaults to the real thing. */
-export interface CheckerOptions {
-  resolve?: Resolver;
-  connect?: Connect;
+export interface CheckerOptions extends OutboundOptions {
   timers?: Timers;
   timeoutMillis?: number;
   concurrency?: number;
@@ -93,16 +91,13 @@ export interface CheckerCounts {
 
 export class LinkChecker implements LinkCheck {
   readonly counts: CheckerCounts = { checked: 0, gone: 0, errors: 0 };
-  private readonly limits: Required<Omit<CheckerOptions, "resolve" | "connect" | "timers">>;
-  private readonly resolve: Resolver;
-  private readonly connect: Connect;
+  private readonly limits: Required<Omit<CheckerOptions, keyof OutboundOptions | "timers">>;
   private readonly alarm: Alarm;
+  /** Every check, in the background or asked for now, goes out through it; stop() aborts them. */
+  private readonly outbound: OutboundRuns;
   private readonly hosts = new Map<string, HostState>();
   private batch: DueLink[] = [];
   private readonly inFlight = new Set<number>();
-  private readonly running = new Set<Promise<void>>();
-  private readonly checks = new Set<AbortController>();
-  private readonly stopping = new AbortController();
   /** The clock time before which no background check starts (the pacing). */
   private nextStartAt = 0;
   private paceMillis = 0;
@@ -111,21 +106,14 @@ export class LinkChecker implements LinkCheck {
     private readonly deps: { db: Db; clock: () => number; log: LogSink; config: LinkCheckConfig },
     options: CheckerOptions = {},
   ) {
-    this.resolve = options.resolve ?? resolveSystem;
-    this.connect = options.connect ?? pinnedConnect();
     this.alarm = new Alarm(options.timers ?? REAL_TIMERS, () => this.pump());
-    this.limits = {
-      timeoutMillis: options.timeoutMillis ?? PROBE_LIMITS.timeoutMillis,
-      concurrency: options.concurrency ?? CHECKER_LIMITS.concurrency,
-      hostSpacingMillis: options.hostSpacingMillis ?? CHECKER_LIMITS.hostSpacingMillis,
-      batch: options.batch ?? CHECKER_LIMITS.batch,
-      idleMillis: options.idleMillis ?? CHECKER_LIMITS.idleMillis,
-    };
+    this.limits = limitsOf({ ...CHECKER_LIMITS, timeoutMillis: PROBE_LIMITS.timeoutMillis }, options);
+    this.outbound = new OutboundRuns({ allowPrivate: deps.config.allowPrivate, userAgent: CHECK_USER_AGENT, timeoutMillis: this.limits.timeoutMillis }, options);
   }
 
   /** How many background checks run now. */
   get active(): number {
-    return this.running.size;
+    return this.outbound.active;
   }
 
   /** The time between two background checks' starts: the period over the number of links. */
@@ -139,7 +127,7 @@ export class LinkChecker implements LinkCheck {
   }
 
   async checkNow(linkId: number, url: string): Promise<Probe> {
-    if (this.stopping.signal.aborted) return { outcome: "unchecked", status: null, detail: "the server is stopping" };
+    if (this.outbound.stopped) return { outcome: "unchecked", status: null, detail: "the server is stopping" };
     if (this.inFlight.has(linkId)) throw new CheckedRecently(CHECK_NOW_SPACING_SECONDS);
     this.inFlight.add(linkId);
     try {
@@ -150,35 +138,22 @@ export class LinkChecker implements LinkCheck {
   }
 
   async stop(): Promise<void> {
-    this.stopping.abort();
-    for (const check of this.checks) check.abort(new Error("the server is stopping"));
+    const settled = this.outbound.stop();
     this.alarm.clear();
     this.batch = [];
-    await Promise.allSettled([...this.running]);
+    await settled;
   }
 
   /** whenIdle resolves once no background check runs (the next may be scheduled). */
-  async whenIdle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  whenIdle(): Promise<void> {
+    return this.outbound.whenSettled();
   }
 
   /** probe checks one URL under the outbound policy, with its own time limit and abort (by stop). */
   private async probe(url: string): Promise<Probe> {
     const parsed = URL.parse(url);
     if (!parsed) return { outcome: "unchecked", status: null, detail: "not an http(s) address" };
-    const stop = new AbortController();
-    this.checks.add(stop);
-    try {
-      return await probeLink(parsed, {
-        resolve: this.resolve,
-        connect: this.connect,
-        allowPrivate: this.deps.config.allowPrivate,
-        userAgent: CHECK_USER_AGENT,
-        signal: AbortSignal.any([AbortSignal.timeout(this.limits.timeoutMillis), stop.signal]),
-      });
-    } finally {
-      this.checks.delete(stop);
-    }
+    return this.outbound.send((policy) => probeLink(parsed, policy));
   }
 
   /**
@@ -187,10 +162,10 @@ export class LinkChecker implements LinkCheck {
    * spacing, or new links falling due); a check's end pumps again.
    */
   private pump(): void {
-    if (this.stopping.signal.aborted) return;
+    if (this.outbound.stopped) return;
     const now = this.deps.clock();
     for (const [name, host] of this.hosts) if (!host.busy && host.nextAt <= now) this.hosts.delete(name);
-    while (this.running.size < this.limits.concurrency) {
+    while (this.outbound.active < this.limits.concurrency) {
       if (now < this.nextStartAt) return this.alarm.set(this.nextStartAt, now);
       if (this.batch.length === 0) this.refill(now);
       if (this.batch.length === 0) return this.alarm.set(now + this.limits.idleMillis, now);
@@ -228,21 +203,20 @@ export class LinkChecker implements LinkCheck {
     const run = this.checkAndRecord(link).catch((error: unknown) => {
       this.counts.errors++;
       this.deps.log(`linkshelf: checking link ${link.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-    }).finally(() => {
+    });
+    this.outbound.background(run, () => {
       if (host) {
         host.busy = false;
         host.nextAt = this.deps.clock() + this.limits.hostSpacingMillis;
       }
       this.inFlight.delete(link.id);
-      this.running.delete(run);
       this.pump();
     });
-    this.running.add(run);
   }
 
   private async checkAndRecord(link: DueLink): Promise<void> {
     const probe = await this.probe(link.url);
-    if (this.stopping.signal.aborted) return;
+    if (this.outbound.stopped) return;
     const row = recordCheck(this.deps.db, link.id, probe, this.deps.clock(), this.deps.config);
     if (row) this.counts.checked++;
     else this.counts.gone++;

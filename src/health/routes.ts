@@ -13,16 +13,13 @@ import { HealthItemJson, HealthListJson, HealthQuery } from "./model";
 export function healthRoutes(deps: AppDeps, { apiRoutes }: Guards) {
   const { clock } = deps;
   return apiRoutes("/links")
-    .get("/health", ({ shelf, query }) => ({ links: shelf.health.list(query.state) }), {
-      query: HealthQuery,
-      ...apiRoute({
-        tag: "health", summary: "List your links that are broken, moved, or could not be checked",
-        description: "state: `broken` (failed LINKSHELF_LINK_CHECK_CONFIRM checks in a row, not ignored), `moved` (permanent redirects to a new URL, not ignored) " +
-          "or `unchecked` (a private address or not http). Each link comes with its evidence: the last five checks, newest first.",
-        ok: { description: "The links in that state, most recent failure first.", json: HealthListJson },
-        more: { 422: errorDoc("VALIDATION_FAILED: state is missing or not broken, moved or unchecked.") },
-      }),
-    })
+    .get("/health", ({ shelf, query }) => ({ links: shelf.health.list(query.state) }), apiRoute({
+      tag: "health", summary: "List your links that are broken, moved, or could not be checked", query: HealthQuery,
+      description: "state: `broken` (failed LINKSHELF_LINK_CHECK_CONFIRM checks in a row, not ignored), `moved` (permanent redirects to a new URL, not ignored) " +
+        "or `unchecked` (a private address or not http). Each link comes with its evidence: the last five checks, newest first.",
+      ok: { description: "The links in that state, most recent failure first.", json: HealthListJson },
+      more: { 422: errorDoc("VALIDATION_FAILED: state is missing or not broken, moved or unchecked.") },
+    }))
     .post("/:id/check", async ({ shelf, params }) => ({ health: await checkLinkNow(shelf, parseId(params.id), deps) }), apiRoute({
       tag: "health", summary: "Check one of your links now", id: true,
       description: "Sends a HEAD (then a GET when refused) to the link's URL under the server's outbound rules and answers what it found. " +

@@ -15,19 +15,16 @@ const BULK_DONE: Record<BulkAction, string> = {
 /** linkRoutes: `/api/v1/links`. */
 export function linkRoutes({ clock, capture }: AppDeps, { apiRoutes }: Guards, commits: GroupCommit) {
   return apiRoutes("/links")
-    .get("/", ({ shelf, query }) => shelf.links.search(query), {
-      query: LinkSearchQuery,
-      ...apiRoute({
-        tag: "links", summary: "Search and page through your links, newest first",
-        description: "q: one substring of names, URLs and descriptions (up to 200 characters; ASCII letters ignore case). " +
-          "collectionId, favorite: filters. limit: 1-100, default 50. cursor: the nextCursor of the page before.",
-        ok: { description: "One page; nextCursor is null on the last.", json: LinkPageJson },
-        more: {
-          404: errorDoc("NOT_FOUND: collectionId is not one of your collections."),
-          422: errorDoc("VALIDATION_FAILED: a query parameter is out of range; `errors` names it."),
-        },
-      }),
-    })
+    .get("/", ({ shelf, query }) => shelf.links.search(query), apiRoute({
+      tag: "links", summary: "Search and page through your links, newest first", query: LinkSearchQuery,
+      description: "q: one substring of names, URLs and descriptions (up to 200 characters; ASCII letters ignore case). " +
+        "collectionId, favorite: filters. limit: 1-100, default 50. cursor: the nextCursor of the page before.",
+      ok: { description: "One page; nextCursor is null on the last.", json: LinkPageJson },
+      more: {
+        404: errorDoc("NOT_FOUND: collectionId is not one of your collections."),
+        422: errorDoc("VALIDATION_FAILED: a query parameter is out of range; `errors` names it."),
+      },
+    }))
     .get("/favorites", ({ shelf }) => shelf.links.favorites(), apiRoute({
       tag: "links", summary: "List favorite links, in the order the extension pins them",
       ok: { description: "The favorite links.", json: FavoritesJson },

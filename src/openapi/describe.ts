@@ -84,7 +84,7 @@ export function rateLimited(): ResponseDoc {
 }
 
 /** What an `/api/v1` route says of itself besides its handler (see apiRoute). */
-export interface ApiRouteDoc<Body> {
+export interface ApiRouteDoc<Body, Query> {
   tag: string;
   summary: string;
   description?: string;
@@ -92,6 +92,8 @@ export interface ApiRouteDoc<Body> {
   ok: ResponseDoc & { status?: number };
   /** The JSON body it takes (then it can answer 400, 413, 415, 422). */
   body?: Body;
+  /** The query parameters it takes, validated (their 422 is worded in `more`: which parameter, what range). */
+  query?: Query;
   /** It takes an id in its path (404). */
   id?: boolean;
   /** Answers of its own beyond the common refusals (a 404 or 409 it can give, worded for it). */
@@ -99,14 +101,17 @@ export interface ApiRouteDoc<Body> {
 }
 
 /**
- * apiRoute is the options every `/api/v1` route shares: its body schema, declared as the API
+ * apiRoute is the options every `/api/v1` route shares: its body and query schemas, declared as the API
  * (JSON errors, rate-limited, a bearer token) and documented with its answer and the refusals
  * it can give.
  */
-export function apiRoute<Body extends TSchema | undefined = undefined>({ tag, summary, description, ok, body, id = false, more = {} }: ApiRouteDoc<Body>) {
+export function apiRoute<Body extends TSchema | undefined = undefined, Query extends TSchema | undefined = undefined>(
+  { tag, summary, description, ok, body, query, id = false, more = {} }: ApiRouteDoc<Body, Query>,
+) {
   const { status = 200, ...success } = ok;
   return {
     body: body as Body,
+    query: query as Query,
     surface: API_ROUTE,
     detail: describeRoute({ tag, summary, description, responses: { [status]: success, ...apiErrors({ body: body !== undefined, id }), ...more } }),
   };

@@ -41,19 +41,16 @@ export function searchRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: G
       ok: { description: "The saved content.", json: ContentItemJson },
       more: { 404: errorDoc("NOT_FOUND: the id does not exist, belongs to another user, or the link has no saved content.") },
     }))
-    .get("/search", ({ shelf, query }) => toSearchPageJson(shelf.links.find(query, clock())), {
-      query: LinkSearchQuery,
-      ...apiRoute({
-        tag: "search", summary: "Search your links by words: names, descriptions, URLs and saved page text",
-        description: `q (1-${QUERY_LIMITS.length} characters): words that must all match, "an exact phrase", -word to leave out, prefix* ` +
-          "(case and diacritics ignored, English words by their stem, CJK text by any two characters or more). " +
-          `collectionId, favorite: filters. limit: 1-${SEARCH_PAGE.maxLimit}, default ${SEARCH_PAGE.defaultLimit}. cursor: the nextCursor of the page before. ` +
-          "Ranking: relevance (bm25; a match in the name weighs 8, description 4, URL 2, page text 1) × (1 + 0.2·ln(1 + clicks) + 0.3·0.5^(days since the last click ÷ 30)); equal scores newest first.",
-        ok: { description: "One page of hits; nextCursor is null on the last.", json: SearchPageJson },
-        more: {
-          404: errorDoc("NOT_FOUND: collectionId is not one of your collections."),
-          422: errorDoc("VALIDATION_FAILED: q cannot be searched (the message says why), or a parameter is out of range; `errors` names it."),
-        },
-      }),
-    });
+    .get("/search", ({ shelf, query }) => toSearchPageJson(shelf.links.find(query, clock())), apiRoute({
+      tag: "search", summary: "Search your links by words: names, descriptions, URLs and saved page text", query: LinkSearchQuery,
+      description: `q (1-${QUERY_LIMITS.length} characters): words that must all match, "an exact phrase", -word to leave out, prefix* ` +
+        "(case and diacritics ignored, English words by their stem, CJK text by any two characters or more). " +
+        `collectionId, favorite: filters. limit: 1-${SEARCH_PAGE.maxLimit}, default ${SEARCH_PAGE.defaultLimit}. cursor: the nextCursor of the page before. ` +
+        "Ranking: relevance (bm25; a match in the name weighs 8, description 4, URL 2, page text 1) × (1 + 0.2·ln(1 + clicks) + 0.3·0.5^(days since the last click ÷ 30)); equal scores newest first.",
+      ok: { description: "One page of hits; nextCursor is null on the last.", json: SearchPageJson },
+      more: {
+        404: errorDoc("NOT_FOUND: collectionId is not one of your collections."),
+        422: errorDoc("VALIDATION_FAILED: q cannot be searched (the message says why), or a parameter is out of range; `errors` names it."),
+      },
+    }));
 }
