@@ -1,28 +1,31 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { createBenchUser, load, median, NO_REFUSAL_RATE_LIMIT, serveCommand, start, stop, tempDir } from "./lib";
+import { createBenchUser, GENERATOR, median, NO_REFUSAL_RATE_LIMIT, pinned, serveCommand, start, stop, tempDir, timedLoad, type Generator } from "./lib";
 
 export interface CreateFigure {
+  generator: Generator;
   connections: number;
   /** Median of the rounds, created links per second. */
   linksPerSecond: number;
   target: number;
+  /** 201s received. */
   created: number;
   stored: number;
+  /** Every 201 stored; no more stored than one per connection in flight when a round ended. */
   storedMatch: boolean;
 }
 
 /**
- * benchCreate: `POST /api/v1/links` to dist/linkshelf from 16 concurrent clients (autocannon,
- * keep-alive, one JSON body, a bearer token, the rate limiter on with a limit too high to
- * refuse), a fixed number of requests per round, every answer awaited; the median rate of
- * the rounds. Then the links stored are checked against the 201s served.
+ * benchCreate: `POST /api/v1/links` to dist/linkshelf from 16 concurrent connections
+ * (`timedLoad`: wrk when installed; keep-alive, one JSON body, a bearer token, the rate limiter
+ * on with a limit too high to refuse), `rounds` timed rounds; the median rate. Then the links
+ * stored are checked against the 201s received.
  */
-export async function benchCreate(linkshelfBin: string, options = { rounds: 3, requests: 30_000, connections: 16 }): Promise<CreateFigure> {
+export async function benchCreate(linkshelfBin: string, options = { rounds: 3, seconds: 4, connections: 16 }): Promise<CreateFigure> {
   const work = tempDir("create");
   const dataDir = join(work, "data");
   const token = createBenchUser(linkshelfBin, dataDir);
-  const app = await start(serveCommand(linkshelfBin, dataDir), { cwd: work, env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT } });
+  const app = await start(pinned(serveCommand(linkshelfBin, dataDir), 0), { cwd: work, env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT } });
   const request = {
     method: "POST" as const,
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
@@ -30,13 +33,15 @@ export async function benchCreate(linkshelfBin: string, options = { rounds: 3, r
   };
   let created = 0;
   const rates: number[] = [];
+  // A first round of one second warms up.
+  const durations = [1, ...Array<number>(options.rounds).fill(options.seconds)];
   try {
     const url = `${app.base}/api/v1/links`;
-    created += (await load(url, options.requests / 5, options.connections, request)).statuses["201"] ?? 0;
-    for (let round = 0; round < options.rounds; round++) {
-      const run = await load(url, options.requests, options.connections, request);
-      created += run.statuses["201"] ?? 0;
-      rates.push(run.requestsPerSecond * ((run.statuses["201"] ?? 0) / options.requests));
+    for (const [round, seconds] of durations.entries()) {
+      const run = await timedLoad(url, seconds, options.connections, request);
+      if (run.refused > 0 || run.errors > 0) throw new Error(`POST /api/v1/links: ${run.refused} answers that were not 201, ${run.errors} errors`);
+      created += run.answered;
+      if (round > 0) rates.push(run.requestsPerSecond);
     }
   } finally {
     await stop(app);
@@ -45,7 +50,7 @@ export async function benchCreate(linkshelfBin: string, options = { rounds: 3, r
   const stored = db.query<{ n: number }, []>("SELECT count(*) AS n FROM links").get()!.n;
   db.close();
   return {
-    connections: options.connections, linksPerSecond: median(rates), target: 5000,
-    created, stored, storedMatch: created === stored,
+    generator: GENERATOR, connections: options.connections, linksPerSecond: median(rates), target: 8000,
+    created, stored, storedMatch: stored >= created && stored <= created + durations.length * options.connections,
   };
 }

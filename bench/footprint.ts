@@ -22,6 +22,11 @@ export interface FootprintFigure {
   rssTarget: number;
   floorStartRatio: number;
   floorRssRatio: number;
+  /** linkshelf ÷ the floor, and their targets. */
+  startVsFloor: number;
+  startVsFloorTarget: number;
+  rssVsFloor: number;
+  rssVsFloorTarget: number;
   starts: number;
 }
 
@@ -93,6 +98,8 @@ export async function benchFootprint(linkshelfBin: string, options = { starts: 9
     rssRatio: linkshelf.rssMiB / bare.rssMiB, rssTarget: 1.3,
     floorStartRatio: floor.startMs / bare.startMs,
     floorRssRatio: floor.rssMiB / bare.rssMiB,
+    startVsFloor: linkshelf.startMs / floor.startMs, startVsFloorTarget: 1.5,
+    rssVsFloor: linkshelf.rssMiB / floor.rssMiB, rssVsFloorTarget: 1.15,
     starts: options.starts,
   };
 }

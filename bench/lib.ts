@@ -1,5 +1,6 @@
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { NO_OUTBOUND } from "../test/binary";
@@ -120,6 +121,79 @@ export async function load(url: string, amount: number, connections = 32, reques
   const statuses: Record<string, number> = {};
   for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = (stats as { count: number }).count;
   return { requestsPerSecond: ((answers - 1) * 1000) / (last - first), statuses, errors: result.errors + result.timeouts };
+}
+
+/** Which program drove a throughput figure: `wrk` when installed (Debian's package), else autocannon. */
+export type Generator = "wrk" | "autocannon";
+
+export const WRK = Bun.which("wrk");
+const TASKSET = Bun.which("taskset");
+
+/**
+ * pinned runs a command on one CPU (`taskset`, when there is one and the machine has two CPUs
+ * or more): servers on CPU 0, the load generator on CPU 1, so neither is moved onto the
+ * other's CPU in mid-round. Every server of a comparison is pinned the same way.
+ */
+export function pinned(command: string[], cpu: 0 | 1): string[] {
+  return TASKSET && cpus().length >= 2 ? [TASKSET, "-c", String(cpu), ...command] : command;
+}
+export const GENERATOR: Generator = WRK ? "wrk" : "autocannon";
+
+export interface TimedLoad {
+  generator: Generator;
+  requestsPerSecond: number;
+  /** Answers received (any status). */
+  answered: number;
+  /** Answers outside 2xx and 3xx. */
+  refused: number;
+  /** Connection, read, write errors and timeouts. */
+  errors: number;
+}
+
+/** A Lua long string holding `text` as it is (no escape is interpreted inside one). */
+function luaString(text: string): string {
+  let level = "";
+  while (text.includes(`]${level}]`)) level += "=";
+  return `[${level}[${text}]${level}]`;
+}
+
+/**
+ * wrkScript is the Lua that makes wrk send `request` and print its counts as one JSON line
+ * (wrk's own summary counts answers outside 2xx and 3xx as `errors.status`).
+ */
+function wrkScript(request: LoadRequest): string {
+  const lines = [`wrk.method = "${request.method ?? "GET"}"`];
+  if (request.body !== undefined) lines.push(`wrk.body = ${luaString(request.body)}`);
+  for (const [name, value] of Object.entries(request.headers ?? {})) lines.push(`wrk.headers[ ${luaString(name)} ] = ${luaString(value)}`);
+  lines.push(
+    "done = function(summary, latency, requests)",
+    '  local e = summary.errors',
+    '  io.write(string.format("WRK_RESULT %d %d %d %d\\n", summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout))',
+    "end",
+  );
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * timedLoad drives a URL for `seconds` over `connections` keep-alive connections with one
+ * load-generator thread: wrk when it is installed (it costs the shared CPU less than
+ * autocannon, so a fast server is less flattened by its own client), autocannon otherwise.
+ * Requests still in flight when the time is up are not counted as answered; the server may
+ * still complete them (at most one per connection).
+ */
+export async function timedLoad(url: string, seconds: number, connections: number, request: LoadRequest = {}): Promise<TimedLoad> {
+  if (!WRK) {
+    const result = await autocannon({ url, connections, duration: seconds, ...request });
+    const answered = result.requests.total;
+    return { generator: "autocannon", requestsPerSecond: answered / seconds, answered, refused: result.non2xx, errors: result.errors + result.timeouts };
+  }
+  const script = join(tempDir("wrk"), "load.lua");
+  await Bun.write(script, wrkScript(request));
+  const run = Bun.spawnSync(pinned([WRK, "-t1", `-c${connections}`, `-d${seconds}s`, "-s", script, url], 1), { stderr: "pipe" });
+  const match = /WRK_RESULT (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout.toString());
+  if (run.exitCode !== 0 || !match) throw new Error(`wrk failed: ${run.stdout}${run.stderr}`);
+  const [answered, micros, refused, errors] = match.slice(1).map(Number) as [number, number, number, number];
+  return { generator: "wrk", requestsPerSecond: (answered * 1e6) / micros, answered, refused, errors };
 }
 
 export const median = (values: number[]) => {

@@ -54,7 +54,8 @@ function hostOfHop(entry: string): string {
   return v4WithPort ? v4WithPort[1]! : hop;
 }
 
-/** clientAddress is the client's IP address (see arrivalOf): the key of per-address limits. */
+/** clientAddress is the client's IP address (see arrivalOf): the key of per-address limits. Every limited request asks, so a direct peer is answered without reading the URL. */
 export function clientAddress(request: Request, network: Network): string {
-  return arrivalOf(request, network).address;
+  const peer = network.peerAddress?.(request) ?? "unknown";
+  return inIpRanges(peer, network.config.trustedProxies) ? arrivalOf(request, network).address : peer;
 }

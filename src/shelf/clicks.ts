@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { preparedQueries, type Db } from "../db/client";
 import type { GroupCommit } from "../db/group-commit";
 import { links } from "../db/schema";
 import { visibleLinkUrl } from "./visibility";
@@ -33,18 +33,20 @@ interface ClickBatch {
  * the commit fails, every click of the turn is rolled back and rejected: none is counted
  * twice, none acknowledged uncounted.
  */
+/** Built at the first click, not at start-up. */
+const clickQueries = preparedQueries((db) => ({
+  // `.run()`, never `.get()`: a statement left un-reset would pin the WAL: bun:sqlite's `.get()` on `UPDATE … RETURNING` does not reset it, and the `-wal` file then grows without a checkpoint.
+  count: db
+    .update(links)
+    .set({ clicks: sql`${links.clicks} + ${sql.placeholder("count")}`, lastClickedAt: sql`${sql.placeholder("now")}` })
+    .where(eq(links.id, sql.placeholder("linkId")))
+    .prepare(),
+}));
+
 export class ClickRecorder {
-  private readonly update;
   private batch: ClickBatch | undefined;
 
-  constructor(private readonly db: Db, private readonly commits: GroupCommit, private readonly clock: () => number) {
-    // `.run()`, never `.get()`: a statement left un-reset would pin the WAL: bun:sqlite's `.get()` on `UPDATE … RETURNING` does not reset it, and the `-wal` file then grows without a checkpoint.
-    this.update = db
-      .update(links)
-      .set({ clicks: sql`${links.clicks} + ${sql.placeholder("count")}`, lastClickedAt: sql`${sql.placeholder("now")}` })
-      .where(eq(links.id, sql.placeholder("linkId")))
-      .prepare();
-  }
+  constructor(private readonly db: Db, private readonly commits: GroupCommit, private readonly clock: () => number) {}
 
   /**
    * open counts one click of a link when the viewer (null: anonymous) may open it, and resolves
@@ -68,10 +70,11 @@ export class ClickRecorder {
   /** apply decides one batch's openings and writes their clicks; they share one time, the moment of their commit. */
   private apply(openings: Map<number | string, Opening>): void {
     const now = this.clock();
+    const { count } = clickQueries(this.db);
     for (const opening of openings.values()) {
       const url = visibleLinkUrl(this.db, opening.linkId, opening.viewerId);
       if (url === undefined) continue;
-      this.update.run({ count: opening.clicks, now, linkId: opening.linkId });
+      count.run({ count: opening.clicks, now, linkId: opening.linkId });
       opening.location = new URL(url).href;
     }
   }
