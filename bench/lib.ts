@@ -89,9 +89,11 @@ export async function stop(started: Started): Promise<number> {
 
 /** What every request of a load sends besides `GET url` (autocannon's own options). */
 export interface LoadRequest {
-  method?: "GET" | "POST";
+  method?: "GET" | "POST" | "PUT";
   headers?: Record<string, string>;
   body?: string;
+  /** For timedLoad: the requests go to these paths and bodies in turn (paths[i] with bodies[i % bodies.length]) instead of url and body. */
+  cycle?: { paths: string[]; bodies: string[] };
 }
 
 export interface Load {
@@ -165,6 +167,17 @@ function wrkScript(request: LoadRequest): string {
   const lines = [`wrk.method = "${request.method ?? "GET"}"`];
   if (request.body !== undefined) lines.push(`wrk.body = ${luaString(request.body)}`);
   for (const [name, value] of Object.entries(request.headers ?? {})) lines.push(`wrk.headers[ ${luaString(name)} ] = ${luaString(value)}`);
+  if (request.cycle) {
+    lines.push(
+      `local paths = { ${request.cycle.paths.map(luaString).join(", ")} }`,
+      `local bodies = { ${request.cycle.bodies.map(luaString).join(", ")} }`,
+      "local sent = 0",
+      "request = function()",
+      "  sent = sent + 1",
+      "  return wrk.format(nil, paths[(sent - 1) % #paths + 1], nil, bodies[(sent - 1) % #bodies + 1])",
+      "end",
+    );
+  }
   lines.push(
     "done = function(summary, latency, requests)",
     '  local e = summary.errors',
@@ -183,7 +196,11 @@ function wrkScript(request: LoadRequest): string {
  */
 export async function timedLoad(url: string, seconds: number, connections: number, request: LoadRequest = {}): Promise<TimedLoad> {
   if (!WRK) {
-    const result = await autocannon({ url, connections, duration: seconds, ...request });
+    const { cycle, ...fixed } = request;
+    const result = await autocannon({
+      url, connections, duration: seconds, ...fixed,
+      ...(cycle && { setupClient: (client: autocannon.Client) => client.setRequests(cycle.paths.map((path, i) => ({ ...fixed, path, body: cycle.bodies[i % cycle.bodies.length] }))) }),
+    });
     const answered = result.requests.total;
     return { generator: "autocannon", requestsPerSecond: answered / seconds, answered, refused: result.non2xx, errors: result.errors + result.timeouts };
   }

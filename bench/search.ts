@@ -15,7 +15,7 @@ import { openDatabase, closeDatabase } from "../src/db/client";
 import { unpackText } from "../src/search/text-store";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { cli, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+import { cli, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, pinned, ROOT, rssMiB, serveCommand, start, stop, tempDir, timedLoad, type Generator } from "./lib";
 
 const GENERATOR_VERSION = 2;
 const LINKS = 100_000;
@@ -198,6 +198,7 @@ export interface SearchFigure {
   p50Target: number;
   p99Target: number;
   putContentPerSecond: number;
+  putGenerator: Generator;
   putTarget: number;
   buildRate: number | null;
   rssWhileServingMiB: number;
@@ -209,32 +210,33 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
-/** benchPutContent: a burst of `PUT /api/v1/links/:id/content` (~3 KB of text each) from 16 clients to a fresh dist/linkshelf; links per second. */
-export async function benchPutContent(binary: string, count = 4000, clients = 16): Promise<number> {
+/**
+ * benchPutContent: `PUT /api/v1/links/:id/content` (~3 KB of text each, 256 different pages)
+ * from 16 connections to a fresh dist/linkshelf for `seconds` (`timedLoad`: wrk when installed),
+ * each to a link that has no content yet; pages saved per second.
+ */
+export async function benchPutContent(binary: string, options = { links: 16_000, seconds: 4, connections: 16 }): Promise<{ perSecond: number; generator: Generator }> {
   const work = tempDir("search-put");
   const dataDir = join(work, "data");
   const token = createBenchUser(binary, dataDir);
-  const app = await start(serveCommand(binary, dataDir), { cwd: work, env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT } });
+  const app = await start(pinned(serveCommand(binary, dataDir), 0), { cwd: work, env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT } });
   try {
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
     const ids: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const response = await fetch(`${app.base}/api/v1/links`, { method: "POST", headers, body: JSON.stringify({ name: `Page ${i}`, url: `https://example.com/${i}`, favorite: false }) });
-      ids.push(((await response.json()) as { link: { id: number } }).link.id);
-    }
-    const language = new Language(random(99));
-    const bodies = ids.map(() => JSON.stringify({ text: language.text(TEXT_BYTES), title: language.sentence(5) }));
-    let next = 0;
-    const began = performance.now();
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (next < ids.length) {
-        const i = next++;
-        const response = await fetch(`${app.base}/api/v1/links/${ids[i]}/content`, { method: "PUT", headers, body: bodies[i] });
-        if (response.status !== 200) throw new Error(`PUT content: ${response.status}`);
-        await response.arrayBuffer();
+    await Promise.all(Array.from({ length: options.connections }, async (_, client) => {
+      for (let i = client; i < options.links; i += options.connections) {
+        const response = await fetch(`${app.base}/api/v1/links`, { method: "POST", headers, body: JSON.stringify({ name: `Page ${i}`, url: `https://example.com/${i}`, favorite: false }) });
+        ids.push(((await response.json()) as { link: { id: number } }).link.id);
       }
     }));
-    return count / ((performance.now() - began) / 1000);
+    const language = new Language(random(99));
+    const bodies = Array.from({ length: 256 }, () => JSON.stringify({ text: language.text(TEXT_BYTES), title: language.sentence(5) }));
+    const run = await timedLoad(`${app.base}/api/v1/links/${ids[0]}/content`, options.seconds, options.connections, {
+      method: "PUT", headers, cycle: { paths: ids.map((id) => `/api/v1/links/${id}/content`), bodies },
+    });
+    if (run.refused > 0 || run.errors > 0) throw new Error(`PUT content: ${run.refused} answers that were not 200, ${run.errors} errors`);
+    if (run.answered > ids.length) throw new Error(`PUT content: ${run.answered} pages saved to ${ids.length} links; give the burst more links`);
+    return { perSecond: run.requestsPerSecond, generator: run.generator };
   } finally {
     await stop(app);
   }
@@ -242,7 +244,7 @@ export async function benchPutContent(binary: string, count = 4000, clients = 16
 
 /** benchSearch runs the whole search benchmark against a compiled linkshelf. */
 export async function benchSearch(binary: string, options = { requests: 300 }): Promise<SearchFigure> {
-  const putContentPerSecond = await benchPutContent(binary);
+  const { perSecond: putContentPerSecond, generator: putGenerator } = await benchPutContent(binary);
   const library = await buildLibrary();
   const work = tempDir("search");
   const dataDir = join(work, "data");
@@ -283,7 +285,7 @@ export async function benchSearch(binary: string, options = { requests: 300 }): 
   }
   return {
     links: library.links, rawTextBytes: library.rawTextBytes, dbBytes, sizeRatio: dbBytes / library.rawTextBytes, sizeTarget: 1.6,
-    queries, p50Target: 5, p99Target: 25, putContentPerSecond, putTarget: 2000, buildRate: library.buildRate,
+    queries, p50Target: 5, p99Target: 25, putContentPerSecond, putGenerator, putTarget: 2000, buildRate: library.buildRate,
     rssWhileServingMiB: rss, rssTarget: 150,
   };
 }

@@ -10,7 +10,7 @@ import type { Db } from "../db/client";
 import { linkContents, links, users } from "../db/schema";
 import { NotFound } from "../errors";
 import { Rules } from "../rules";
-import { unindexLinks, writeIndexRow } from "../search/index-text";
+import { deferIndexing } from "../search/index-text";
 import { packText } from "../search/text-store";
 import { iso } from "../timestamps";
 import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource, type ContentSummary } from "../search/model";
@@ -56,7 +56,7 @@ function checkContent(input: ContentInput) {
 
 /** ownsLink: is `id` one of the owner's links. */
 function ownsLink({ db, user }: Owner, id: number): boolean {
-  return db.select({ id: links.id }).from(links).where(and(eq(links.id, id), eq(links.userId, user.id))).all().length === 1;
+  return db.$client.query<{ id: number }, [number, number]>("SELECT id FROM links WHERE id = ? AND user_id = ?").all(id, user.id).length === 1;
 }
 
 /** The saved content of link `id` when that link is the owner's. */
@@ -93,33 +93,27 @@ export function readContentSummary(owner: Owner, id: number): ContentSummary | n
   return null;
 }
 
-interface LinkFieldsRow {
-  name: string;
-  description: string;
-  url: string;
-}
-
 /**
  * saveContent stores the content of one of the owner's links (NotFound for another user's or
- * unknown link), replacing what was there, and re-indexes the link, in one transaction (a
- * savepoint inside the caller's). A `server` content never replaces a `browser` one: it is then
- * dropped (`stored: false`). Plain prepared SQL: pages are saved in bursts, and building
- * drizzle queries cost more than the rest of a save but the index.
+ * unknown link), replacing what was there, in one transaction (a savepoint inside the
+ * caller's), and marks the link for the index (deferIndexing): the group commit indexes the
+ * pages of a whole batch at once, as it does new links (every savepoint that wrote to the index
+ * made it write, and later merge, a segment of its own). A `server` content never replaces a
+ * `browser` one: it is then dropped (`stored: false`). Plain prepared SQL: pages are saved in
+ * bursts, and building drizzle queries cost more than the rest of a save but the index.
  */
 export function saveContent(owner: Owner, id: number, input: ContentInput, source: ContentSource, now: number): ContentSaved {
   const { fields, truncated } = checkContent(input);
   const sqlite = owner.db.$client;
   const textZstd = packText(fields.text);
   return sqlite.transaction((): ContentSaved => {
-    const link = sqlite.query<LinkFieldsRow, [number, number]>("SELECT name, description, url FROM links WHERE id = ? AND user_id = ?").all(id, owner.user.id)[0];
-    if (!link) throw new NotFound();
+    if (!ownsLink(owner, id)) throw new NotFound();
     if (source === "server" && storedSource(owner.db, id) === "browser") return { stored: false, truncated };
     sqlite.query(`INSERT INTO link_contents (link_id, title, text_zstd, excerpt, byline, lang, source, captured_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (link_id) DO UPDATE SET title = excluded.title, text_zstd = excluded.text_zstd, excerpt = excluded.excerpt,
         byline = excluded.byline, lang = excluded.lang, source = excluded.source, captured_at = excluded.captured_at`)
       .run(id, fields.title, textZstd, fields.excerpt, fields.byline, fields.lang, source, now);
-    unindexLinks(owner.db, [id]);
-    writeIndexRow(owner.db, id, { ...link, title: fields.title, text: fields.text });
+    deferIndexing(owner.db, id);
     return { stored: true, truncated };
   }).immediate();
 }
