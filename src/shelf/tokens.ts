@@ -5,8 +5,7 @@
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { hashSecret, randomSecret, TOKEN_PREFIX } from "../auth/secrets";
 import { preparedQueries, type Db } from "../db/client";
-import { apiTokens, type UserRow } from "../db/schema";
-import { findUserById } from "../users/service";
+import { apiTokens, users, type UserRow } from "../db/schema";
 import { deleteOwned, type Owner } from "./scope";
 
 /** `lks_` + base64url of 32 bytes (43 characters). */
@@ -22,32 +21,33 @@ export interface TokenInfo {
 }
 
 /**
- * Every API request looks its token up: built once per database. The token and then its user
- * by id, not a join: SQLite prepares a join again at every use with new bound values (~10 µs
- * here, more than both lookups together); see docs/development.md.
+ * Every API request looks its token up: built once per database. One statement, and no join:
+ * SQLite compiles a join again at every use with a new bound value (~10 µs here, more than the
+ * lookups), so the token is found by scalar subqueries around its user (see docs/development.md).
  */
-const tokenQueries = preparedQueries((db) => ({
-  token: db
-    .select({ id: apiTokens.id, userId: apiTokens.userId, lastUsedAt: apiTokens.lastUsedAt })
-    .from(apiTokens)
-    .where(eq(apiTokens.tokenHash, sql.placeholder("tokenHash")))
-    .prepare(),
-}));
+const tokenQueries = preparedQueries((db) => {
+  const ofToken = (column: string) => sql.raw(`(SELECT ${column} FROM api_tokens WHERE token_hash = `).append(sql`${sql.placeholder("tokenHash")})`);
+  return {
+    owner: db
+      .select({ user: users, tokenId: sql<number>`${ofToken("id")}`, lastUsedAt: sql<number | null>`${ofToken("last_used_at")}` })
+      .from(users)
+      .where(eq(users.id, ofToken("user_id")))
+      .prepare(),
+  };
+});
 
 /** findTokenUser returns the owner of a live token, and records its use (at most once a minute). */
 export function findTokenUser(db: Db, token: string, now: number): UserRow | undefined {
   if (!TOKEN_SHAPE.test(token)) return undefined;
-  const row = tokenQueries(db).token.get({ tokenHash: hashSecret(token) });
-  // The user is gone when it was deleted between the two reads (its tokens with it).
-  const user = row && findUserById(db, row.userId);
-  if (!row || !user) return undefined;
+  const row = tokenQueries(db).owner.get({ tokenHash: hashSecret(token) });
+  if (!row) return undefined;
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     db.update(apiTokens)
       .set({ lastUsedAt: now })
-      .where(and(eq(apiTokens.id, row.id), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, now))))
+      .where(and(eq(apiTokens.id, row.tokenId), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, now))))
       .run();
   }
-  return user;
+  return row.user;
 }
 
 /** revokeAnyToken deletes a token whoever owns it, for the operator's command line; false when no token has that id. */
