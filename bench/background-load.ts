@@ -4,7 +4,7 @@
  * bench/capture-load.ts (the page fetcher) and bench/link-check-load.ts (the link checker).
  */
 import { readFileSync } from "node:fs";
-import { load, median } from "./lib";
+import { median, timedLoad } from "./lib";
 
 /** The rounds' medians and each round's ratio of linkshelf to the bare server. */
 export interface Rounds {
@@ -15,16 +15,18 @@ export interface Rounds {
 }
 
 /**
- * alternatingRounds loads the bare URL then linkshelf's, `rounds` times, `requests` each: each
- * round's ratio compares two runs seconds apart, so the machine's other load moves both alike.
+ * alternatingRounds loads the bare URL then linkshelf's (`timedLoad`: wrk when installed), after
+ * a warm-up of each, `rounds` times, `seconds` each: each round's ratio compares two runs seconds
+ * apart, so the machine's other load moves both alike.
  */
-export async function alternatingRounds(appUrl: string, bareUrl: string, rounds: number, requests: number): Promise<Rounds> {
+export async function alternatingRounds(appUrl: string, bareUrl: string, rounds: number, seconds = 3): Promise<Rounds> {
   const bareRuns: number[] = [];
   const appRuns: number[] = [];
   const ratios: number[] = [];
+  for (const url of [bareUrl, appUrl]) await timedLoad(url, seconds, 32);
   for (let round = 0; round < rounds; round++) {
-    bareRuns.push((await load(bareUrl, requests)).requestsPerSecond);
-    appRuns.push((await load(appUrl, requests)).requestsPerSecond);
+    bareRuns.push((await timedLoad(bareUrl, seconds, 32)).requestsPerSecond);
+    appRuns.push((await timedLoad(appUrl, seconds, 32)).requestsPerSecond);
     ratios.push(appRuns.at(-1)! / bareRuns.at(-1)!);
   }
   return { bare: median(bareRuns), app: median(appRuns), ratio: median(ratios), ratios };

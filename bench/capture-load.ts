@@ -12,10 +12,9 @@
 import { join } from "node:path";
 import { bigPage } from "../test/capture.fixtures";
 import { alternatingRounds, apiPoster, peakRssMiB, publicRedirect, roundsLine } from "./background-load";
-import { compile, createBenchUser, load, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+import { compile, createBenchUser, GENERATOR, NO_REFUSAL_RATE_LIMIT, pinned, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
 
 const LINKS = 1000;
-const REQUESTS = 30_000;
 const ROUNDS = 5;
 const DELAY_MS = 100;
 const ARTICLES_ONLY = process.argv.includes("--articles");
@@ -40,20 +39,17 @@ const origin = Bun.serve({
   },
 });
 
-const app = await start(serveCommand(binary, dataDir), {
+const app = await start(pinned(serveCommand(binary, dataDir), 0), {
   cwd: work,
   env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT, LINKSHELF_FAVICON_ALLOW_PRIVATE: "1", LINKSHELF_FETCH_CONTENT: "on" },
 });
-const bare = await start([bareBin], { cwd: work });
+const bare = await start(pinned([bareBin], 0), { cwd: work });
 const peakRss = () => peakRssMiB(app.process.pid);
 try {
   const api = apiPoster(app.base, token);
   const appUrl = await publicRedirect(app.base, token);
   const bareUrl = `${bare.base}/l/1`;
-
-  await load(bareUrl, REQUESTS / 4);
-  await load(appUrl, REQUESTS / 4);
-  const rounds = () => alternatingRounds(appUrl, bareUrl, ROUNDS, REQUESTS);
+  const rounds = () => alternatingRounds(appUrl, bareUrl, ROUNDS);
 
   const idle = await rounds();
   const idleRss = rssMiB(app.process.pid);
@@ -64,7 +60,7 @@ try {
   const servedDuring = served - servedBefore;
 
   console.log([
-    `GET /l/:id ÷ bare Bun.serve 302, median of ${ROUNDS} rounds' ratios, ${REQUESTS} requests a run (32 connections):`,
+    `GET /l/:id ÷ bare Bun.serve 302, median of ${ROUNDS} rounds' ratios, 3 s a run (${GENERATOR}, 32 connections):`,
     roundsLine("fetcher idle", idle),
     roundsLine("fetcher busy", busy),
     `  pages served to the fetcher during the busy rounds: ${servedDuring} (${served} of ${LINKS} in all)`,

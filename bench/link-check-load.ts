@@ -11,10 +11,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { alternatingRounds, peakRssMiB, publicRedirect, roundsLine, type Rounds } from "./background-load";
-import { cli, compile, createBenchUser, load, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+import { cli, compile, createBenchUser, GENERATOR, NO_REFUSAL_RATE_LIMIT, pinned, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
 
 const LINKS = 100_000;
-const REQUESTS = 30_000;
 const ROUNDS = 5;
 const PERIOD = "1h";
 
@@ -48,23 +47,21 @@ export async function benchLinkCheck(binary: string): Promise<LinkCheckLoad> {
   writeFileSync(file, `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<TITLE>Bookmarks</TITLE>\n<DL><p>\n${rows.join("\n")}\n</DL><p>\n`);
   cli(binary, dataDir, ["import", file, "--email", "bench@example.test"]);
 
-  const bare = await start([bareBin], { cwd: work });
+  const bare = await start(pinned([bareBin], 0), { cwd: work });
   const bareUrl = `${bare.base}/l/1`;
   let path = "";
 
   /** run serves the data with LINKSHELF_LINK_CHECK=`period`, measures the rounds and the memory, and stops. */
   async function run(period: string) {
-    const app = await start(serveCommand(binary, dataDir), {
+    const app = await start(pinned(serveCommand(binary, dataDir), 0), {
       cwd: work,
       env: { LINKSHELF_RATE_LIMIT: NO_REFUSAL_RATE_LIMIT, LINKSHELF_LINK_CHECK: period, LINKSHELF_LINK_CHECK_ALLOW_PRIVATE: "1" },
     });
     try {
       path ||= new URL(await publicRedirect(app.base, token, `http://pub.localhost:${origin.port}/`)).pathname;
       const appUrl = `${app.base}${path}`;
-      await load(bareUrl, REQUESTS / 4);
-      await load(appUrl, REQUESTS / 4);
       const before = checks;
-      const rounds = await alternatingRounds(appUrl, bareUrl, ROUNDS, REQUESTS);
+      const rounds = await alternatingRounds(appUrl, bareUrl, ROUNDS);
       return { rounds, checks: checks - before, rss: rssMiB(app.process.pid), peak: peakRssMiB(app.process.pid) };
     } finally {
       await stop(app);
@@ -84,7 +81,7 @@ export async function benchLinkCheck(binary: string): Promise<LinkCheckLoad> {
 if (import.meta.main) {
   const { off, on } = await benchLinkCheck(await compile(join(ROOT, "src", "main.ts"), join(tempDir("link-check-load"), "linkshelf")));
   console.log([
-    `GET /l/:id ÷ bare Bun.serve 302 with ${LINKS} links, median of ${ROUNDS} rounds' ratios, ${REQUESTS} requests a run (32 connections):`,
+    `GET /l/:id ÷ bare Bun.serve 302 with ${LINKS} links, median of ${ROUNDS} rounds' ratios, 3 s a run (${GENERATOR}, 32 connections):`,
     roundsLine("checker off", off.rounds),
     roundsLine(`checker on (${PERIOD})`, on.rounds),
     `  requests the checker sent during the rounds: ${off.checks} off, ${on.checks} on`,

@@ -11,7 +11,7 @@ import { benchCollections, countCollectionQueries } from "./collections";
 import { benchCreate } from "./create";
 import { benchFootprint } from "./footprint";
 import { benchLinkCheck } from "./link-check-load";
-import { compile, ROOT } from "./lib";
+import { compile, GENERATOR, ROOT } from "./lib";
 import { benchRedirect } from "./redirect";
 import { benchSearch } from "./search";
 
@@ -67,7 +67,7 @@ const rows: [Status, string, string, string, string][] = [
     `${search.putContentPerSecond.toFixed(0)}/s`, `≥ ${search.putTarget}/s`],
   [status(search.sizeRatio <= search.sizeTarget), "database ÷ raw page text", `${mb(search.dbBytes)} / ${mb(search.rawTextBytes)}`, x(search.sizeRatio), `≤ ${search.sizeTarget}`],
   [status(linkCheck.ratio >= linkCheck.target), "GET /l/:id, link checker on ÷ off",
-    `${linkCheck.links.toLocaleString("en")} links, ${linkCheck.period}, ${linkCheck.on.checks} checks; RSS ${linkCheck.on.rss.toFixed(0)} MiB (off ${linkCheck.off.rss.toFixed(0)})`,
+    `${GENERATOR}: ${linkCheck.links.toLocaleString("en")} links, ${linkCheck.period}, ${linkCheck.on.checks} checks; RSS ${linkCheck.on.rss.toFixed(0)} MiB (off ${linkCheck.off.rss.toFixed(0)})`,
     x(linkCheck.ratio), `≥ ${linkCheck.target}`],
   [status(search.rssWhileServingMiB <= search.rssTarget), "RSS while serving searches", `${search.links.toLocaleString("en")} links`, `${search.rssWhileServingMiB.toFixed(0)} MiB`, `≤ ${search.rssTarget} MiB`],
 ];
