@@ -206,9 +206,11 @@ export async function timedLoad(url: string, seconds: number, connections: numbe
   }
   const script = join(tempDir("wrk"), "load.lua");
   await Bun.write(script, wrkScript(request));
-  const run = Bun.spawnSync(pinned([WRK, "-t1", `-c${connections}`, `-d${seconds}s`, "-s", script, url], 1), { stderr: "pipe" });
-  const match = /WRK_RESULT (\d+) (\d+) (\d+) (\d+)/.exec(run.stdout.toString());
-  if (run.exitCode !== 0 || !match) throw new Error(`wrk failed: ${run.stdout}${run.stderr}`);
+  // Spawned, not spawnSync: the bench process itself serves the origins some rounds fetch from.
+  const run = Bun.spawn(pinned([WRK, "-t1", `-c${connections}`, `-d${seconds}s`, "-s", script, url], 1), { stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, exitCode] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+  const match = /WRK_RESULT (\d+) (\d+) (\d+) (\d+)/.exec(stdout);
+  if (exitCode !== 0 || !match) throw new Error(`wrk failed: ${stdout}${stderr}`);
   const [answered, micros, refused, errors] = match.slice(1).map(Number) as [number, number, number, number];
   return { generator: "wrk", requestsPerSecond: (answered * 1e6) / micros, answered, refused, errors };
 }
