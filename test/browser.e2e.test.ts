@@ -37,12 +37,18 @@ describe.skipIf(!present)("in Chromium", () => {
       // Not keepLocal here: Playwright's own routing would swallow the redirect hop. The page
       // loads nothing but the test server (CSP default-src 'none') and the callback.
       const callbacks = await answerExtensionCallbacks(page);
+      // The handoffs are read from Chromium's own network events, not Playwright's: a listener for
+      // Playwright's response events makes it report every request's end with its response, and
+      // one reported after the next document let that response go fails the test (see keepLocal).
       const handoffs: string[] = [];
-      page.on("response", (response) => {
-        if (new URL(response.url()).pathname === "/extension/authorize" && response.status() === 302) {
-          handoffs.push(response.headers()["location"]!);
+      const network = await context.newCDPSession(page);
+      network.on("Network.requestWillBeSent", ({ redirectResponse }) => {
+        if (redirectResponse && new URL(redirectResponse.url).pathname === "/extension/authorize" && redirectResponse.status === 302) {
+          const location = Object.entries(redirectResponse.headers).find(([name]) => name.toLowerCase() === "location");
+          handoffs.push(String(location?.[1]));
         }
       });
+      await network.send("Network.enable");
 
       const authorize = `${origin}/extension/authorize?redirect_uri=${encodeURIComponent(CALLBACK)}`;
       await page.goto(authorize);
