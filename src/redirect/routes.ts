@@ -54,11 +54,7 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, co
     const viewerId = viewer?.user.id ?? null;
     // Elysia answers HEAD with the GET handler on paths its general router serves (app.handle,
     // `/l/1/`), even though a HEAD route exists: a HEAD must never count.
-    if (request.method === "HEAD") {
-      const url = visibleLinkUrl(db, id, viewerId);
-      return url === undefined ? undefined : new URL(url).href;
-    }
-    return clicks.open(id, viewerId);
+    return request.method === "HEAD" ? visibleLinkUrl(db, id, viewerId) : clicks.open(id, viewerId);
   };
   /**
    * redirect answers 302 (written into `set`, not a new Response, so Elysia need not merge the

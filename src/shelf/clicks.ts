@@ -72,10 +72,8 @@ export class ClickRecorder {
     const now = this.clock();
     const { count } = clickQueries(this.db);
     for (const opening of openings.values()) {
-      const url = visibleLinkUrl(this.db, opening.linkId, opening.viewerId);
-      if (url === undefined) continue;
-      count.run({ count: opening.clicks, now, linkId: opening.linkId });
-      opening.location = new URL(url).href;
+      opening.location = visibleLinkUrl(this.db, opening.linkId, opening.viewerId);
+      if (opening.location !== undefined) count.run({ count: opening.clicks, now, linkId: opening.linkId });
     }
   }
 }

@@ -26,13 +26,13 @@ const visibilityQueries = preparedQueries((db) => ({
 }));
 
 /**
- * visibleLinkUrl is the URL a link opens to, when the viewer may open it: one of its
- * collections is PUBLIC, or the viewer (a user id; null: anonymous) owns it. Undefined
- * otherwise, and for an unknown id, so nothing tells them apart.
+ * visibleLinkUrl is the URL a link opens to (serialized as a `Location`), when the viewer may
+ * open it: one of its collections is PUBLIC, or the viewer (a user id; null: anonymous) owns it.
+ * Undefined otherwise, and for an unknown id, so nothing tells them apart.
  */
 export function visibleLinkUrl(db: Db, id: number, viewerId: number | null): string | undefined {
   const link = visibilityQueries(db).target.get({ id });
-  return link && (link.isPublic || link.userId === viewerId) ? link.url : undefined;
+  return link && (link.isPublic || link.userId === viewerId) ? new URL(link.url).href : undefined;
 }
 
 /** A PUBLIC collection as anyone sees it: the collection, its owner's name, and its links. */
