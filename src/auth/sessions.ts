@@ -36,7 +36,7 @@ export interface SessionUse {
 export function useSession(db: Db, id: string, now: number, renew = true): SessionUse | undefined {
   if (!SESSION_SHAPE.test(id)) return undefined;
   const idHash = hashSecret(id);
-  // The session and then its user by id, not a join: SQLite prepares a join again at every use with new bound values.
+  // The session and then its user by id, not a join: SQLite compiles a join comparing a column with a bound value again at every use.
   const row = db
     .select({ userId: sessions.userId, expiresAt: sessions.expiresAt })
     .from(sessions)

@@ -73,7 +73,7 @@ interface SavedPage {
  */
 export function indexLink(db: Db, linkId: number): void {
   const sqlite = db.$client;
-  // Two lookups by key, not a join: SQLite prepares a join again at every use with a new bound value.
+  // Two lookups by key, not a join: SQLite compiles a join comparing a column with a bound value again at every use.
   const link = sqlite.query<Pick<IndexedFields, "name" | "description" | "url">, [number]>("SELECT name, description, url FROM links WHERE id = ?").all(linkId)[0];
   sqlite.query("DELETE FROM link_search WHERE rowid = ?").run(linkId);
   if (!link) return;

@@ -22,8 +22,9 @@ export interface TokenInfo {
 
 /**
  * Every API request looks its token up: built once per database. One statement, and no join:
- * SQLite compiles a join again at every use with a new bound value (~10 µs here, more than the
- * lookups), so the token is found by scalar subqueries around its user (see docs/development.md).
+ * SQLite compiles a join comparing a column with a bound value again at every use (~10 µs here,
+ * more than the lookups), so the token is found by scalar subqueries around its user (see
+ * docs/development.md).
  */
 const tokenQueries = preparedQueries((db) => {
   const ofToken = (column: string) => sql.raw(`(SELECT ${column} FROM api_tokens WHERE token_hash = `).append(sql`${sql.placeholder("tokenHash")})`);
