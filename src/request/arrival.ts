@@ -32,13 +32,19 @@ export interface Arrival {
  * this server set).
  */
 export function arrivalOf(request: Request, network: Network): Arrival {
-  const own = { address: network.peerAddress?.(request) ?? "unknown", scheme: URL.parse(request.url)?.protocol.slice(0, -1) ?? "http" };
+  const { address, proxied } = clientOf(request, network);
+  const own = URL.parse(request.url)?.protocol.slice(0, -1) ?? "http";
+  const forwarded = proxied ? request.headers.get("x-forwarded-proto")?.split(",").at(-1)?.trim().toLowerCase() : undefined;
+  return { address, scheme: forwarded === "https" || forwarded === "http" ? forwarded : own };
+}
+
+/** clientOf is the client's address (see arrivalOf), and whether it came through a trusted proxy; the TCP peer is asked once. */
+function clientOf(request: Request, network: Network): { address: string; proxied: boolean } {
+  const peer = network.peerAddress?.(request) ?? "unknown";
   const proxies = network.config.trustedProxies;
-  if (!inIpRanges(own.address, proxies)) return own;
+  if (!inIpRanges(peer, proxies)) return { address: peer, proxied: false };
   const hops = request.headers.get("x-forwarded-for")?.split(",").map(hostOfHop).filter(Boolean) ?? [];
-  const client = hops.findLast((hop) => !inIpRanges(hop, proxies)) ?? hops[0] ?? own.address;
-  const forwarded = request.headers.get("x-forwarded-proto")?.split(",").at(-1)?.trim().toLowerCase();
-  return { address: client, scheme: forwarded === "https" || forwarded === "http" ? forwarded : own.scheme };
+  return { address: hops.findLast((hop) => !inIpRanges(hop, proxies)) ?? hops[0] ?? peer, proxied: true };
 }
 
 /**
@@ -54,8 +60,7 @@ function hostOfHop(entry: string): string {
   return v4WithPort ? v4WithPort[1]! : hop;
 }
 
-/** clientAddress is the client's IP address (see arrivalOf): the key of per-address limits. Every limited request asks, so a direct peer is answered without reading the URL. */
+/** clientAddress is the client's IP address (see arrivalOf): the key of per-address limits. Every limited request asks, so it reads neither the URL nor the scheme. */
 export function clientAddress(request: Request, network: Network): string {
-  const peer = network.peerAddress?.(request) ?? "unknown";
-  return inIpRanges(peer, network.config.trustedProxies) ? arrivalOf(request, network).address : peer;
+  return clientOf(request, network).address;
 }
