@@ -19,7 +19,7 @@ import { describeRoute } from "./openapi/describe";
 import { openApiRoutes } from "./openapi/routes";
 import { publicRoutes } from "./public/routes";
 import { redirectRoutes } from "./redirect/routes";
-import { API_ROUTE, errorMapping, surfaces, type DeclaredRoute } from "./surface";
+import { API_ROUTE, errorAnswers, errorMapping, surfaces, type DeclaredRoute } from "./surface";
 import { errorPages } from "./web/error-pages";
 import { pageGuard } from "./web/guard";
 import { indexPendingLinks } from "./search/index-text";
@@ -51,9 +51,12 @@ export function createApp(given: AppDeps) {
     .all("/*", () => {
       throw new NotFound();
     }, { surface: { ...API_ROUTE, callers: false } });
-  const app = new Elysia()
+  const errors = errorAnswers({ report: unexpectedErrorLog(log, deps.clock), routes: (): readonly DeclaredRoute[] => app.routes, pages: errorPages(pages) });
+  const redirect = redirectRoutes(deps, { guards: guard, commits, errors, log });
+  // Bun's router answers `/l/:id` itself when the app listens (see redirectRoutes).
+  const app = new Elysia({ serve: { routes: redirect.native } })
     .use(accessLog(deps, log))
-    .use(errorMapping({ report: unexpectedErrorLog(log, deps.clock), routes: (): readonly DeclaredRoute[] => app.routes, pages: errorPages(pages) }))
+    .use(errorMapping(errors))
     .use(wellFormedRequest)
     .use(surfaces)
     .get("/healthz", () => ({ status: "ok" }), {
@@ -68,7 +71,7 @@ export function createApp(given: AppDeps) {
     .all("/api/*", () => {
       throw new NotFound();
     }, { surface: { kind: "api", limited: false, callers: false } })
-    .use(redirectRoutes(deps, guard, commits))
+    .use(redirect.routes)
     .use(authPages(deps, signIns))
     .use(webPages(deps, pages, signIns))
     .use(publicRoutes(deps))

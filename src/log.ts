@@ -65,26 +65,61 @@ function statusOf(responseValue: unknown, status: number | string | undefined): 
   return status === undefined ? 200 : StatusMap[status as keyof typeof StatusMap] ?? 200;
 }
 
+type AccessLogDeps = Network & { config: Pick<Config, "log">; clock: () => number };
+
+/** When a request arrived and from where, as its access log line tells it. */
+interface Arrival {
+  at: number;
+  start: number;
+  address: string;
+}
+
+/** accessLines reads a request's arrival and writes its line (see accessLog). */
+function accessLines({ config, clock, peerAddress }: AccessLogDeps, log: LogSink) {
+  return {
+    // The peer's address is read on arrival: once the answer is sent the socket may be gone.
+    arrive: (request: Request): Arrival => ({ at: clock(), start: performance.now(), address: clientAddress(request, { config, peerAddress }) }),
+    write(request: Request, arrival: Arrival | undefined, status: number) {
+      const ms = arrival ? performance.now() - arrival.start : 0;
+      log(`${new Date(arrival?.at ?? clock()).toISOString()} ${logSafe(arrival?.address ?? "unknown")} ${request.method} ${printablePath(request)} ${status} ${ms.toFixed(1)}ms`);
+    },
+  };
+}
+
 /**
  * accessLog, with `LINKSHELF_LOG=access`, logs one line per request once it is answered:
  * `<ISO time of arrival> <client IP> <method> <path> <status> <milliseconds>ms`. The path goes without
  * its query string, and no header is logged, so tokens, cookies, passwords and setup codes
  * never reach the log. Off by default, and then it adds no hook at all.
  */
-export function accessLog({ config, clock, peerAddress }: Network & { config: Pick<Config, "log">; clock: () => number }, log: LogSink) {
+export function accessLog(deps: AccessLogDeps, log: LogSink) {
   const plugin = new Elysia({ name: "linkshelf/access-log" });
-  if (!config.log.access) return plugin;
-  // The peer's address is read on arrival: once the answer is sent the socket may be gone.
-  const arrivals = new WeakMap<Request, { at: number; start: number; address: string }>();
+  if (!deps.config.log.access) return plugin;
+  const lines = accessLines(deps, log);
+  const arrivals = new WeakMap<Request, Arrival>();
   return plugin
     .onRequest(({ request }) => {
-      arrivals.set(request, { at: clock(), start: performance.now(), address: clientAddress(request, { config, peerAddress }) });
+      arrivals.set(request, lines.arrive(request));
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
-      const arrival = arrivals.get(request);
-      const ms = arrival ? performance.now() - arrival.start : 0;
-      log(`${new Date(arrival?.at ?? clock()).toISOString()} ${logSafe(arrival?.address ?? "unknown")} ${request.method} ${printablePath(request)} ${statusOf(responseValue, set.status)} ${ms.toFixed(1)}ms`);
+      lines.write(request, arrivals.get(request), statusOf(responseValue, set.status));
     });
+}
+
+/**
+ * loggedAccess wraps a handler that the server calls directly, outside the app's hooks (the
+ * redirect's native route), so that its requests are logged like every other (accessLog);
+ * with the access log off it is the handler itself.
+ */
+export function loggedAccess<Asking extends Request, Rest extends unknown[]>(deps: AccessLogDeps, log: LogSink, handler: (request: Asking, ...rest: Rest) => Promise<Response>) {
+  if (!deps.config.log.access) return handler;
+  const lines = accessLines(deps, log);
+  return async (request: Asking, ...rest: Rest): Promise<Response> => {
+    const arrival = lines.arrive(request);
+    const response = await handler(request, ...rest);
+    lines.write(request, arrival, response.status);
+    return response;
+  };
 }
 
 /**

@@ -137,31 +137,39 @@ export interface ErrorMappingOptions {
 /** The answer when even shaping an error failed: fixed, so it cannot fail itself. */
 const FALLBACK_BODY = JSON.stringify({ message: "Something went wrong on the server.", code: "INTERNAL" });
 
+/** Where an error happened: Elysia's error code, and the route it matched; or the surface of a route answering outside Elysia's hooks. */
+export interface ErrorPlace {
+  code?: string | number;
+  route?: string;
+  surface?: Surface;
+}
+
+/** The one answer to a request that failed: see errorAnswers. */
+export type ErrorAnswer = (failed: FailedRequest, error: unknown, place: ErrorPlace, headers: Record<string, unknown>) => Promise<Response>;
+
 /**
- * errorMapping is the one place where errors become responses, registered before every route:
- * a thrown AppError (or Elysia's own parse, validation and not-found errors) is answered as
- * the surface of the route it happened on says; anything else is reported and answered
- * 500 INTERNAL. It never throws: should shaping the answer fail, the answer is a fixed 500.
+ * errorAnswers is the one place where errors become responses: a thrown AppError (or Elysia's
+ * own parse, validation and not-found errors) is answered as the surface of the route it
+ * happened on says; anything else is reported and answered 500 INTERNAL. Headers set before
+ * the failure (`headers`: the RateLimit ones, a renewed session's cookie) go with the answer.
+ * It never throws: should shaping the answer fail, the answer is a fixed 500.
  */
-export function errorMapping({ report, routes, pages }: ErrorMappingOptions) {
+export function errorAnswers({ report, routes, pages }: ErrorMappingOptions): ErrorAnswer {
   let declarations: ReturnType<typeof declarationsOf> | undefined;
-  // The hook names the parts of the context it reads: Elysia prepares only those for each request.
-  return new Elysia({ name: "linkshelf/error-mapping" }).onError({ as: "global" }, async ({ code, error, request, set, route, params }) => {
+  return async (failed, error, { code = "UNKNOWN", route, surface: given }, headers) => {
+    const { request } = failed;
     try {
       let appError = toAppError(code, error);
       if (!appError) {
         report(request, error);
         appError = new AppError(500, "INTERNAL", "Something went wrong on the server.");
       }
-      const surface = (declarations ??= declarationsOf(routes())).find(request.method, route, request.url);
+      const surface = given ?? (declarations ??= declarationsOf(routes())).find(request.method, route, request.url);
       const html = surface.kind === "page" || (surface.kind === "browser" && (request.headers.get("accept")?.includes("text/html") ?? false));
-      const response = html ? await pages({ request, params: params ?? {} }, appError, surface) : errorResponse(appError);
-      // Headers set before the failure (the RateLimit ones) belong on the error too.
-      for (const [name, value] of Object.entries(set.headers)) {
+      const response = html ? await pages(failed, appError, surface) : errorResponse(appError);
+      for (const [name, value] of Object.entries(headers)) {
         if (typeof value === "string" && !response.headers.has(name)) response.headers.set(name, value);
       }
-      // The access log reads the status from here.
-      set.status = response.status;
       return response;
     } catch (failure) {
       try {
@@ -169,8 +177,18 @@ export function errorMapping({ report, routes, pages }: ErrorMappingOptions) {
       } catch {
         // Nothing is left to tell; the fixed answer below still goes out.
       }
-      set.status = 500;
       return new Response(FALLBACK_BODY, { status: 500, headers: { "content-type": "application/json" } });
     }
+  };
+}
+
+/** errorMapping answers, with `answer`, every error of every route; registered before every route. */
+export function errorMapping(answer: ErrorAnswer) {
+  // The hook names the parts of the context it reads: Elysia prepares only those for each request.
+  return new Elysia({ name: "linkshelf/error-mapping" }).onError({ as: "global" }, async ({ code, error, request, set, route, params }) => {
+    const response = await answer({ request, params: params ?? {} }, error, { code, route }, set.headers);
+    // The access log reads the status from here.
+    set.status = response.status;
+    return response;
   });
 }

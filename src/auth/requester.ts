@@ -22,9 +22,10 @@ interface Asking {
  * routes that use them, so every path the router sends to such a route (`/favicon/`,
  * `/l/1/`) is decided and limited, and no other path is:
  *
- * - `requester` (on `/l/:id`) and `visitor` (on `/favicon`): a token or a session decides the
- *   user, else anonymous. Routes read the user's shelf as `requester` (null: anonymous). `requester` extends
- *   a session in the last half of its life; `visitor` never does (see `asker`).
+ * - `requesterOf` (for `/l/:id`, a function the route calls itself) and `visitor` (a hook on
+ *   `/favicon`): a token or a session decides the user, else anonymous (null); the route
+ *   reads the user's shelf as `requester`. `requesterOf` extends a session in the last half of
+ *   its life; `visitor` never does (see `askerOf`).
  * - `apiUser` (on `/api/v1`): only a valid bearer token decides the user; anything else is
  *   401. A request with a body is decided in the parse step, before the body is read (the app
  *   uses it ahead of the JSON body parser), so a stranger's body is never read; one without a
@@ -56,20 +57,24 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
   };
 
   /**
-   * asker decides a token or a session, else anonymous. `renew`: a session this use extends
-   * re-sends its cookie with the answer, whatever the answer is. `/favicon` does not renew,
-   * since its answers are publicly cacheable and must never carry a cookie.
+   * askerOf decides a token or a session, else anonymous (null), and counts the request,
+   * writing the headers of the answer into `set.headers` (RateLimited over the limit).
+   * `renew`: a session this use extends re-sends its cookie with the answer, whatever the
+   * answer is. `/favicon` does not renew, since its answers are publicly cacheable and must
+   * never carry a cookie.
    */
+  const askerOf = ({ request, set }: Asking, renew: boolean): Shelf | null => {
+    const now = clock();
+    const who = resolveUser(db, request, now, renew);
+    if (who?.renewed) set.headers["set-cookie"] = renewedSessionCookie(request, { config, peerAddress }, who.renewed, now);
+    count({ request, set }, who?.user, now);
+    return who ? new Shelf(db, who.user) : null;
+  };
   const asker = (name: string, renew: boolean) => new Elysia({ name, seed })
-    .derive({ as: "scoped" }, ({ request, set }) => {
-      const now = clock();
-      const who = resolveUser(db, request, now, renew);
-      if (who?.renewed) set.headers["set-cookie"] = renewedSessionCookie(request, { config, peerAddress }, who.renewed, now);
-      count({ request, set }, who?.user, now);
-      return { requester: who ? new Shelf(db, who.user) : null };
-    });
-  const requester = asker("linkshelf/requester", true);
+    .derive({ as: "scoped" }, ({ request, set }) => ({ requester: askerOf({ request, set }, renew) }));
   const visitor = asker("linkshelf/visitor", false);
+  /** The requester of `/l/:id`, which answers outside Elysia's hooks where it can (see src/redirect/routes.ts): it renews sessions. */
+  const requesterOf = (asking: Asking) => askerOf(asking, true);
 
   // The hooks name the parts of the context they use: Elysia reads a hook's parameters to
   // decide what to prepare, and a whole `context` would make it read every request's body.
@@ -81,7 +86,7 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
   /** apiRoutes starts the `/api/v1` routes under `prefix`: route declarations, and the token's shelf as `shelf`. */
   const apiRoutes = <const Prefix extends string>(prefix: Prefix) => new Elysia({ prefix }).use(surfaces).use(apiUser);
 
-  return { requester, visitor, apiUser, apiRoutes };
+  return { requesterOf, visitor, apiUser, apiRoutes };
 }
 
 export type Guards = ReturnType<typeof guards>;

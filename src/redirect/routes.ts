@@ -2,12 +2,13 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
-import { NotFound } from "../errors";
+import { checkWellFormed, NotFound } from "../errors";
+import { loggedAccess, type LogSink } from "../log";
 import type { Shelf } from "../shelf/shelf";
 import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { pathOf } from "../request/path";
-import { surfaces, type Surface } from "../surface";
+import { surfaces, type ErrorAnswer, type Surface } from "../surface";
 import { ClickRecorder } from "../shelf/clicks";
 import { visibleLinkUrl } from "../shelf/visibility";
 
@@ -17,14 +18,6 @@ const notVisible = {
 };
 /** What the 404 page of a browser without a session says: the link may be a private one of theirs (a pinned favorite after the session lapsed). */
 const PRIVATE_OR_MISSING = { message: "This link is private or does not exist.", why: "If it is one of your links, sign in to open it." };
-
-/** What the redirect reads of a request's context. */
-interface Redirecting {
-  params: { id: string };
-  request: Request;
-  requester: Shelf | null;
-  set: { status?: number | string; headers: Record<string, string | number> };
-}
 
 /** Anyone may open a link (its owner by session or token); a browser gets its errors as HTML pages. */
 const REDIRECT_ROUTE: Surface = { kind: "browser", limited: true, callers: ["anyone", "session", "bearer"] };
@@ -38,13 +31,30 @@ const redirectDoc = (summary: string, description: string): RouteDoc => ({
   },
 });
 
+/** What the redirect needs beside the app's dependencies: who is asking, the group commit, the error answers and the log. */
+export interface RedirectParts {
+  guards: Guards;
+  commits: GroupCommit;
+  errors: ErrorAnswer;
+  log: LogSink;
+}
+
 /**
  * redirectRoutes: `GET /l/:id` answers 302 to the link's URL and counts a click (committed
  * before the answer leaves); `HEAD` answers the same and counts nothing. A link is visible
  * when one of its collections is PUBLIC or the requester owns it; otherwise, and for unknown
  * or malformed ids, 404, so existence never leaks.
+ *
+ * The redirect is the one answer the server gives most often, so it does not go through
+ * Elysia's hooks: `open` does, in order, what they do for every other route (the Host check,
+ * deciding and counting the requester, the answer to an error as its surface says, the access
+ * log), and is served two ways. `native` is the route Bun's own router calls on a listening
+ * server (`serve.routes` of the app); `routes` holds the same paths for Elysia's router, which
+ * answers `app.handle` (the tests) and the paths Bun's router does not match (`/l/1/`), by
+ * calling `open` too.
  */
-export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, commits: GroupCommit) {
+export function redirectRoutes(deps: AppDeps, { guards, commits, errors, log }: RedirectParts) {
+  const { db, clock } = deps;
   const clicks = new ClickRecorder(db, commits, clock);
 
   /** location is where the requester goes: a GET counts its click (decided and committed in the group commit), a HEAD only looks. */
@@ -56,33 +66,42 @@ export function redirectRoutes({ db, clock }: AppDeps, { requester }: Guards, co
     // `/l/1/`), even though a HEAD route exists: a HEAD must never count.
     return request.method === "HEAD" ? visibleLinkUrl(db, id, viewerId) : clicks.open(id, viewerId);
   };
+
   /**
-   * redirect answers 302 (written into `set`, not a new Response, so Elysia need not merge the
-   * RateLimit headers into one), or the 404 of every id the requester may not open. A browser
-   * without a session may just have been signed out: its 404 page offers to sign in and come
-   * back here. The same page for every id that is not visible, so nothing leaks.
+   * open answers 302, or the 404 of every id the requester may not open. A browser without a
+   * session may just have been signed out: its 404 page offers to sign in and come back here.
+   * The same page for every id that is not visible, so nothing leaks. The RateLimit headers
+   * (and a renewed session's cookie) go with every answer but the refused Host's.
    */
-  const redirect = async ({ params, request, requester, set }: Redirecting) => {
-    const to = await location(request, params.id, requester);
-    if (to === undefined) throw new NotFound(undefined, requester === null ? { ...PRIVATE_OR_MISSING, next: pathOf(request.url) } : undefined);
-    set.status = 302;
-    set.headers.location = to;
-    set.headers["cache-control"] = "no-store";
-    return null;
+  const open = async (request: Request, rawId: string): Promise<Response> => {
+    const headers: Record<string, string | number> = {};
+    try {
+      checkWellFormed(request);
+      const requester = guards.requesterOf({ request, set: { headers } });
+      const to = await location(request, rawId, requester);
+      if (to === undefined) throw new NotFound(undefined, requester === null ? { ...PRIVATE_OR_MISSING, next: pathOf(request.url) } : undefined);
+      return new Response(null, { status: 302, headers: { ...headers, location: to, "cache-control": "no-store" } as Record<string, string> });
+    } catch (error) {
+      return errors({ request, params: { id: rawId } }, error, { surface: REDIRECT_ROUTE }, headers);
+    }
   };
 
-  return new Elysia()
+  const route = { surface: REDIRECT_ROUTE };
+  const routes = new Elysia()
     .use(surfaces)
-    .use(requester)
-    .get("/l/:id", redirect, {
-      surface: REDIRECT_ROUTE,
+    .get("/l/:id", ({ request, params }) => open(request, params.id), {
+      ...route,
       detail: describeRoute(redirectDoc(
         "Open a link, counting one click",
         "Visible when one of the link's collections is PUBLIC, or to its owner (session cookie or bearer token). The click is committed before the answer.",
       )),
     })
-    .head("/l/:id", redirect, {
-      surface: REDIRECT_ROUTE,
+    .head("/l/:id", ({ request, params }) => open(request, params.id), {
+      ...route,
       detail: describeRoute(redirectDoc("Check a link without counting a click", "Answers like GET, for link checkers and unfurlers.")),
     });
+  // Bun names the parameter as the path does; typed for any path, as `serve.routes` takes them.
+  const served = loggedAccess(deps, log, (request: Bun.BunRequest) => open(request, request.params.id ?? ""));
+  const native = { "/l/:id": { GET: served, HEAD: served } };
+  return { routes, native };
 }
