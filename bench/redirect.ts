@@ -6,11 +6,11 @@ export interface RedirectFigure {
   generator: Generator;
   bareRps: number;
   linkshelfRps: number;
-  /** Elysia answering the same 302 through the same shape of hooks, no linkshelf code, no database (bench/floor-elysia-redirect.ts). */
+  /** Elysia answering the same 302 through the hooks the redirect would need on Elysia's pipeline, no linkshelf code, no database (bench/floor-elysia-redirect.ts). */
   floorRps: number;
   /** Median linkshelf ÷ median bare. */
   ratio: number;
-  /** Median floor ÷ median bare: no app on this stack with these rules can do better. */
+  /** Median floor ÷ median bare: what Elysia's per-request pipeline alone leaves of the bare server (linkshelf's redirect does not go through it). */
   floorRatio: number;
   /** The lowest and highest ratio of one round (linkshelf's run ÷ the bare run just before it). */
   spread: [number, number];

@@ -41,7 +41,7 @@ const x = (ratio: number) => `${ratio.toFixed(2)}×`;
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 const rows: [Status, string, string, string, string][] = [
-  [status(redirect.ratio >= redirect.target, redirect.floorRatio < redirect.target), "GET /l/:id ÷ bare Bun.serve 302",
+  [status(redirect.ratio >= redirect.target), "GET /l/:id ÷ bare Bun.serve 302",
     `${redirect.generator}: ${redirect.linkshelfRps.toFixed(0)} / ${redirect.bareRps.toFixed(0)} req/s, ${redirect.rounds} rounds ${redirect.spread.map((r) => r.toFixed(2)).join("-")}`,
     x(redirect.ratio), `≥ ${redirect.target}`],
   [status(redirect.clicksMatch), "clicks stored = 302s served", `${redirect.clicksStored} / ${redirect.redirectsServed}, every answer awaited`, "", "equal"],
@@ -80,8 +80,8 @@ const lines = [
     `${state.padEnd(5)} ${name.padEnd(42)} ${detail.padEnd(48)} ${value.padStart(8)}  target ${target}`),
   "",
   `      GET /api/v1/collections right after a write (answer built, not kept): ${collections.afterWriteMs.toFixed(1)} ms, ${x(collections.afterWriteRatio)} bare`,
-  `      redirect floor, Elysia answering the 302 through the same hooks (Host check, credentials, RateLimit headers) with no linkshelf code and no database:`,
-  `        ${redirect.floorRps.toFixed(0)} req/s = ${x(redirect.floorRatio)} bare (linkshelf: ${x(redirect.linkshelfRps / redirect.floorRps)} the floor)`,
+  `      Elysia answering the 302 through the hooks the redirect would need there (Host check, credentials, RateLimit headers), no linkshelf code, no database`,
+  `        (why linkshelf answers /l/:id from Bun's router): ${redirect.floorRps.toFixed(0)} req/s = ${x(redirect.floorRatio)} bare; linkshelf ${x(redirect.linkshelfRps / redirect.floorRps)} that`,
   `      floor, Elysia + drizzle + bun:sqlite with no linkshelf code, compiled the same way:`,
   `        idle RSS ${footprint.floor.rssMiB.toFixed(1)} MiB = ${x(footprint.floorRssRatio)} bare, start ${footprint.floor.startMs.toFixed(1)} ms = ${x(footprint.floorStartRatio)} bare` +
     ` (linkshelf: ${x(footprint.linkshelf.rssMiB / footprint.floor.rssMiB)} and ${x(footprint.linkshelf.startMs / footprint.floor.startMs)} the floor)`,
