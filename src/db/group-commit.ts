@@ -26,12 +26,24 @@ export class GroupCommit {
    */
   batches = 0;
 
-  private readonly inSavepoint;
+  /** One batch's writes, each in its own savepoint, then `beforeCommit`: run as one IMMEDIATE transaction. */
+  private readonly batch;
 
   /** `beforeCommit` runs inside each batch's transaction after its writes (the search index takes the batch's new links there). */
-  constructor(private readonly sqlite: Database, private readonly beforeCommit?: () => void) {
+  constructor(sqlite: Database, beforeCommit?: () => void) {
     // Called inside the batch's transaction, a bun:sqlite transaction function is a savepoint.
-    this.inSavepoint = sqlite.transaction((write: () => unknown) => write());
+    const inSavepoint = sqlite.transaction((write: () => unknown) => write());
+    // Made once: bun:sqlite builds a transaction function's statements and wrappers when it is made.
+    this.batch = sqlite.transaction((jobs: readonly Job[], outcomes: { ok: boolean; value: unknown }[]) => {
+      for (const job of jobs) {
+        try {
+          outcomes.push({ ok: true, value: inSavepoint(job.write) });
+        } catch (error) {
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+      beforeCommit?.();
+    });
   }
 
   /** run queues `write` for this turn's transaction and resolves with its result once committed. */
@@ -55,16 +67,7 @@ export class GroupCommit {
     this.batches++;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
-      this.sqlite.transaction(() => {
-        for (const job of jobs) {
-          try {
-            outcomes.push({ ok: true, value: this.inSavepoint(job.write) });
-          } catch (error) {
-            outcomes.push({ ok: false, value: error });
-          }
-        }
-        this.beforeCommit?.();
-      }).immediate();
+      this.batch.immediate(jobs, outcomes);
     } catch (error) {
       for (const job of jobs) job.reject(error);
       return;
