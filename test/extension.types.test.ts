@@ -1,4 +1,4 @@
-import { describe, expect, it } from "bun:test";
+import { afterAll, describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
@@ -16,8 +16,13 @@ import { REPO_ROOT } from "./binary";
 /** A program of the unmodified repository's sources takes a few seconds to check here, over bun:test's default of 5. */
 const TSC_TIMEOUT = 120_000;
 
-/** Parsed (and, once checked, bound) files by path and parse options, shared by every program whose file text is the same. */
+/**
+ * Parsed (and, once checked, bound) files by path and parse options, shared by every program whose
+ * file text is the same. Let go after the file: a few hundred MiB that would otherwise stay in the
+ * test process (`--no-isolate`) and slow its collector through every file it runs next.
+ */
 const parsed = new Map<string, ts.SourceFile>();
+afterAll(() => parsed.clear());
 
 /**
  * compilerHost reads the repository from disk except for the files in `changed` (absolute path to
