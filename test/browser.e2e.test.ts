@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import type { Browser } from "playwright-core";
+import { describe, expect, it } from "bun:test";
 import { createUser } from "../src/users/service";
-import { answerExtensionCallbacks, answeredStatus, checkLooks, keepLocal, launchChromium, startServer, type LiveServer } from "./browser";
-import { CHROMIUM, requireProgram } from "./programs";
+import { answerExtensionCallbacks, answeredStatus, browserForFile, checkLooks, keepLocal } from "./browser";
 
 const EXTENSION_ID = "abcdefghijklmnopabcdefghijklmnop";
 const CALLBACK = `https://${EXTENSION_ID}.chromiumapp.org/cb`;
@@ -10,28 +8,14 @@ const EMAIL = "owner@example.test";
 const PASSWORD = "correct horse battery";
 const TIMEOUT_MS = 60_000;
 
-let server: LiveServer | undefined;
-let browser: Promise<Browser> | undefined;
-const present = requireProgram(CHROMIUM);
-
-beforeAll(async () => {
-  if (!present) return;
-  server = startServer();
-  await createUser(server.db, { email: EMAIL, name: "Owner", password: PASSWORD }, Date.now());
-  // Launched once; a launch failure surfaces in each test that awaits it.
-  browser = launchChromium();
-  browser.catch(() => undefined);
+const e2e = browserForFile({
+  setUp: (server) => createUser(server.db, { email: EMAIL, name: "Owner", password: PASSWORD }, Date.now()),
 });
 
-afterAll(async () => {
-  await (await browser?.catch(() => undefined))?.close();
-  await server?.stop();
-});
-
-describe.skipIf(!present)("in Chromium", () => {
+describe.skipIf(!e2e.present)("in Chromium", () => {
   it("signs in from the extension handoff and hands over a working token", async () => {
-    const { origin } = server!;
-    const context = await (await browser!).newContext();
+    const { origin } = e2e.server;
+    const context = await (await e2e.browser).newContext();
     try {
       const page = await context.newPage();
       // Not keepLocal here: Playwright's own routing would swallow the redirect hop. The page
@@ -103,8 +87,8 @@ describe.skipIf(!present)("in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("shows the wrong-password message in the page and stays on the login form", async () => {
-    const { origin } = server!;
-    const context = await (await browser!).newContext();
+    const { origin } = e2e.server;
+    const context = await (await e2e.browser).newContext();
     try {
       const page = await context.newPage();
       await keepLocal(page, origin);
@@ -121,8 +105,8 @@ describe.skipIf(!present)("in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("renders the login page on a phone and a desktop, light and dark (screenshots)", async () => {
-    const { origin } = server!;
-    const checked = await checkLooks("login-screenshots", async ({ viewport }) => (await browser!).newContext({ viewport }), async (page, check, { colorScheme }) => {
+    const { origin } = e2e.server;
+    const checked = await checkLooks("login-screenshots", async ({ viewport }) => (await e2e.browser).newContext({ viewport }), async (page, check, { colorScheme }) => {
       await keepLocal(page, origin);
       await page.emulateMedia({ colorScheme });
       await page.goto(`${origin}/login?next=/`);

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "bun:test";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { createApp, type App } from "../src/app";
@@ -6,7 +7,7 @@ import type { ContentCapture } from "../src/capture/fetcher";
 import { loadConfig } from "../src/config";
 import { closeDatabase, openDatabase, type Db } from "../src/db/client";
 import { artifactDir, testDir } from "./dirs";
-import { CHROMIUM } from "./programs";
+import { CHROMIUM, requireProgram } from "./programs";
 
 /** launchChromium starts Debian's headless Chromium (callers check `requireProgram(CHROMIUM)` first). */
 export async function launchChromium(): Promise<Browser> {
@@ -46,6 +47,54 @@ export function startServer(options: { capture?: ContentCapture } = {}): LiveSer
       closeDatabase(db);
     },
   };
+}
+
+/** What browserForFile gives an end-to-end test file. */
+export interface BrowserForFile {
+  /** Whether Chromium is installed: the file's tests run only then (`describe.skipIf(!present)`). */
+  readonly present: boolean;
+  /** The file's own server over its own database, started before its first test. */
+  readonly server: LiveServer;
+  /** The file's Chromium, launched once (a launch failure surfaces in each test that awaits it). */
+  readonly browser: Promise<Browser>;
+  /** signedInContext opens a context signed in as `user` on the file's server (see signedInContext below). */
+  signedInContext(user: { id: number }, options?: ContextOptions): Promise<BrowserContext>;
+}
+
+/**
+ * browserForFile registers the beforeAll and afterAll of a test file that drives Chromium: a
+ * server of the file's own (startServer, `capture` made for it), `setUp` run on it (users and
+ * links the tests expect), then a Chromium of the file's own; afterAll closes both. Without
+ * Chromium it starts nothing (see requireProgram).
+ */
+export function browserForFile(options: { capture?: () => ContentCapture; setUp?: (server: LiveServer) => unknown } = {}): BrowserForFile {
+  const present = requireProgram(CHROMIUM);
+  let server: LiveServer | undefined;
+  let browser: Promise<Browser> | undefined;
+  beforeAll(async () => {
+    if (!present) return;
+    server = startServer({ capture: options.capture?.() });
+    await options.setUp?.(server);
+    browser = launchChromium();
+    browser.catch(() => undefined);
+  });
+  afterAll(async () => {
+    await (await browser?.catch(() => undefined))?.close();
+    await server?.stop();
+  });
+  const file: BrowserForFile = {
+    present,
+    get server() {
+      if (!server) throw new Error("the file's server is not started (its beforeAll has not run)");
+      return server;
+    },
+    get browser() {
+      if (!browser) throw new Error("the file's Chromium is not set up (before its beforeAll)");
+      return browser;
+    },
+    signedInContext: (user, contextOptions = {}) => signedInContext(file.browser, file.server, user, contextOptions),
+  };
+  return file;
 }
 
 /** What an extension callback page answers with, locally. */

@@ -5,20 +5,15 @@
  * light and dark. With LINKSHELF_DOCS_SCREENSHOT=1 the desktop light all-links page is also
  * written to docs/all-links.png, the picture of docs/pages.md.
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
 import type { UserRow } from "../src/db/schema";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, signedInContext as contextOf, startServer } from "./browser";
-import { CHROMIUM, requireProgram } from "./programs";
+import { browserForFile, checkLooks, keepLocal, type ContextOptions, type LiveServer } from "./browser";
 
 const TIMEOUT_MS = 90_000;
-const present = requireProgram(CHROMIUM);
 
-let server: LiveServer | undefined;
-let browser: Promise<Browser> | undefined;
 let user: UserRow | undefined;
 
 /** Six links named A to F (F newest), in two collections. */
@@ -33,33 +28,26 @@ function library(db: LiveServer["db"], owner: UserRow) {
   return shelf;
 }
 
-beforeAll(async () => {
-  if (!present) return;
-  server = startServer();
-  user = await createUser(server.db, { email: "bulk@example.test", name: "Bulk Tester", password: "correct horse battery" }, Date.now());
-  library(server.db, user);
-  browser = launchChromium();
-  browser.catch(() => undefined);
+const e2e = browserForFile({
+  setUp: async (server) => {
+    user = await createUser(server.db, { email: "bulk@example.test", name: "Bulk Tester", password: "correct horse battery" }, Date.now());
+    library(server.db, user);
+  },
 });
 
-afterAll(async () => {
-  await (await browser?.catch(() => undefined))?.close();
-  await server?.stop();
-});
+const signedInContext = (options: ContextOptions = {}) => e2e.signedInContext(user!, options);
 
-const signedInContext = (options: ContextOptions = {}) => contextOf(browser!, server!, user!, options);
+const favorites = () => new Shelf(e2e.server.db, user!).links.list({ sort: "name", favorite: true }).links.map((link) => link.name);
+const unfavoriteAll = () => e2e.server.db.$client.run("UPDATE links SET favorite = 0");
 
-const favorites = () => new Shelf(server!.db, user!).links.list({ sort: "name", favorite: true }).links.map((link) => link.name);
-const unfavoriteAll = () => server!.db.$client.run("UPDATE links SET favorite = 0");
-
-describe.skipIf(!present)("the all-links view in Chromium", () => {
+describe.skipIf(!e2e.present)("the all-links view in Chromium", () => {
   it("picks two links with j, k and x and favorites them from the keyboard", async () => {
     unfavoriteAll();
     const context = await signedInContext();
     try {
       const page = await context.newPage();
-      await keepLocal(page, server!.origin);
-      await page.goto(`${server!.origin}/links?sort=name`);
+      await keepLocal(page, e2e.server.origin);
+      await page.goto(`${e2e.server.origin}/links?sort=name`);
       await page.keyboard.press("j");
       await page.keyboard.press("x");
       await page.keyboard.press("j");
@@ -83,8 +71,8 @@ describe.skipIf(!present)("the all-links view in Chromium", () => {
     const context = await signedInContext({ javaScriptEnabled: false });
     try {
       const page = await context.newPage();
-      await keepLocal(page, server!.origin);
-      await page.goto(`${server!.origin}/links?sort=name`);
+      await keepLocal(page, e2e.server.origin);
+      await page.goto(`${e2e.server.origin}/links?sort=name`);
       expect(await page.locator("[data-select-all]").isVisible()).toBe(false);
       await page.getByRole("checkbox", { name: "Select Bach cello suites" }).check();
       await page.getByRole("checkbox", { name: "Select Espresso guide" }).check();
@@ -101,13 +89,13 @@ describe.skipIf(!present)("the all-links view in Chromium", () => {
     const context = await signedInContext();
     try {
       const page = await context.newPage();
-      await keepLocal(page, server!.origin);
-      await page.goto(`${server!.origin}/links`);
+      await keepLocal(page, e2e.server.origin);
+      await page.goto(`${e2e.server.origin}/links`);
       await page.keyboard.press("/");
       expect(await page.evaluate("document.activeElement.id")).toBe("search");
       await page.keyboard.type("jkx?n e/f");
       expect(await page.locator("#search").inputValue()).toBe("jkx?n e/f");
-      expect(page.url()).toBe(`${server!.origin}/links`);
+      expect(page.url()).toBe(`${e2e.server.origin}/links`);
       expect(await page.locator("input.pick:checked").count()).toBe(0);
       expect(await page.locator("#shortcuts").isVisible()).toBe(false);
       await page.locator("#search").blur();
@@ -125,15 +113,15 @@ describe.skipIf(!present)("the all-links view in Chromium", () => {
     const context = await signedInContext();
     try {
       const page = await context.newPage();
-      await keepLocal(page, server!.origin);
-      await page.goto(`${server!.origin}/account`);
+      await keepLocal(page, e2e.server.origin);
+      await page.goto(`${e2e.server.origin}/account`);
       await page.keyboard.press("?");
       expect(await page.locator("#shortcuts").isVisible()).toBe(true);
       await page.keyboard.press("Escape");
       await page.keyboard.press("/");
       expect(await page.evaluate("document.activeElement.id")).toBe("search");
       await page.locator("#search").blur();
-      await Promise.all([page.waitForURL(`${server!.origin}/links/new`), page.keyboard.press("n")]);
+      await Promise.all([page.waitForURL(`${e2e.server.origin}/links/new`), page.keyboard.press("n")]);
     } finally {
       await context.close();
     }
@@ -143,8 +131,8 @@ describe.skipIf(!present)("the all-links view in Chromium", () => {
     const context = await signedInContext();
     try {
       const page = await context.newPage();
-      await keepLocal(page, server!.origin);
-      await page.goto(`${server!.origin}/links`);
+      await keepLocal(page, e2e.server.origin);
+      await page.goto(`${e2e.server.origin}/links`);
       await page.getByRole("checkbox", { name: "Select all on this page" }).check();
       expect(await page.locator("input.pick:checked").count()).toBe(6);
     } finally {
@@ -154,10 +142,10 @@ describe.skipIf(!present)("the all-links view in Chromium", () => {
 
   it("renders the all-links page on a phone and a desktop, light and dark (screenshots)", async () => {
     unfavoriteAll();
-    server!.db.$client.run("UPDATE links SET favorite = 1, clicks = 4, last_clicked_at = ?1 WHERE name LIKE 'B%' OR name LIKE 'E%'", [Date.now() - 2 * 86_400_000]);
+    e2e.server.db.$client.run("UPDATE links SET favorite = 1, clicks = 4, last_clicked_at = ?1 WHERE name LIKE 'B%' OR name LIKE 'E%'", [Date.now() - 2 * 86_400_000]);
     const checked = await checkLooks("bulk-screenshots", (options) => signedInContext(options), async (page, check, { device, colorScheme }) => {
-      await keepLocal(page, server!.origin);
-      await page.goto(`${server!.origin}/links?sort=name`);
+      await keepLocal(page, e2e.server.origin);
+      await page.goto(`${e2e.server.origin}/links?sort=name`);
       await page.getByRole("checkbox", { name: "Select Bach cello suites" }).check();
       await check("all-links");
       if (device === "desktop" && colorScheme === "light" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") {

@@ -5,47 +5,32 @@
  * the 413 page in the browser too. Screenshots of the preview and report pages (phone and
  * desktop, light and dark) go to a temp folder whose path is printed.
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
 import { MAX_IMPORT_FILE_BYTES } from "../src/web/imports";
-import { answeredStatus, checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, signedInContext as contextOf, startServer } from "./browser";
+import { answeredStatus, browserForFile, checkLooks, keepLocal, type ContextOptions } from "./browser";
 import { testDir } from "./dirs";
-import { CHROMIUM, requireProgram } from "./programs";
 import { Shelf } from "../src/shelf/shelf";
 
 const PASSWORD = "correct horse battery";
 const TIMEOUT_MS = 120_000;
 const FIXTURE = join(import.meta.dir, "fixtures", "bookmarks", "chromium.html");
 
-let server: LiveServer | undefined;
-let browser: Promise<Browser> | undefined;
-const present = requireProgram(CHROMIUM);
-
-beforeAll(() => {
-  if (!present) return;
-  server = startServer();
-  browser = launchChromium();
-  browser.catch(() => undefined);
-});
-
-afterAll(async () => {
-  await (await browser?.catch(() => undefined))?.close();
-  await server?.stop();
-});
+const e2e = browserForFile();
 
 let users = 0;
-const newUser = (name: string) => createUser(server!.db, { email: `importer${++users}@example.test`, name, password: PASSWORD }, Date.now());
+const newUser = (name: string) => createUser(e2e.server.db, { email: `importer${++users}@example.test`, name, password: PASSWORD }, Date.now());
 
 /** signedInContext is a browser whose session cookie was made directly (the sign-in form is tried once, below). */
-const signedInContext = (user: UserRow, options: ContextOptions = {}) => contextOf(browser!, server!, user, options);
+const signedInContext = (user: UserRow, options: ContextOptions = {}) => e2e.signedInContext(user, options);
 
 /** What must survive an export and an import: every link with its collections, every collection. */
 function holdings(userId: number) {
-  const db = server!.db.$client;
+  const db = e2e.server.db.$client;
   const links = db.query(`
     SELECT l.url, l.name, l.description, l.favorite,
       (SELECT group_concat(name, ' | ') FROM (SELECT CASE WHEN c.is_default THEN '(Inbox)' ELSE c.name END AS name
@@ -57,7 +42,7 @@ function holdings(userId: number) {
 
 /** importThroughPage uploads a file on /import, checks the preview, confirms and returns the report page's counts. */
 async function importThroughPage(page: Page, file: string | { name: string; mimeType: string; buffer: Buffer }): Promise<string[]> {
-  const { origin } = server!;
+  const { origin } = e2e.server;
   await page.goto(`${origin}/import`);
   await page.getByLabel("Bookmarks file").setInputFiles(file);
   await page.getByRole("button", { name: "Preview import" }).click();
@@ -72,12 +57,12 @@ async function importThroughPage(page: Page, file: string | { name: string; mime
   return doneCounts;
 }
 
-describe.skipIf(!present)("the import / export page in Chromium", () => {
+describe.skipIf(!e2e.present)("the import / export page in Chromium", () => {
   it("imports a browser's file, shows its folders as collections, exports, and re-imports the export into a fresh user", async () => {
-    const { origin, db } = server!;
+    const { origin, db } = e2e.server;
     const owner = await newUser("Ida Importer");
     const fresh = await newUser("Fred Fresh");
-    const context = await (await browser!).newContext({ acceptDownloads: true });
+    const context = await (await e2e.browser).newContext({ acceptDownloads: true });
     try {
       const page = await context.newPage();
       await keepLocal(page, origin);
@@ -130,7 +115,7 @@ describe.skipIf(!present)("the import / export page in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("shows the 413 page for a file over the limit, storing nothing", async () => {
-    const { origin, db } = server!;
+    const { origin, db } = e2e.server;
     const user = await newUser("Big Bertha");
     const context = await signedInContext(user);
     try {
@@ -152,11 +137,11 @@ describe.skipIf(!present)("the import / export page in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("renders the preview and report pages on a phone and a desktop, light and dark (screenshots)", async () => {
-    const { origin } = server!;
+    const { origin } = e2e.server;
     const checked = await checkLooks("import-screenshots", async (options) => {
       const user = await newUser("Sam Shots");
       // One URL of the file is there already, so the pages list a duplicate too.
-      new Shelf(server!.db, user).links.create({ name: "Example", url: "https://example.com/", description: "", favorite: false, collectionIds: [] }, Date.now());
+      new Shelf(e2e.server.db, user).links.create({ name: "Example", url: "https://example.com/", description: "", favorite: false, collectionIds: [] }, Date.now());
       return signedInContext(user, options);
     }, async (page, check) => {
       await keepLocal(page, origin);

@@ -1,38 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import { describe, expect, it } from "bun:test";
+import type { Page } from "playwright-core";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
-import { answeredStatus, checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, openInPage, signedInContext as contextOf, startServer } from "./browser";
-import { CHROMIUM, requireProgram } from "./programs";
+import { answeredStatus, browserForFile, checkLooks, keepLocal, type ContextOptions, openInPage } from "./browser";
 import { Shelf } from "../src/shelf/shelf";
 
 const EMAIL = "reader@example.test";
 const PASSWORD = "correct horse battery";
 const TIMEOUT_MS = 90_000;
 
-let server: LiveServer | undefined;
-let browser: Promise<Browser> | undefined;
 let owner: UserRow | undefined;
-const present = requireProgram(CHROMIUM);
 
-beforeAll(async () => {
-  if (!present) return;
-  server = startServer();
-  owner = await createUser(server.db, { email: EMAIL, name: "Robin Reader", password: PASSWORD }, Date.now());
-  browser = launchChromium();
-  browser.catch(() => undefined);
+const e2e = browserForFile({
+  setUp: async (server) => {
+    owner = await createUser(server.db, { email: EMAIL, name: "Robin Reader", password: PASSWORD }, Date.now());
+  },
 });
 
-afterAll(async () => {
-  await (await browser?.catch(() => undefined))?.close();
-  await server?.stop();
-});
-
-const linkRows = () => server!.db.$client.query("SELECT id, name, url, favorite, clicks FROM links ORDER BY id").all() as
+const linkRows = () => e2e.server.db.$client.query("SELECT id, name, url, favorite, clicks FROM links ORDER BY id").all() as
   { id: number; name: string; url: string; favorite: number; clicks: number }[];
 
 /** signedInContext is a browser whose session cookie was made directly (the sign-in form has its own test). */
-const signedInContext = (user: UserRow, options: ContextOptions = {}) => contextOf(browser!, server!, user, options);
+const signedInContext = (user: UserRow, options: ContextOptions = {}) => e2e.signedInContext(user, options);
 
 interface FeedSummary {
   error: string | null;
@@ -67,10 +56,10 @@ const PARSE_ATOM = `(text) => {
   };
 }`;
 
-describe.skipIf(!present)("the web pages in Chromium", () => {
+describe.skipIf(!e2e.present)("the web pages in Chromium", () => {
   it("signs in, creates a collection and a link, favors, finds, opens, edits and deletes it", async () => {
-    const { origin } = server!;
-    const context = await (await browser!).newContext();
+    const { origin } = e2e.server;
+    const context = await (await e2e.browser).newContext();
     try {
       const page = await context.newPage();
       await keepLocal(page, origin);
@@ -159,7 +148,7 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("creates a token shown once with a copy button, which works on the API, and revokes it", async () => {
-    const { origin } = server!;
+    const { origin } = e2e.server;
     const context = await signedInContext(owner!);
     try {
       await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
@@ -193,7 +182,7 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("works without JavaScript and from the keyboard: skip link first, delete through the confirmation form", async () => {
-    const { db, origin } = server!;
+    const { db, origin } = e2e.server;
     const user = await createUser(db, { email: "nojs@example.test", name: "No Script", password: PASSWORD }, Date.now());
     const link = new Shelf(db, user).links.create({ name: "Keyboard only", url: `${origin}/healthz`, favorite: false }, Date.now());
     const context = await signedInContext(user, { javaScriptEnabled: false });
@@ -221,7 +210,7 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("serves a public collection's Atom feed that Chromium's XML parser reads whole, escaping intact", async () => {
-    const { db, origin } = server!;
+    const { db, origin } = e2e.server;
     const user = await createUser(db, { email: "feed@example.test", name: "Fay <Feed> & Co", password: PASSWORD }, Date.now());
     const now = Date.now();
     const shared = new Shelf(db, user).collections.create({ name: "Tom & \"Jerry\" <3 ]]>", visibility: "PUBLIC", description: "it's <b>bold</b>" }, now);
@@ -234,7 +223,7 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
     expect(response.headers.get("content-type")).toBe("application/atom+xml; charset=utf-8");
     const xml = await response.text();
 
-    const context = await (await browser!).newContext();
+    const context = await (await e2e.browser).newContext();
     try {
       const page = await context.newPage();
       const parsed = await page.evaluate<FeedSummary>(`(${PARSE_ATOM})(${JSON.stringify(xml)})`);
@@ -258,7 +247,7 @@ describe.skipIf(!present)("the web pages in Chromium", () => {
   }, TIMEOUT_MS);
 
   it("renders home, edit and account on a phone and a desktop, light and dark (screenshots)", async () => {
-    const { db, origin } = server!;
+    const { db, origin } = e2e.server;
     const user = await createUser(db, { email: "shots@example.test", name: "Sam Shots", password: PASSWORD }, Date.now());
     const now = Date.now();
     const reading = new Shelf(db, user).collections.create({ name: "Reading", visibility: "PUBLIC", icon: "📚", description: "Long reads for the weekend" }, now);

@@ -5,25 +5,21 @@
  * With LINKSHELF_DOCS_SCREENSHOT=1 the desktop light search page is also written to
  * docs/search-page.png, the picture of docs/search.md.
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ContentFetcher } from "../src/capture/fetcher";
 import { storeFetchedContent } from "../src/capture/store";
 import type { UserRow } from "../src/db/schema";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { checkLooks, keepLocal, launchChromium, type ContextOptions, type LiveServer, signedInContext as contextOf, startServer } from "./browser";
+import { browserForFile, checkLooks, keepLocal, type ContextOptions, type LiveServer } from "./browser";
 import { mappedConnect, resolverOf } from "./favicon.fixtures";
-import { CHROMIUM, requireProgram } from "./programs";
 
 const TIMEOUT_MS = 90_000;
 const DAY = 86_400_000;
-const present = requireProgram(CHROMIUM);
 
-let server: LiveServer | undefined;
 let fetcher: ContentFetcher | undefined;
-let browser: Promise<Browser> | undefined;
 let user: UserRow | undefined;
 let firstHit = 0;
 /** The page fetcher's name lookups: it knows no name, so no page is ever fetched. */
@@ -55,38 +51,31 @@ async function library(db: LiveServer["db"], owner: UserRow) {
   return ids;
 }
 
-beforeAll(async () => {
-  if (!present) return;
-  let store: ReturnType<typeof storeFetchedContent> = () => undefined;
-  fetcher = new ContentFetcher({ allowPrivate: false, clock: Date.now, log: () => undefined, store: (...args) => store(...args) },
-    { resolve: asked, connect: mappedConnect(), hostSpacingMillis: 0 });
-  server = startServer({ capture: fetcher });
-  store = storeFetchedContent(server.db);
-  user = await createUser(server.db, { email: "tea@example.test", name: "Tea Drinker", password: "correct horse battery" }, Date.now());
-  firstHit = (await library(server.db, user))[1]!;
-  browser = launchChromium();
-  browser.catch(() => undefined);
+let store: ReturnType<typeof storeFetchedContent> = () => undefined;
+const e2e = browserForFile({
+  capture: () => (fetcher = new ContentFetcher({ allowPrivate: false, clock: Date.now, log: () => undefined, store: (...args) => store(...args) },
+    { resolve: asked, connect: mappedConnect(), hostSpacingMillis: 0 })),
+  setUp: async (server) => {
+    store = storeFetchedContent(server.db);
+    user = await createUser(server.db, { email: "tea@example.test", name: "Tea Drinker", password: "correct horse battery" }, Date.now());
+    firstHit = (await library(server.db, user))[1]!;
+  },
 });
 
-afterAll(async () => {
-  await (await browser?.catch(() => undefined))?.close();
-  await server?.stop();
-});
+const signedInContext = (options: ContextOptions = {}) => e2e.signedInContext(user!, options);
 
-const signedInContext = (options: ContextOptions = {}) => contextOf(browser!, server!, user!, options);
-
-describe.skipIf(!present)("the search page in Chromium", () => {
+describe.skipIf(!e2e.present)("the search page in Chromium", () => {
   it("searches from the top bar, marks the words, shows hostile text as text, and reaches a link's page by keyboard", async () => {
     const context = await signedInContext();
     try {
       const page = await context.newPage();
-      await keepLocal(page, server!.origin);
+      await keepLocal(page, e2e.server.origin);
       const dialogs: string[] = [];
       page.on("dialog", (dialog) => {
         dialogs.push(dialog.message());
         void dialog.dismiss();
       });
-      await page.goto(`${server!.origin}/`);
+      await page.goto(`${e2e.server.origin}/`);
       await page.locator("#search").fill("tea");
       await Promise.all([page.waitForURL(/\/search\?q=tea$/), page.locator("#search").press("Enter")]);
       expect(await page.locator("ol.links > li").count()).toBe(4);
@@ -99,10 +88,10 @@ describe.skipIf(!present)("the search page in Chromium", () => {
       expect(dialogs).toEqual([]);
 
       // Keyboard only: the hit's "Details", then "Capture again" on a server-fetched page.
-      await page.goto(`${server!.origin}/search?q=teapot`);
+      await page.goto(`${e2e.server.origin}/search?q=teapot`);
       const details = page.getByRole("link", { name: "Details of A history of the teapot" });
       await details.focus();
-      await Promise.all([page.waitForURL(`${server!.origin}/links/${firstHit}`), page.keyboard.press("Enter")]);
+      await Promise.all([page.waitForURL(`${e2e.server.origin}/links/${firstHit}`), page.keyboard.press("Enter")]);
       expect(await page.locator("#captured").textContent()).toStartWith("Fetched by the server on ");
       await page.getByRole("button", { name: "Capture again" }).focus();
       await Promise.all([page.waitForURL(/done=capture-queued/), page.keyboard.press("Enter")]);
@@ -118,12 +107,12 @@ describe.skipIf(!present)("the search page in Chromium", () => {
 
   it("renders the search and link pages on a phone and a desktop, light and dark (screenshots)", async () => {
     const pages: Record<string, (page: Page) => Promise<unknown>> = {
-      search: (page) => page.goto(`${server!.origin}/search?q=tea+brew*`),
-      "search-refused": (page) => page.goto(`${server!.origin}/search?q=%22green+tea`),
-      link: (page) => page.goto(`${server!.origin}/links/${firstHit}`),
+      search: (page) => page.goto(`${e2e.server.origin}/search?q=tea+brew*`),
+      "search-refused": (page) => page.goto(`${e2e.server.origin}/search?q=%22green+tea`),
+      link: (page) => page.goto(`${e2e.server.origin}/links/${firstHit}`),
     };
     const checked = await checkLooks("search-screenshots", (options) => signedInContext(options), async (page, check, { device, colorScheme }) => {
-      await keepLocal(page, server!.origin);
+      await keepLocal(page, e2e.server.origin);
       for (const [name, open] of Object.entries(pages)) {
         await open(page);
         await check(name);
