@@ -74,30 +74,29 @@ export function redirectRoutes(deps: AppDeps, { guards, commits, errors, log }: 
    * (and a renewed session's cookie) go with every answer but the refused Host's.
    */
   const open = async (request: Request, rawId: string): Promise<Response> => {
-    const headers: Record<string, string | number> = {};
+    const headers: Record<string, string> = {};
     try {
       checkWellFormed(request);
       const requester = guards.requesterOf({ request, set: { headers } });
       const to = await location(request, rawId, requester);
       if (to === undefined) throw new NotFound(undefined, requester === null ? { ...PRIVATE_OR_MISSING, next: pathOf(request.url) } : undefined);
-      return new Response(null, { status: 302, headers: { ...headers, location: to, "cache-control": "no-store" } as Record<string, string> });
+      return new Response(null, { status: 302, headers: { ...headers, location: to, "cache-control": "no-store" } });
     } catch (error) {
       return errors({ request, params: { id: rawId } }, error, { surface: REDIRECT_ROUTE }, headers);
     }
   };
 
-  const route = { surface: REDIRECT_ROUTE };
   const routes = new Elysia()
     .use(surfaces)
     .get("/l/:id", ({ request, params }) => open(request, params.id), {
-      ...route,
+      surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc(
         "Open a link, counting one click",
         "Visible when one of the link's collections is PUBLIC, or to its owner (session cookie or bearer token). The click is committed before the answer.",
       )),
     })
     .head("/l/:id", ({ request, params }) => open(request, params.id), {
-      ...route,
+      surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc("Check a link without counting a click", "Answers like GET, for link checkers and unfurlers.")),
     });
   // Bun names the parameter as the path does; typed for any path, as `serve.routes` takes them.
