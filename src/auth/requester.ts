@@ -18,9 +18,9 @@ interface Asking {
 }
 
 /**
- * guards builds, once per app, the plugins that decide who is asking. They are hooks of the
- * routes that use them, so every path the router sends to such a route (`/favicon/`,
- * `/l/1/`) is decided and limited, and no other path is:
+ * guards builds, once per app, what decides who is asking: hooks of the routes that use them,
+ * and for `/l/:id` a function its handler calls, so every path the router sends to such a route
+ * (`/favicon/`, `/l/1/`) is decided and limited, and no other path is:
  *
  * - `requesterOf` (for `/l/:id`, a function the route calls itself) and `visitor` (a hook on
  *   `/favicon`): a token or a session decides the user, else anonymous (null); the route
