@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -213,6 +214,27 @@ export async function timedLoad(url: string, seconds: number, connections: numbe
   if (exitCode !== 0 || !match) throw new Error(`wrk failed: ${stdout}${stderr}`);
   const [answered, micros, refused, errors] = match.slice(1).map(Number) as [number, number, number, number];
   return { generator: "wrk", requestsPerSecond: (answered * 1e6) / micros, answered, refused, errors };
+}
+
+/**
+ * indexCatchUp waits until the server's search index has taken every link and page stored
+ * (nothing left in `link_search_pending`, read from the database file every 2 ms) and returns how
+ * long that took, in seconds. A write rate that leaves indexing behind is counted with this
+ * added: the index is built in the background, and its work must not fall outside the figure.
+ */
+export async function indexCatchUp(dbPath: string, timeoutMillis = 120_000): Promise<number> {
+  const started = performance.now();
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const pending = db.query<{ n: number }, []>("SELECT count(*) AS n FROM link_search_pending");
+    while (pending.get()!.n > 0) {
+      if (performance.now() - started > timeoutMillis) throw new Error(`the search index was still behind after ${timeoutMillis} ms`);
+      await Bun.sleep(2);
+    }
+  } finally {
+    db.close();
+  }
+  return (performance.now() - started) / 1000;
 }
 
 export const median = (values: number[]) => {

@@ -51,7 +51,7 @@ const rows: [Status, string, string, string, string][] = [
   [status(queries.constant), "queries per GET /api/v1/collections",
     `${queries.small.built} built, ${queries.small.kept} kept (5 links) = ${queries.large.built}, ${queries.large.kept} (10,000)`, "", "constant"],
   [status(create.linksPerSecond >= create.target && create.storedMatch), `POST /api/v1/links, ${create.connections} clients`,
-    `${create.generator}: ${create.stored} stored for ${create.created} 201s received`, `${create.linksPerSecond.toFixed(0)}/s`, `≥ ${create.target}/s`],
+    `${create.generator}: ${create.stored} stored for ${create.created} 201s received, indexed ≤ ${(create.indexCatchUpSeconds * 1000).toFixed(0)} ms after`, `${create.linksPerSecond.toFixed(0)}/s`, `≥ ${create.target}/s`],
   [status(footprint.rssRatio <= footprint.rssTarget, footprint.floorRssRatio > footprint.rssTarget), "idle RSS ÷ bare Bun.serve",
     `${footprint.linkshelf.rssMiB.toFixed(1)} / ${footprint.bare.rssMiB.toFixed(1)} MiB`, x(footprint.rssRatio), `≤ ${footprint.rssTarget}`],
   [status(footprint.startRatio <= footprint.startTarget, footprint.floorStartRatio > footprint.startTarget), "start → first 200 /healthz ÷ bare",
@@ -63,7 +63,7 @@ const rows: [Status, string, string, string, string][] = [
   ...Object.entries(search.queries).map(([kind, figure]): [Status, string, string, string, string] =>
     [status(figure.p50 <= search.p50Target && figure.p99 <= search.p99Target), `GET /api/v1/search ${kind}, p50 / p99`,
       `q=${figure.q}, ${figure.hits} hits on the first page`, `${figure.p50.toFixed(1)} / ${figure.p99.toFixed(1)} ms`, `≤ ${search.p50Target} / ${search.p99Target} ms`]),
-  [status(search.putContentPerSecond >= search.putTarget), "PUT /api/v1/links/:id/content burst, 16 clients", `${search.putGenerator}: ~3 KB of text each, a link without content each`,
+  [status(search.putContentPerSecond >= search.putTarget), "PUT /api/v1/links/:id/content burst, 16 clients", `${search.putGenerator}: ~3 KB of text each, a link without content each, indexed ${(search.putIndexCatchUpSeconds * 1000).toFixed(0)} ms after`,
     `${search.putContentPerSecond.toFixed(0)}/s`, `≥ ${search.putTarget}/s`],
   [status(search.sizeRatio <= search.sizeTarget), "database ÷ raw page text", `${mb(search.dbBytes)} / ${mb(search.rawTextBytes)}`, x(search.sizeRatio), `≤ ${search.sizeTarget}`],
   [status(linkCheck.ratio >= linkCheck.target), "GET /l/:id, link checker on ÷ off",

@@ -22,7 +22,6 @@ import { redirectRoutes } from "./redirect/routes";
 import { API_ROUTE, errorAnswers, errorMapping, surfaces, type DeclaredRoute } from "./surface";
 import { errorPages } from "./web/error-pages";
 import { pageGuard } from "./web/guard";
-import { indexPendingLinks } from "./search/index-text";
 import { searchRoutes } from "./search/routes";
 import { webPages } from "./web/routes";
 
@@ -32,7 +31,7 @@ export function createApp(given: AppDeps) {
   const guard = guards(deps);
   // Looked up at each line, so a test's spy on console.error sees it.
   const log: LogSink = deps.log ?? ((line) => console.error(line));
-  const commits = new GroupCommit(deps.db.$client, () => indexPendingLinks(deps.db));
+  const commits = new GroupCommit(deps.db.$client);
   // One budget per address for every form that checks a password or the setup code.
   const signIns = new SignInThrottle();
   // The signed-in pages' guard: their error pages are drawn in the shell of the user it let in.

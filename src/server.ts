@@ -5,6 +5,7 @@ import { newSetupCode } from "./auth/setup";
 import { createContentCapture } from "./capture/fetcher";
 import { storeFetchedContent } from "./capture/store";
 import { LinkChecker } from "./health/checker";
+import { SearchIndexer } from "./search/indexer";
 import { scheduleBackups } from "./db/backup";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
 import { lockDataDir } from "./db/lock";
@@ -12,7 +13,7 @@ import { countUsers } from "./users/service";
 
 /**
  * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
- * requests finish, stops fetching saved pages and checking links, checkpoints the WAL, closes the database and
+ * requests finish, stops fetching saved pages, checking links and indexing, checkpoints the WAL, closes the database and
  * ends the process (exit 0). It holds the data directory's lock while it runs (a second server or a restore on the same
  * directory is refused: DataDirBusy). Resolves with the exit code only when it cannot listen.
  */
@@ -39,6 +40,8 @@ export async function serve(config: Config, log: (line: string) => void): Promis
     return 1;
   }
   const server = app.server!;
+  // New links and saved pages are indexed for search in the background (before any request is handled).
+  const indexer = new SearchIndexer(db, log);
   // Listened for before the first line of the log: whoever reads "listening" may signal at once.
   const stopping = new Promise<string>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
@@ -59,6 +62,8 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   // Fetches in flight are aborted and waited for: none writes after the database closes.
   await capture.stop();
   await linkCheck.stop();
+  // Last: the writes above mark links too. What is still marked is indexed at the next start.
+  await indexer.stop();
   stopBackups?.();
   closeDatabase(db);
   lock.release();

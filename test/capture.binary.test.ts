@@ -2,13 +2,13 @@
  * The capture of saved pages in the real executable: the server fetches a saved link's page in
  * the background (from a fake origin on 127.0.0.1, which LINKSHELF_FAVICON_ALLOW_PRIVATE=1 admits),
  * SIGTERM aborts a fetch in flight and the server still exits 0, and LINKSHELF_FETCH_CONTENT=off
- * (or a wrong value) is honoured at start.
+ * (or a wrong value) is honoured at start. New links are indexed for search in the background.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
 import { heldRequest, htmlPage } from "./capture.fixtures";
 import { fakeOrigin, type FakeOrigin } from "./favicon.fixtures";
-import { binaryWorkspace, cleanEnv, createUserWithToken, runBinary, startServer, type BinaryWorkspace } from "./binary";
+import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, runBinary, startServer, type BinaryWorkspace } from "./binary";
 
 const SLOW = 120_000;
 const EMAIL = "capture@example.test";
@@ -80,5 +80,37 @@ describe("the server's background capture", () => {
     });
     expect(result.exitCode).toBe(2);
     expect(result.stderr.trim()).toBe('linkshelf: invalid LINKSHELF_FETCH_CONTENT "yes": expected on or off');
+  }, SLOW);
+});
+
+describe("the server's background search index", () => {
+  const dbFile = () => `${workspace.dataDir}/linkshelf.db`;
+  const indexState = () => queryFile<{ indexed: number; pending: number }>(dbFile(),
+    "SELECT (SELECT count(*) FROM link_search) AS indexed, (SELECT count(*) FROM link_search_pending) AS pending")[0]!;
+
+  it("indexes new links soon after they are stored, with no search asking; on SIGTERM leaves the rest marked, indexed at the next start", async () => {
+    const env = cleanEnv({ LINKSHELF_FETCH_CONTENT: "off" });
+    let server = await startServer(workspace.binary, { ...workspace, env });
+    const before = indexState();
+    try {
+      const added = await addLink(server.origin, "https://indexed.example/");
+      expect(added.status).toBe(201);
+      const deadline = performance.now() + 10_000;
+      while (indexState().pending > 0 && performance.now() < deadline) await Bun.sleep(20);
+      expect(indexState()).toEqual({ indexed: before.indexed + 1, pending: 0 });
+      // A burst, then SIGTERM at once: whatever the indexer had not reached stays marked.
+      const burst = await Promise.all(Array.from({ length: 50 }, () => addLink(server.origin, "https://burst.example/")));
+      expect(burst.map((answer) => answer.status)).toEqual(Array(50).fill(201));
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    const stopped = indexState();
+    expect(stopped.indexed + stopped.pending).toBe(before.indexed + 51);
+    server = await startServer(workspace.binary, { ...workspace, env });
+    try {
+      expect(indexState()).toEqual({ indexed: before.indexed + 51, pending: 0 });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
   }, SLOW);
 });

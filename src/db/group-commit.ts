@@ -26,11 +26,10 @@ export class GroupCommit {
    */
   batches = 0;
 
-  /** One batch's writes, each in its own savepoint, then `beforeCommit`: run as one IMMEDIATE transaction. */
+  /** One batch's writes, each in its own savepoint: run as one IMMEDIATE transaction. */
   private readonly batch;
 
-  /** `beforeCommit` runs inside each batch's transaction after its writes (the search index takes the batch's new links there). */
-  constructor(sqlite: Database, beforeCommit?: () => void) {
+  constructor(sqlite: Database) {
     // Called inside the batch's transaction, a bun:sqlite transaction function is a savepoint.
     const inSavepoint = sqlite.transaction((write: () => unknown) => write());
     // Made once: bun:sqlite builds a transaction function's statements and wrappers when it is made.
@@ -42,7 +41,6 @@ export class GroupCommit {
           outcomes.push({ ok: false, value: error });
         }
       }
-      beforeCommit?.();
     });
   }
 

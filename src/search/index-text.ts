@@ -8,8 +8,9 @@
  * percent-escapes decoded, so a path written in any script is found like the name.
  *
  * Every write of a link's name, description, URL or content calls `indexLink` (or `unindexLinks`)
- * in the same transaction, from src/shelf/links.ts and src/shelf/contents.ts; a new link is
- * marked instead (`deferIndexing`) and indexed with the other writes of its batch.
+ * in the same transaction, from src/shelf/links.ts and src/shelf/contents.ts; a new link or a
+ * saved page is marked instead (`deferIndexing`) and indexed soon after, with many others
+ * (src/search/indexer.ts), or before the next search at the latest.
  */
 import type { Database } from "bun:sqlite";
 import { unpackText } from "./text-store";
@@ -82,12 +83,24 @@ export function indexLink(db: Db, linkId: number): void {
 }
 
 /**
- * deferIndexing marks a new link to be indexed by indexPendingLinks, which the group commit runs
- * just before it commits and a search runs before it looks: the index takes the links of a whole
- * batch in one go instead of one savepoint each (every savepoint makes the index write a segment).
+ * deferIndexing marks a link to be indexed later (indexPendingSlice), in the caller's
+ * transaction: by the server's SearchIndexer soon after the commit, or by a search before it
+ * looks. The index then takes hundreds of links per transaction instead of a few: each
+ * transaction that writes to it makes it write a segment, and later merge it.
  */
 export function deferIndexing(db: Db, linkId: number): void {
   db.$client.query("INSERT OR IGNORE INTO link_search_pending (link_id) VALUES (?)").run(linkId);
+  wakers.get(db.$client)?.();
+}
+
+/** The wake of the SearchIndexer watching each database (the server's): every mark calls it. */
+const wakers = new WeakMap<Database, () => void>();
+
+/** watchMarks makes every deferIndexing on `db` call `wake` (at most one watcher per database); returns what ends it. */
+export function watchMarks(db: Db, wake: () => void): () => void {
+  if (wakers.has(db.$client)) throw new Error("this database is watched already");
+  wakers.set(db.$client, wake);
+  return () => wakers.delete(db.$client);
 }
 
 /** writeIndexRow adds the index row of a link that has none yet. */
@@ -105,26 +118,37 @@ export function unindexLinks(db: Db, linkIds: readonly number[]): void {
 }
 
 /**
- * indexPendingLinks indexes the links marked in `link_search_pending` (new links, see
- * deferIndexing; and every link of a database made before search existed) and clears the marks,
- * in transactions of 1,000 links (savepoints inside a caller's transaction). Costs one empty
- * read when nothing is pending. Runs when the database opens, before each group commit, and
- * before each search, so a search always sees every link stored.
+ * indexPendingSlice indexes links marked in `link_search_pending` (new links and saved pages,
+ * see deferIndexing; and every link of a database made before search existed), oldest mark
+ * first, and clears their marks, in one IMMEDIATE transaction (a savepoint inside a caller's):
+ * at most `maxLinks`, and no more once `maxMillis` have passed. Returns how many it indexed;
+ * 0 when nothing is pending, which costs one empty read.
+ */
+export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity): number {
+  const sqlite = db.$client;
+  const batch = sqlite.query<{ link_id: number }, [number]>("SELECT link_id FROM link_search_pending ORDER BY link_id LIMIT ?").all(maxLinks);
+  if (batch.length === 0) return 0;
+  const done = sqlite.query("DELETE FROM link_search_pending WHERE link_id = ?");
+  return sqlite.transaction(() => {
+    const started = performance.now();
+    let count = 0;
+    for (const { link_id } of batch) {
+      if (count > 0 && performance.now() - started >= maxMillis) break;
+      indexLink(db, link_id);
+      done.run(link_id);
+      count++;
+    }
+    return count;
+  }).immediate();
+}
+
+/**
+ * indexPendingLinks indexes every pending link (indexPendingSlice, 1,000 at a time) and returns
+ * how many. Runs when the database opens and before each search, so a search always sees every
+ * link stored; the server's SearchIndexer does the same in the background soon after each write.
  */
 export function indexPendingLinks(db: Db): number {
-  const sqlite = db.$client;
-  const next = sqlite.query<{ link_id: number }, []>("SELECT link_id FROM link_search_pending ORDER BY link_id LIMIT 1000");
-  const done = sqlite.query("DELETE FROM link_search_pending WHERE link_id = ?");
   let count = 0;
-  for (;;) {
-    const batch = next.all();
-    if (batch.length === 0) return count;
-    sqlite.transaction(() => {
-      for (const { link_id } of batch) {
-        indexLink(db, link_id);
-        done.run(link_id);
-      }
-    }).immediate();
-    count += batch.length;
-  }
+  for (let indexed = indexPendingSlice(db); indexed > 0; indexed = indexPendingSlice(db)) count += indexed;
+  return count;
 }

@@ -1,0 +1,102 @@
+/**
+ * The server's background indexing of new links and saved pages. A write marks its link
+ * (deferIndexing) in its own transaction, which wakes the indexer watching the database; the
+ * indexer indexes what is marked a little later, many links per transaction. Each transaction that writes to the index
+ * makes it write a segment and later merge it, so this is far cheaper than indexing inside each
+ * group commit: ~12 µs a link in transactions of 1,000 against ~50 µs in the group commit's
+ * batches of ~10 (new links under load, measured here), and the commit a request waits for
+ * carries none of it. A search indexes whatever is still marked before it looks, so it always
+ * sees every link stored; a mark is in the database, so what the process did not get to is
+ * indexed when the database next opens.
+ */
+import type { LogSink } from "../log";
+import { indexPendingSlice, watchMarks } from "./index-text";
+
+type Db = Parameters<typeof indexPendingSlice>[0];
+
+export const INDEXER_TIMING = {
+  /** After the first wake, the indexer waits this long for more writes to index together. */
+  delayMillis: 50,
+  /** A transaction of the indexer takes at most this many links ... */
+  sliceLinks: 1000,
+  /** ... and no more once it has run this long; the event loop runs between transactions. */
+  sliceMillis: 20,
+  /** After a failure (the disk full, say), the next try waits this long. */
+  retryMillis: 5000,
+};
+
+export class SearchIndexer {
+  /** The pass that is due or running, with its timer while it is due. */
+  private next: { done: Promise<void>; timer?: ReturnType<typeof setTimeout>; cancel: () => void } | undefined;
+  /** Woken while a pass ran: one more pass follows it. */
+  private again = false;
+  private retryAt = 0;
+  private stopped = false;
+  private readonly unwatch: () => void;
+
+  /** The indexer watches `db` from now on: every link marked there (deferIndexing) wakes it. */
+  constructor(
+    private readonly db: Db,
+    private readonly log: LogSink,
+    private readonly timing = INDEXER_TIMING,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.unwatch = watchMarks(db, () => this.wake());
+  }
+
+  /** wake: links were marked. A pass starts `delayMillis` from now, unless one is due already. */
+  private wake(): void {
+    if (this.stopped) return;
+    if (this.next && !this.next.timer) {
+      this.again = true;
+      return;
+    }
+    if (this.next) return;
+    const delay = Math.max(this.timing.delayMillis, this.retryAt - this.clock());
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const next: NonNullable<SearchIndexer["next"]> = { done: promise, cancel: resolve };
+    next.timer = setTimeout(async () => {
+      next.timer = undefined;
+      await this.pass();
+      this.next = undefined;
+      resolve();
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    }, delay);
+    this.next = next;
+  }
+
+  /** pass indexes slices until nothing is marked, letting the event loop run between them. */
+  private async pass(): Promise<void> {
+    try {
+      while (!this.stopped && indexPendingSlice(this.db, this.timing.sliceLinks, this.timing.sliceMillis) > 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (error) {
+      // The next write or search tries again; the marks stay until then.
+      this.retryAt = this.clock() + this.timing.retryMillis;
+      const message = error instanceof Error ? error.message : String(error);
+      this.log(`linkshelf: indexing saved links for search failed (${message.split("\n", 1)[0]}); the next write tries again, ${this.timing.retryMillis / 1000} s from now at the earliest`);
+    }
+  }
+
+  /** settled resolves once no pass is due or running (a pass woken during one included). */
+  async settled(): Promise<void> {
+    while (this.next) await this.next.done;
+  }
+
+  /** stop cancels a pass that is due and waits for a running one to end its transaction; what is still marked stays marked. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unwatch();
+    const next = this.next;
+    if (next?.timer) {
+      clearTimeout(next.timer);
+      this.next = undefined;
+      next.cancel();
+    }
+    await next?.done;
+  }
+}
