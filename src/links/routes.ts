@@ -35,8 +35,9 @@ export function linkRoutes({ clock, capture }: AppDeps, { apiRoutes }: Guards, c
     }))
     .post("/", async ({ shelf, body, status }) => {
       const now = clock();
-      // Links are created in bursts (an import, the extension saving tabs): one commit per turn of the event loop.
-      const link = await commits.run(() => shelf.links.create(body, now));
+      // Links are created in bursts (an import, the extension saving tabs): one commit per turn of
+      // the event loop. The group commit gives each write a savepoint of its own: `write`, not `create`.
+      const link = await commits.run(() => shelf.links.write(body, now));
       capture?.enqueue(link.id, shelf.user.id, link.url);
       return status(201, { message: "Link created.", link });
     }, apiRoute({
