@@ -1,13 +1,13 @@
 /**
  * The server's background indexing of new links and saved pages. A write marks its link
  * (deferIndexing) in its own transaction, which wakes the indexer watching the database; the
- * indexer indexes what is marked a little later, many links per transaction. Each transaction that writes to the index
- * makes it write a segment and later merge it, so this is far cheaper than indexing inside each
- * group commit: ~12 µs a link in transactions of 1,000 against ~50 µs in the group commit's
- * batches of ~10 (new links under load, measured here), and the commit a request waits for
- * carries none of it. A search indexes whatever is still marked before it looks, so it always
- * sees every link stored; a mark is in the database, so what the process did not get to is
- * indexed when the database next opens.
+ * indexer indexes what is marked a little later, many links per transaction. Each transaction
+ * that writes to the index makes it write a segment and later merge it, so this is far cheaper
+ * than indexing inside each group commit: ~12 µs a link in transactions of 1,000 against ~50 µs
+ * in the group commit's batches of ~10 (new links under load, measured here), and the commit a
+ * request waits for carries none of it. A search indexes whatever is still marked before it
+ * looks, so it always sees every link stored; a mark is in the database, so what the process did
+ * not get to is indexed when the database next opens.
  */
 import type { LogSink } from "../log";
 import { indexPendingSlice, watchMarks } from "./index-text";
@@ -27,7 +27,7 @@ export const INDEXER_TIMING = {
 
 export class SearchIndexer {
   /** The pass that is due or running, with its timer while it is due. */
-  private next: { done: Promise<void>; timer?: ReturnType<typeof setTimeout>; cancel: () => void } | undefined;
+  private next: { done: Promise<void>; settle: () => void; timer?: ReturnType<typeof setTimeout> } | undefined;
   /** Woken while a pass ran: one more pass follows it. */
   private again = false;
   private retryAt = 0;
@@ -54,12 +54,12 @@ export class SearchIndexer {
     if (this.next) return;
     const delay = Math.max(this.timing.delayMillis, this.retryAt - this.clock());
     const { promise, resolve } = Promise.withResolvers<void>();
-    const next: NonNullable<SearchIndexer["next"]> = { done: promise, cancel: resolve };
+    const next: NonNullable<SearchIndexer["next"]> = { done: promise, settle: resolve };
     next.timer = setTimeout(async () => {
       next.timer = undefined;
       await this.pass();
       this.next = undefined;
-      resolve();
+      next.settle();
       if (this.again) {
         this.again = false;
         this.wake();
@@ -95,7 +95,7 @@ export class SearchIndexer {
     if (next?.timer) {
       clearTimeout(next.timer);
       this.next = undefined;
-      next.cancel();
+      next.settle();
     }
     await next?.done;
   }
