@@ -42,6 +42,25 @@ function manyLinks(env: TestEnv, as: TestUser, n: number): void {
   });
 }
 
+/**
+ * pendingSeenUntilSettled reads how many links are still marked at every turn of the event loop
+ * until the indexer has settled: the distinct counts seen, largest first.
+ */
+async function pendingSeenUntilSettled(env: TestEnv, indexer: SearchIndexer): Promise<number[]> {
+  const seen = new Set<number>();
+  let settled = false;
+  const settling = indexer.settled().then(() => {
+    settled = true;
+  });
+  while (!settled) {
+    seen.add(counts(env).pending);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await settling;
+  seen.add(counts(env).pending);
+  return [...seen].sort((a, b) => b - a);
+}
+
 describe("the background search indexer", () => {
   it("indexes a link stored through the API, one from the web form and a saved page soon after, with no search asking", async () => {
     const { env, indexer } = watched();
@@ -79,40 +98,17 @@ describe("the background search indexer", () => {
     const { env, indexer } = watched({ ...TIMING, sliceLinks: 100, sliceMillis: 1000 });
     const alice = await createUser(env);
     manyLinks(env, alice, 1000);
-    // What is still marked, seen from the event loop while the indexer works.
-    const seen = new Set<number>();
-    let watching = true;
-    const watch = async () => {
-      while (watching) {
-        seen.add(counts(env).pending);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    };
-    const watcher = watch();
-    await indexer.settled();
-    watching = false;
-    await watcher;
+    const seen = await pendingSeenUntilSettled(env, indexer);
     expect(counts(env)).toEqual({ links: 1000, indexed: 1000, pending: 0 });
     // Every slice's end was seen: 1,000, 900, ..., 100, 0 and nothing between.
-    expect([...seen].sort((a, b) => b - a)).toEqual(Array.from({ length: 11 }, (_, i) => 1000 - 100 * i));
+    expect(seen).toEqual(Array.from({ length: 11 }, (_, i) => 1000 - 100 * i));
   });
 
   it("ends a transaction once sliceMillis have passed, having indexed at least one link", async () => {
     const { env, indexer } = watched({ ...TIMING, sliceLinks: 1000, sliceMillis: 0 });
     const alice = await createUser(env);
     manyLinks(env, alice, 5);
-    const seen = new Set<number>();
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        seen.add(counts(env).pending);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    })();
-    await indexer.settled();
-    watching = false;
-    await watcher;
-    expect([...seen].sort((a, b) => b - a)).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(await pendingSeenUntilSettled(env, indexer)).toEqual([5, 4, 3, 2, 1, 0]);
   });
 
   it("logs a failure once, keeps the marks and the index as they were, and indexes them at a later write after retryMillis", async () => {
