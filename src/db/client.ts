@@ -2,7 +2,6 @@ import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { chmodSync, existsSync, statSync } from "node:fs";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { Logger } from "drizzle-orm/logger";
-import { indexPendingLinks } from "../search/index-text";
 import { applyMigrations } from "./migrate";
 
 /** drizzle without the relational query API (unused; building its schema map cost start-up time and memory). */
@@ -74,8 +73,6 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   sqlite.run("PRAGMA cache_size = -32768");
   applyMigrations(sqlite);
   const db = drizzle({ client: sqlite, logger: options.logger });
-  // Links stored before full-text search existed are indexed once, right after the migration that made the index.
-  indexPendingLinks(db);
   // NORMAL in WAL mode: a commit survives a crash of the process (kill -9); only an OS
   // crash or power cut can lose the newest commits, and never corrupts the file.
   sqlite.run("PRAGMA synchronous = NORMAL");

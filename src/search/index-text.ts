@@ -144,8 +144,8 @@ export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity)
 
 /**
  * indexPendingLinks indexes every pending link (indexPendingSlice, 1,000 at a time) and returns
- * how many. Runs when the database opens and before each search, so a search always sees every
- * link stored; the server's SearchIndexer does the same in the background soon after each write.
+ * how many. Runs before each search, so a search always sees every link stored; the server's
+ * SearchIndexer does the same in the background, at start and soon after each write.
  */
 export function indexPendingLinks(db: Db): number {
   let count = 0;

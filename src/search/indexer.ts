@@ -7,7 +7,7 @@
  * in the group commit's batches of ~10 (new links under load, measured here), and the commit a
  * request waits for carries none of it. A search indexes whatever is still marked before it
  * looks, so it always sees every link stored; a mark is in the database, so what the process did
- * not get to is indexed when the database next opens.
+ * not get to is indexed after the next start.
  */
 import type { LogSink } from "../log";
 import { indexPendingSlice, watchMarks } from "./index-text";
@@ -34,7 +34,7 @@ export class SearchIndexer {
   private stopped = false;
   private readonly unwatch: () => void;
 
-  /** The indexer watches `db` from now on: every link marked there (deferIndexing) wakes it. */
+  /** The indexer watches `db` from now on: every link marked there (deferIndexing) wakes it, and it starts with what is marked already. */
   constructor(
     private readonly db: Db,
     private readonly log: LogSink,
@@ -42,6 +42,9 @@ export class SearchIndexer {
     private readonly clock: () => number = Date.now,
   ) {
     this.unwatch = watchMarks(db, () => this.wake());
+    // Marks left by an earlier run, the command line (an import) or the migration that made the
+    // index (every link stored before search existed) are taken at once, in the background.
+    this.wake();
   }
 
   /** wake: links were marked. A pass starts `delayMillis` from now, unless one is due already. */
