@@ -12,6 +12,7 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase, closeDatabase } from "../src/db/client";
+import { indexPendingLinks } from "../src/search/index-text";
 import { unpackText } from "../src/search/text-store";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
@@ -159,6 +160,8 @@ export async function buildLibrary(options = { countText: true }): Promise<Searc
     }, { behavior: "immediate" });
     if (done % 10_000 === 0) console.error(`  search library: ${done} links ...`);
   }
+  // Indexed here, as the server would in the background: the library is searched fully indexed.
+  indexPendingLinks(db);
   const buildRate = LINKS / ((performance.now() - began) / 1000);
   closeDatabase(db);
   renameSync(building, path);
