@@ -11,7 +11,9 @@ const DECIMAL = /^\d+$/;
 /**
  * readLimitedBytes reads a request body, refusing (PayloadTooLarge, with `message` when given)
  * a declared Content-Length over `limit` before reading anything, and otherwise as soon as the
- * bytes read pass it: at most `limit` bytes plus one chunk are ever held.
+ * bytes read pass it: at most `limit` bytes plus one chunk are ever held. A body with a declared
+ * length is read whole: over HTTP it is exactly that length. (A Request made in process with a
+ * false Content-Length is read whole, then refused.)
  */
 export async function readLimitedBytes(request: Request, limit: number, message?: string): Promise<Uint8Array> {
   const header = request.headers.get("content-length");

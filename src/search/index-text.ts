@@ -100,7 +100,10 @@ const wakers = new WeakMap<Database, () => void>();
 export function watchMarks(db: Db, wake: () => void): () => void {
   if (wakers.has(db.$client)) throw new Error("this database is watched already");
   wakers.set(db.$client, wake);
-  return () => wakers.delete(db.$client);
+  // Ends this watch only: a later watcher of the same database keeps its own.
+  return () => {
+    if (wakers.get(db.$client) === wake) wakers.delete(db.$client);
+  };
 }
 
 /** writeIndexRow adds the index row of a link that has none yet. */
@@ -117,19 +120,25 @@ export function unindexLinks(db: Db, linkIds: readonly number[]): void {
   db.$client.query("DELETE FROM link_search WHERE rowid IN (SELECT value FROM json_each(?))").run(JSON.stringify(linkIds));
 }
 
+/** What one slice of indexing did: how many links it indexed, and whether it stopped with marks left for another. */
+export interface Slice {
+  indexed: number;
+  more: boolean;
+}
+
 /**
  * indexPendingSlice indexes links marked in `link_search_pending` (new links and saved pages,
  * see deferIndexing; and every link of a database made before search existed), oldest mark
  * first, and clears their marks, in one IMMEDIATE transaction (a savepoint inside a caller's):
- * at most `maxLinks`, and no more once `maxMillis` have passed. Returns how many it indexed;
- * 0 when nothing is pending, which costs one empty read.
+ * at most `maxLinks`, and no more once `maxMillis` have passed. `more` is true when it stopped
+ * at either limit (marks may be left); nothing pending costs one empty read.
  */
-export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity): number {
+export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity): Slice {
   const sqlite = db.$client;
   const batch = sqlite.query<{ link_id: number }, [number]>("SELECT link_id FROM link_search_pending ORDER BY link_id LIMIT ?").all(maxLinks);
-  if (batch.length === 0) return 0;
+  if (batch.length === 0) return { indexed: 0, more: false };
   const done = sqlite.query("DELETE FROM link_search_pending WHERE link_id = ?");
-  return sqlite.transaction(() => {
+  const indexed = sqlite.transaction(() => {
     const started = performance.now();
     let count = 0;
     for (const { link_id } of batch) {
@@ -140,6 +149,7 @@ export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity)
     }
     return count;
   }).immediate();
+  return { indexed, more: indexed < batch.length || batch.length === maxLinks };
 }
 
 /**
@@ -149,6 +159,6 @@ export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity)
  */
 export function indexPendingLinks(db: Db): number {
   let count = 0;
-  for (let indexed = indexPendingSlice(db); indexed > 0; indexed = indexPendingSlice(db)) count += indexed;
+  for (let slice: Slice = { indexed: 0, more: true }; slice.more; count += slice.indexed) slice = indexPendingSlice(db);
   return count;
 }

@@ -178,7 +178,7 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
   if (input.cursor !== undefined && !after) rules.fail("/cursor", "Expected the nextCursor of a previous page");
   rules.check();
   if (input.collectionId !== undefined) ownedCollection(owner, input.collectionId);
-  // Links created outside a group commit (an import, the web pages) are indexed now at the latest.
+  // Whatever is still marked (the server's indexer takes marks 50 ms after they are made) is indexed now.
   indexPendingLinks(owner.db);
 
   const rankedAt = after?.now ?? now;
