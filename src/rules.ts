@@ -23,8 +23,12 @@ export const NAME_MESSAGES = {
   invisible: "Expected at least one visible character",
 } as const;
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** codePoints counts Unicode code points, the contract's unit for every length. */
 export function codePoints(value: string): number {
+  // Without surrogates every UTF-16 unit is a code point: no need to step through the string.
+  if (!SURROGATE.test(value)) return value.length;
   let count = 0;
   for (const _ of value) count++;
   return count;

@@ -309,6 +309,8 @@ function linkName(bookmark: NetscapeBookmark): string {
  */
 function fit(text: string, max: number): string {
   const trimmed = text.trim();
+  // A code point is one or two UTF-16 units: no more units than `max`, no more code points.
+  if (trimmed.length <= max) return trimmed;
   let count = 0;
   let index = 0;
   let cut = 0;
