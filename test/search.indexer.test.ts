@@ -83,7 +83,7 @@ describe("the background search indexer", () => {
   });
 
   it("waits `delayMillis` after the first mark, so a burst is indexed together, in one transaction", async () => {
-    const { env, indexer } = watched({ ...TIMING, delayMillis: 200 });
+    const { env, indexer } = watched({ ...TIMING, delayMillis: 500 });
     const alice = await createUser(env);
     await createLink(env, alice, { name: "First" });
     await Bun.sleep(10);
