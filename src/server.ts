@@ -70,7 +70,7 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   // Fetches in flight are aborted and waited for: none writes after the database closes.
   await capture.stop();
   await linkCheck.stop();
-  // Last: the writes above mark links too. What is still marked is indexed at the next start.
+  // Last: the writes above mark links too. What is still marked is indexed after the next start.
   await indexer.stop();
   stopBackups?.();
   closeDatabase(db);

@@ -86,16 +86,17 @@ export function redirectRoutes(deps: AppDeps, { guards, commits, errors, log }: 
     }
   };
 
+  const viaElysia = ({ request, params }: { request: Request; params: { id: string } }) => open(request, params.id);
   const routes = new Elysia()
     .use(surfaces)
-    .get("/l/:id", ({ request, params }) => open(request, params.id), {
+    .get("/l/:id", viaElysia, {
       surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc(
         "Open a link, counting one click",
         "Visible when one of the link's collections is PUBLIC, or to its owner (session cookie or bearer token). The click is committed before the answer.",
       )),
     })
-    .head("/l/:id", ({ request, params }) => open(request, params.id), {
+    .head("/l/:id", viaElysia, {
       surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc("Check a link without counting a click", "Answers like GET, for link checkers and unfurlers.")),
     });

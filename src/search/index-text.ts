@@ -159,6 +159,9 @@ export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity)
  */
 export function indexPendingLinks(db: Db): number {
   let count = 0;
-  for (let slice: Slice = { indexed: 0, more: true }; slice.more; count += slice.indexed) slice = indexPendingSlice(db);
-  return count;
+  for (;;) {
+    const { indexed, more } = indexPendingSlice(db);
+    count += indexed;
+    if (!more) return count;
+  }
 }

@@ -6,9 +6,10 @@
  * last 50 ms, hundreds of links. Each transaction that writes to the index makes it write a
  * segment and later merge it, so this is far cheaper than indexing inside each group commit:
  * ~12 µs a link in transactions of 1,000 against ~50 µs in the group commit's batches of ~10
- * (new links under load, measured here), and the commit a request waits for carries none of it. A search indexes whatever is still marked before it
- * looks, so it always sees every link stored; a mark is in the database, so what the process did
- * not get to is indexed after the next start.
+ * (new links under load, measured here), and the commit a request waits for carries none of
+ * it. A search indexes whatever is still marked before it looks, so it always sees every link
+ * stored; a mark is in the database, so what the process did not get to is indexed after the
+ * next start.
  */
 import type { LogSink } from "../log";
 import { indexPendingSlice, watchMarks } from "./index-text";

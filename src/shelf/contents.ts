@@ -98,8 +98,8 @@ export function readContentSummary(owner: Owner, id: number): ContentSummary | n
  * unknown link), replacing what was there, in one transaction (a savepoint inside the
  * caller's), and marks the link for the index (deferIndexing): the server's indexer takes it
  * soon after with the other pages and links marked meanwhile, in one transaction (each
- * transaction that writes to the index makes it write, and later merge, a segment of its own). A `server` content never replaces a
- * `browser` one: it is then dropped (`stored: false`). Plain prepared SQL: pages are saved in
+ * transaction that writes to the index makes it write, and later merge, a segment of its
+ * own). A `server` content never replaces a `browser` one: it is then dropped (`stored: false`). Plain prepared SQL: pages are saved in
  * bursts, and building drizzle queries cost more than the rest of a save but the index.
  */
 export function saveContent(owner: Owner, id: number, input: ContentInput, source: ContentSource, now: number): ContentSaved {
