@@ -148,6 +148,7 @@ describe("the repository stands alone", () => {
     const lines = readme.toString("utf8").split("\n");
     expect(lines.slice(0, 40).some((line) => line.includes("npm install"))).toBe(true);
     expect(lines.some((line) => line.includes("npm test"))).toBe(true);
+    expect(lines.some((line) => line.includes("npm run test:all"))).toBe(true);
   });
 
   it("every relative link in the README and docs/ points at a file (and heading) that exists", () => {
@@ -202,5 +203,33 @@ describe("tests that need a program npm cannot install", () => {
     // Named once in the import, and at least once more where it is called (or mapped over a list).
     const asks = (name: string) => readFileSync(join(REPO_ROOT, "test", name), "utf8").split("requireProgram").length - 1 >= 2;
     expect(starting.filter((name) => !asks(name))).toEqual([]);
+  });
+});
+
+describe("the suite's two parts", () => {
+  // `npm test` runs the in-process files and skips the end-to-end ones by their names. A file that
+  // starts the executable, a browser or another program must say so in its name, or `npm test`
+  // would quietly grow slow (and need programs npm cannot install).
+  const STARTS_SOMETHING = /\b(?:builtBinary|binaryWorkspace|runBinary|startServer|createUserWithToken)\(|\bnew WorkspaceServers\(|from "\.\/(?:browser|extension\.chromium|extension\.stack|firefox|programs)"/;
+  const END_TO_END = /\.(?:binary|e2e)\.test\.ts$/;
+  const testFiles = () => readdirSync(join(REPO_ROOT, "test")).filter((name) => name.endsWith(".test.ts"));
+
+  it("names every file that starts the executable, a browser or another program *.binary.test.ts or *.e2e.test.ts", () => {
+    const starting = testFiles().filter((name) => STARTS_SOMETHING.test(readFileSync(join(REPO_ROOT, "test", name), "utf8")));
+    expect(starting.length).toBeGreaterThan(25);
+    expect(starting.filter((name) => !END_TO_END.test(name))).toEqual([]);
+    // Spelled in pieces, so that this file does not match itself.
+    expect(STARTS_SOMETHING.test(["const server = await start", "Server(binary, options);"].join(""))).toBe(true);
+    expect(STARTS_SOMETHING.test(['import { e2e } from "./', 'browser";'].join(""))).toBe(true);
+    expect(STARTS_SOMETHING.test(`import { REPO_ROOT, queryFile } from "./binary";`)).toBe(false);
+  });
+
+  it("npm test leaves out exactly those names, test:e2e takes them, and CI runs test:all", () => {
+    const { scripts } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    expect(scripts.test).toBe("bun run test:all --path-ignore-patterns='**/*.e2e.test.ts' --path-ignore-patterns='**/*.binary.test.ts'");
+    expect(scripts["test:e2e"]).toBe("bun run test:all .e2e.test.ts .binary.test.ts");
+    expect(scripts["test:all"]).toStartWith("bun test ");
+    expect(readFileSync(join(REPO_ROOT, ".ci", "run"), "utf8")).toContain("\nnpm run test:all 2>&1 | tee");
+    expect(testFiles().filter((name) => !END_TO_END.test(name) && (name.includes(".e2e.") || name.includes(".binary.")))).toEqual([]);
   });
 });
