@@ -12,7 +12,7 @@ import type { Page } from "playwright-core";
 import type { UserRow } from "../src/db/schema";
 import { createUser } from "../src/users/service";
 import { MAX_IMPORT_FILE_BYTES } from "../src/web/imports";
-import { answeredStatus, browserForFile, checkLooks, keepLocal, type ContextOptions } from "./browser";
+import { answeredStatus, browserForFile, checkLooks, keepLocal, openInPage, type ContextOptions } from "./browser";
 import { testDir } from "./dirs";
 import { Shelf } from "../src/shelf/shelf";
 
@@ -43,14 +43,15 @@ function holdings(userId: number) {
 /** importThroughPage uploads a file on /import, checks the preview, confirms and returns the report page's counts. */
 async function importThroughPage(page: Page, file: string | { name: string; mimeType: string; buffer: Buffer }): Promise<string[]> {
   const { origin } = e2e.server;
-  await page.goto(`${origin}/import`);
+  await openInPage(page, `${origin}/import`);
   await page.getByLabel("Bookmarks file").setInputFiles(file);
   await page.getByRole("button", { name: "Preview import" }).click();
   await page.waitForURL(/\/import\/[0-9a-f-]{36}$/);
   expect(await page.locator("h1").textContent()).toBe("Import preview");
   const previewCounts = await page.locator(".counts dd").allTextContents();
-  await page.getByRole("button", { name: /^Import \d+ links?$/ }).click();
-  await expect(page.locator("h1").textContent()).resolves.toBe("Import done");
+  // The report is a new document at the preview's address: its load is waited for, so the old page cannot answer.
+  await Promise.all([page.waitForEvent("load"), page.getByRole("button", { name: /^Import \d+ links?$/ }).click()]);
+  expect(await page.locator("h1").textContent()).toBe("Import done");
   const doneCounts = await page.locator(".counts dd").allTextContents();
   // The preview's dry run said exactly what the import then did.
   expect(doneCounts).toEqual(previewCounts);
@@ -66,7 +67,7 @@ describe.skipIf(!e2e.present)("the import / export page in Chromium", () => {
     try {
       const page = await context.newPage();
       await keepLocal(page, origin);
-      await page.goto(`${origin}/account`);
+      await openInPage(page, `${origin}/account`);
       await page.getByLabel("Email").fill(owner.email);
       await page.getByLabel("Password").fill(PASSWORD);
       await Promise.all([page.waitForURL(`${origin}/account`), page.getByRole("button", { name: "Sign in" }).click()]);
@@ -88,7 +89,7 @@ describe.skipIf(!e2e.present)("the import / export page in Chromium", () => {
       expect(shown).toEqual(expect.arrayContaining(created));
 
       // The export, through the browser's download.
-      await page.goto(`${origin}/import`);
+      await openInPage(page, `${origin}/import`);
       const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download bookmarks file" }).click()]);
       expect(download.suggestedFilename()).toBe(`linkshelf-bookmarks-${new Date().toISOString().slice(0, 10)}.html`);
       const exported = join(testDir("export"), download.suggestedFilename());
@@ -122,7 +123,7 @@ describe.skipIf(!e2e.present)("the import / export page in Chromium", () => {
       const page = await context.newPage();
       await keepLocal(page, origin);
       const before = db.$client.query("SELECT count(*) AS n FROM links").get();
-      await page.goto(`${origin}/import`);
+      await openInPage(page, `${origin}/import`);
       // From a file on disk: the browser reads it itself (a buffer would go through Playwright's connection).
       const huge = join(testDir("import-huge"), "huge.html");
       writeFileSync(huge, Buffer.alloc(MAX_IMPORT_FILE_BYTES + 1024, " "));
@@ -145,7 +146,7 @@ describe.skipIf(!e2e.present)("the import / export page in Chromium", () => {
       return signedInContext(user, options);
     }, async (page, check) => {
       await keepLocal(page, origin);
-      await page.goto(`${origin}/import`);
+      await openInPage(page, `${origin}/import`);
       await check("import");
       await page.getByLabel("Bookmarks file").setInputFiles(FIXTURE);
       await page.getByRole("button", { name: "Preview import" }).click();
@@ -154,7 +155,7 @@ describe.skipIf(!e2e.present)("the import / export page in Chromium", () => {
       await page.getByRole("button", { name: /^Import \d+ links$/ }).click();
       await page.waitForSelector("text=Import done");
       await check("report");
-      await page.goto(`${origin}/account`);
+      await openInPage(page, `${origin}/account`);
       await check("account");
     });
     expect(checked).toHaveLength(16);
