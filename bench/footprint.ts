@@ -1,4 +1,8 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createApp } from "../src/app";
+import { loadConfig } from "../src/config";
+import { closeDatabase, openDatabase } from "../src/db/client";
 import { compile, median, ROOT, rssMiB, rssParts, serveCommand, start, stop, tempDir } from "./lib";
 
 export interface Footprint {
@@ -16,6 +20,9 @@ export interface FootprintFigure {
   linkshelf: Footprint;
   /** Elysia + drizzle + bun:sqlite and nothing of linkshelf's own: what no app built on them can go below. */
   floor: Footprint;
+  /** The floor with as many routes as linkshelf, each answering a constant (floor-elysia-routes.ts), and how many. */
+  routesFloor: Footprint;
+  routes: number;
   startRatio: number;
   startTarget: number;
   rssRatio: number;
@@ -59,10 +66,21 @@ async function startOnce(command: string[], idleMs?: number): Promise<Run> {
   }
 }
 
+/** appRoutes: the method and path of every route linkshelf's app declares, read from the app itself. */
+function appRoutes(): [method: string, path: string][] {
+  const db = openDatabase(":memory:");
+  try {
+    return createApp({ db, config: loadConfig({}, {}), clock: Date.now }).routes.map((route) => [route.method, route.path]);
+  } finally {
+    closeDatabase(db);
+  }
+}
+
 /**
  * benchFootprint: start-up time and idle memory of dist/linkshelf (empty data directory,
- * so migrations run), of a bare Bun.serve answering /healthz, and of the floor (Elysia +
- * drizzle opening a database, no linkshelf code), all compiled the same way. They are
+ * so migrations run), of a bare Bun.serve answering /healthz, of the floor (Elysia +
+ * drizzle opening a database, no linkshelf code), and of the floor with linkshelf's routes
+ * answering constants, all compiled the same way. They are
  * started in turn, `starts` times each; the first `rssStarts` of each also idle 1.5 s
  * before VmRSS is read. Medians are compared.
  */
@@ -70,14 +88,19 @@ export async function benchFootprint(linkshelfBin: string, options = { starts: 9
   const work = tempDir("footprint");
   const bareBin = await compile(join(ROOT, "bench", "bare-healthz.ts"), join(work, "bare-healthz"));
   const floorBin = await compile(join(ROOT, "bench", "floor-elysia-drizzle.ts"), join(work, "floor-elysia-drizzle"));
-  const starters: Record<"bare" | "linkshelf" | "floor", Starter> = {
+  const routesFloorBin = await compile(join(ROOT, "bench", "floor-elysia-routes.ts"), join(work, "floor-elysia-routes"));
+  const routes = appRoutes();
+  const routesFile = join(work, "routes.json");
+  writeFileSync(routesFile, JSON.stringify(routes));
+  const runs = { bare: [] as Run[], linkshelf: [] as Run[], floor: [] as Run[], routesFloor: [] as Run[] };
+  const starters: Record<keyof typeof runs, Starter> = {
     bare: () => [bareBin],
     linkshelf: (dataDir) => serveCommand(linkshelfBin, dataDir),
     floor: (dataDir) => [floorBin, dataDir],
+    routesFloor: (dataDir) => [routesFloorBin, dataDir, routesFile],
   };
-  const runs = { bare: [] as Run[], linkshelf: [] as Run[], floor: [] as Run[] };
   for (let round = 0; round < options.starts; round++) {
-    for (const name of ["bare", "linkshelf", "floor"] as const) {
+    for (const name of ["bare", "linkshelf", "floor", "routesFloor"] as const) {
       const dataDir = join(work, `${name}-${round}`);
       runs[name].push(await startOnce(starters[name](dataDir), round < options.rssStarts ? options.idleMs : undefined));
     }
@@ -93,7 +116,7 @@ export async function benchFootprint(linkshelfBin: string, options = { starts: 9
   const linkshelf = summary(runs.linkshelf);
   const floor = summary(runs.floor);
   return {
-    bare, linkshelf, floor,
+    bare, linkshelf, floor, routesFloor: summary(runs.routesFloor), routes: routes.length,
     startRatio: linkshelf.startMs / bare.startMs, startTarget: 2,
     rssRatio: linkshelf.rssMiB / bare.rssMiB, rssTarget: 1.3,
     floorStartRatio: floor.startMs / bare.startMs,

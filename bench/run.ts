@@ -85,6 +85,8 @@ const lines = [
   `      floor, Elysia + drizzle + bun:sqlite with no linkshelf code, compiled the same way:`,
   `        idle RSS ${footprint.floor.rssMiB.toFixed(1)} MiB = ${x(footprint.floorRssRatio)} bare, start ${footprint.floor.startMs.toFixed(1)} ms = ${x(footprint.floorStartRatio)} bare` +
     ` (linkshelf: ${x(footprint.linkshelf.rssMiB / footprint.floor.rssMiB)} and ${x(footprint.linkshelf.startMs / footprint.floor.startMs)} the floor)`,
+  `      the floor with linkshelf's ${footprint.routes} routes, each answering a constant (what Elysia costs an app this size, before any handler code):`,
+  `        idle RSS ${footprint.routesFloor.rssMiB.toFixed(1)} MiB = ${x(footprint.routesFloor.rssMiB / footprint.floor.rssMiB)} the floor, start ${footprint.routesFloor.startMs.toFixed(1)} ms = ${x(footprint.routesFloor.startMs / footprint.floor.startMs)} the floor`,
   `      idle RSS = anonymous + file-backed (the executable's pages): linkshelf ${footprint.linkshelf.anonMiB.toFixed(1)} + ${footprint.linkshelf.fileMiB.toFixed(1)},` +
     ` floor ${footprint.floor.anonMiB.toFixed(1)} + ${footprint.floor.fileMiB.toFixed(1)}, bare ${footprint.bare.anonMiB.toFixed(1)} + ${footprint.bare.fileMiB.toFixed(1)} MiB`,
   `      FLOOR: the target is below what the floor itself measures, so no app on this stack can meet it here.`,
