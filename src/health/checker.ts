@@ -21,8 +21,11 @@ export const CHECKER_LIMITS = {
   concurrency: 4,
   /** Between the end of one check of a host and the start of the next one. */
   hostSpacingMillis: 10_000,
-  /** Links read from the database at a time. */
-  batch: 16,
+  /**
+   * Links read from the database at a time. Choosing them sorts every link by priority (~45 ms
+   * for 100,000 links here), so a batch is large enough that the sort is a small part of checking.
+   */
+  batch: 256,
   /** How often the checker looks again when no link is due. */
   idleMillis: 60_000,
 } as const;
