@@ -20,7 +20,7 @@ export interface FootprintFigure {
   linkshelf: Footprint;
   /** Elysia + drizzle + bun:sqlite and nothing of linkshelf's own: what no app built on them can go below. */
   floor: Footprint;
-  /** The floor with as many routes as linkshelf, each answering a constant (floor-elysia-routes.ts), and how many. */
+  /** The floor with as many routes as linkshelf, each answering a constant (floor-elysia-drizzle.ts with a routes file), and how many. */
   routesFloor: Footprint;
   routes: number;
   startRatio: number;
@@ -88,7 +88,6 @@ export async function benchFootprint(linkshelfBin: string, options = { starts: 9
   const work = tempDir("footprint");
   const bareBin = await compile(join(ROOT, "bench", "bare-healthz.ts"), join(work, "bare-healthz"));
   const floorBin = await compile(join(ROOT, "bench", "floor-elysia-drizzle.ts"), join(work, "floor-elysia-drizzle"));
-  const routesFloorBin = await compile(join(ROOT, "bench", "floor-elysia-routes.ts"), join(work, "floor-elysia-routes"));
   const routes = appRoutes();
   const routesFile = join(work, "routes.json");
   writeFileSync(routesFile, JSON.stringify(routes));
@@ -97,7 +96,7 @@ export async function benchFootprint(linkshelfBin: string, options = { starts: 9
     bare: () => [bareBin],
     linkshelf: (dataDir) => serveCommand(linkshelfBin, dataDir),
     floor: (dataDir) => [floorBin, dataDir],
-    routesFloor: (dataDir) => [routesFloorBin, dataDir, routesFile],
+    routesFloor: (dataDir) => [floorBin, dataDir, routesFile],
   };
   for (let round = 0; round < options.starts; round++) {
     for (const name of ["bare", "linkshelf", "floor", "routesFloor"] as const) {

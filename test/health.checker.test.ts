@@ -214,6 +214,28 @@ describe("the background schedule", () => {
     expect(site.hosts.map((host) => host.split(":")[0])).toEqual(["d.test", "c.test", "b.test", "a.test"]);
   });
 
+  it("reads the links again once its batch is a minute old, not before: a link clicked more, added since, goes next then", async () => {
+    const { env, add } = await world();
+    const site = origin({ "/": () => new Response("ok") });
+    for (const host of ["a", "b", "c"]) add(`http://${host}.test:${site.port}/`);
+    // Three links over 90 s: one every 30 s.
+    const { checker, time } = checkerOf(env, { periodMs: 90_000 }, { concurrency: 1 });
+    expect(CHECKER_LIMITS.batchMillis).toBe(60_000);
+    checker.start();
+    await until(() => site.hits.length === 1, "the first check");
+    await checker.whenIdle();
+    add(`http://d.test:${site.port}/`, 50);
+    time.advance(30_000);
+    await until(() => site.hits.length === 2, "the second check, from the batch read 30 s ago");
+    await checker.whenIdle();
+    time.advance(30_000);
+    await until(() => site.hits.length === 3, "the third, from a batch read again at a minute");
+    await checker.whenIdle();
+    time.advance(30_000);
+    await until(() => site.hits.length === 4, "the fourth");
+    expect(site.hosts.map((host) => host.split(":")[0])).toEqual(["a.test", "b.test", "d.test", "c.test"]);
+  });
+
   it("spreads the checks over the period: N links, one every period ÷ N, never a burst at start", async () => {
     const { env, add } = await world();
     const site = origin({ "/": () => new Response("ok") });

@@ -192,36 +192,45 @@ describe("the repository stands alone", () => {
   });
 });
 
+/** The test files, by name; not this one, which spells out the patterns below. */
+const testFiles = () => readdirSync(join(REPO_ROOT, "test")).filter((name) => name.endsWith(".test.ts") && name !== "repository.test.ts");
+const testSource = (name: string) => readFileSync(join(REPO_ROOT, "test", name), "utf8");
+
+// A browser or another outside program, through test/browser.ts, test/firefox.ts and test/programs.ts.
+const STARTS_A_PROGRAM = /\blaunch(?:Chromium|Firefox)\(|\b(?:QEMU_AARCH64|PODMAN|SYSTEMD_ANALYZE|CADDY|NGINX|FAIL2BAN)\b/;
+// The same, or the compiled executable (test/binary.ts), or Playwright's browsers directly.
+const STARTS_SOMETHING = new RegExp([
+  STARTS_A_PROGRAM.source,
+  /\b(?:builtBinary|binaryWorkspace|runBinary|startServer|createUserWithToken)\(|\bnew WorkspaceServers\(/.source,
+  /\b(?:chromium|firefox)\.launch(?:PersistentContext)?\(|from "(?:\.\/(?:browser|extension\.chromium|extension\.stack|firefox|programs)|playwright-core)"/.source,
+].join("|"));
+const END_TO_END = /\.(?:binary|e2e)\.test\.ts$/;
+
 describe("tests that need a program npm cannot install", () => {
   // A test file that starts a browser or another outside program must ask requireProgram first,
-  // so that `npm test` on a machine without it skips with one line (and CI, which installs it, fails).
-  const STARTS_A_PROGRAM = /\blaunch(?:Chromium|Firefox)\(|\b(?:QEMU_AARCH64|PODMAN|SYSTEMD_ANALYZE|CADDY|NGINX|FAIL2BAN)\b/;
+  // so that on a machine without it `npm run test:e2e` skips with one line (and CI, which installs it, fails).
   it("ask requireProgram first, every one of them", () => {
-    const files = readdirSync(join(REPO_ROOT, "test")).filter((name) => name.endsWith(".test.ts"));
-    const starting = files.filter((name) => STARTS_A_PROGRAM.test(readFileSync(join(REPO_ROOT, "test", name), "utf8")));
-    expect(starting.length).toBeGreaterThan(5);
+    const starting = testFiles().filter((name) => STARTS_A_PROGRAM.test(testSource(name)));
+    expect(starting.length).toBeGreaterThanOrEqual(5);
     // Named once in the import, and at least once more where it is called (or mapped over a list).
-    const asks = (name: string) => readFileSync(join(REPO_ROOT, "test", name), "utf8").split("requireProgram").length - 1 >= 2;
+    const asks = (name: string) => testSource(name).split("requireProgram").length - 1 >= 2;
     expect(starting.filter((name) => !asks(name))).toEqual([]);
   });
 });
 
 describe("the suite's two parts", () => {
   // `npm test` runs the in-process files and skips the end-to-end ones by their names. A file that
-  // starts the executable, a browser or another program must say so in its name, or `npm test`
-  // would quietly grow slow (and need programs npm cannot install).
-  const STARTS_SOMETHING = /\b(?:builtBinary|binaryWorkspace|runBinary|startServer|createUserWithToken)\(|\bnew WorkspaceServers\(|from "\.\/(?:browser|extension\.chromium|extension\.stack|firefox|programs)"/;
-  const END_TO_END = /\.(?:binary|e2e)\.test\.ts$/;
-  const testFiles = () => readdirSync(join(REPO_ROOT, "test")).filter((name) => name.endsWith(".test.ts"));
-
+  // starts the executable, a browser or another outside program must say so in its name, or
+  // `npm test` would quietly grow slow (and need programs npm cannot install).
   it("names every file that starts the executable, a browser or another program *.binary.test.ts or *.e2e.test.ts", () => {
-    const starting = testFiles().filter((name) => STARTS_SOMETHING.test(readFileSync(join(REPO_ROOT, "test", name), "utf8")));
+    const starting = testFiles().filter((name) => STARTS_SOMETHING.test(testSource(name)));
     expect(starting.length).toBeGreaterThan(25);
     expect(starting.filter((name) => !END_TO_END.test(name))).toEqual([]);
-    // Spelled in pieces, so that this file does not match itself.
-    expect(STARTS_SOMETHING.test(["const server = await start", "Server(binary, options);"].join(""))).toBe(true);
-    expect(STARTS_SOMETHING.test(['import { e2e } from "./', 'browser";'].join(""))).toBe(true);
-    expect(STARTS_SOMETHING.test(`import { REPO_ROOT, queryFile } from "./binary";`)).toBe(false);
+    expect(STARTS_SOMETHING.test("const server = await startServer(binary, options);")).toBe(true);
+    expect(STARTS_SOMETHING.test('import { e2e } from "./browser";')).toBe(true);
+    expect(STARTS_SOMETHING.test("const browser = await chromium.launch({ headless: true });")).toBe(true);
+    expect(STARTS_SOMETHING.test("await launchFirefox(profile);")).toBe(true);
+    expect(STARTS_SOMETHING.test('import { REPO_ROOT, queryFile } from "./binary";')).toBe(false);
   });
 
   it("npm test leaves out exactly those names, test:e2e takes them, and CI runs test:all", () => {

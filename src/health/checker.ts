@@ -2,8 +2,8 @@
  * The background link checker: every link is checked about once per period, most clicked and
  * most recently clicked first, paced so that N links take about one period (no burst at start).
  * At most `concurrency` checks run at once and a host gets at most one request per
- * `hostSpacingMillis`. Links come from SQL in small batches (src/shelf/link-checks.ts), never all
- * at once. Checks go out through the favicon proxy's outbound guard (src/health/probe.ts).
+ * `hostSpacingMillis`. Links come from SQL in batches (src/shelf/link-checks.ts), never all at
+ * once, and a batch is read again once it is a minute old. Checks go out through the favicon proxy's outbound guard (src/health/probe.ts).
  */
 import type { Config, LinkCheckConfig } from "../config";
 import { CheckedRecently } from "../errors";
@@ -26,6 +26,8 @@ export const CHECKER_LIMITS = {
    * for 100,000 links here), so a batch is large enough that the sort is a small part of checking.
    */
   batch: 256,
+  /** A batch is read again once this old, so links added, readdressed or clicked since are seen. */
+  batchMillis: 60_000,
   /** How often the checker looks again when no link is due. */
   idleMillis: 60_000,
 } as const;
@@ -69,6 +71,7 @@ export interface CheckerOptions extends OutboundOptions {
   concurrency?: number;
   hostSpacingMillis?: number;
   batch?: number;
+  batchMillis?: number;
   idleMillis?: number;
 }
 
@@ -100,6 +103,8 @@ export class LinkChecker implements LinkCheck {
   private readonly outbound: OutboundRuns;
   private readonly hosts = new Map<string, HostState>();
   private batch: DueLink[] = [];
+  /** When `batch` was read. */
+  private batchReadAt = -Infinity;
   private readonly inFlight = new Set<number>();
   /** The clock time before which no background check starts (the pacing). */
   private nextStartAt = 0;
@@ -170,7 +175,7 @@ export class LinkChecker implements LinkCheck {
     for (const [name, host] of this.hosts) if (!host.busy && host.nextAt <= now) this.hosts.delete(name);
     while (this.outbound.active < this.limits.concurrency) {
       if (now < this.nextStartAt) return this.alarm.set(this.nextStartAt, now);
-      if (this.batch.length === 0) this.refill(now);
+      if (this.batch.length === 0 || now - this.batchReadAt >= this.limits.batchMillis) this.refill(now);
       if (this.batch.length === 0) return this.alarm.set(now + this.limits.idleMillis, now);
       const index = this.batch.findIndex((link) => {
         const host = hostOf(link.url);
@@ -193,6 +198,7 @@ export class LinkChecker implements LinkCheck {
     const period = this.deps.config.periodMs!;
     this.paceMillis = Math.floor(period / Math.max(1, linkCount(this.deps.db)));
     this.batch = dueLinks(this.deps.db, now, this.limits.batch, [...this.inFlight]);
+    this.batchReadAt = now;
   }
 
   private begin(link: DueLink): void {
