@@ -3,7 +3,8 @@
  * most recently clicked first, paced so that N links take about one period (no burst at start).
  * At most `concurrency` checks run at once and a host gets at most one request per
  * `hostSpacingMillis`. Links come from SQL in batches (src/shelf/link-checks.ts), never all at
- * once, and a batch is read again once it is a minute old. Checks go out through the favicon proxy's outbound guard (src/health/probe.ts).
+ * once, and a batch is read again once it is a minute old. Checks go out through the favicon
+ * proxy's outbound guard (src/health/probe.ts).
  */
 import type { Config, LinkCheckConfig } from "../config";
 import { CheckedRecently } from "../errors";
