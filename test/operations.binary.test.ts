@@ -213,7 +213,7 @@ for (const proxy of PROXIES) {
 const fail2banInstalled = requireProgram(FAIL2BAN);
 
 describe.skipIf(!fail2banInstalled)("docs/operations.md: the fail2ban filter", () => {
-  it("matches the failed sign-in line, IPv4 and IPv6, and nothing else the server logs", () => {
+  it("matches the failed sign-in line, IPv4 and IPv6, with an email or `<not an email>`, and nothing else the server logs", () => {
     const filter = /```ini\n(\[Definition\][\s\S]*?)\n```/.exec(GUIDE);
     expect(filter).not.toBeNull();
     const dir = join(REPO_ROOT, "test", `.fail2ban-${process.pid}`);
@@ -223,6 +223,7 @@ describe.skipIf(!fail2banInstalled)("docs/operations.md: the fail2ban filter", (
       const lines = [
         "2026-11-25 03:50:00 sign-in failed for me@example.com from 192.0.2.7",
         "2026-11-25 03:50:01 sign-in failed for someone@example.com from 2001:db8::1",
+        "2026-11-25 03:50:01 sign-in failed for <not an email> from 198.51.100.9",
         "2026-11-25 03:50:02 linkshelf listening on http://0.0.0.0:3000 (data in /var/lib/linkshelf)",
         "2026-11-25 03:50:03 linkshelf: no user yet. Create the first one at http://localhost:3000/setup with setup code: K7QM-3XWD-PA9R",
       ];
@@ -230,9 +231,10 @@ describe.skipIf(!fail2banInstalled)("docs/operations.md: the fail2ban filter", (
       const run = Bun.spawnSync(["fail2ban-regex", "--print-all-matched", join(dir, "log"), join(dir, "linkshelf.conf")]);
       const out = run.stdout.toString();
       expect(run.exitCode).toBe(0);
-      expect(out).toMatch(/Lines: 4 lines, 0 ignored, 2 matched, 2 missed/);
+      expect(out).toMatch(/Lines: 5 lines, 0 ignored, 3 matched, 2 missed/);
       expect(out).toContain("192.0.2.7");
       expect(out).toContain("2001:db8::1");
+      expect(out).toContain("198.51.100.9");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

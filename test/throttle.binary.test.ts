@@ -109,7 +109,7 @@ describe("300 parallel wrong sign-ins from one address", () => {
 });
 
 describe("behind a trusted proxy (each test its own client address)", () => {
-  it("verifies at most 10 of 30 parallel wrong current passwords (422), refuses 20 with 429, logs 10 lines, and a hostile email stays on one line", async () => {
+  it("verifies at most 10 of 30 parallel wrong current passwords (422), refuses 20 with 429, logs 10 lines, and a hostile email is `<not an email>`", async () => {
     let cookie = "";
     const log = await withServer({ LINKSHELF_TRUST_PROXY: "1" }, async (server) => {
       cookie = await signIn(server, "198.51.100.30");
@@ -121,7 +121,7 @@ describe("behind a trusted proxy (each test its own client address)", () => {
     });
     expect(failedLines(log)).toEqual([
       ...Array.from({ length: 10 }, () => `sign-in failed for ${EMAIL} from 198.51.100.30`),
-      String.raw`sign-in failed for x@y\x0d\x0asign-in\x20failed\x20for\x20root\x20from\x20192.0.2.66 from 198.51.100.31`,
+      "sign-in failed for <not an email> from 198.51.100.31",
     ]);
     expect(log).not.toContain("wrong current");
     expect(log).not.toContain("whatever1");

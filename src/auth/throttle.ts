@@ -47,11 +47,24 @@ export class SignInThrottle {
   }
 }
 
+/** What the log writes in place of an email field that holds no well-formed address. */
+export const NOT_AN_EMAIL = "<not an email>";
+
+/**
+ * An address as people type one: a local part without spaces or controls, `@`, and a host name
+ * of at least two dot-separated labels (letters, digits, inner hyphens) ending in letters.
+ */
+const WELL_FORMED_EMAIL = /^[\p{L}\p{N}.!#$%&'*+/=?^_`{|}~-]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+\p{L}{2,}$/u;
+
 /**
  * signInFailedLine is the one log line of a failed password check (sign-in, setup code,
  * current password), fixed so that fail2ban can match it: `sign-in failed for <email> from <ip>`.
- * It never holds a password, token, cookie or setup code.
+ * It never holds a password, token, cookie or setup code: what was typed into the email field
+ * is written only when it is a well-formed address (a password typed there by mistake is not),
+ * else `<not an email>`.
  */
 export function signInFailedLine(email: string, ip: string): string {
-  return `sign-in failed for ${logSafe(email.trim())} from ${logSafe(ip)}`;
+  const typed = email.trim();
+  const shown = typed.length <= 254 && WELL_FORMED_EMAIL.test(typed) ? logSafe(typed) : NOT_AN_EMAIL;
+  return `sign-in failed for ${shown} from ${logSafe(ip)}`;
 }
