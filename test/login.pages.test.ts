@@ -135,7 +135,11 @@ describe("POST /login", () => {
     const response = await submit(env, "/login", { email: alice.user.email, password: alice.password, next: "/a/b?c=d" });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/a/b?c=d");
-    expect(response.cookies).toHaveLength(1);
+    // The session, and the known-browser cookie that lets this browser past the account's daily budget.
+    expect(response.cookies).toHaveLength(2);
+    const known = attributesOf(response.cookies[1]!);
+    expect(response.cookies[1]).toMatch(new RegExp(`^linkshelf_known=${alice.user.id}\\.\\d+\\.[A-Za-z0-9_-]{43};`));
+    expect([known.has("httponly"), known.get("samesite")?.toLowerCase(), known.get("path"), known.get("max-age"), known.has("secure")]).toEqual([true, "lax", "/login", "31536000", false]);
     const attributes = attributesOf(response.cookies[0]!);
     expect(sessionCookieOf(response.cookies)).toMatch(/^linkshelf_session=[A-Za-z0-9_-]{43}$/);
     expect(attributes.has("httponly")).toBe(true);
@@ -161,6 +165,7 @@ describe("POST /login", () => {
     const response = await submit(env, "/login", { email: alice.user.email, password: alice.password }, { base: "https://localhost" });
     expect(response.status).toBe(303);
     expect(attributesOf(response.cookies[0]!).has("secure")).toBe(true);
+    expect(attributesOf(response.cookies[1]!).has("secure")).toBe(true);
   });
 
   it("marks the cookie Secure behind a trusted proxy that says https", async () => {

@@ -6,9 +6,9 @@
 import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
 import { HASHING_LIMITS, memoryOf, PASSWORD_HASH, Passwords, PasswordsBusy } from "../src/auth/passwords";
-import { signInFailedLine } from "../src/auth/throttle";
+import { ACCOUNT_THROTTLE, AccountThrottle, signInFailedLine } from "../src/auth/throttle";
 import { logSafe } from "../src/log";
-import { createUser, makeEnv, snapshot, type TestEnv, type TestUser } from "./helpers";
+import { createUser, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 const SETUP_CODE = "ABCD-EFGH-JKLM";
@@ -244,6 +244,138 @@ describe("sign-in throttle under parallel requests", () => {
     expect((await submit(env, "/account/password", changePassword(alice.password), "198.51.100.8", cookie)).status).toBe(429);
     expect(snapshot(env)).toBe(before);
     expect((await submit(env, "/account/password", changePassword(alice.password), "198.51.100.9", cookie)).status).toBe(303);
+  });
+});
+
+describe("the per-account budget of failed sign-ins", () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  /** The cookie pair (`name=value`) a successful sign-in set, or undefined. */
+  const knownCookieOf = (answer: Sent) => /linkshelf_known=[^;]+/.exec(answer.headers.get("set-cookie") ?? "")?.[0];
+  /** useUpAccount sends 100 wrong passwords for `email`, each from its own address (10.9.x.y), all answered 401. */
+  async function useUpAccount(env: TestEnv, email: string) {
+    for (let i = 0; i < 100; i++) {
+      expect((await submit(env, "/login", { email, password: "a wrong guess" }, `10.9.${i >> 8}.${i & 255}`)).status).toBe(401);
+    }
+  }
+
+  it("gives one account at most 100 failed sign-ins a day from any mix of addresses; then even the right password is 429 and nothing is stored", async () => {
+    const { env, lines } = throttleEnv();
+    const alice = await createUser(env);
+    const bob = await createUser(env);
+    await useUpAccount(env, alice.user.email);
+    expect(lines).toHaveLength(100);
+    const before = snapshot(env);
+    for (const [password, ip] of [["another guess", "10.9.1.1"], [alice.password, "10.9.1.2"]] as const) {
+      const refused = await submit(env, "/login", { email: alice.user.email, password }, ip);
+      expect(refused.status).toBe(429);
+      expect(refused.text).toContain("Too many failed sign-ins to this account today.");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(DAY / 1000 - 60);
+      expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(DAY / 1000);
+      expect(refused.headers.get("set-cookie")).toBeNull();
+    }
+    // Refused before any password is checked: nothing logged, nothing stored.
+    expect(lines).toHaveLength(100);
+    expect(snapshot(env)).toBe(before);
+    // Another account is not touched, from the same addresses; nor are the addresses used up.
+    expect((await submit(env, "/login", { email: bob.user.email, password: bob.password }, "10.9.0.1")).status).toBe(303);
+    // The account's day ends.
+    env.clock.now += DAY;
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "10.9.1.3")).status).toBe(303);
+  });
+
+  it("counts the 100th failure and refuses the 101st attempt (the budget's edge)", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    for (let i = 0; i < 99; i++) await submit(env, "/login", { email: alice.user.email, password: "a wrong guess" }, `10.8.${i >> 8}.${i & 255}`);
+    // The 100th attempt is still checked: the right password signs in and gives its place back.
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "10.8.1.1")).status).toBe(303);
+    expect((await submit(env, "/login", { email: alice.user.email, password: "a wrong guess" }, "10.8.1.2")).status).toBe(401);
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "10.8.1.3")).status).toBe(429);
+  });
+
+  it("counts an email with no account the same way, so the answers do not tell which emails have one", async () => {
+    const { env } = throttleEnv();
+    await createUser(env);
+    await useUpAccount(env, "nobody@example.test");
+    expect((await submit(env, "/login", { email: " NoBody@Example.test ", password: "a wrong guess" }, "10.9.1.1")).status).toBe(429);
+    expect((await submit(env, "/login", { email: "somebody@example.test", password: "a wrong guess" }, "10.9.1.1")).status).toBe(401);
+  });
+
+  it("lets the owner sign in from a browser that signed in before while the account's budget is used up; an unknown browser, a forged cookie or another account's cookie does not", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const bob = await createUser(env);
+    const signIn = await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.10");
+    expect(signIn.status).toBe(303);
+    const known = knownCookieOf(signIn)!;
+    expect(signIn.headers.get("set-cookie")).toMatch(/linkshelf_known=[^;]+; Max-Age=31536000; Path=\/login; HttpOnly; SameSite=Lax/);
+    const bobKnown = knownCookieOf(await submit(env, "/login", { email: bob.user.email, password: bob.password }, "192.0.2.11"))!;
+    await useUpAccount(env, alice.user.email);
+
+    const [, issuedAt, mac] = known.split("=")[1]!.split(".");
+    const flipped = `${mac!.slice(0, -1)}${mac!.endsWith("A") ? "B" : "A"}`;
+    const refusedCookies = [
+      undefined,
+      bobKnown,
+      `linkshelf_known=${alice.user.id}.${issuedAt}.${flipped}`,
+      `linkshelf_known=${alice.user.id}.${Number(issuedAt) + 1}.${mac}`,
+      `linkshelf_known=${bob.user.id}.${bobKnown.split(".")[1]}.${mac}`,
+      `linkshelf_known=${alice.user.id}.${issuedAt}`,
+      "linkshelf_known=",
+    ];
+    const before = snapshot(env);
+    for (const cookie of refusedCookies) {
+      expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.12", cookie)).status, String(cookie)).toBe(429);
+    }
+    expect(snapshot(env)).toBe(before);
+    // The browser alice signed in with, from a new address: in.
+    const again = await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.13", known);
+    expect(again.status).toBe(303);
+    expect(again.headers.get("set-cookie")).toContain("linkshelf_session=");
+    // Bob's browser knows bob, not alice; bob himself is not limited.
+    expect((await submit(env, "/login", { email: bob.user.email, password: bob.password }, "192.0.2.14", bobKnown)).status).toBe(303);
+  });
+
+  it("does not lift the per-address budget for a known browser", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const known = knownCookieOf(await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.20"))!;
+    for (let i = 0; i < 10; i++) expect((await submit(env, "/login", { email: alice.user.email, password: "a wrong guess" }, "192.0.2.21", known)).status).toBe(401);
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.21", known)).status).toBe(429);
+  });
+
+  it("forgets every known browser of an account when its password changes, and knows the browser that changed it", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const old = knownCookieOf(await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.30"))!;
+    const changed = await submit(env, "/account/password", changePassword(alice.password), "192.0.2.31", cookieFor(env, alice));
+    expect(changed.status).toBe(303);
+    const renewed = knownCookieOf(changed)!;
+    await useUpAccount(env, alice.user.email);
+    const password = changePassword("").password;
+    expect((await submit(env, "/login", { email: alice.user.email, password }, "192.0.2.32", old)).status).toBe(429);
+    expect((await submit(env, "/login", { email: alice.user.email, password }, "192.0.2.33", renewed)).status).toBe(303);
+  });
+
+  it("no longer knows a browser a year after its sign-in", async () => {
+    const { env } = throttleEnv();
+    const alice = await createUser(env);
+    const known = knownCookieOf(await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.40"))!;
+    env.clock.now += 365 * DAY - 2 * 60 * 60 * 1000;
+    await useUpAccount(env, alice.user.email);
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.41", known)).status).toBe(303);
+    env.clock.now += 2 * 60 * 60 * 1000;
+    expect((await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.42", known)).status).toBe(429);
+  });
+
+  it("keeps an account's count however many made-up emails are tried", () => {
+    const throttle = new AccountThrottle();
+    const alice = { id: 1 };
+    for (let i = 0; i < ACCOUNT_THROTTLE.attempts; i++) expect(throttle.begin(alice, "alice@example.test", START).allowed).toBe(true);
+    for (let i = 0; i < 3 * ACCOUNT_THROTTLE.maxKeys; i++) throttle.begin(undefined, `made-up-${i}@example.test`, START);
+    expect(throttle.begin(alice, "alice@example.test", START).allowed).toBe(false);
+    // The made-up emails' map stays bounded: the oldest were dropped, so the first starts afresh.
+    expect(throttle.begin(undefined, "made-up-0@example.test", START).allowed).toBe(true);
   });
 });
 

@@ -7,13 +7,14 @@ import { clientAddress } from "../request/arrival";
 import { ownOrigin, refuseCrossSite, requestOrigin, safeNext, seeOther } from "../request/origin";
 import { loginPage, setupPage } from "../pages/auth";
 import { htmlResponse } from "../pages/html";
-import { countUsers, createUser, findUserByEmail, replacePasswordHash } from "../users/service";
+import { countUsers, createUser, findUserByEmail, findUserById, replacePasswordHash } from "../users/service";
 import { sessionIdOf, sessionUser, withRenewedSession } from "./identity";
 import { needsRehash, passwords as processPasswords, PasswordsBusy } from "./passwords";
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions";
 import { setupCodeMatches } from "./setup";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
-import { signInFailedLine, type Attempt, type SignInThrottle } from "./throttle";
+import { isKnownBrowser, KNOWN_BROWSER_COOKIE, KNOWN_BROWSER_PATH, KNOWN_BROWSER_TTL_MS, knownBrowserValue } from "./known-browser";
+import { AccountThrottle, signInFailedLine, type Attempt, type SignInThrottle } from "./throttle";
 
 const LOGIN_FAILED = "The email or password is not right.";
 /** Verified against when the email is unknown, so both failures take the same time. */
@@ -25,7 +26,9 @@ export type CookieJar = Record<string, { set(options: object): unknown }>;
 
 /**
  * startBrowserSession starts a session for a user and sets its cookie on the response:
- * HttpOnly, SameSite=Lax, Path=/, 30 days, Secure when the request came over HTTPS.
+ * HttpOnly, SameSite=Lax, Path=/, 30 days, Secure when the request came over HTTPS. The browser
+ * also gets (again) the known-browser cookie of the user (src/auth/known-browser.ts), made with
+ * their password hash as it is now.
  */
 export function startBrowserSession(
   { db, config, peerAddress }: Pick<AppDeps, "db" | "config" | "peerAddress">,
@@ -35,27 +38,36 @@ export function startBrowserSession(
   now: number,
 ): void {
   const session = createSession(db, userId, now);
-  cookie[SESSION_COOKIE]!.set({
-    value: session.id,
-    httpOnly: true,
-    sameSite: "lax",
-    path: "/",
-    secure: requestOrigin(request, { config, peerAddress }).scheme === "https",
-    maxAge: Math.floor(SESSION_TTL_MS / 1000),
-  });
+  const secure = requestOrigin(request, { config, peerAddress }).scheme === "https";
+  cookie[SESSION_COOKIE]!.set({ value: session.id, httpOnly: true, sameSite: "lax", path: "/", secure, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+  const user = findUserById(db, userId);
+  if (user) {
+    cookie[KNOWN_BROWSER_COOKIE]!.set({
+      value: knownBrowserValue(user, now),
+      httpOnly: true,
+      sameSite: "lax",
+      path: KNOWN_BROWSER_PATH,
+      secure,
+      maxAge: Math.floor(KNOWN_BROWSER_TTL_MS / 1000),
+    });
+  }
 }
 
 /**
  * authPages: the sign-in, sign-out and first-run setup pages. A password or setup code is
  * checked only after `signIns` has counted the attempt for the client's address (shared with
  * the current-password form): at most 10 failures per address in 15 minutes, however many
- * arrive at once. Each failure is logged as `sign-in failed for <email> from <address>`.
+ * arrive at once. A sign-in is counted against its account too, at most 100 failures a day
+ * from any mix of addresses, unless it comes from a browser that signed in to that account
+ * before (the known-browser cookie). Each failure is logged as `sign-in failed for <email>
+ * from <address>`.
  * Refusals are thrown (Forbidden for a cross-site form, TooManyAttempts over the throttle,
  * PasswordsBusy when the hashing queue is full, NotFound for `/setup` once set up) and drawn by
  * the error mapping as the one error page; a wrong password or setup code is the form again (401).
  */
 export function authPages({ db, config, clock, setupCode, peerAddress, passwords = processPasswords, log = console.error }: AppDeps, signIns: SignInThrottle) {
   const network = { config, peerAddress };
+  const perAccount = new AccountThrottle();
 
   /** A browser form's attempt: refused when cross-site (Forbidden) or over the throttle (TooManyAttempts), else counted. */
   const beginAttempt = (request: Request, ip: string, now: number): Attempt => {
@@ -112,19 +124,29 @@ export function authPages({ db, config, clock, setupCode, peerAddress, passwords
       const email = field(body, "email");
       const next = safeNext(field(body, "next"), ownOrigin(request, network));
       const user = email.trim() === "" ? undefined : findUserByEmail(db, email);
+      // Counted before the password is checked, like the address; a browser the account knows is not.
+      const byAccount = user && isKnownBrowser(request, user, now) ? undefined : perAccount.begin(user, email, now);
+      if (byAccount && !byAccount.allowed) {
+        attempt.release();
+        throw new TooManyAttempts(byAccount.retryAfter, "Too many failed sign-ins to this account today. Sign in from a browser you signed in with before, or try again later.");
+      }
+      const releaseBoth = () => {
+        attempt.release();
+        byAccount?.release();
+      };
       let valid: boolean;
       try {
         valid = await passwords.verify(field(body, "password"), user?.passwordHash ?? (await unknownUserHash()));
       } catch (error) {
         // A verification that did not happen (the hashing queue was full: PasswordsBusy) does not count.
-        attempt.release();
+        releaseBoth();
         throw error;
       }
       if (!user || !valid) {
         log(signInFailedLine(email, ip));
         return htmlResponse(loginPage({ next, email, error: LOGIN_FAILED, firstRun: firstRun() }), { status: 401 });
       }
-      attempt.release();
+      releaseBoth();
       if (needsRehash(user.passwordHash)) await upgradeHash(user, field(body, "password"));
       startSession(request, cookie, user.id, now);
       return seeOther(next);

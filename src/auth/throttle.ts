@@ -4,6 +4,9 @@ import { logSafe } from "../log";
 /** 10 password checks per key (an address, or an account for the current-password form) per 15 minutes. */
 export const SIGN_IN_THROTTLE = { attempts: 10, windowMs: 15 * 60 * 1000 } as const;
 
+/** 100 failed sign-ins per account per day, from any mix of addresses. */
+export const ACCOUNT_THROTTLE = { attempts: 100, windowMs: 24 * 60 * 60 * 1000, maxKeys: 10_000 } as const;
+
 /** A counted attempt: release it when it turned out not to be a failure. */
 export interface Attempt {
   allowed: true;
@@ -55,6 +58,24 @@ export const NOT_AN_EMAIL = "<not an email>";
  * of at least two dot-separated labels (letters, digits, inner hyphens) ending in letters.
  */
 const WELL_FORMED_EMAIL = /^[\p{L}\p{N}.!#$%&'*+/=?^_`{|}~-]+@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+\p{L}{2,}$/u;
+
+/**
+ * AccountThrottle counts sign-in attempts per account, from whatever addresses they come, in
+ * fixed windows of a day, as SignInThrottle counts them per address: so that many addresses
+ * do not multiply the guesses one account can take. An email with no account is counted the
+ * same way (the answers do not tell which emails have an account), in a map of its own: a
+ * flood of made-up emails can push out only other made-up emails' counts, never an account's.
+ * Each map keeps at most 10,000 keys.
+ */
+export class AccountThrottle {
+  private readonly accounts = new SignInThrottle(ACCOUNT_THROTTLE.attempts, ACCOUNT_THROTTLE.windowMs, ACCOUNT_THROTTLE.maxKeys);
+  private readonly unknownEmails = new SignInThrottle(ACCOUNT_THROTTLE.attempts, ACCOUNT_THROTTLE.windowMs, ACCOUNT_THROTTLE.maxKeys);
+
+  /** begin counts an attempt on the account of `user`, or on the typed email when no account has it. */
+  begin(user: { id: number } | undefined, email: string, now: number): Attempt | Refusal {
+    return user ? this.accounts.begin(String(user.id), now) : this.unknownEmails.begin(email.trim().toLowerCase(), now);
+  }
+}
 
 /**
  * signInFailedLine is the one log line of a failed password check (sign-in, setup code,
