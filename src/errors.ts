@@ -65,7 +65,7 @@ export class Forbidden extends AppError {
   }
 }
 
-/** A password or setup-code form over its throttle; `Retry-After` says when to try again. */
+/** A password or setup-code form, or the extension handoff, over its throttle; `Retry-After` says when to try again. */
 export class TooManyAttempts extends AppError {
   constructor(retryAfterSeconds: number, message: string) {
     super(429, "TOO_MANY_ATTEMPTS", message, undefined, { "Retry-After": String(retryAfterSeconds) });

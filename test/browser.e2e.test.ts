@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { revokeAnyToken } from "../src/shelf/tokens";
 import { createUser } from "../src/users/service";
 import { answerExtensionCallbacks, answeredStatus, browserForFile, checkLooks, keepLocal } from "./browser";
 
@@ -76,11 +77,37 @@ describe.skipIf(!e2e.present)("in Chromium", () => {
       const session = cookies.find((cookie) => cookie.name === "linkshelf_session");
       expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/", secure: false });
 
-      // The extension is approved now: signing in again goes straight to the callback.
+      // Within a minute of that token the server hands over no other: its 429 page, nothing minted.
+      await page.goto(authorize);
+      expect(await page.evaluate<number>("performance.getEntriesByType('navigation')[0].responseStatus")).toBe(429);
+      expect(await page.textContent("body")).toContain("This extension was handed a token less than a minute ago.");
+      expect(handoffs).toHaveLength(1);
+      expect((await fetch(`${origin}/api/v1/collections`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+      // Once that token is revoked (as `linkshelf token revoke` does), the approved extension
+      // signs in again straight to the callback, with a new token.
+      const minted = e2e.server.db.$client.query("SELECT id FROM api_tokens WHERE grant_id IS NOT NULL").all() as { id: number }[];
+      expect(minted).toHaveLength(1);
+      expect(revokeAnyToken(e2e.server.db, minted[0]!.id)).toBe(true);
       await page.goto(authorize);
       expect(page.url()).toStartWith(`${CALLBACK}#token=`);
       expect(handoffs).toHaveLength(2);
       expect(handoffs[1]).not.toBe(handoffs[0]);
+
+      // A page on another port of this host (the same site, so the session cookie goes along)
+      // that shows this address as 20 images mints nothing, even with no token to wait for:
+      // Chromium marks them `Sec-Fetch-Dest: image`.
+      const extensionTokens = () => e2e.server.db.$client.query("SELECT id FROM api_tokens WHERE grant_id IS NOT NULL").all() as { id: number }[];
+      for (const { id } of extensionTokens()) revokeAnyToken(e2e.server.db, id);
+      const images = Array.from({ length: 20 }, (_, i) => `<img src="${authorize}&amp;n=${i}" alt="">`).join("");
+      const hostile = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(`<!doctype html><title>images</title>${images}`, { headers: { "content-type": "text/html" } }) });
+      try {
+        await page.goto(`http://127.0.0.1:${hostile.port}/`, { waitUntil: "load" });
+      } finally {
+        hostile.stop(true);
+      }
+      expect(extensionTokens()).toEqual([]);
+      expect(handoffs).toHaveLength(2);
     } finally {
       await context.close();
     }

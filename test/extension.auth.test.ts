@@ -127,18 +127,26 @@ describe("signIn against the real server", () => {
     expect(response.body.collections[0].authorId).toBe(alice.user.id);
   });
 
-  it("asks for consent on the first sign-in only: the second goes straight through", async () => {
+  it("asks for consent on the first sign-in only: the second goes straight through, and replaces the first token", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
     const cookie = `linkshelf_session=${createSession(env.db, alice.user.id, env.clock.now++).id}`;
     const first = fakeIdentity(env, cookie);
-    expect((await signIn(first, APP_ORIGIN)).ok).toBe(true);
+    const signedIn = await signIn(first, APP_ORIGIN);
     expect(first.consents).toBe(1);
+    if (!signedIn.ok) throw new Error(signedIn.reason);
+    // Within a minute of the first token the server hands over no other: the window shows its 429 page.
+    const tooSoon = fakeIdentity(env, cookie);
+    expect((await signIn(tooSoon, APP_ORIGIN)).ok).toBe(false);
+    expect(tooSoon.consents).toBe(0);
+    expect((await get(env, "/api/v1/collections", { token: signedIn.token })).status).toBe(200);
+    env.clock.now += 60_000;
     const second = fakeIdentity(env, cookie);
     const again = await signIn(second, APP_ORIGIN);
     expect(second.consents).toBe(0);
     if (!again.ok) throw new Error(again.reason);
     expect((await get(env, "/api/v1/collections", { token: again.token })).status).toBe(200);
+    expect((await get(env, "/api/v1/collections", { token: signedIn.token })).status).toBe(401);
   });
 
   it("says so when the user presses Cancel on the consent page, and nothing is minted or approved", async () => {

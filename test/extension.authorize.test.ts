@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { SESSION_TTL_MS } from "../src/auth/sessions";
 import { hashSecret } from "../src/auth/secrets";
-import { createUser, get, makeEnv, post, sessionCookie, type TestEnv } from "./helpers";
+import { createUser, get, makeEnv, post, request, sessionCookie, snapshot, type TestEnv } from "./helpers";
 
 const CALLBACK = "https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/cb?state=s1";
 const AUTHORIZE = `/extension/authorize?redirect_uri=${encodeURIComponent(CALLBACK)}`;
@@ -15,8 +15,17 @@ interface TokenRow {
 
 const tokenRows = (env: TestEnv) => env.db.$client.query("SELECT id, user_id, name, token_hash FROM api_tokens ORDER BY id").all() as TokenRow[];
 
-/** allow presses the consent page's Allow button: a same-origin form POST to the same address. */
-const allow = (env: TestEnv, cookie: string) => post(env, AUTHORIZE, { headers: { cookie, origin: "http://localhost" } });
+const MINUTE = 60_000;
+
+/** allow presses the consent page's Allow button: a same-origin form POST to the same address (from `ip` when the proxy is trusted). */
+const allow = (env: TestEnv, cookie: string, ip?: string) =>
+  post(env, AUTHORIZE, { headers: { cookie, origin: "http://localhost", ...(ip ? { "x-forwarded-for": ip } : {}) } });
+
+const statusCounts = (answers: { status: number }[]) => {
+  const counts: Record<number, number> = {};
+  for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+};
 
 /** tokenOf reads the token out of a handoff's Location, checking the fragment's exact shape. */
 function tokenOf(location: string | null): string {
@@ -124,19 +133,109 @@ describe("GET /extension/authorize with a session", () => {
     expect(collections.body.collections[0]).toMatchObject({ name: "Inbox", isDefault: true });
   });
 
-  it("mints a new token on each call and leaves the earlier ones valid", async () => {
+  it("hands the extension one live token: a new one, a minute after the last, revokes it", async () => {
     const env = makeEnv();
     const alice = await createUser(env);
     const cookie = sessionCookie(env, alice.user.id);
-    const tokens = [tokenOf((await allow(env, cookie)).headers.get("location"))];
-    for (let i = 0; i < 2; i++) {
-      const response = await get(env, AUTHORIZE, { headers: { cookie } });
-      expect(response.status).toBe(302);
-      tokens.push(tokenOf(response.headers.get("location")));
+    const first = tokenOf((await allow(env, cookie)).headers.get("location"));
+    const mintedAt = () => (env.db.$client.query("SELECT max(created_at) AS at FROM api_tokens WHERE grant_id IS NOT NULL").get() as { at: number }).at;
+    env.clock.now = mintedAt() + MINUTE;
+    const response = await get(env, AUTHORIZE, { headers: { cookie } });
+    expect(response.status).toBe(302);
+    const second = tokenOf(response.headers.get("location"));
+    expect(second).not.toBe(first);
+    const extensionTokens = tokenRows(env).filter((row) => row.name === "Browser extension");
+    expect(extensionTokens.map((row) => row.token_hash)).toEqual([hashSecret(second)]);
+    expect((await get(env, "/api/v1/collections", { token: first })).status).toBe(401);
+    expect((await get(env, "/api/v1/collections", { token: second })).status).toBe(200);
+    // The user's other tokens are not the extension's: they stay.
+    expect((await get(env, "/api/v1/collections", { token: alice.token })).status).toBe(200);
+  });
+
+  it("refuses a new token less than a minute after the last with 429 and Retry-After, changing nothing", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    const first = tokenOf((await allow(env, cookie)).headers.get("location"));
+    const mintedAt = (env.db.$client.query("SELECT created_at AS at FROM api_tokens WHERE token_hash = ?").get(hashSecret(first)) as { at: number }).at;
+    const before = snapshot(env);
+    for (const [at, retryAfter] of [[mintedAt + 1, "60"], [mintedAt + 30_000, "30"], [mintedAt + MINUTE - 1, "1"]] as const) {
+      env.clock.now = at;
+      const refused = await get(env, AUTHORIZE, { headers: { cookie, accept: "text/html" } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe(retryAfter);
+      expect(refused.headers.get("location")).toBeNull();
+      expect(refused.headers.get("content-type")).toStartWith("text/html");
+      expect(refused.text).toContain("This extension was handed a token less than a minute ago.");
+      expect(snapshot(env)).toBe(before);
     }
-    expect(new Set(tokens).size).toBe(3);
-    expect(tokenRows(env).filter((row) => row.name === "Browser extension")).toHaveLength(3);
-    for (const token of tokens) expect((await get(env, "/api/v1/collections", { token })).status).toBe(200);
+    expect((await get(env, "/api/v1/collections", { token: first })).status).toBe(200);
+  });
+
+  it("mints nothing for an image, a frame, a script or a fetch (Sec-Fetch-Dest other than document): 403, nothing changes", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    const first = tokenOf((await allow(env, cookie)).headers.get("location"));
+    env.clock.now += MINUTE;
+    const before = snapshot(env);
+    for (const dest of ["image", "iframe", "frame", "embed", "object", "script", "style", "empty", "font", "worker", "Document", ""]) {
+      const response = await get(env, AUTHORIZE, { headers: { cookie, "sec-fetch-dest": dest } });
+      expect({ dest, status: response.status, location: response.headers.get("location") }).toEqual({ dest, status: 403, location: null });
+      expect(response.headers.get("content-type")).toStartWith("text/html");
+    }
+    // Nor does an unapproved extension's consent page open inside another page, nor Allow from one.
+    const other = `/extension/authorize?redirect_uri=${encodeURIComponent(`https://${"p".repeat(32)}.chromiumapp.org/`)}`;
+    expect((await get(env, other, { headers: { cookie, "sec-fetch-dest": "iframe" } })).status).toBe(403);
+    expect((await post(env, other, { headers: { cookie, origin: "http://localhost", "sec-fetch-dest": "iframe" } })).status).toBe(403);
+    expect(snapshot(env)).toBe(before);
+    expect((await get(env, "/api/v1/collections", { token: first })).status).toBe(200);
+    // The browser's own top-level navigation does mint.
+    const navigation = await get(env, AUTHORIZE, { headers: { cookie, "sec-fetch-dest": "document", "sec-fetch-mode": "navigate" } });
+    expect(navigation.status).toBe(302);
+    tokenOf(navigation.headers.get("location"));
+  });
+
+  it("mints no token for a page with 200 images of this address; without Sec-Fetch-Dest, at most one", async () => {
+    const env = makeEnv({ LINKSHELF_TRUST_PROXY: "1" });
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    await allow(env, cookie);
+    env.clock.now += MINUTE;
+    const count = () => (env.db.$client.query("SELECT count(*) AS n FROM api_tokens WHERE grant_id IS NOT NULL").get() as { n: number }).n;
+    const load = (ip: string, headers: Record<string, string>) =>
+      Promise.all(Array.from({ length: 200 }, () => get(env, AUTHORIZE, { headers: { cookie, "x-forwarded-for": ip, ...headers } })));
+    const before = snapshot(env);
+    expect(statusCounts(await load("192.0.2.1", { "sec-fetch-dest": "image" }))).toEqual({ 403: 30, 429: 170 });
+    expect(snapshot(env)).toBe(before);
+    // A browser that does not say what it loads: one handoff, then the minute's and the address's limits.
+    expect(statusCounts(await load("192.0.2.2", {}))).toEqual({ 302: 1, 429: 199 });
+    expect(count()).toBe(1);
+  });
+
+  it("answers an address's 31st request in 15 minutes with 429 and Retry-After, whatever it asks; other addresses go on", async () => {
+    const env = makeEnv({ LINKSHELF_TRUST_PROXY: "1" });
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    const from = (ip: string, headers: Record<string, string> = {}) => ({ headers: { "x-forwarded-for": ip, ...headers } });
+    const asks = [
+      () => get(env, AUTHORIZE, from("192.0.2.9")),
+      () => get(env, "/extension/authorize?redirect_uri=x", from("192.0.2.9")),
+      () => get(env, AUTHORIZE, from("192.0.2.9", { cookie })),
+      () => request(env, "HEAD", AUTHORIZE, from("192.0.2.9", { cookie })),
+    ];
+    for (let i = 0; i < 30; i++) expect([200, 303, 400]).toContain((await asks[i % asks.length]!()).status);
+    const before = snapshot(env);
+    for (const ask of [...asks, () => allow(env, cookie, "192.0.2.9")]) {
+      const refused = await ask();
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(15 * MINUTE / 1000);
+    }
+    expect(snapshot(env)).toBe(before);
+    expect((await allow(env, cookie, "192.0.2.10")).status).toBe(302);
+    env.clock.now += 15 * MINUTE;
+    expect((await get(env, AUTHORIZE, from("192.0.2.9", { cookie }))).status).toBe(302);
   });
 
   it("does not take a bearer token as the user: 303 to sign in, no token", async () => {

@@ -1,7 +1,8 @@
 /**
  * The extension handoff asks once per extension: the first sign-in of an extension id shows a
- * consent page whose Allow button POSTs; an approved id goes straight through; the account page
- * lists approvals and removes one with its tokens; HEAD never mints.
+ * consent page whose Allow button POSTs; an approved id goes straight through, with one live
+ * token at a time, minted at most once a minute; the account page lists approvals and removes
+ * one with its tokens; HEAD never mints, nor does a request that is no top-level page.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
@@ -16,6 +17,7 @@ const FIREFOX_CALLBACK = `https://${FIREFOX_ID}.extensions.allizom.org/`;
 const authorizePath = (callback: string) => `/extension/authorize?redirect_uri=${encodeURIComponent(callback)}`;
 const AUTHORIZE = authorizePath(CALLBACK);
 const SAME_SITE = { origin: "http://localhost" };
+const MINUTE = 60_000;
 
 interface GrantRow { id: number; user_id: number; browser: string; extension_id: string; approved_at: number }
 interface TokenRow { id: number; user_id: number; name: string; token_hash: string; grant_id: number | null }
@@ -122,29 +124,36 @@ describe("Allow", () => {
     expect(snapshot(env)).toBe(before);
   });
 
-  it("pressed twice keeps one approval and mints two tokens", async () => {
+  it("pressed twice keeps one approval and one token: within a minute the second is 429 and changes nothing, later it replaces the token", async () => {
     const env = makeEnv();
     const alice = await signedIn(env);
     const first = tokenOf(await allow(env, alice.cookie));
+    const before = snapshot(env);
+    const refused = await allow(env, alice.cookie);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(snapshot(env)).toBe(before);
+    env.clock.now += MINUTE;
     const second = tokenOf(await allow(env, alice.cookie));
     expect(first).not.toBe(second);
     expect(grants(env)).toHaveLength(1);
-    expect(tokens(env).filter((row) => row.grant_id === grants(env)[0]!.id)).toHaveLength(2);
+    expect(tokens(env).filter((row) => row.grant_id === grants(env)[0]!.id).map((row) => row.token_hash)).toEqual([hashSecret(second)]);
   });
 });
 
 describe("an extension the user approved", () => {
-  it("goes straight to the callback with a new token on each sign-in", async () => {
+  it("goes straight to the callback with a new token, which replaces the one before, at each sign-in a minute apart", async () => {
     const env = makeEnv();
     const alice = await signedIn(env);
     await allow(env, alice.cookie);
     const grant = grants(env)[0]!;
     for (let i = 0; i < 2; i++) {
+      env.clock.now += MINUTE;
       const response = await get(env, AUTHORIZE, { headers: { cookie: alice.cookie } });
       expect(response.status).toBe(302);
       expect(response.headers.get("referrer-policy")).toBe("no-referrer");
       const token = tokenOf(response);
-      expect(tokens(env).at(-1)).toMatchObject({ token_hash: hashSecret(token), grant_id: grant.id, user_id: alice.user.id });
+      expect(tokens(env).filter((row) => row.grant_id === grant.id)).toEqual([expect.objectContaining({ token_hash: hashSecret(token), user_id: alice.user.id })]);
     }
     expect(grants(env)).toHaveLength(1);
   });
@@ -187,7 +196,8 @@ describe("approved extensions on the account page", () => {
     const env = makeEnv();
     const alice = await signedIn(env);
     await allow(env, alice.cookie);
-    await get(env, AUTHORIZE, { headers: { cookie: alice.cookie } });
+    env.clock.now += MINUTE;
+    expect((await get(env, AUTHORIZE, { headers: { cookie: alice.cookie } })).status).toBe(302);
     await allow(env, alice.cookie, authorizePath(FIREFOX_CALLBACK));
     const page = (await get(env, "/account", { headers: { cookie: alice.cookie } })).text;
     const section = page.slice(page.indexOf('id="extensions-heading"'), page.indexOf('id="password-heading"'));
@@ -196,7 +206,7 @@ describe("approved extensions on the account page", () => {
     const [chromium, firefox] = grants(env);
     expect(rows).toEqual([
       { browser: "Firefox", id: FIREFOX_ID, approvedAt: new Date(firefox!.approved_at).toISOString(), count: "1", grantId: String(firefox!.id) },
-      { browser: "Chromium (Chrome, Edge, Brave…)", id: CHROMIUM_ID, approvedAt: new Date(chromium!.approved_at).toISOString(), count: "2", grantId: String(chromium!.id) },
+      { browser: "Chromium (Chrome, Edge, Brave…)", id: CHROMIUM_ID, approvedAt: new Date(chromium!.approved_at).toISOString(), count: "1", grantId: String(chromium!.id) },
     ]);
     expect(rows[0]!.approvedAt).toMatch(ISO);
   });
@@ -204,7 +214,9 @@ describe("approved extensions on the account page", () => {
   it("Remove deletes the approval and the tokens minted for it, and nothing else; the next sign-in asks again", async () => {
     const env = makeEnv();
     const alice = await signedIn(env);
-    const minted = [tokenOf(await allow(env, alice.cookie)), tokenOf(await get(env, AUTHORIZE, { headers: { cookie: alice.cookie } }))];
+    const first = tokenOf(await allow(env, alice.cookie));
+    env.clock.now += MINUTE;
+    const minted = [first, tokenOf(await get(env, AUTHORIZE, { headers: { cookie: alice.cookie } }))];
     tokenOf(await allow(env, alice.cookie, authorizePath(FIREFOX_CALLBACK)), FIREFOX_CALLBACK);
     const [chromium, firefox] = grants(env);
     const others = tokens(env).filter((row) => row.grant_id !== chromium!.id);
@@ -264,7 +276,7 @@ describe("HEAD /extension/authorize against the binary", () => {
     rmSync(workspace.root, { recursive: true, force: true });
   });
 
-  it("mints nothing for a HEAD, before and after approval, while GET and Allow do", async () => {
+  it("mints nothing for a HEAD, before and after approval, nor for an image or a second sign-in within the minute, while Allow does", async () => {
     const signIn = await fetch(`${server.origin}/login`, {
       method: "POST", redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin },
@@ -285,7 +297,12 @@ describe("HEAD /extension/authorize against the binary", () => {
     expect(head.status).toBe(200);
     expect(head.headers.get("location")).toBeNull();
     expect(count()).toEqual({ tokens: 1, grants: 1 });
-    expect((await send("GET")).status).toBe(302);
-    expect(count()).toEqual({ tokens: 2, grants: 1 });
+    // An image of this address, and a page load within a minute of the last token: nothing minted or revoked.
+    expect((await send("GET", { "sec-fetch-dest": "image" })).status).toBe(403);
+    const soon = await send("GET", { "sec-fetch-dest": "document" });
+    expect(soon.status).toBe(429);
+    expect(Number(soon.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(soon.headers.get("location")).toBeNull();
+    expect(count()).toEqual({ tokens: 1, grants: 1 });
   }, 30_000);
 });

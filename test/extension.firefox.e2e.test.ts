@@ -7,6 +7,7 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { GECKO_ID } from "../extension/build";
+import { runBinary } from "./binary";
 import { EMAIL, PASSWORD, stackForFile, waitUntil } from "./extension.stack";
 import { launchFirefox, type Bidi } from "./firefox";
 import { FIREFOX, requireProgram } from "./programs";
@@ -74,9 +75,14 @@ describe.skipIf(!present)("the extension in Firefox", () => {
     expect(signedIn).toBe("Signed in. Your favorites appear in the “linkshelf” folder on the bookmarks bar.");
     expect(await bidi.text(options, `browser.storage.local.get(["token"]).then((stored) => stored.token)`)).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
 
-    // Signing in again goes straight through: the session and the approval are remembered.
+    // Signing in again goes straight through: the session and the approval are remembered. (The
+    // server hands an extension at most one token a minute; revoked, it may have a new one at once.)
     const readToken = () => bidi.text(options, `browser.storage.local.get(["token"]).then((stored) => stored.token)`);
     const first = await readToken();
+    const cli = { cwd: stack.root };
+    const listed = await runBinary(stack.binary, ["token", "list", "--email", EMAIL, "--data-dir", stack.dataDir], cli);
+    const extensionToken = listed.stdout.split("\n").find((line) => line.includes("Browser extension"))!.split("\t")[0]!;
+    expect((await runBinary(stack.binary, ["token", "revoke", "--id", extensionToken, "--data-dir", stack.dataDir], cli)).exitCode).toBe(0);
     await bidi.click(options, "#sign-in");
     const second = await waitUntil(readToken, (token) => token !== first, "the second sign-in");
     expect(second).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);

@@ -1010,16 +1010,28 @@ describe("fuzzing /l/:id, /favicon and /extension/authorize", () => {
     printSeen(world, "/favicon");
   }, TIMEOUT);
 
-  it("answers /extension/authorize with the consent page (nothing minted), 302 (one new token), 303 to sign-in or a 400 page, and a refusal creates no token", async () => {
+  it("answers /extension/authorize with the consent page (nothing minted), 302 (one new token), 303 to sign-in, a 400 page, 403 (no top-level page) or 429, and a refusal creates no token", async () => {
     const world = await makeWorld();
     const a = arbitrariesOf(world);
-    const requests = fc.record({ method: fc.constant("GET"), path: a.authorizePath, headers: a.browserHeaders });
+    const secFetchDest = fc.option(fc.constantFrom("document", "document", "image", "iframe", "empty", "", "DOCUMENT"), { freq: 2 });
+    const requests = fc.record({
+      method: fc.constant("GET"),
+      path: a.authorizePath,
+      headers: fc.tuple(a.browserHeaders, secFetchDest).map(([headers, dest]): [string, string][] => (dest === null ? headers : [...headers, ["sec-fetch-dest", dest]])),
+      // Time between requests: none (the address's 30 in 15 minutes run out), or enough for a new window.
+      wait: fc.constantFrom(0, 0, 15 * 60 * 1000),
+    });
     const tokens = () => (world.env.db.$client.query("SELECT count(*) AS n FROM api_tokens").get() as { n: number }).n;
-    await fc.assert(fc.asyncProperty(requests, async (sent) => {
+    await fc.assert(fc.asyncProperty(requests, async ({ wait, ...sent }) => {
+      world.env.clock.now += wait;
       const before = tokens();
       const answer = await run(world, sent);
-      expect([200, 302, 303, 400]).toContain(answer.status);
-      expect(tokens()).toBe(before + (answer.status === 302 ? 1 : 0));
+      expect([200, 302, 303, 400, 403, 429]).toContain(answer.status);
+      if (answer.status === 403) expect(headerOf(sent, "sec-fetch-dest")).not.toBe("document");
+      // A handoff replaces the extension's token (one more at most, never two for one approval); anything else mints nothing.
+      if (answer.status === 302) expect([before, before + 1]).toContain(tokens());
+      else expect(tokens()).toBe(before);
+      expect(world.env.db.$client.query("SELECT grant_id FROM api_tokens WHERE grant_id IS NOT NULL GROUP BY grant_id HAVING count(*) > 1").all()).toEqual([]);
       if (answer.status === 400) expect(answer.headers.get("content-type")).toStartWith("text/html");
       if (answer.status === 303) expect(answer.headers.get("location")).toStartWith("/login?next=%2Fextension%2Fauthorize");
       if (answer.status === 302) {

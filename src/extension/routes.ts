@@ -2,6 +2,9 @@ import { Elysia } from "elysia";
 import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM } from "../api/types";
 import type { AppDeps } from "../deps";
 import { sessionUser, withRenewedSession } from "../auth/identity";
+import { SignInThrottle } from "../auth/throttle";
+import { Forbidden, TooManyAttempts } from "../errors";
+import { clientAddress } from "../request/arrival";
 import { formBody } from "../request/form-body";
 import { refuseCrossSite, toSignIn } from "../request/origin";
 import { consentPage } from "../pages/extension";
@@ -29,6 +32,22 @@ function cancelLocation(url: URL): string {
 /** A browser navigation with a session cookie: its errors are HTML pages, whoever asks. */
 const HANDOFF_ROUTE: Surface = { kind: "page", limited: false, callers: ["session"] };
 
+/** Requests to `/extension/authorize` per client address per 15 minutes, every method and answer counted. */
+export const HANDOFF_THROTTLE = { requests: 30, windowMs: 15 * 60 * 1000 } as const;
+
+/**
+ * refuseSubresource refuses a request the browser says is not a top-level page (an image, a
+ * frame, a script, a fetch: `Sec-Fetch-Dest` other than `document`), so that a page cannot
+ * have tokens minted by embedding this address. A client that sends no `Sec-Fetch-Dest`
+ * (an older browser, a script) is judged without it.
+ */
+function refuseSubresource(request: Request): void {
+  const destination = request.headers.get("sec-fetch-dest");
+  if (destination !== null && destination !== "document") {
+    throw new Forbidden("An extension is signed in only in a window of its own: this address does nothing inside another page.");
+  }
+}
+
 const redirectUriQuery = {
   redirect_uri: {
     description: "https://<32 letters a-p>.chromiumapp.org/... or https://<40 hex>.extensions.allizom.org/..., no port, no user info.",
@@ -43,16 +62,28 @@ const redirectUriQuery = {
  * The first time a user meets an extension id, `GET` shows a consent page; its Allow button
  * POSTs to the same address, which records the approval and hands over a token. An approved
  * id goes straight to the handoff. `HEAD` never mints: it answers as the consent page does.
+ * An extension holds one token: a new one revokes the one before, and is minted at most once a
+ * minute. Only a top-level page mints (refuseSubresource); each address may ask 30 times in
+ * 15 minutes.
  */
 export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
-  /** The checks both methods share: redirect_uri (RedirectUriRefused, 400), then the session (303 to sign in). */
+  const network = { config, peerAddress };
+  const perAddress = new SignInThrottle(HANDOFF_THROTTLE.requests, HANDOFF_THROTTLE.windowMs);
+
+  /**
+   * The checks both methods share: the address's budget (TooManyAttempts, 429), redirect_uri
+   * (RedirectUriRefused, 400), a top-level page (Forbidden, 403), then the session (303 to sign in).
+   */
   const admit = (request: Request) => {
+    const now = clock();
+    const counted = perAddress.begin(clientAddress(request, network), now);
+    if (!counted.allowed) throw new TooManyAttempts(counted.retryAfter, "Too many extension sign-ins from this address. Try again later.");
     const url = new URL(request.url);
     // Read every value: the parsed query keeps only the last of a repeated parameter.
     const given = url.searchParams.getAll("redirect_uri");
     const check = checkRedirectUri(given.length > 1 ? given : given[0]);
     if (!check.ok) throw new RedirectUriRefused(check.reason);
-    const now = clock();
+    refuseSubresource(request);
     const who = sessionUser(db, request, now);
     if (!who) {
       const back = url.pathname + url.search;
@@ -73,39 +104,42 @@ export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
       const response = grant && request.method !== "HEAD"
         ? handoff(check.url, shelf.extensions.mint(grant, now))
         : htmlResponse(consentPage({ user: shelf.viewer(), extension: check, action, cancel: cancelLocation(check.url) }));
-      return withRenewedSession(response, request, { config, peerAddress }, who, now);
+      return withRenewedSession(response, request, network, who, now);
     }, {
       surface: HANDOFF_ROUTE,
       detail: describeRoute({
         tag: "extension", summary: "Hand a new API token to the browser extension",
-        description: "A browser navigation with the user's session cookie (a bearer token is not accepted). The first time the user meets an extension id, a consent page asks them to allow it; an extension they allowed gets a new token named \"Browser extension\" on each call. HEAD never mints.",
+        description: "A top-level browser navigation with the user's session cookie (a bearer token is not accepted). The first time the user meets an extension id, a consent page asks them to allow it; an extension they allowed gets a new token named \"Browser extension\", which revokes the one it held before, at most once a minute. HEAD never mints. 30 requests per client address per 15 minutes.",
         query: redirectUriQuery,
         responses: {
           200: { description: "Signed in, extension not yet allowed (and every HEAD): the consent page, whose Allow button POSTs here.", media: ["text/html"] },
           302: { description: "Signed in, extension allowed before: to redirect_uri with a new token in the fragment.", headers: { Location: "<redirect_uri>#token=<url-encoded token>" } },
           303: { description: "No session: to /login, which comes back here.", headers: { Location: "/login?next=..." } },
           400: { description: "redirect_uri is refused; no token is created.", media: ["text/html"] },
+          403: { description: "The browser says this is no top-level page (Sec-Fetch-Dest other than document: an image, a frame, a fetch); no token is created.", media: ["text/html"] },
+          429: { description: "The extension was handed a token less than a minute ago, or this address asked 30 times in 15 minutes; Retry-After says when to try again. No token is created or revoked.", media: ["text/html"] },
         },
       }),
     })
     .post("/extension/authorize", ({ request }) => {
-      refuseCrossSite(request, { config, peerAddress });
+      refuseCrossSite(request, network);
       const admitted = admit(request);
       if ("refusal" in admitted) return admitted.refusal;
       const { check, who, shelf, now } = admitted;
       const token = shelf.extensions.approve(check, now);
-      return withRenewedSession(handoff(check.url, token), request, { config, peerAddress }, who, now);
+      return withRenewedSession(handoff(check.url, token), request, network, who, now);
     }, {
       surface: HANDOFF_ROUTE,
       detail: describeRoute({
         tag: "extension", summary: "Allow a browser extension and hand it a token",
-        description: "The consent page's Allow button (a form POST with the session cookie, from this server's own pages only). Records that the user allowed this extension id, then mints a token as GET does for an allowed one.",
+        description: "The consent page's Allow button (a form POST with the session cookie, from this server's own pages only). Records that the user allowed this extension id, then mints a token as GET does for an allowed one (revoking the one before, at most once a minute).",
         query: redirectUriQuery,
         responses: {
           302: { description: "To redirect_uri with a new token in the fragment.", headers: { Location: "<redirect_uri>#token=<url-encoded token>" } },
           303: { description: "No session: to /login, which comes back to the consent page.", headers: { Location: "/login?next=..." } },
           400: { description: "redirect_uri is refused; nothing is recorded, no token is created.", media: ["text/html"] },
-          403: { description: "The form was sent from another site; nothing is recorded.", media: ["text/html"] },
+          403: { description: "The form was sent from another site, or not from a top-level page; nothing is recorded.", media: ["text/html"] },
+          429: { description: "The extension was handed a token less than a minute ago, or this address asked 30 times in 15 minutes; Retry-After says when to try again. Nothing is recorded.", media: ["text/html"] },
         },
       }),
     });

@@ -1,15 +1,18 @@
 /**
  * The browser extensions a shelf's owner approved (the consent of `/extension/authorize`) and
- * the tokens minted under each approval. Removing an approval removes its tokens (the
- * database cascades the delete).
+ * the token minted under each approval: one live token per approval, at most one minted a
+ * minute. Removing an approval removes its token (the database cascades the delete).
  */
 import { and, count, desc, eq } from "drizzle-orm";
 import { apiTokens, extensionGrants, type ExtensionGrantRow } from "../db/schema";
+import { TooManyAttempts } from "../errors";
 import type { BrowserFamily, ExtensionIdentity } from "../extension/redirect-uri";
 import { deleteOwned, type Owner } from "./scope";
 import type { ShelfTokens } from "./tokens";
 
 export const EXTENSION_TOKEN_NAME = "Browser extension";
+/** An approved extension is handed at most one new token in this time. */
+export const EXTENSION_MINT_INTERVAL_MS = 60_000;
 
 /** An approved extension as the account page lists it. */
 export interface GrantInfo {
@@ -37,14 +40,18 @@ export class ShelfExtensions {
       .get();
   }
 
-  /** mint mints a `Browser extension` token under an approval the owner already gave. */
+  /**
+   * mint mints a `Browser extension` token under an approval the owner already gave, in one
+   * transaction with revoking the token minted before it, so the extension holds one live token.
+   * TooManyAttempts (with the seconds to wait) when the live one is less than a minute old.
+   */
   mint(grant: ExtensionGrantRow, now: number): string {
-    return this.tokens.create(EXTENSION_TOKEN_NAME, now, grant.id).token;
+    return this.owner.db.transaction(() => this.replaceToken(grant.id, now), { behavior: "immediate" });
   }
 
   /**
    * approve records the owner's approval of an extension (kept if it exists already) and mints
-   * its first token, in one transaction.
+   * its token as `mint` does, in one transaction (a refused mint records nothing).
    */
   approve(extension: ExtensionIdentity, now: number): string {
     const { db, user } = this.owner;
@@ -53,8 +60,21 @@ export class ShelfExtensions {
         .values({ userId: user.id, browser: extension.browser, extensionId: extension.extensionId, approvedAt: now })
         .onConflictDoNothing()
         .run();
-      return this.mint(this.find(extension)!, now);
+      return this.replaceToken(this.find(extension)!.id, now);
     }, { behavior: "immediate" });
+  }
+
+  /** replaceToken is mint's work, inside the caller's transaction. */
+  private replaceToken(grantId: number, now: number): string {
+    const { db, user } = this.owner;
+    const ofGrant = and(eq(apiTokens.userId, user.id), eq(apiTokens.grantId, grantId));
+    const live = db.select({ createdAt: apiTokens.createdAt }).from(apiTokens).where(ofGrant).orderBy(desc(apiTokens.createdAt)).limit(1).all()[0];
+    const wait = live === undefined ? 0 : live.createdAt + EXTENSION_MINT_INTERVAL_MS - now;
+    if (wait > 0) {
+      throw new TooManyAttempts(Math.ceil(wait / 1000), "This extension was handed a token less than a minute ago. Try again in a minute.");
+    }
+    db.delete(apiTokens).where(ofGrant).run();
+    return this.tokens.create(EXTENSION_TOKEN_NAME, now, grantId).token;
   }
 
   /** list is the extensions the owner approved, newest first, with how many of their tokens exist. */
