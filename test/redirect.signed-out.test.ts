@@ -184,7 +184,10 @@ describe("sliding sessions", () => {
       headers: { cookie, origin: "http://localhost" },
     });
     expect(changed.status).toBe(303);
-    const sent = changed.headers.getSetCookie().map((line) => line.split(";")[0]!);
+    // The new session (and the known-browser cookie, made with the new password), never the ended session.
+    const all = changed.headers.getSetCookie().map((line) => line.split(";")[0]!);
+    expect(all.filter((pair) => !pair.startsWith("linkshelf_session="))).toEqual([expect.stringMatching(/^linkshelf_known=/)]);
+    const sent = all.filter((pair) => pair.startsWith("linkshelf_session="));
     expect(sent).toHaveLength(1);
     expect(sent[0]).not.toBe(cookie);
     expect((await get(env, "/account", { headers: { cookie: sent[0]! } })).status).toBe(200);
