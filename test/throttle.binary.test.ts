@@ -27,6 +27,8 @@ interface Answer {
   status: number;
   retryAfter: string | null;
   cookie: string | null;
+  /** Every Set-Cookie, as `name=value`. */
+  cookies: string[];
 }
 
 /** post sends a form as a browser on this site would, from `forwardedFor` when given (the server trusts loopback then). */
@@ -36,7 +38,12 @@ async function post(server: RunningServer, path: string, fields: Record<string, 
   if (options.cookie) headers.cookie = options.cookie;
   const response = await fetch(`${server.origin}${path}`, { method: "POST", headers, body: new URLSearchParams(fields).toString(), redirect: "manual" });
   await response.arrayBuffer();
-  return { status: response.status, retryAfter: response.headers.get("retry-after"), cookie: response.headers.get("set-cookie") };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    cookie: response.headers.get("set-cookie"),
+    cookies: response.headers.getSetCookie().map((line) => line.split(";")[0]!),
+  };
 }
 
 /** signIn signs alice in and returns her session cookie (`name=value`). */
@@ -127,6 +134,26 @@ describe("behind a trusted proxy (each test its own client address)", () => {
     expect(log).not.toContain("whatever1");
     expect(log).not.toContain(cookie.split("=")[1]!);
     expect(log).not.toMatch(/^sign-in failed for root/m);
+  }, SLOW);
+
+  it("gives one account 100 failed sign-ins a day from any mix of addresses, then 429 even for the right password, except from the browser that signed in before", async () => {
+    await withServer({ LINKSHELF_TRUST_PROXY: "1" }, async (server) => {
+      const signedIn = await post(server, "/login", { email: EMAIL, password: PASSWORD }, { forwardedFor: "198.51.100.50" });
+      expect(signedIn.status).toBe(303);
+      const known = signedIn.cookies.find((pair) => pair.startsWith("linkshelf_known="))!;
+      expect(known).toBeDefined();
+      // 100 wrong passwords from 100 addresses, 10 at a time (the hashing queue takes 18).
+      for (let batch = 0; batch < 10; batch++) {
+        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+          post(server, "/login", { email: EMAIL, password: `guess ${batch} ${i}` }, { forwardedFor: `10.2.${batch}.${i + 1}` })));
+        expect(statuses(answers)).toEqual({ 401: 10 });
+      }
+      const refused = await post(server, "/login", { email: EMAIL, password: PASSWORD }, { forwardedFor: "10.2.20.1" });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.retryAfter)).toBeGreaterThan(23 * 3600);
+      expect(refused.cookies).toEqual([]);
+      expect((await post(server, "/login", { email: EMAIL, password: PASSWORD }, { forwardedFor: "10.2.20.2", cookie: known })).status).toBe(303);
+    });
   }, SLOW);
 
   it(`keeps peak memory under ${MAX_PEAK_RSS_MB} MB through 300 parallel sign-ins to one account from 300 addresses: each is verified (401), refused by the full queue (503) or by the account's daily budget (429)`, async () => {
