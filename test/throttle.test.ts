@@ -312,15 +312,15 @@ describe("the per-account budget of failed sign-ins", () => {
     const bobKnown = knownCookieOf(await submit(env, "/login", { email: bob.user.email, password: bob.password }, "192.0.2.11"))!;
     await useUpAccount(env, alice.user.email);
 
-    const [, issuedAt, mac] = known.split("=")[1]!.split(".");
+    const [, signedAt, mac] = known.split("=")[1]!.split(".");
     const flipped = `${mac!.slice(0, -1)}${mac!.endsWith("A") ? "B" : "A"}`;
     const refusedCookies = [
       undefined,
       bobKnown,
-      `linkshelf_known=${alice.user.id}.${issuedAt}.${flipped}`,
-      `linkshelf_known=${alice.user.id}.${Number(issuedAt) + 1}.${mac}`,
+      `linkshelf_known=${alice.user.id}.${signedAt}.${flipped}`,
+      `linkshelf_known=${alice.user.id}.${Number(signedAt) + 1}.${mac}`,
       `linkshelf_known=${bob.user.id}.${bobKnown.split(".")[1]}.${mac}`,
-      `linkshelf_known=${alice.user.id}.${issuedAt}`,
+      `linkshelf_known=${alice.user.id}.${signedAt}`,
       "linkshelf_known=",
     ];
     const before = snapshot(env);

@@ -4,7 +4,7 @@
  * with many addresses can use up, so the owner is not locked out by it. It is no credential: it
  * opens nothing, and the per-address throttle still counts every attempt it comes with.
  *
- * Its value is `<user id>.<issued at>.<MAC>`, the MAC an HMAC-SHA256 keyed with the account's
+ * Its value is `<user id>.<signed at>.<MAC>`, the MAC an HMAC-SHA256 keyed with the account's
  * password hash: only the server can make one (the hash never leaves the database, and no other
  * server secret is kept), it is bound to one account, and a new password forgets every browser
  * the account knew.
@@ -19,8 +19,8 @@ export const KNOWN_BROWSER_PATH = "/login";
 
 const VALUE_SHAPE = /^([1-9]\d{0,15})\.(\d{1,16})\.([A-Za-z0-9_-]{43})$/;
 
-function macOf(user: UserRow, issuedAt: number): string {
-  return new Bun.CryptoHasher("sha256", user.passwordHash).update(`linkshelf known browser\n${user.id}\n${issuedAt}`).digest("base64url");
+function macOf(user: UserRow, signedAt: number): string {
+  return new Bun.CryptoHasher("sha256", user.passwordHash).update(`linkshelf known browser\n${user.id}\n${signedAt}`).digest("base64url");
 }
 
 /** knownBrowserValue is the cookie's value for a browser that has just signed in to `user`. */
@@ -38,7 +38,7 @@ export function isKnownBrowser(request: Request, user: UserRow, now: number): bo
   const value = header === null ? null : new Bun.CookieMap(header).get(KNOWN_BROWSER_COOKIE);
   const parts = value === null ? null : VALUE_SHAPE.exec(value);
   if (!parts || Number(parts[1]) !== user.id) return false;
-  const issuedAt = Number(parts[2]);
-  if (Math.abs(now - issuedAt) >= KNOWN_BROWSER_TTL_MS) return false;
-  return crypto.timingSafeEqual(Buffer.from(parts[3]!), Buffer.from(macOf(user, issuedAt)));
+  const signedAt = Number(parts[2]);
+  if (Math.abs(now - signedAt) >= KNOWN_BROWSER_TTL_MS) return false;
+  return crypto.timingSafeEqual(Buffer.from(parts[3]!), Buffer.from(macOf(user, signedAt)));
 }
