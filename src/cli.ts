@@ -31,7 +31,8 @@ Commands:
   backup FILE                        write a consistent copy of the database to FILE
   restore FILE                       put a copy of FILE (a backup) in place of the database;
                                      refused while a server uses the data directory
-  import FILE --email E [--dry-run]  import a Netscape bookmark file (folders become collections);
+  import FILE --email E [--dry-run]  import a Netscape bookmark file (folders become private
+                                     collections; a public one is never added to);
                                      --dry-run reports what would happen and stores nothing
   export --email E                   write the user's links as a Netscape bookmark file on stdout
 
