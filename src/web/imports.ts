@@ -72,7 +72,6 @@ const ENTRY_OVERHEAD_BYTES = 160;
 function reportBytes(report: ImportReport): number {
   let chars = report.collectionsCreated.join("").length;
   for (const destination of report.destinations) chars += destination.name.length + (destination.insteadOf?.length ?? 0);
-  for (const destination of report.destinations) chars += destination.name.length + (destination.insteadOf?.length ?? 0);
   for (const entry of report.duplicates) chars += entry.name.length + entry.url.length;
   for (const entry of report.skipped) chars += entry.name.length + entry.url.length + entry.reason.length;
   return 2 * chars;
