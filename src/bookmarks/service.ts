@@ -213,9 +213,11 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
 
   // Links per destination, each link once in each (two folders may share one destination).
   const linksIn = new Map<string, number>();
+  const count = (name: string) => linksIn.set(name, (linksIn.get(name) ?? 0) + 1);
   for (const plan of planned.values()) {
     if (pause.due()) await pause.next();
-    for (const name of new Set(Array.from(plan.collections, (folder) => place(folder).name))) linksIn.set(name, (linksIn.get(name) ?? 0) + 1);
+    if (plan.collections.size === 1) for (const folder of plan.collections) count(place(folder).name);
+    else new Set(Array.from(plan.collections, (folder) => place(folder).name)).forEach(count);
   }
   const hasContent = new Set<NetscapeFolder>();
   for (const bookmark of document.bookmarks) if (bookmark.folder) hasContent.add(bookmark.folder);
