@@ -31,7 +31,8 @@ Commands:
   backup FILE                        write a consistent copy of the database to FILE
   restore FILE                       put a copy of FILE (a backup) in place of the database;
                                      refused while a server uses the data directory
-  import FILE --email E [--dry-run]  import a Netscape bookmark file (folders become collections);
+  import FILE --email E [--dry-run]  import a Netscape bookmark file (folders become private
+                                     collections; a public one is never added to);
                                      --dry-run reports what would happen and stores nothing
   export --email E                   write the user's links as a Netscape bookmark file on stdout
 
@@ -302,8 +303,10 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
 }
 
 /**
- * describeImport is the import's report for a terminal: a summary line, then one tab-separated
- * line per entry that was not imported (`duplicate URL NAME`, `skipped URL NAME REASON`).
+ * describeImport is the import's report for a terminal: a summary line, then tab-separated
+ * lines: one per destination collection (`collection NAME new|existing VISIBILITY LINKS`, and
+ * for a private stand-in `instead of public NAME`), then one per entry that was not imported
+ * (`duplicate URL NAME`, `skipped URL NAME REASON`).
  */
 function describeImport(report: ImportReport, dryRun: boolean): string[] {
   const created = report.collectionsCreated;
@@ -312,6 +315,11 @@ function describeImport(report: ImportReport, dryRun: boolean): string[] {
       + `${created.length} new collection(s)${created.length > 0 ? ` (${created.join(", ")})` : ""}; `
       + `${report.duplicates.length} duplicate(s); ${report.skipped.length} skipped`,
   ];
+  for (const { name, isNew, visibility, links, insteadOf } of report.destinations) {
+    const fields = ["collection", name, isNew ? "new" : "existing", visibility, `${links} link(s)`];
+    if (insteadOf !== null) fields.push(`instead of public ${insteadOf}`);
+    lines.push(fields.map(oneLine).join("\t"));
+  }
   for (const entry of report.duplicates) lines.push(["duplicate", entry.url, entry.name].map(oneLine).join("\t"));
   for (const entry of report.skipped) lines.push(["skipped", entry.url, entry.name, entry.reason].map(oneLine).join("\t"));
   return lines;

@@ -76,6 +76,12 @@ describe("linkshelf import", () => {
       id: Number(recorded![1]), source: "cli", fileName: "firefox.html", links: 8, collections: 5, duplicates: 0, skipped: 5, undoneAt: null,
     })]);
     expect(entries).toEqual([
+      "collection\tInbox\texisting\tPRIVATE\t2 link(s)",
+      "collection\tMozilla Firefox\tnew\tPRIVATE\t2 link(s)",
+      "collection\tMozilla Firefox / Add-ons\tnew\tPRIVATE\t1 link(s)",
+      "collection\tBookmarks Toolbar\tnew\tPRIVATE\t2 link(s)",
+      "collection\tDaily\tnew\tPRIVATE\t2 link(s)",
+      "collection\tOther Bookmarks\tnew\tPRIVATE\t2 link(s)",
       "skipped\tplace:parent=menu________&sort=12&maxResults=10\tRecent Tags\tlinkshelf keeps only http and https links, not place: ones.",
       "skipped\tfile:///home/me/notes.txt\tMy notes\tlinkshelf keeps only http and https links, not file: ones.",
       "skipped\tdata:text/html,<h1>hi</h1>\tA data page\tlinkshelf keeps only http and https links, not data: ones.",
@@ -111,6 +117,46 @@ describe("linkshelf import", () => {
     expect(result.stdout).not.toContain("recorded");
     expect(counts(email)).toEqual(before);
     expect(queryFile(dbPath, "SELECT count(*) AS n FROM imports i JOIN users u ON u.id = i.user_id WHERE u.email = ?", [email])).toEqual([{ n: 0 }]);
+  }, SLOW);
+
+  it("lists every destination with --dry-run, puts a folder named like a PUBLIC collection into a private stand-in, and publishes nothing", async () => {
+    const { email, token } = await newUser();
+    const api = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const made = await fetch(`${server.origin}/api/v1/collections`, { method: "POST", headers: api, body: JSON.stringify({ name: "Reading", visibility: "PUBLIC", icon: "📚" }) });
+    expect(made.status).toBe(201);
+    const reading = (await made.json() as { collection: { id: number } }).collection.id;
+    const file = join(cwd, "reading.html");
+    writeFileSync(file, `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="https://loose.example/">Loose</A>\n<DT><H3>Reading</H3>\n<DL><p>\n<DT><A HREF="https://private.example/">Private read</A>\n</DL><p>\n</DL><p>\n`);
+    const destinations = [
+      "collection\tInbox\texisting\tPRIVATE\t1 link(s)",
+      "collection\tReading (imported)\tnew\tPRIVATE\t1 link(s)\tinstead of public Reading",
+    ];
+    const before = counts(email);
+
+    const dry = await cli(["import", file, "--email", email, "--dry-run"]);
+    expect(dry.exitCode).toBe(0);
+    expect(lines(dry.stdout)).toEqual(["dry run, nothing stored: would import 2 link(s); 1 new collection(s) (Reading (imported)); 0 duplicate(s); 0 skipped", ...destinations]);
+    expect(counts(email)).toEqual(before);
+
+    const real = await cli(["import", file, "--email", email]);
+    expect(lines(real.stdout).slice(0, 3)).toEqual(["imported 2 link(s); 1 new collection(s) (Reading (imported)); 0 duplicate(s); 0 skipped", ...destinations]);
+    const [imported] = queryFile<{ id: number }>(dbPath, "SELECT id FROM links WHERE url = 'https://private.example/'");
+    const [standIn] = queryFile<{ id: number; visibility: string }>(dbPath, "SELECT id, visibility FROM collections WHERE name = 'Reading (imported)'");
+    expect(standIn!.visibility).toBe("PRIVATE");
+    // Anonymous visitors of the running server: the link and its collection are unknown, the public collection shows nothing new.
+    const anonymous = async (path: string) => {
+      const response = await fetch(`${server.origin}${path}`, { redirect: "manual" });
+      return { status: response.status, text: await response.text() };
+    };
+    expect((await anonymous(`/l/${imported!.id}`)).status).toBe(404);
+    expect((await anonymous(`/c/${standIn!.id}`)).status).toBe(404);
+    expect((await anonymous(`/c/${standIn!.id}/feed`)).status).toBe(404);
+    for (const path of [`/c/${reading}`, `/c/${reading}/feed`]) {
+      const shown = await anonymous(path);
+      expect(shown.status).toBe(200);
+      expect(shown.text).not.toContain("private.example");
+      expect(shown.text).not.toContain(`/l/${imported!.id}`);
+    }
   }, SLOW);
 
   it("refuses a missing file, an unknown email and missing words with one line on stderr, storing nothing", async () => {

@@ -11,9 +11,10 @@ import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, parseNetscape, parseNetscapeInSteps, STEP_CHARS, type NetscapeFolder } from "../src/bookmarks/netscape";
-import { exportBookmarks, importBookmarks, type ImportReport } from "../src/bookmarks/service";
+import { exportBookmarks, importBookmarks, type ImportDestination, type ImportReport } from "../src/bookmarks/service";
 import { Shelf as UserShelf } from "../src/shelf/shelf";
-import { chars, createCollection, createLink, createUser, get, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
+import { chars, createCollection, createLink, createUser, get, inboxOf, makeEnv, put, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
+import { COLLECTION_LIMITS } from "../src/collections/model";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 const fixture = (name: string) => decodeBookmarkFile(readFileSync(join(FIXTURES, name)));
@@ -63,7 +64,11 @@ async function shelfOf(env: TestEnv, as: TestUser): Promise<Shelf> {
   return { collections, icons, links };
 }
 
-const emptyReport = (): ImportReport => ({ linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [] });
+const emptyReport = (): ImportReport => ({ linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [], destinations: [] });
+/** A destination of an import: a private collection, new unless said, and how many links go there. */
+const into = (name: string, links: number, { isNew = true, insteadOf = null as string | null } = {}): ImportDestination =>
+  ({ name, isNew, visibility: "PRIVATE", links, insteadOf });
+const INBOX = { isNew: false };
 const NOT_HTTP = (scheme: string) => `linkshelf keeps only http and https links, not ${scheme} ones.`;
 
 /** A minimal file around some `<DT>` lines. */
@@ -89,6 +94,9 @@ describe("importing a file exported by Chromium", () => {
       skipped: [
         { name: "Say hi (bookmarklet)", url: 'javascript:(function(){alert("hi")})()', reason: NOT_HTTP("javascript:") },
         { name: "Settings", url: "chrome://settings/", reason: NOT_HTTP("chrome:") },
+      ],
+      destinations: [
+        into("Inbox", 2, INBOX), into("Bookmarks bar", 2), into("Dev", 1), into("Dev / JavaScript", 2), into("Dev / Empty ideas", 0), into("Recipes", 2),
       ],
     });
     const shelf = await shelfOf(env, alice);
@@ -200,7 +208,10 @@ describe("encodings and odd markup", () => {
     const { env, alice } = await newEnv();
     const report = await importBookmarks(shelfFor(env, alice), fixture("odd.html"), NOW);
     // The unnamed folder's bookmark goes to the Inbox; a heading without a list is an empty folder.
-    expect(report).toEqual({ ...emptyReport(), linksCreated: 10, collectionsCreated: ["عربي", "Emoji 🎉 & friends", "Heading without a list", "Next folder"] });
+    expect(report).toEqual({
+      ...emptyReport(), linksCreated: 10, collectionsCreated: ["عربي", "Emoji 🎉 & friends", "Heading without a list", "Next folder"],
+      destinations: [into("Inbox", 1, INBOX), into("عربي", 2), into("Emoji 🎉 & friends", 6), into("Heading without a list", 0), into("Next folder", 1)],
+    });
 
     const shelf = await shelfOf(env, alice);
     expect(shelf.links.has("https://navigation.example/")).toBe(false);
@@ -398,7 +409,9 @@ describe("duplicates", () => {
     ].join("\n")));
     const report = await importBookmarks(shelfFor(env, alice), html, NOW);
 
-    expect(report).toEqual({ ...emptyReport(), linksCreated: 1, collectionsCreated: ["Elsewhere"], duplicates: [{ name: "Theirs", url: "https://DUP.example:443/path" }] });
+    expect(report).toEqual({
+      ...emptyReport(), linksCreated: 1, collectionsCreated: ["Elsewhere"], duplicates: [{ name: "Theirs", url: "https://DUP.example:443/path" }], destinations: [into("Elsewhere", 1)],
+    });
     expect((await shelfOf(env, alice)).links.get("https://dup.example/path")).toMatchObject({ name: "Mine", collections: ["Reading"] });
     expect(existing.collectionIds).toEqual([reading.id]);
   });
@@ -412,7 +425,11 @@ describe("duplicates", () => {
     ].join("\n"));
     const report = await importBookmarks(shelfFor(env, alice), html, NOW);
 
-    expect(report).toEqual({ ...emptyReport(), linksCreated: 1, collectionsCreated: ["A", "B"], duplicates: [{ name: "Again in A", url: "https://same.example/" }] });
+    // One link, counted in each of its three destinations.
+    expect(report).toEqual({
+      ...emptyReport(), linksCreated: 1, collectionsCreated: ["A", "B"], duplicates: [{ name: "Again in A", url: "https://same.example/" }],
+      destinations: [into("Inbox", 1, INBOX), into("A", 1), into("B", 1)],
+    });
     const links = (await shelfOf(env, alice)).links;
     expect(links.size).toBe(1);
     expect(links.get("https://same.example/")).toMatchObject({ name: "First", collections: ["A", "B", "Inbox"] });
@@ -436,6 +453,98 @@ describe("duplicates", () => {
     expect([...shelf.collections.keys()]).toEqual(["Inbox", "Reading", "reading"]);
     expect(shelf.links.get("https://r.example/")?.collections).toEqual(["Reading"]);
     expect(shelf.links.get("https://i.example/")?.collections).toEqual(["Inbox"]);
+  });
+});
+
+describe("an import never publishes anything", () => {
+  /** visibilityOf reads a user's collections as `name: VISIBILITY`, oldest first. */
+  const visibilityOf = (env: TestEnv, as: TestUser) =>
+    (env.db.$client.query("SELECT name, visibility FROM collections WHERE user_id = ? ORDER BY id").all(as.user.id) as { name: string; visibility: string }[])
+      .map((row) => `${row.name}: ${row.visibility}`);
+
+  it("puts a folder named like a PUBLIC collection into a new private `Name (imported)`, and the same folder again merges there", async () => {
+    const { env, alice } = await newEnv();
+    const reading = await createCollection(env, alice, { name: "Reading", visibility: "PUBLIC", icon: "📚" });
+    await createLink(env, alice, { url: "https://shared.example/", collectionIds: [reading.id] });
+    const report = await importBookmarks(shelfFor(env, alice), file(folder("Reading", link("https://private.example/", "Private"))), NOW);
+
+    expect(report).toEqual({ ...emptyReport(), linksCreated: 1, collectionsCreated: ["Reading (imported)"], destinations: [into("Reading (imported)", 1, { insteadOf: "Reading" })] });
+    expect(visibilityOf(env, alice)).toEqual(["Inbox: PRIVATE", "Reading: PUBLIC", "Reading (imported): PRIVATE"]);
+    const shelf = await shelfOf(env, alice);
+    expect(shelf.links.get("https://private.example/")?.collections).toEqual(["Reading (imported)"]);
+    expect(shelf.links.get("https://shared.example/")?.collections).toEqual(["Reading"]);
+
+    const again = file(folder("Reading", [link("https://private.example/", "Private"), link("https://later.example/", "Later")].join("\n")));
+    const preview = await importBookmarks(shelfFor(env, alice), again, NOW, { dryRun: true });
+    expect(preview.destinations).toEqual([into("Reading (imported)", 1, { isNew: false, insteadOf: "Reading" })]);
+    expect(await importBookmarks(shelfFor(env, alice), again, NOW)).toEqual(preview);
+    expect(visibilityOf(env, alice)).toEqual(["Inbox: PRIVATE", "Reading: PUBLIC", "Reading (imported): PRIVATE"]);
+    expect((await shelfOf(env, alice)).links.get("https://later.example/")?.collections).toEqual(["Reading (imported)"]);
+  });
+
+  it("adds to a PRIVATE collection of the folder's name when the user has one besides a PUBLIC one", async () => {
+    const { env, alice } = await newEnv();
+    await createCollection(env, alice, { name: "Reading", visibility: "PUBLIC" });
+    const mine = await createCollection(env, alice, { name: "Reading", visibility: "PRIVATE" });
+    const report = await importBookmarks(shelfFor(env, alice), file(folder("Reading", link("https://private.example/", "Private"))), NOW);
+
+    expect(report.destinations).toEqual([into("Reading", 1, { isNew: false })]);
+    expect(report.collectionsCreated).toEqual([]);
+    const stored = env.db.$client.query("SELECT lc.collection_id AS id FROM link_collections lc JOIN links l ON l.id = lc.link_id WHERE l.url = 'https://private.example/'").all();
+    expect(stored).toEqual([{ id: mine.id }]);
+  });
+
+  it("keeps the bookmarks outside any folder, and a folder named like it, out of a PUBLIC Inbox", async () => {
+    const { env, alice } = await newEnv();
+    const inbox = await inboxOf(env, alice);
+    expect((await put(env, `/api/v1/collections/${inbox}`, { token: alice.token, body: { name: "Inbox", visibility: "PUBLIC" } })).status).toBe(200);
+    const report = await importBookmarks(shelfFor(env, alice), file([link("https://loose.example/", "Loose"), folder("Inbox", link("https://boxed.example/", "Boxed"))].join("\n")), NOW);
+
+    expect(report.destinations).toEqual([into("Inbox (imported)", 2, { insteadOf: "Inbox" })]);
+    expect(visibilityOf(env, alice)).toEqual(["Inbox: PUBLIC", "Inbox (imported): PRIVATE"]);
+    const shelf = await shelfOf(env, alice);
+    expect(shelf.links.get("https://loose.example/")?.collections).toEqual(["Inbox (imported)"]);
+    expect(shelf.links.get("https://boxed.example/")?.collections).toEqual(["Inbox (imported)"]);
+  });
+
+  it("numbers a stand-in past names that only public collections or the file's own folders have", async () => {
+    const { env, alice } = await newEnv();
+    await createCollection(env, alice, { name: "Reading", visibility: "PUBLIC" });
+    await createCollection(env, alice, { name: "Reading (imported)", visibility: "PUBLIC" });
+    const html = file([
+      folder("Reading", link("https://one.example/", "One")),
+      folder("Reading (imported)", link("https://two.example/", "Two")),
+      folder("Reading (imported 2)", link("https://three.example/", "Three")),
+    ].join("\n"));
+    const report = await importBookmarks(shelfFor(env, alice), html, NOW);
+
+    expect(report.destinations).toEqual([
+      into("Reading (imported 3)", 1, { insteadOf: "Reading" }),
+      into("Reading (imported) (imported)", 1, { insteadOf: "Reading (imported)" }),
+      into("Reading (imported 2)", 1),
+    ]);
+    expect(visibilityOf(env, alice)).toEqual([
+      "Inbox: PRIVATE", "Reading: PUBLIC", "Reading (imported): PUBLIC", "Reading (imported 3): PRIVATE", "Reading (imported) (imported): PRIVATE", "Reading (imported 2): PRIVATE",
+    ]);
+  });
+
+  it("cuts a long name to leave room for its ending, within the name limit, and never gives two cut names one stand-in", async () => {
+    const { env, alice } = await newEnv();
+    const long = (end: string) => `${"📚".repeat(COLLECTION_LIMITS.name - 1)}${end}`;
+    await createCollection(env, alice, { name: long("A"), visibility: "PUBLIC" });
+    await createCollection(env, alice, { name: long("B"), visibility: "PUBLIC" });
+    const report = await importBookmarks(shelfFor(env, alice), file([folder(long("A"), link("https://a.example/", "A")), folder(long("B"), link("https://b.example/", "B"))].join("\n")), NOW);
+
+    // Cut to leave room for the ending: the first 📚s, an ellipsis, then the ending.
+    const standIn = (ending: string) => `${"📚".repeat(COLLECTION_LIMITS.name - ending.length - 1)}…${ending}`;
+    expect(report.destinations).toEqual([
+      into(standIn(" (imported)"), 1, { insteadOf: long("A") }),
+      into(standIn(" (imported 2)"), 1, { insteadOf: long("B") }),
+    ]);
+    for (const { name } of report.destinations) expect([...name].length).toBe(COLLECTION_LIMITS.name);
+    const shelf = await shelfOf(env, alice);
+    expect(shelf.links.get("https://a.example/")?.collections).toEqual([standIn(" (imported)")]);
+    expect(shelf.links.get("https://b.example/")?.collections).toEqual([standIn(" (imported 2)")]);
   });
 });
 
@@ -606,7 +715,9 @@ describe("exporting", () => {
 
     // Read back, every value is exactly what was stored.
     const bob = await createUser(env);
-    expect(await importBookmarks(shelfFor(env, bob), html, NOW)).toEqual({ ...emptyReport(), linksCreated: 2, collectionsCreated: ["Reading", "Zeta (empty)"] });
+    expect(await importBookmarks(shelfFor(env, bob), html, NOW)).toEqual({
+      ...emptyReport(), linksCreated: 2, collectionsCreated: ["Reading", "Zeta (empty)"], destinations: [into("Inbox", 1, INBOX), into("Reading", 2), into("Zeta (empty)", 0)],
+    });
     const copy = await shelfOf(env, bob);
     expect(copy.links.get("https://both.example/?a=1&b=2")).toMatchObject({
       name: "Both <b>&</b> \"quoted\" 'single'", description: "line one\nline two", collections: ["Inbox", "Reading"],
@@ -927,7 +1038,8 @@ describe("round trip (property)", () => {
       expect(back.folders).toEqual(expected.collections);
 
       const report = await importBookmarks(shelfFor(env, bob), exported, NOW);
-      expect(report).toEqual({ ...emptyReport(), linksCreated: expected.links.size, collectionsCreated: report.collectionsCreated });
+      expect(report).toEqual({ ...emptyReport(), linksCreated: expected.links.size, collectionsCreated: report.collectionsCreated, destinations: report.destinations });
+      expect(report.destinations.filter((d) => d.isNew).map((d) => d.name)).toEqual(report.collectionsCreated);
       const [a, b] = [await shelfOf(env, alice), await shelfOf(env, bob)];
       expect(b.collections).toEqual(a.collections);
       const withoutTime = (shelf: Shelf) => new Map([...shelf.links].map(([url, { createdAt: _, ...rest }]) => [url, rest]));

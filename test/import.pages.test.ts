@@ -13,7 +13,7 @@ import * as netscape from "../src/bookmarks/netscape";
 import { importBookmarks } from "../src/bookmarks/service";
 import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../src/web/imports";
 import { Pending } from "../src/web/pending";
-import { createCollection, createLink, createUser, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
+import { createCollection, createLink, createUser, get, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 const CHROMIUM = readFileSync(join(FIXTURES, "chromium.html"));
@@ -155,7 +155,10 @@ describe("importing through the page", () => {
     expect(texts(preview.text, ".file strong")).toEqual([`Chromium export ${"long".repeat(60)}.html`]);
     expect(texts(preview.text, ".counts dt")).toEqual(["New links", "New collections", "Duplicates", "Skipped"]);
     expect(texts(preview.text, ".counts dd")).toEqual([expected.linksCreated, expected.collectionsCreated.length, expected.duplicates.length, expected.skipped.length].map(String));
-    expect(texts(preview.text, ".names li")).toEqual(expected.collectionsCreated);
+    // Every destination, new or existing, with its visibility and how many links go there.
+    expect(texts(preview.text, ".destinations li")).toEqual(expected.destinations.map((d) => `${d.name} ${d.isNew ? "New" : "Existing"} collection · Private · ${d.links} link${d.links === 1 ? "" : "s"}`));
+    expect(expected.destinations.filter((d) => d.isNew).map((d) => d.name)).toEqual(expected.collectionsCreated);
+    expect(expected.destinations.filter((d) => !d.isNew).map((d) => d.name)).toEqual(["Inbox"]);
     const listed = texts(preview.text, ".entries li");
     for (const entry of expected.duplicates) expect(listed).toContain(`${entry.name}${entry.url}`);
     for (const entry of expected.skipped) expect(listed).toContain(`${entry.name}${entry.url}${entry.reason}`);
@@ -297,6 +300,51 @@ describe("importing through the page", () => {
       expect(texts(response.text, "#file-error")).toEqual(["Choose a bookmarks file to import."]);
     }
     expect(snapshot(env)).toBe(before);
+  });
+});
+
+describe("an import never publishes anything", () => {
+  /** A file whose one folder, Reading, holds one bookmark. */
+  const READING = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><H3>Reading</H3>\n<DL><p>\n<DT><A HREF="https://private.example/">Private read</A>\n</DL><p>\n</DL><p>\n`;
+  const BROWSER = { accept: "text/html" };
+
+  it("puts a folder named like a PUBLIC collection into a new private one, says where in the preview, and leaves every imported link unreachable anonymously", async () => {
+    const { env, alice, aliceCookie } = await twoUsers();
+    const reading = await createCollection(env, alice, { name: "Reading", visibility: "PUBLIC", icon: "📚" });
+    const shared = await createLink(env, alice, { name: "Shared", url: "https://shared.example/", collectionIds: [reading.id] });
+    const key = keyOf(await upload(env, READING, aliceCookie));
+
+    const preview = await open(env, `/import/${key}`, aliceCookie);
+    expect(texts(preview.text, ".counts dd").slice(0, 2)).toEqual(["1", "1"]);
+    expect(texts(preview.text, "#destinations-heading")).toEqual(["Where the links go"]);
+    expect(texts(preview.text, ".destinations li")).toEqual([
+      "Reading (imported) New collection · Private · 1 link Your collection Reading is public: the import does not add to it.",
+    ]);
+
+    expect((await confirm(env, key, aliceCookie)).status).toBe(303);
+    const report = await open(env, `/import/${key}`, aliceCookie);
+    expect(texts(report.text, "#destinations-heading")).toEqual(["Where the links went"]);
+    expect(texts(report.text, ".destinations .facts")).toEqual(["New collection · Private · 1 link"]);
+    const rows = env.db.$client.query("SELECT id, name, visibility FROM collections WHERE user_id = ? AND is_default = 0 ORDER BY id").all(alice.user.id);
+    const made = env.db.$client.query("SELECT id FROM links WHERE url = 'https://private.example/'").get() as { id: number };
+    expect(rows).toEqual([{ id: reading.id, name: "Reading", visibility: "PUBLIC" }, { id: expect.any(Number), name: "Reading (imported)", visibility: "PRIVATE" }]);
+    const importedInto = (rows as { id: number }[])[1]!.id;
+
+    // Anonymous visitors: the imported link, its collection and that collection's feed answer like unknown ids.
+    expect((await get(env, `/l/${made.id}`, { headers: BROWSER })).status).toBe(404);
+    expect((await get(env, `/c/${importedInto}`, { headers: BROWSER })).status).toBe(404);
+    expect((await get(env, `/c/${importedInto}/feed`)).status).toBe(404);
+    // The public collection of the same name shows what it showed before, page and feed.
+    const page = await get(env, `/c/${reading.id}`, { headers: BROWSER });
+    const feed = await get(env, `/c/${reading.id}/feed`);
+    expect([page.status, feed.status]).toEqual([200, 200]);
+    for (const text of [page.text, feed.text]) {
+      expect(text).toContain(`/l/${shared.id}`);
+      expect(text).not.toContain(`/l/${made.id}`);
+      expect(text).not.toContain("private.example");
+      expect(text).not.toContain("Private read");
+    }
+    expect((await get(env, `/l/${shared.id}`, { headers: BROWSER })).status).toBe(302);
   });
 });
 

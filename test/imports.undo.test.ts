@@ -103,6 +103,25 @@ describe("DELETE /api/v1/imports/:id", () => {
     expect((await get(env, `/api/v1/collections/${tools.id}`, { token: alice.token })).status).toBe(404);
   });
 
+  it("undoes an import into the private stand-in of a PUBLIC collection, and a second one that merged there, leaving the public collection as it was", async () => {
+    const { env, alice } = await setup();
+    const reading = await createCollection(env, alice, { name: "Reading", visibility: "PUBLIC" });
+    await createLink(env, alice, { name: "Shared", url: "https://shared.example/", collectionIds: [reading.id] });
+    const publicBefore = (await get(env, `/api/v1/collections/${reading.id}`, { token: alice.token })).body;
+    const first = await importAs(env, alice);
+    const second = await importAs(env, alice, file(folder("Reading", link("https://later.example/", "Later"))), "later.html");
+    expect(first.destinations.map((d) => [d.name, d.isNew])).toEqual([["Inbox", false], ["Reading (imported)", true], ["Tools", true]]);
+    expect(second.destinations.map((d) => [d.name, d.isNew])).toEqual([["Reading (imported)", false]]);
+
+    // The second import's link goes; the stand-in stays, holding the first import's link.
+    expect((await del(env, `/api/v1/imports/${second.importId}`, { token: alice.token })).body).toEqual({ message: "Import undone.", links: 1, collections: 0 });
+    expect(await collectionNames(env, alice)).toEqual(["Inbox", "Reading", "Reading (imported)", "Tools"]);
+    expect((await del(env, `/api/v1/imports/${first.importId}`, { token: alice.token })).body).toEqual({ message: "Import undone.", links: 3, collections: 2 });
+    expect(await collectionNames(env, alice)).toEqual(["Inbox", "Reading"]);
+    expect(await urls(env, alice)).toEqual(["https://before.example/", "https://shared.example/"]);
+    expect((await get(env, `/api/v1/collections/${reading.id}`, { token: alice.token })).body).toEqual(publicBefore);
+  });
+
   it("answers 404 and changes nothing for an import undone already, another user's, or an unknown id", async () => {
     const { env, alice, bob } = await setup();
     const { importId } = await importAs(env, alice);

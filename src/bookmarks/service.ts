@@ -1,10 +1,13 @@
 /**
  * Import and export of Netscape bookmark files: folders are collections, bookmarks are links.
+ * An import never publishes anything: it creates only private collections and adds only to
+ * private ones (see placements), and its report lists every collection it puts links in.
  * Every link and collection an import makes goes through the user's shelf (`links.write`,
  * `collections.create`), the methods behind the API, so the same rules apply; an import is
  * written in short transactions and is all or nothing.
  */
 import { COLLECTION_LIMITS, type CollectionInput } from "../collections/model";
+import type { CollectionRow } from "../db/schema";
 import { Conflict } from "../errors";
 import { LINK_LIMITS } from "../links/model";
 import { cleanName, isHttpUrl, Rules } from "../rules";
@@ -20,6 +23,24 @@ export interface ImportReport {
   duplicates: { name: string; url: string }[];
   /** Entries linkshelf cannot store (no URL, not http(s), too long...), with the reason. */
   skipped: { name: string; url: string; reason: string }[];
+  /**
+   * Every collection the import puts links in or creates, the Inbox's stand-in first, then in
+   * the order of the file: the preview, the report and `--dry-run` list these.
+   */
+  destinations: ImportDestination[];
+}
+
+/** A collection an import puts links in, or creates empty. */
+export interface ImportDestination {
+  name: string;
+  /** True when the import creates it; false when it adds to a collection the user has. */
+  isNew: boolean;
+  /** Always PRIVATE: an import creates only private collections and adds only to private ones. */
+  visibility: CollectionRow["visibility"];
+  /** Links the import puts in it (a link in two folders counts in both). */
+  links: number;
+  /** The user's PUBLIC collection the folder is named like, which the import leaves alone; null when none. */
+  insteadOf: string | null;
 }
 
 /** An import whose record was undone while it was being written stops, and removes what it wrote. */
@@ -38,6 +59,11 @@ export interface ImportOrigin {
 /** Separates the names of nested folders in a collection's name: `Work / Projects`. */
 const FOLDER_SEPARATOR = " / ";
 /**
+ * Ends the name of the private collection that takes a folder's links in place of a PUBLIC
+ * collection of the folder's name (`Reading (imported)`, then `Reading (imported 2)`...).
+ */
+const STAND_IN_SUFFIX = " (imported)";
+/**
  * How much of a folder path is kept while names are built: more than any collection name can
  * hold (254 code points, at most 508 UTF-16 units), so cutting there changes no result, and a
  * file nested thousands of folders deep costs linear time.
@@ -51,7 +77,7 @@ interface PlannedLink {
   description: string;
   favorite: boolean;
   createdAt: number;
-  /** Collection names; null is the Inbox. */
+  /** The names of the folders it is in (as collectionNames gives them); null is outside any folder. */
   collections: Set<string | null>;
 }
 
@@ -67,8 +93,18 @@ interface ImportPlan {
   report: ImportReport;
   collections: PlannedCollection[];
   links: PlannedLink[];
-  /** The user's collections by name (the first of a name, Inbox first), to which the created ones are added. */
-  idsByName: Map<string, number>;
+  /** Where the links of a folder go (by the folder's name; null: outside any folder). */
+  place: (folder: string | null) => Placement;
+}
+
+/** Where the links of one folder go. */
+interface Placement {
+  /** The destination collection's name. */
+  name: string;
+  /** The user's PRIVATE collection of that name; null when the import creates it. */
+  id: number | null;
+  /** The user's PUBLIC collection the folder's name matched, left alone; null when none. */
+  insteadOf: string | null;
 }
 
 /**
@@ -126,13 +162,20 @@ function pauses() {
 
 /**
  * planImport reads the user's links and collections and decides everything an import does,
- * writing nothing. It lets the event loop run every CHUNK_MILLIS (a file of 100,000 bookmarks
+ * writing nothing: its report, with the destinations the preview, the report page and
+ * `--dry-run` list, is what the import then does. It lets the event loop run every CHUNK_MILLIS (a file of 100,000 bookmarks
  * takes a few hundred milliseconds to plan).
  */
 async function planImport(shelf: Shelf, document: NetscapeDocument, now: number): Promise<ImportPlan> {
-  const report: ImportReport = { linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [] };
+  const report: ImportReport = { linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [], destinations: [] };
 
   const collectionName = collectionNames(document.folders);
+  const fileNames = new Set<string>();
+  for (const folder of document.folders) {
+    const name = collectionName(folder);
+    if (name !== null) fileNames.add(name);
+  }
+  const place = placements(shelf.collections.rows(), fileNames);
   const pause = pauses();
   const stored = new Set<string>();
   for (const url of shelf.links.urls()) {
@@ -168,33 +211,97 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
     }
   }
 
-  // Collections by name: an existing one (the first, Inbox first) is reused, else the folder makes one.
-  const idsByName = new Map<string, number>();
-  for (const row of shelf.collections.rows().sort(byAge)) {
-    if (!idsByName.has(row.name)) idsByName.set(row.name, row.id);
+  // Links per destination, each link once in each (two folders may share one destination).
+  const linksIn = new Map<string, number>();
+  const count = (name: string) => linksIn.set(name, (linksIn.get(name) ?? 0) + 1);
+  for (const plan of planned.values()) {
+    if (pause.due()) await pause.next();
+    if (plan.collections.size === 1) for (const folder of plan.collections) count(place(folder).name);
+    else new Set(Array.from(plan.collections, (folder) => place(folder).name)).forEach(count);
   }
-  const used = new Set<string | null>([...planned.values()].flatMap((plan) => [...plan.collections]));
   const hasContent = new Set<NetscapeFolder>();
   for (const bookmark of document.bookmarks) if (bookmark.folder) hasContent.add(bookmark.folder);
   for (const folder of document.folders) if (folder.parent) hasContent.add(folder.parent);
+  // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not,
+  // nor one that holds only folders, unless linkshelf's export wrote it for a collection of its own (LINKSHELF_ICON).
+  const keptEmpty = (folder: NetscapeFolder) =>
+    !((hasContent.has(folder) && folder.icon === null) || folder.browserRoot || cleanName(folder.name) === "");
+
+  // The bookmarks outside any folder first (the Inbox, or its private stand-in), then each folder in the order of the file.
   const newCollections: PlannedCollection[] = [];
-  const newNames = new Set<string>();
-  for (const folder of document.folders) {
+  const destinations = new Map<string, ImportDestination>();
+  for (const folder of [null, ...document.folders]) {
     if (pause.due()) await pause.next();
-    const name = collectionName(folder);
-    if (name === null || idsByName.has(name) || newNames.has(name)) continue;
-    // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not,
-    // nor one that holds only folders, unless linkshelf's export wrote it for a collection of its own (LINKSHELF_ICON).
-    if (!used.has(name) && ((hasContent.has(folder) && folder.icon === null) || folder.browserRoot || cleanName(folder.name) === "")) continue;
-    const description = folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
-    // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
-    const icon = folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
-    newCollections.push({ name, input: { name, description, visibility: "PRIVATE", icon }, createdAt: pastDate(folder.addDate, now) });
-    newNames.add(name);
-    report.collectionsCreated.push(name);
+    const name = folder === null ? null : collectionName(folder);
+    if (folder !== null && name === null) continue;
+    const placement = place(name);
+    if (destinations.has(placement.name)) continue;
+    const links = linksIn.get(placement.name) ?? 0;
+    const isNew = placement.id === null;
+    const create = isNew && (links > 0 || (folder !== null && keptEmpty(folder)));
+    // Not a destination (yet): a collection of the user's that gets no link, or a folder not kept.
+    if (!create && (isNew || links === 0)) continue;
+    if (create) {
+      // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
+      const description = folder === null || folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
+      const icon = folder !== null && folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
+      const input = { name: placement.name, description, visibility: "PRIVATE" as const, icon };
+      newCollections.push({ name: placement.name, input, createdAt: folder === null ? now : pastDate(folder.addDate, now) });
+      report.collectionsCreated.push(placement.name);
+    }
+    destinations.set(placement.name, { name: placement.name, isNew, visibility: "PRIVATE", links, insteadOf: placement.insteadOf });
   }
   report.linksCreated = planned.size;
-  return { report, collections: newCollections, links: [...planned.values()], idsByName };
+  report.destinations = [...destinations.values()];
+  return { report, collections: newCollections, links: [...planned.values()], place };
+}
+
+/**
+ * placements decides where the links of each folder go, by the folder's name (null: outside
+ * any folder), so that an import never publishes anything:
+ * - into the user's PRIVATE collection of that name (the first of it, the Inbox first; the
+ *   bookmarks outside any folder into the Inbox), when there is one;
+ * - into a new private collection of that name, when the user has no collection of it;
+ * - otherwise (only PUBLIC collections have the name, or the Inbox is PUBLIC) into a private
+ *   stand-in, `Name (imported)`, or `Name (imported 2)`, 3... past names that only public
+ *   collections have or that the file's folders have themselves. An existing private stand-in
+ *   is added to, so importing the same file again merges there. The name is cut to leave room
+ *   for its ending (COLLECTION_LIMITS.name in all), and two cut names are never one stand-in.
+ * An import never changes any collection's visibility.
+ */
+function placements(rows: CollectionRow[], fileNames: ReadonlySet<string>): (folder: string | null) => Placement {
+  const privateByName = new Map<string, CollectionRow>();
+  const taken = new Set<string>();
+  for (const row of [...rows].sort(byAge)) {
+    taken.add(row.name);
+    if (row.visibility === "PRIVATE" && !privateByName.has(row.name)) privateByName.set(row.name, row);
+  }
+  const inbox = rows.find((row) => row.isDefault)!;
+  /** Stand-in names given so far, each with the name it stands in for. */
+  const standsFor = new Map<string, string>();
+  const standIn = (name: string): Placement => {
+    for (let count = 1; ; count++) {
+      const suffix = count === 1 ? STAND_IN_SUFFIX : ` (imported ${count})`;
+      const candidate = `${fit(name, COLLECTION_LIMITS.name - suffix.length)}${suffix}`;
+      if (fileNames.has(candidate) || (standsFor.get(candidate) ?? name) !== name) continue;
+      const own = privateByName.get(candidate);
+      if (own || !taken.has(candidate)) {
+        standsFor.set(candidate, name);
+        return { name: candidate, id: own?.id ?? null, insteadOf: name };
+      }
+    }
+  };
+  const placed = new Map<string | null, Placement>();
+  return (folder) => {
+    let placement = placed.get(folder);
+    if (!placement) {
+      const name = folder ?? inbox.name;
+      const own = folder === null ? (inbox.visibility === "PRIVATE" ? inbox : undefined) : privateByName.get(folder);
+      placement = own ? { name, id: own.id, insteadOf: null } : taken.has(name) ? standIn(name) : { name, id: null, insteadOf: null };
+      placed.set(folder, placement);
+    }
+    return placement;
+  };
 }
 
 /**
@@ -206,7 +313,7 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
  * and the record's id (null when not recorded).
  */
 async function writePlan(shelf: Shelf, plan: ImportPlan, record: ImportRecordInput | undefined, now: number): Promise<{ created: { id: number; url: string }[]; importId: number | null }> {
-  const idsByName = new Map(plan.idsByName);
+  const idsByName = new Map<string, number>();
   const made = { links: [] as number[], collections: [] as number[], importId: null as number | null };
   const createdLinks: { id: number; url: string }[] = [];
   const total = plan.collections.length + plan.links.length;
@@ -218,7 +325,6 @@ async function writePlan(shelf: Shelf, plan: ImportPlan, record: ImportRecordInp
         if (made.importId !== null && !shelf.imports.stands(made.importId)) throw new ImportUndone();
         const importId = made.importId ?? (record ? shelf.imports.record(record, now) : null);
         const started = performance.now();
-        const inbox = shelf.collections.inboxId();
         let at = next;
         while (at < total && at - next < CHUNK_ITEMS && (at === next || performance.now() - started < CHUNK_MILLIS)) {
           if (at < plan.collections.length) {
@@ -228,7 +334,10 @@ async function writePlan(shelf: Shelf, plan: ImportPlan, record: ImportRecordInp
             done.collections.push(created.id);
           } else {
             const link = plan.links[at - plan.collections.length]!;
-            const collectionIds = [...link.collections].map((name) => (name === null ? inbox : idsByName.get(name)!));
+            const collectionIds = [...link.collections].map((folder) => {
+              const placement = plan.place(folder);
+              return placement.id ?? idsByName.get(placement.name)!;
+            });
             const created = shelf.links.write({ name: link.name, description: link.description, url: link.url, favorite: link.favorite, collectionIds }, link.createdAt, importId);
             done.links.push(created.id);
             done.created.push({ id: created.id, url: created.url });

@@ -1,4 +1,4 @@
-import type { ImportReport } from "../bookmarks/service";
+import type { ImportDestination, ImportReport } from "../bookmarks/service";
 import type { ImportJson } from "../imports/model";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
@@ -18,9 +18,9 @@ const STYLE = html`<style>
 .entries > li:first-child { border-top: 0; }
 .entries .entry { font-weight: 600; }
 .entries .url { display: block; color: var(--muted); font-size: .85rem; }
-.entries .reason { display: block; font-size: .9rem; }
+.entries .reason, .entries .instead { display: block; font-size: .9rem; }
 .file { overflow-wrap: anywhere; }
-.names { margin: 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
+.entries .facts { display: block; color: var(--muted); font-size: .85rem; }
 input[type="file"] { padding: .45rem; }
 </style>`;
 
@@ -83,16 +83,27 @@ function more(total: number): Html | undefined {
   return total > LISTED_ENTRIES ? html`<p class="muted">…and ${plural(total - LISTED_ENTRIES, "more", "more")} not listed here.</p>` : undefined;
 }
 
-/** details: the collections by name, then every duplicate and skipped entry (up to LISTED_ENTRIES each). */
+const visibilityText = { PRIVATE: "Private", PUBLIC: "Public" } as const;
+
+/**
+ * destinationItem: a collection the import puts links in, new or existing, its visibility and
+ * how many links go there; a stand-in says which public collection it keeps the links out of.
+ */
+function destinationItem(destination: ImportDestination, collectionLink: (name: string) => string | undefined): Html {
+  const href = collectionLink(destination.name);
+  return html`<li><span class="entry">${href ? html`<a href="${href}">${destination.name}</a>` : destination.name}</span>
+<span class="facts">${destination.isNew ? "New" : "Existing"} collection · ${visibilityText[destination.visibility]} · ${plural(destination.links, "link", "links")}</span>
+${destination.insteadOf === null ? undefined : html`<span class="instead">Your collection ${destination.insteadOf} is public: the import does not add to it.</span>`}</li>`;
+}
+
+/** details: where the links go, then every duplicate and skipped entry (up to LISTED_ENTRIES each). */
 function details(report: ImportReport, done: boolean, collectionLink: (name: string) => string | undefined): Html {
-  const { collectionsCreated, duplicates, skipped } = report;
-  return html`${collectionsCreated.length > 0 ? html`<section class="card" aria-labelledby="collections-heading">
-<h2 id="collections-heading">${done ? "Collections created" : "Collections to create"}</h2>
-<ul class="names">${collectionsCreated.slice(0, LISTED_ENTRIES).map((name) => {
-  const href = collectionLink(name);
-  return html`<li>${href ? html`<a href="${href}">${name}</a>` : name}</li>`;
-})}</ul>
-${more(collectionsCreated.length)}
+  const { destinations, duplicates, skipped } = report;
+  return html`${destinations.length > 0 ? html`<section class="card" aria-labelledby="destinations-heading">
+<h2 id="destinations-heading">${done ? "Where the links went" : "Where the links go"}</h2>
+<p class="muted">An import adds only to private collections and creates only private ones: a folder named like one of your public collections gets a private collection of its own.</p>
+<ul class="entries destinations">${destinations.slice(0, LISTED_ENTRIES).map((destination) => destinationItem(destination, collectionLink))}</ul>
+${more(destinations.length)}
 </section>` : undefined}
 ${duplicates.length > 0 ? html`<section class="card" aria-labelledby="duplicates-heading">
 <h2 id="duplicates-heading">Duplicates</h2>

@@ -71,6 +71,7 @@ const ENTRY_OVERHEAD_BYTES = 160;
 /** reportBytes estimates what a report holds in memory (two bytes a character). */
 function reportBytes(report: ImportReport): number {
   let chars = report.collectionsCreated.join("").length;
+  for (const destination of report.destinations) chars += destination.name.length + (destination.insteadOf?.length ?? 0);
   for (const entry of report.duplicates) chars += entry.name.length + entry.url.length;
   for (const entry of report.skipped) chars += entry.name.length + entry.url.length + entry.reason.length;
   return 2 * chars;
@@ -167,7 +168,8 @@ export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
       const state = waiting.get(params.key, shelf.user.id, clock());
       if (!state) return page(shelf.viewer(), EXPIRED, 404);
       if (state.kind === "done") {
-        const ids = new Map(shelf.collections.summaries().map((c) => [c.name, c.id] as const).reverse());
+        // Every destination is private: a public collection of the same name is never the one meant.
+        const ids = new Map(shelf.collections.summaries().filter((c) => c.visibility === "PRIVATE").map((c) => [c.name, c.id] as const).reverse());
         const collectionLink = (name: string) => (ids.has(name) ? `/?collection=${ids.get(name)}` : undefined);
         return htmlResponse(importReportPage({ user: shelf.viewer(), fileName: state.fileName, report: state.report, importId: state.importId, collectionLink }));
       }
