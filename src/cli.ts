@@ -4,7 +4,7 @@ import pkg from "../package.json" with { type: "json" };
 import { checkTokenName } from "./auth/secrets";
 import { Shelf } from "./shelf/shelf";
 import { revokeAnyToken } from "./shelf/tokens";
-import { ConfigError, databasePath, loadConfig, type Config } from "./config";
+import { ConfigError, databasePath, loadConfig, SETTINGS, type Config } from "./config";
 import { writeBackup } from "./db/backup";
 import { openDatabase, type Db } from "./db/client";
 import { DataDirBusy, lockDataDir } from "./db/lock";
@@ -45,12 +45,15 @@ Options:
   --version        print the version
   --help           print this help
 
-Environment: LINKSHELF_RATE_LIMIT (<requests>/<seconds> or off, default 300/60),
-LINKSHELF_TRUST_PROXY (1 for loopback, or a comma list of proxy addresses and CIDR ranges),
-LINKSHELF_FAVICON_ALLOW_PRIVATE=1,
-LINKSHELF_LOG=access (one log line per request); scheduled backups while serving:
-LINKSHELF_BACKUP_EVERY (such as 24h, 30m), LINKSHELF_BACKUP_DIR, LINKSHELF_BACKUP_KEEP (default 7).
+Settings, from the environment (PERIOD: a whole number and s, m, h or d, such as 24h):
+${settingsHelp()}
 `;
+
+/** The settings' part of the help: one line each, descriptions aligned. */
+function settingsHelp(): string {
+  const width = Math.max(...SETTINGS.map((setting) => setting.name.length + 1 + setting.value.length));
+  return SETTINGS.map((setting) => `  ${`${setting.name}=${setting.value}`.padEnd(width)}  ${setting.help}`).join("\n");
+}
 
 /** Wrong words on the command line: usage on stderr, exit 2. */
 class UsageError extends Error {}

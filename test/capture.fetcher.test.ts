@@ -428,4 +428,15 @@ describe("LINKSHELF_FETCH_CONTENT", () => {
     }
     expect(site.hits).toEqual(["/"]);
   });
+
+  it("LINKSHELF_FETCH_PRIVATE=1 lets page fetches reach loopback by itself; 0 or unset does not", async () => {
+    const site = origin({ "/": () => htmlPage("Local page") });
+    for (const [env, expected] of [[{ LINKSHELF_FETCH_PRIVATE: "1" }, "Local page"], [{ LINKSHELF_FETCH_PRIVATE: "0" }, null], [{}, null]] as const) {
+      const config = loadConfig({}, env);
+      const capture = createContentCapture({ config, clock: Date.now, log }, store, { connect: mappedConnect() });
+      expect((await capture.fetchNow(`${site.url}/`))?.title ?? null).toBe(expected);
+      await capture.stop();
+    }
+    expect(site.hits).toEqual(["/"]);
+  });
 });

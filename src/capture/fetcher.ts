@@ -134,7 +134,7 @@ export function createContentCapture(
   store: StoreContent,
   options: CaptureOptions = {},
 ): ContentCapture {
-  return config.fetchContent ? new ContentFetcher({ allowPrivate: config.faviconAllowPrivate, clock, log, store }, options) : CAPTURE_OFF;
+  return config.fetchContent ? new ContentFetcher({ allowPrivate: config.fetchPrivate, clock, log, store }, options) : CAPTURE_OFF;
 }
 
 /**
