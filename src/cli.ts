@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import pkg from "../package.json" with { type: "json" };
 import { checkTokenName } from "./auth/secrets";
 import { Shelf } from "./shelf/shelf";
 import { revokeAnyToken } from "./shelf/tokens";
@@ -15,6 +14,7 @@ import { checkHealth } from "./healthcheck";
 import { iso } from "./timestamps";
 import { Rules } from "./rules";
 import { serve } from "./server";
+import { buildVersion } from "./version";
 import { createUser, findUserByEmail, setPassword } from "./users/service";
 
 export const USAGE = `Usage: linkshelf [command] [options]
@@ -204,7 +204,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       return 0;
     }
     if (command === "--version") {
-      io.out(pkg.version);
+      io.out(buildVersion());
       return 0;
     }
     return await COMMANDS[command]!.run(loadConfig(flags, env), flags, args, io);
