@@ -6,6 +6,7 @@ import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
+import { countOf } from "../format";
 
 /** What the all-links view shows: its order, its filters and its page (from 1). */
 export interface AllLinksView {
@@ -70,7 +71,7 @@ export function allLinksPage(options: AllLinksOptions): Html {
     : html`<ul class="links pickable">${options.links.map((link) => linkItem(link, options.broken.has(link.id)))}</ul>`;
   const content = html`<section class="card" aria-labelledby="list-heading">
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
-<div class="heading"><h1 id="list-heading">All links <span class="badge">${total === 1 ? "1 link" : `${total} links`}</span></h1>
+<div class="heading"><h1 id="list-heading">All links <span class="badge">${countOf(total, "link")}</span></h1>
 <div class="actions"><a class="button" href="/links/new">Add link</a></div></div>
 ${viewForm(options)}
 ${bulkForm({ self: options.self, collections: options.collections, view: options.query, total, links: options.links, list, refusal: options.refusal })}

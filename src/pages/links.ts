@@ -4,6 +4,7 @@ import type { LinkJson } from "../links/model";
 import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
+import { countOf } from "../format";
 
 /** Built on first use: a date format loads ICU's locale data, a few milliseconds at every start otherwise. */
 let day: Intl.DateTimeFormat | undefined;
@@ -41,7 +42,7 @@ export function pickBox(link: LinkJson): Html {
  * which returns to the form's `next`), the link's page and its edit form. A `broken` link is marked.
  */
 export function linkItem(link: LinkJson, broken = false): Html {
-  const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
+  const clicks = countOf(link.clicks, "click");
   return html`<li data-link="${link.id}">
 ${pickBox(link)}
 ${faviconFor(link.url)}
@@ -119,7 +120,7 @@ export function linkDeletePage(user: Viewer, link: LinkJson, next: string): Html
     user,
     what: "link",
     subject: html`<strong>${link.name}</strong><br><span class="muted">${link.url}</span>`,
-    consequence: `It leaves every collection, with its ${link.clicks === 1 ? "1 click" : `${link.clicks} clicks`}.`,
+    consequence: `It leaves every collection, with its ${countOf(link.clicks, "click")}.`,
     address: `/links/${link.id}`,
     next,
   });

@@ -7,6 +7,7 @@ import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
 import { brokenMark, faviconFor, pickBox, when } from "./links";
 import { pager, shell } from "./shell";
+import { countOf } from "../format";
 
 type Hit = SearchResults["hits"][number];
 
@@ -74,7 +75,7 @@ function hitItem(hit: Hit, collections: Map<number, CollectionSummary>, broken: 
   const whole = snippet.text === (snippetFrom === "name" ? link.name : snippetFrom === "url" ? link.url : undefined);
   const shown = (field: "name" | "url" | "description") => (snippetFrom === field && (whole || field === "description") ? highlighted(snippet) : link[field]);
   const own = snippetFrom === "content" || (!whole && snippetFrom !== "description");
-  const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
+  const clicks = countOf(link.clicks, "click");
   const memberships = link.collectionIds.flatMap((id) => collections.get(id) ?? []);
   return html`<li data-link="${link.id}">
 ${pickBox(link)}

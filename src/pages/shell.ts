@@ -2,6 +2,7 @@ import type { Viewer } from "../shelf/shelf";
 import { html, Html, Page } from "./html";
 import { SHORTCUTS_SCRIPT, shortcutsDialog } from "./shortcuts";
 import { documentHead, PALETTE } from "./layout";
+import { formatNumber } from "../format";
 
 /**
  * The signed-in pages' style: a top bar, an optional sidebar, cards and lists. Same palette
@@ -175,7 +176,7 @@ ${user ? html`<form class="search" role="search" action="/search" method="get">
 <nav aria-label="Account">
 <a href="/links">All links</a>
 <a href="/?view=favorites">Favorites</a>
-<a href="/health">Link health${user.brokenLinks > 0 ? html` <span class="badge broken" title="Broken links">${user.brokenLinks}</span>` : undefined}</a>
+<a href="/health">Link health${user.brokenLinks > 0 ? html` <span class="badge broken" title="Broken links">${formatNumber(user.brokenLinks)}</span>` : undefined}</a>
 <a href="/account">Account</a>
 <form method="post" action="/logout"><button type="submit" class="plain">Sign out</button></form>
 </nav>` : undefined}
