@@ -78,6 +78,8 @@ export interface LinkFormOptions {
   errors: FieldErrors;
   /** Where to go after saving or cancelling (a path on this server). */
   next: string;
+  /** Whether a new link left without a name is named after its page's title (the server fetches pages). */
+  titleFromPage?: boolean;
 }
 
 /** linkFormPage: add or edit a link; collections as a group of checkboxes (none: the Inbox). */
@@ -91,7 +93,9 @@ export function linkFormPage(options: LinkFormOptions): Html {
 ${errorSummary(errors, "The link")}
 <form method="post" action="${editing ? `/links/${linkId}` : "/links"}" novalidate>
 <input type="hidden" name="next" value="${options.next}">
-${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
+${!editing && options.titleFromPage
+    ? textField({ name: "name", label: "Name (optional)", value: values.name, errors, hint: "Leave it empty to use the page's title" })
+    : textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
 ${textField({ name: "url", label: "URL", value: values.url, errors, type: "url", required: true, hint: "An address starting with http:// or https://" })}
 ${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 300 characters" })}
 <label class="choice"><input type="checkbox" name="favorite" value="on"${values.favorite ? html` checked` : ""}> Favorite (pinned by the browser extension)</label>
