@@ -85,6 +85,24 @@ describe("the all-links view", () => {
     expect(seen.slice(0, 5)).toEqual(["Alpha", "Bravo", "charlie", "delta", "echo"]);
   });
 
+  it("shows where each page stands, with the previous and next pages, and the first once it is not the previous", async () => {
+    const w = await world();
+    for (let i = 0; i < 2_280; i++) w.shelf.links.create({ name: `L${i}`, url: `https://l${i}.example/`, favorite: false }, w.env.clock.now++);
+    const pagerOf = async (path: string) => {
+      const page = await open(w.env, path, w.cookie);
+      const words = texts(page.text, ".pager a");
+      return { range: texts(page.text, ".pager .range"), links: attributes(page.text, ".pager a").map((a, i) => [words[i], a.href]) };
+    };
+    expect(await pagerOf("/links?sort=name")).toEqual({ range: ["1–50 of 2,285"], links: [["Next page →", "/links?sort=name&page=2"]] });
+    expect(await pagerOf("/links?sort=name&page=2")).toEqual({
+      range: ["51–100 of 2,285"], links: [["← Previous page", "/links?sort=name"], ["Next page →", "/links?sort=name&page=3"]],
+    });
+    expect(await pagerOf("/links?sort=name&page=46")).toEqual({
+      range: ["2,251–2,285 of 2,285"], links: [["« First page", "/links?sort=name"], ["← Previous page", "/links?sort=name&page=45"]],
+    });
+    expect((await pagerOf("/links?sort=name&page=47")).range).toEqual([]);
+  });
+
   it("runs a fixed number of queries however many links and collections there are", async () => {
     const counts: number[] = [];
     for (const size of [1, 40]) {

@@ -122,7 +122,8 @@ button.star[aria-pressed="true"] { color: #a87400; }
 @media (prefers-color-scheme: dark) { button.star[aria-pressed="true"] { color: #f0b429; } }
 .push { margin-left: auto; }
 .form-actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin-top: 1.5rem; }
-.pager { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
+.pager { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; margin-top: 1rem; }
+.pager .back { display: flex; gap: 1rem; }
 table { width: 100%; border-collapse: collapse; font-size: .95rem; }
 th, td { text-align: left; padding: .45rem .4rem; border-top: 1px solid var(--border); vertical-align: top; }
 th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .05em; border-top: 0; }
@@ -197,15 +198,29 @@ ${user ? shortcutsDialog() : undefined}
 const PAGER_WORDS = {
   age: { first: "← Newest", older: "Older links →" },
   rank: { first: "← Best results", older: "More results →" },
-  view: { first: "← First page", older: "Next page →" },
+  view: { first: "« First page", older: "Next page →" },
 } as const;
 
-/** pager links a list's pages: back to the first and on to the next (either may be absent). */
-export function pager(pages: { first?: string; older?: string }, order: keyof typeof PAGER_WORDS = "age"): Html | undefined {
-  if (!pages.older && !pages.first) return undefined;
+/** A list's neighbouring pages, as addresses (any may be absent), and where this page stands ("41–60 of 2,284"). */
+export interface Pages {
+  first?: string;
+  /** The page before this one; given for numbered pages, where it differs from the first. */
+  previous?: string;
+  older?: string;
+  range?: string;
+}
+
+/** pager links a list's pages: back to the first (or the previous), on to the next, with where this page stands between. */
+export function pager(pages: Pages, order: keyof typeof PAGER_WORDS = "age"): Html | undefined {
+  if (!pages.older && !pages.first && !pages.previous && !pages.range) return undefined;
   const words = PAGER_WORDS[order];
+  const back = [
+    pages.first && pages.first !== pages.previous ? html`<a href="${pages.first}">${words.first}</a>` : undefined,
+    pages.previous ? html`<a href="${pages.previous}" rel="prev">← Previous page</a>` : undefined,
+  ].filter((link) => link !== undefined);
   return html`<nav class="pager" aria-label="Pages">
-${pages.first ? html`<a href="${pages.first}">${words.first}</a>` : html`<span></span>`}
-${pages.older ? html`<a href="${pages.older}">${words.older}</a>` : undefined}
+<span class="back">${back}</span>
+${pages.range ? html`<span class="range">${pages.range}</span>` : undefined}
+${pages.older ? html`<a href="${pages.older}" rel="next">${words.older}</a>` : html`<span></span>`}
 </nav>`;
 }

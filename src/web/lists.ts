@@ -76,6 +76,7 @@ function drawAllLinks(shelf: Shelf, query: Query, refusal?: { message: string; s
     total,
     self: addressOf(view, view.page),
     next: links.length > 0 && shownTo < total ? addressOf(view, view.page + 1) : undefined,
+    previous: view.page > 1 ? addressOf(view, view.page - 1) : undefined,
     first: view.page > 1 ? addressOf(view) : undefined,
     notice: refusal ? undefined : noticeOf(query.done) ?? bulkNoticeOf(query, collections),
     refusal: refusal?.message,
