@@ -82,7 +82,7 @@ ${pickBox(link)}
 ${faviconFor(link.url)}
 <div>
 <a class="title" href="/l/${link.id}">${shown("name")}</a>${brokenMark(broken)}
-<div class="host">${shown("url")}</div>
+<div class="host url">${shown("url")}</div>
 ${link.description ? html`<p class="description">${shown("description")}</p>` : undefined}
 ${own && snippet.text !== "" ? html`<p class="snippet"><span class="badge from">${WHERE[snippetFrom]}</span>${highlighted(snippet)}</p>` : undefined}
 <div class="meta"><span class="in">${memberships.map((collection, i) => html`${i > 0 ? ", " : ""}<a href="/?collection=${collection.id}"><span aria-hidden="true">${collection.icon}</span> ${collection.name}</a>`)}</span>

@@ -21,7 +21,8 @@ a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible
 .brand { font-weight: 700; color: var(--accent); text-decoration: none; letter-spacing: .02em; }
 .search { display: flex; gap: .4rem; flex: 1 1 16rem; max-width: 32rem; order: 3; width: 100%; }
 .search input { flex: 1; min-width: 0; }
-.top nav { display: flex; align-items: center; gap: .75rem; margin-left: auto; }
+.top nav { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem .75rem; margin-left: auto; }
+.top nav > a, .top nav button { white-space: nowrap; }
 .top nav form { margin: 0; }
 @media (min-width: 48rem) { .search { order: 0; width: auto; } }
 .shell { max-width: 72rem; margin: 0 auto; padding: 1rem; display: grid; gap: 1rem; }
@@ -62,12 +63,18 @@ p { margin: .25rem 0 .75rem; }
 .links img { width: 16px; height: 16px; margin-top: .25rem; border-radius: 3px; }
 .links .title { font-weight: 600; overflow-wrap: anywhere; text-decoration: none; }
 .links .title:hover { text-decoration: underline; }
-.links .host { color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }
+.links .host { color: var(--muted); font-size: .85rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.links .host.url { white-space: normal; overflow-wrap: anywhere; }
 .links .description { margin: .15rem 0 0; overflow-wrap: anywhere; }
 .links .meta { color: var(--muted); font-size: .85rem; }
 .links .row-actions { display: flex; gap: .35rem; align-items: start; }
 .links .row-actions form { margin: 0; }
 .links.pickable > li { grid-template-columns: 1.1rem 1.25rem minmax(0, 1fr) auto; }
+@media (max-width: 30rem) {
+  .links > li { grid-template-columns: 1.25rem minmax(0, 1fr); }
+  .links.pickable > li { grid-template-columns: 1.1rem 1.25rem minmax(0, 1fr); }
+  .links > li > .row-actions { grid-column: -2; }
+}
 .links .pick { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }
 [hidden] { display: none !important; }
 .bulk-bar { border: 1px solid var(--border); border-radius: 8px; padding: .5rem .8rem .8rem; margin: 0 0 .75rem; }
