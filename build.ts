@@ -4,6 +4,9 @@
  * `bun build.ts [outfile] [entry]` (the benchmarks compile their baselines the same way);
  * release.ts calls buildExecutable for every platform it ships.
  */
+import pkg from "./package.json" with { type: "json" };
+import { developmentVersion } from "./src/version";
+
 const MAIN = new URL("./src/main.ts", import.meta.url).pathname;
 
 export interface BuildOptions {
@@ -11,10 +14,12 @@ export interface BuildOptions {
   entry?: string;
   /** Another platform's executable (`bun-linux-arm64`, ...); this machine's when absent. */
   target?: Bun.Build.CompileTarget;
+  /** A release reports package.json's version; any other build `<version>+<commit>`. */
+  release?: boolean;
 }
 
 /** buildExecutable compiles `entry` into the single executable `outfile`; throws with bun's messages when it fails. */
-export async function buildExecutable(outfile: string, { entry = MAIN, target }: BuildOptions = {}): Promise<string> {
+export async function buildExecutable(outfile: string, { entry = MAIN, target, release = false }: BuildOptions = {}): Promise<string> {
   const result = await Bun.build({
     entrypoints: [entry],
     compile: target ? { outfile, target } : { outfile },
@@ -24,7 +29,7 @@ export async function buildExecutable(outfile: string, { entry = MAIN, target }:
     bytecode: true,
     sourcemap: "none",
     // Without this Bun bakes NODE_ENV=development into the bundle.
-    define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    define: { "process.env.NODE_ENV": JSON.stringify("production"), LINKSHELF_BUILD_VERSION: JSON.stringify(release ? pkg.version : developmentVersion()) },
   });
   if (!result.success) throw new AggregateError(result.logs, `building ${outfile} failed:\n${result.logs.join("\n")}`);
   return outfile;

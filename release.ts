@@ -69,7 +69,7 @@ export async function buildRelease(outdir: string): Promise<string[]> {
   const files: string[] = [];
   for (const platform of PLATFORMS) {
     const file = join(outdir, `linkshelf-${VERSION}-${platform.name}${platform.suffix ?? ""}`);
-    await buildExecutable(file, { target: platform.target });
+    await buildExecutable(file, { target: platform.target, release: true });
     files.push(file);
   }
   const extension = join(outdir, ".extension");

@@ -71,17 +71,31 @@ export function buildCommand(engine: "podman" | "docker", dir: string, tags: str
   return [engine, ...engineOptions, "build", ...format, "-f", CONTAINERFILE, ...tags.flatMap((tag) => ["-t", tag]), dir];
 }
 
+/**
+ * builtNote is what `npm run image` prints after a build: which engine built the image, and how
+ * compose finds it (an image podman built lives in podman's storage, which the Docker engine does not read).
+ */
+export function builtNote(engine: "podman" | "docker", tags: string[]): string {
+  const built = `built ${tags.join(" and ")} with ${engine}`;
+  if (engine === "docker") return `${built}: docker compose -f deploy/compose.yaml up -d`;
+  return `${built} (in podman's image storage): podman compose -f deploy/compose.yaml up -d,
+or for Docker's engine first: podman save linkshelf:latest | docker load`;
+}
+
 if (import.meta.main) {
   const engine = containerEngine();
   if (!engine) {
     console.error("npm run image needs podman or docker (apt-get install podman)");
     process.exit(1);
   }
+  console.log(`building the image with ${engine}${engine === "podman" ? " (docker is used when podman is not installed)" : " (podman is not installed)"}`);
   const dir = join(ROOT, "dist", "image");
   const libraries = await assembleContext(dir);
   console.log(`dist/image/rootfs: ${BINARY_IN_IMAGE} and ${libraries.join(", ")}`);
-  const command = buildCommand(engine, dir, [`linkshelf:${VERSION}`, "linkshelf:latest"], process.argv.slice(2));
+  const tags = [`linkshelf:${VERSION}`, "linkshelf:latest"];
+  const command = buildCommand(engine, dir, tags, process.argv.slice(2));
   console.log(command.join(" "));
   const build = Bun.spawnSync(command, { stdout: "inherit", stderr: "inherit" });
+  if (build.exitCode === 0) console.log(builtNote(engine, tags));
   process.exit(build.exitCode ?? 1);
 }

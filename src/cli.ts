@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import pkg from "../package.json" with { type: "json" };
 import { checkTokenName } from "./auth/secrets";
 import { Shelf } from "./shelf/shelf";
 import { revokeAnyToken } from "./shelf/tokens";
-import { ConfigError, databasePath, loadConfig, type Config } from "./config";
+import { ConfigError, databasePath, loadConfig, SETTINGS, type Config } from "./config";
 import { writeBackup } from "./db/backup";
 import { openDatabase, type Db } from "./db/client";
 import { DataDirBusy, lockDataDir } from "./db/lock";
@@ -15,6 +14,7 @@ import { checkHealth } from "./healthcheck";
 import { iso } from "./timestamps";
 import { Rules } from "./rules";
 import { serve } from "./server";
+import { buildVersion } from "./version";
 import { createUser, findUserByEmail, setPassword } from "./users/service";
 
 export const USAGE = `Usage: linkshelf [command] [options]
@@ -46,12 +46,15 @@ Options:
   --version        print the version
   --help           print this help
 
-Environment: LINKSHELF_RATE_LIMIT (<requests>/<seconds> or off, default 300/60),
-LINKSHELF_TRUST_PROXY (1 for loopback, or a comma list of proxy addresses and CIDR ranges),
-LINKSHELF_FAVICON_ALLOW_PRIVATE=1,
-LINKSHELF_LOG=access (one log line per request); scheduled backups while serving:
-LINKSHELF_BACKUP_EVERY (such as 24h, 30m), LINKSHELF_BACKUP_DIR, LINKSHELF_BACKUP_KEEP (default 7).
+Settings, from the environment (PERIOD: a whole number and s, m, h or d, such as 24h):
+${settingsHelp()}
 `;
+
+/** The settings' part of the help: one line each, descriptions aligned. */
+function settingsHelp(): string {
+  const width = Math.max(...SETTINGS.map((setting) => setting.name.length + 1 + setting.value.length));
+  return SETTINGS.map((setting) => `  ${`${setting.name}=${setting.value}`.padEnd(width)}  ${setting.help}`).join("\n");
+}
 
 /** Wrong words on the command line: usage on stderr, exit 2. */
 class UsageError extends Error {}
@@ -202,7 +205,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       return 0;
     }
     if (command === "--version") {
-      io.out(pkg.version);
+      io.out(buildVersion());
       return 0;
     }
     return await COMMANDS[command]!.run(loadConfig(flags, env), flags, args, io);

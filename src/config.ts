@@ -21,6 +21,8 @@ export interface Config {
   faviconAllowPrivate: boolean;
   /** Whether saved links' pages are fetched in the background for their text (`LINKSHELF_FETCH_CONTENT`). */
   fetchContent: boolean;
+  /** Whether page fetching reaches loopback and LAN addresses (`LINKSHELF_FETCH_PRIVATE`, or the older `LINKSHELF_FAVICON_ALLOW_PRIVATE`). */
+  fetchPrivate: boolean;
   /** The background link checker (`LINKSHELF_LINK_CHECK`, `LINKSHELF_LINK_CHECK_ALLOW_PRIVATE`, `LINKSHELF_LINK_CHECK_CONFIRM`). */
   linkCheck: LinkCheckConfig;
   /** What the server logs beyond start, stop and errors (`LINKSHELF_LOG`). */
@@ -65,6 +67,37 @@ export class ConfigError extends Error {}
 
 export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60", backupKeep: 7, linkCheck: "7d", linkCheckConfirm: "3/7d" } as const;
 
+/** One environment setting as `--help`, the docs and the compose file name it. */
+export interface Setting {
+  name: string;
+  /** The form of its value, as help shows it. */
+  value: string;
+  /** What it does and its default, in a few words. */
+  help: string;
+}
+
+/**
+ * Every environment setting that loadConfig reads, in the order `--help` lists them. A test keeps
+ * this list, loadConfig, `deploy/compose.yaml`'s comments and the operations guide in step.
+ */
+export const SETTINGS: readonly Setting[] = [
+  { name: "LINKSHELF_DATA_DIR", value: "DIR", help: "data directory (--data-dir; default ./data)" },
+  { name: "LINKSHELF_PORT", value: "N", help: "listening port (--port; default 3000)" },
+  { name: "LINKSHELF_HOST", value: "ADDR", help: "listening address (--host; default 0.0.0.0)" },
+  { name: "LINKSHELF_RATE_LIMIT", value: "N/S|off", help: "requests per key and window of S seconds (default 300/60)" },
+  { name: "LINKSHELF_TRUST_PROXY", value: "1|LIST", help: "proxies whose X-Forwarded-For/-Proto count: 1 (loopback) or addresses/CIDRs" },
+  { name: "LINKSHELF_FETCH_CONTENT", value: "on|off", help: "fetch saved links' pages for their text, for search (default on)" },
+  { name: "LINKSHELF_FETCH_PRIVATE", value: "1", help: "also fetch pages on loopback and LAN addresses (default 0)" },
+  { name: "LINKSHELF_FAVICON_ALLOW_PRIVATE", value: "1", help: "the icon proxy (and, an older name, page fetching) reaches LAN addresses" },
+  { name: "LINKSHELF_LINK_CHECK", value: "PERIOD|off", help: "how often each link is checked for health (default 7d)" },
+  { name: "LINKSHELF_LINK_CHECK_CONFIRM", value: "N/PERIOD", help: "a link is broken after N failures in a row over PERIOD (default 3/7d)" },
+  { name: "LINKSHELF_LINK_CHECK_ALLOW_PRIVATE", value: "1", help: "also check links on loopback and LAN addresses (default 0)" },
+  { name: "LINKSHELF_LOG", value: "access|off", help: "access: one log line per request (default off)" },
+  { name: "LINKSHELF_BACKUP_EVERY", value: "PERIOD", help: "scheduled backups while serving, such as 24h (default off)" },
+  { name: "LINKSHELF_BACKUP_DIR", value: "DIR", help: "the folder for scheduled backups (required with LINKSHELF_BACKUP_EVERY)" },
+  { name: "LINKSHELF_BACKUP_KEEP", value: "N", help: "how many of the newest backups stay (default 7)" },
+];
+
 /** loadConfig resolves flag > environment > default for every setting and checks each. */
 export function loadConfig(flags: ConfigFlags, env: Record<string, string | undefined>): Config {
   return {
@@ -75,6 +108,8 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     trustedProxies: parseTrustedProxies(env.LINKSHELF_TRUST_PROXY),
     faviconAllowPrivate: parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
     fetchContent: parseOnOff("LINKSHELF_FETCH_CONTENT", env.LINKSHELF_FETCH_CONTENT),
+    // Page fetching had no switch of its own at first and followed the icon proxy's: that name still counts.
+    fetchPrivate: parseSwitch("LINKSHELF_FETCH_PRIVATE", env.LINKSHELF_FETCH_PRIVATE) || parseSwitch("LINKSHELF_FAVICON_ALLOW_PRIVATE", env.LINKSHELF_FAVICON_ALLOW_PRIVATE),
     linkCheck: {
       periodMs: env.LINKSHELF_LINK_CHECK === "off" ? null : parseDuration("LINKSHELF_LINK_CHECK", env.LINKSHELF_LINK_CHECK || DEFAULTS.linkCheck),
       allowPrivate: parseSwitch("LINKSHELF_LINK_CHECK_ALLOW_PRIVATE", env.LINKSHELF_LINK_CHECK_ALLOW_PRIVATE),

@@ -163,14 +163,24 @@ export interface Look {
   colorScheme: "light" | "dark";
 }
 
+/**
+ * Runs in the page: the texts of the top bar's items and the lists' hosts that take more than
+ * one line (their text's line boxes start at more than one height).
+ */
+const BROKEN_ACROSS_LINES = `[...document.querySelectorAll(".top nav > a, .top nav button, .links .host:not(.url)")].filter((element) => {
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
+}).map((element) => element.textContent.trim())`;
+
 /** Whether checkLooks also writes screenshots (`LINKSHELF_SCREENSHOTS=1`); its checks run either way. */
 export const SCREENSHOTS = process.env.LINKSHELF_SCREENSHOTS === "1";
 
 /**
  * checkLooks runs `visit` once for each look (a phone and a desktop, light and dark) in a
  * context made by `newContext`. Each time `visit` calls `check(name)`, the page as it is must
- * have the colour scheme's background and nothing wider than the screen (no sideways scrolling
- * on a phone). With LINKSHELF_SCREENSHOTS=1 each check also writes a full-page screenshot to
+ * have the colour scheme's background, nothing wider than the screen (no sideways scrolling
+ * on a phone), and no item of the top bar nor host of a list broken across two lines. With LINKSHELF_SCREENSHOTS=1 each check also writes a full-page screenshot to
  * `test/.artifacts/<folder>/<name>-<device>-<scheme>.png`. It returns the names checked, one
  * per check, as `<name>-<device>-<scheme>`.
  */
@@ -192,6 +202,8 @@ export async function checkLooks(
           if (background !== (colorScheme === "dark" ? "rgb(18, 21, 27)" : "rgb(246, 247, 249)")) throw new Error(`${name} (${device}, ${colorScheme}): background ${background}`);
           const width = await page.evaluate<number>("document.documentElement.scrollWidth");
           if (width > viewport.width) throw new Error(`${name} (${device}, ${colorScheme}): ${width} px wide on a ${viewport.width} px screen`);
+          const broken = await page.evaluate<string[]>(BROKEN_ACROSS_LINES);
+          if (broken.length > 0) throw new Error(`${name} (${device}, ${colorScheme}): broken across lines: ${broken.join(" | ")}`);
           const shot = `${name}-${device}-${colorScheme}`;
           if (directory) await page.screenshot({ path: join(directory, `${shot}.png`), fullPage: true });
           checked.push(shot);

@@ -85,6 +85,24 @@ describe("the all-links view", () => {
     expect(seen.slice(0, 5)).toEqual(["Alpha", "Bravo", "charlie", "delta", "echo"]);
   });
 
+  it("shows where each page stands, with the previous and next pages, and the first once it is not the previous", async () => {
+    const w = await world();
+    for (let i = 0; i < 2_280; i++) w.shelf.links.create({ name: `L${i}`, url: `https://l${i}.example/`, favorite: false }, w.env.clock.now++);
+    const pagerOf = async (path: string) => {
+      const page = await open(w.env, path, w.cookie);
+      const words = texts(page.text, ".pager a");
+      return { range: texts(page.text, ".pager .range"), links: attributes(page.text, ".pager a").map((a, i) => [words[i], a.href]) };
+    };
+    expect(await pagerOf("/links?sort=name")).toEqual({ range: ["1–50 of 2,285"], links: [["Next page →", "/links?sort=name&page=2"]] });
+    expect(await pagerOf("/links?sort=name&page=2")).toEqual({
+      range: ["51–100 of 2,285"], links: [["← Previous page", "/links?sort=name"], ["Next page →", "/links?sort=name&page=3"]],
+    });
+    expect(await pagerOf("/links?sort=name&page=46")).toEqual({
+      range: ["2,251–2,285 of 2,285"], links: [["« First page", "/links?sort=name"], ["← Previous page", "/links?sort=name&page=45"]],
+    });
+    expect((await pagerOf("/links?sort=name&page=47")).range).toEqual([]);
+  });
+
   it("runs a fixed number of queries however many links and collections there are", async () => {
     const counts: number[] = [];
     for (const size of [1, 40]) {
@@ -247,9 +265,41 @@ describe("the bulk form", () => {
     const before = snapshot(w.env);
     const refused = await bulk(w, { action: "delete", confirmed: "yes", scope: "all", "view-sort": "newest" });
     expect(refused.status).toBe(422);
-    expect(texts(refused.text, "#bulk-error")[0]).toStartWith("This view matches more than 1000 links");
+    expect(texts(refused.text, "#bulk-error")[0]).toBe("More than 1,000 links match, and one action changes at most 1,000: narrow the view (a collection, favorites, broken links or search words), or act on a page at a time. Nothing was changed.");
     expect(snapshot(w.env)).toBe(before);
   });
+  it("offers all matching only up to 1,000 links, and past that says how to narrow the view", async () => {
+    const w = await world();
+    for (let i = 0; i < 995; i++) w.shelf.links.create({ name: `L${i}`, url: `https://l${i}.example/`, favorite: false }, w.env.clock.now++);
+    const atLimit = await open(w.env, "/links", w.cookie);
+    expect(texts(atLimit.text, "button[name=scope][value=all]")).toEqual(["Apply to all 1,000 matching"]);
+    expect(texts(atLimit.text, "form#bulk p.hint")).toEqual([]);
+    w.shelf.links.create({ name: "one more", url: "https://more.example/", favorite: false }, w.env.clock.now++);
+    const past = await open(w.env, "/links", w.cookie);
+    expect(texts(past.text, "button[name=scope][value=all]")).toEqual([]);
+    expect(texts(past.text, "form#bulk p.hint")).toEqual([
+      "1,001 links match, more than the 1,000 one action may change: choose a collection, favorites or broken links above (or search) to act on all of them at once, or act on a page at a time.",
+    ]);
+    expect(texts(past.text, "h1 .badge")).toEqual(["1,001 links"]);
+  });
+
+  it("starts move and add with no collection chosen, and refuses them until one is, changing nothing", async () => {
+    const w = await world();
+    const page = await open(w.env, "/links", w.cookie);
+    const options = attributes(page.text, "#bulk-collection option");
+    expect(options[0]).toMatchObject({ value: "", selected: "" });
+    expect(options.filter((option) => option.selected !== undefined)).toHaveLength(1);
+    for (const action of ["move", "add"]) {
+      const before = snapshot(w.env);
+      const refused = await bulk(w, { action, ids: [String(w.ids.Alpha)], collectionId: "" });
+      expect(refused.status).toBe(422);
+      expect(texts(refused.text, "#bulk-error")).toEqual([`Choose the collection to ${action} the links to first. Nothing was changed.`]);
+      expect(snapshot(w.env)).toBe(before);
+    }
+    const done = await bulk(w, { action: "move", ids: [String(w.ids.Alpha)], collectionId: String(w.music.id) });
+    expect(done.status).toBe(303);
+  });
+
   it("applies to all search results, on every page of them, and to no other link", async () => {
     const w = await world();
     for (let i = 0; i < 45; i++) w.shelf.links.create({ name: `Tide pool ${i}`, url: `https://tides.example/${i}`, favorite: false }, w.env.clock.now++);
@@ -270,7 +320,7 @@ describe("the bulk form", () => {
     const before = snapshot(w.env);
     const refused = await bulk(w, { next: "/search?q=reef", action: "favorite", scope: "all", "view-q": "reef" });
     expect(refused.status).toBe(422);
-    expect(texts(refused.text, "#bulk-error")[0]).toStartWith("This view matches more than 1000 links");
+    expect(texts(refused.text, "#bulk-error")[0]).toBe("More than 1,000 links match, and one action changes at most 1,000: narrow the view (a collection, favorites, broken links or search words), or act on a page at a time. Nothing was changed.");
     expect(texts(refused.text, "h1")).toEqual(["Search: “reef”"]);
     expect(snapshot(w.env)).toBe(before);
   });

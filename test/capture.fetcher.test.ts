@@ -144,7 +144,7 @@ describe("fetchPage", () => {
     const site: FakeOrigin = origin({ "/": () => redirectTo(`http://127.0.0.1:${site.port}/secret`), "/secret": () => htmlPage("secret") });
     const used = policy();
     const result = await fetchPage(new URL(`http://site.test:${site.port}/`), used);
-    expect(result).toEqual({ kind: "failed", reason: "refused: loopback address" });
+    expect(result).toEqual({ kind: "failed", reason: "refused: loopback address", refused: "loopback" });
     expect(site.hits).toEqual(["/"]);
     expect(used.connect.addresses).toEqual([FAKE_PUBLIC]);
   });
@@ -152,7 +152,7 @@ describe("fetchPage", () => {
   it("refuses a redirect to link-local (cloud metadata) even when private addresses are allowed", async () => {
     const site = origin({ "/": () => redirectTo("http://169.254.169.254/latest/meta-data/") });
     const used = policy({ allowPrivate: true });
-    expect(await fetchPage(new URL(`http://site.test:${site.port}/`), used)).toEqual({ kind: "failed", reason: "refused: link-local address" });
+    expect(await fetchPage(new URL(`http://site.test:${site.port}/`), used)).toEqual({ kind: "failed", reason: "refused: link-local address", refused: "link-local" });
     expect(used.connect.addresses).toEqual([FAKE_PUBLIC]);
   });
 
@@ -183,6 +183,17 @@ describe("the queue", () => {
     await fetcher.whenIdle();
     expect(stored).toEqual([{ linkId: 7, userId: 3, now: time.clock.now, content: { title: "Stored", text: "The text.", excerpt: "The text.", byline: "", lang: "en" } }]);
     expect(fetcher.counts).toMatchObject({ stored: 1, failed: 0, notAPage: 0 });
+  });
+
+  it("remembers why a fetch stored nothing for at most problemsKept links, forgetting the oldest", async () => {
+    const site = origin({});
+    const { fetcher } = makeFetcher({ problemsKept: 2, hostSpacingMillis: 0 });
+    for (const linkId of [1, 2, 3]) {
+      fetcher.enqueue(linkId, 1, `http://site.test:${site.port}/gone-${linkId}`);
+      await fetcher.whenIdle();
+    }
+    expect([1, 2, 3].map((linkId) => fetcher.problemOf(linkId)?.detail)).toEqual([undefined, "HTTP 404", "HTTP 404"]);
+    expect(fetcher.problemOf(3)).toMatchObject({ kind: "failed" });
   });
 
   it("records a non-HTML answer as not a page, stores nothing and never asks again", async () => {
@@ -423,6 +434,17 @@ describe("LINKSHELF_FETCH_CONTENT", () => {
       const config = loadConfig({}, { LINKSHELF_FAVICON_ALLOW_PRIVATE: allow });
       const capture = createContentCapture({ config, clock: Date.now, log }, store, { connect: mappedConnect() });
       expect(capture).toBeInstanceOf(ContentFetcher);
+      expect((await capture.fetchNow(`${site.url}/`))?.title ?? null).toBe(expected);
+      await capture.stop();
+    }
+    expect(site.hits).toEqual(["/"]);
+  });
+
+  it("LINKSHELF_FETCH_PRIVATE=1 lets page fetches reach loopback by itself; 0 or unset does not", async () => {
+    const site = origin({ "/": () => htmlPage("Local page") });
+    for (const [env, expected] of [[{ LINKSHELF_FETCH_PRIVATE: "1" }, "Local page"], [{ LINKSHELF_FETCH_PRIVATE: "0" }, null], [{}, null]] as const) {
+      const config = loadConfig({}, env);
+      const capture = createContentCapture({ config, clock: Date.now, log }, store, { connect: mappedConnect() });
       expect((await capture.fetchNow(`${site.url}/`))?.title ?? null).toBe(expected);
       await capture.stop();
     }

@@ -10,7 +10,8 @@ import type { ContentCapture } from "../src/capture/fetcher";
 import { htmlPage } from "./capture.fixtures";
 import { capturingSite, type CapturingSite } from "./capture.site";
 import type { FakeOrigin } from "./favicon.fixtures";
-import { createLink, createUser, makeEnv, post, put, sessionCookie, snapshot, type TestEnv, type TestUser } from "./helpers";
+import { aliceWithInbox, createLink, createUser, makeEnv, post, put, sessionCookie, snapshot, type TestEnv, type TestUser } from "./helpers";
+import { attributes, cookieFor, open, texts } from "./html";
 
 const running: CapturingSite[] = [];
 afterEach(async () => {
@@ -43,6 +44,7 @@ async function world(vars: Record<string, string> = {}): Promise<World> {
     "/long": () => htmlPage(LONG_TITLE, "Long title."),
     "/untitled": () => new Response("<p>no title</p><p>and no heading</p>", { headers: { "content-type": "text/html" } }),
     "/image": () => new Response("GIF89a", { headers: { "content-type": "image/gif" } }),
+    "/blank": () => new Response("<!doctype html><html><body></body></html>", { headers: { "content-type": "text/html" } }),
   }, env, (linkId, userId, content) => void stored.push({ linkId, userId, content }));
   running.push(capturing);
   const app = makeEnv(env, { capture: capturing.capture });
@@ -109,6 +111,17 @@ describe("the links API", () => {
 });
 
 describe("the add-link form", () => {
+  it("says the name may be left empty when the server reads pages, and asks for one when it does not", async () => {
+    const w = await world();
+    const page = await open(w.env, "/links/new", cookieFor(w.env, w.alice));
+    expect(texts(page.text, "label[for=name]")).toEqual(["Name (optional)"]);
+    expect(texts(page.text, "#name-hint")).toEqual(["Leave it empty to use the page's title"]);
+    const plain = await aliceWithInbox();
+    const without = await open(plain.env, "/links/new", cookieFor(plain.env, plain.alice));
+    expect(texts(without.text, "label[for=name]")).toEqual(["Name"]);
+    expect(attributes(without.text, "input#name")[0]).toHaveProperty("required");
+  });
+
   it("names a link left without a name after its page's title, fetching the page once", async () => {
     const w = await world();
     const response = await form(w, w.alice, "/links", { name: "  ", url: `${w.base}/article` });
@@ -133,13 +146,13 @@ describe("the add-link form", () => {
     ["a page without a title", "/untitled"],
     ["an answer that is not a page", "/image"],
     ["a page that does not exist", "/missing"],
-  ])("shows the name's error when %s gives no title, storing nothing", async (_, path) => {
+  ])("asks for a name when %s gives no title, storing nothing", async (_, path) => {
     const w = await world();
     const before = snapshot(w.env);
     const response = await form(w, w.alice, "/links", { name: "", url: `${w.base}${path}` });
     expect(response.status).toBe(422);
     expect(response.text).toContain(`${w.base}${path}`);
-    expect(response.text).toMatch(/Expected 1-254 characters/);
+    expect(texts(response.text, "#name-error")).toEqual(["Give it a name: the page's title could not be read"]);
     await w.settle();
     expect(snapshot(w.env)).toBe(before);
     expect(w.stored).toEqual([]);
@@ -191,6 +204,43 @@ async function importFile(w: World, as: TestUser, text: string) {
     })),
   };
 }
+
+describe("a link's page, when the server's fetch stored nothing", () => {
+  const problemOn = async (w: World, linkId: number) =>
+    texts((await open(w.env, `/links/${linkId}`, w.cookies.get(w.alice)!)).text, "#capture-problem")[0]?.replace(/^Last try, [^:]+: /, "");
+
+  it("says a private address was not fetched, and which setting allows it; nothing is sent there", async () => {
+    const w = await world();
+    const link = await createLink(w.env, w.alice, { url: `http://127.0.0.1:${w.site.port}/article` });
+    await w.settle();
+    expect(await problemOn(w, link.id)).toBe("not fetched: a private address (this machine); set LINKSHELF_FETCH_PRIVATE=1 to allow pages on private addresses, then capture again.");
+    expect(w.site.hits).toEqual([]);
+    expect(w.stored).toEqual([]);
+  });
+
+  it.each([
+    ["an error status", "/missing", "not fetched: HTTP 404."],
+    ["an answer that is not a page", "/image", "not fetched: the address answers with image/gif, not a web page."],
+    ["a page without readable text", "/blank", "fetched, but the page has no readable text."],
+  ])("says so for %s, and forgets it once a fetch stores the page", async (_, path, expected) => {
+    const w = await world();
+    const link = await createLink(w.env, w.alice, { url: `${w.base}${path}` });
+    await w.settle();
+    expect(await problemOn(w, link.id)).toBe(expected);
+    await put(w.env, `/api/v1/links/${link.id}`, { token: w.alice.token, body: { name: link.name, url: `${w.base}/article`, favorite: false, collectionIds: link.collectionIds } });
+    await w.settle();
+    expect(await problemOn(w, link.id)).toBeUndefined();
+    expect(w.stored.map((s) => s.linkId)).toEqual([link.id]);
+  });
+
+  it("is not shown to another user, and a stored page shows no problem", async () => {
+    const w = await world();
+    const link = await createLink(w.env, w.alice, { url: `${w.base}/article` });
+    await w.settle();
+    expect(await problemOn(w, link.id)).toBeUndefined();
+    expect((await open(w.env, `/links/${link.id}`, w.cookies.get(w.bob)!)).status).toBe(404);
+  });
+});
 
 describe("the import", () => {
   const file = (base: string) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>

@@ -405,10 +405,12 @@ describe("command line words", () => {
     mkdirSync(scratch);
   });
 
-  it("--version prints the package.json version", async () => {
+  it("--version of a build that is not a release prints the package.json version and the commit", async () => {
     const result = await run(["--version"], { cwd: scratch });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout.trim()).toBe(pkg.version);
+    const commit = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: import.meta.dir }).stdout.toString().trim();
+    expect(commit).toMatch(/^[0-9a-f]{12}$/);
+    expect(result.stdout.trim()).toBe(`${pkg.version}+${commit}`);
   });
 
   it("--help prints the usage on stdout with exit 0", async () => {

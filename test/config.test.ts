@@ -28,6 +28,7 @@ describe("loadConfig", () => {
       trustedProxies: [],
       faviconAllowPrivate: false,
       fetchContent: true,
+      fetchPrivate: false,
       linkCheck: { periodMs: 7 * 86_400_000, allowPrivate: false, confirmFailures: 3, confirmSpanMs: 7 * 86_400_000 },
       log: { access: false },
       backup: null,
@@ -114,6 +115,20 @@ describe("loadConfig", () => {
     expect(loadConfig({}, { [name]: "1" }).faviconAllowPrivate).toBe(true);
     expect(loadConfig({}, { [name]: "0" }).faviconAllowPrivate).toBe(false);
     expect(loadConfig({}, {}).faviconAllowPrivate).toBe(false);
+    for (const value of ["yes", "true", "on", "2", " 1"]) {
+      const error = loadError({}, { [name]: value });
+      expect(error.message).toContain(name);
+    }
+  });
+
+  it("reads LINKSHELF_FETCH_PRIVATE: 1 is on, 0 or unset is off, anything else is an error; the icon proxy's switch still turns it on", () => {
+    const name = "LINKSHELF_FETCH_PRIVATE";
+    expect(loadConfig({}, { [name]: "1" }).fetchPrivate).toBe(true);
+    expect(loadConfig({}, { [name]: "0" }).fetchPrivate).toBe(false);
+    expect(loadConfig({}, {}).fetchPrivate).toBe(false);
+    expect(loadConfig({}, { LINKSHELF_FAVICON_ALLOW_PRIVATE: "1" }).fetchPrivate).toBe(true);
+    // Page fetching's own switch does not open the icon proxy.
+    expect(loadConfig({}, { [name]: "1" }).faviconAllowPrivate).toBe(false);
     for (const value of ["yes", "true", "on", "2", " 1"]) {
       const error = loadError({}, { [name]: value });
       expect(error.message).toContain(name);

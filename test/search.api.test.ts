@@ -360,13 +360,43 @@ describe("GET /api/v1/search: snippets", () => {
       const text = `${filler.repeat(3000)} first needle here ${filler.repeat(500)} needle haystack together ${filler.repeat(3000)}`;
       await saveContent(env, alice, link.id, { text });
       const snippet = (await search(env, alice, "needle haystack")).body.hits[0].snippet;
-      expect(snippet.text.length).toBeLessThanOrEqual(210);
+      expect(snippet.text.length).toBeLessThanOrEqual(212);
       expect(snippet.text.isWellFormed()).toBe(true);
-      expect(/^\p{M}/u.test(snippet.text)).toBe(false);
-      expect(text.includes(snippet.text)).toBe(true);
+      expect(snippet.text).toStartWith("…");
+      expect(snippet.text).toEndWith("…");
+      const inner = snippet.text.slice(1, -1);
+      expect(/^\p{M}/u.test(inner)).toBe(false);
+      expect(text.includes(inner)).toBe(true);
       // The window holding both words wins over the earlier one with one word.
       expect(snippet.matches.map(([start, end]: [number, number]) => snippet.text.slice(start, end))).toEqual(["needle", "haystack"]);
     }
+  });
+
+  it("starts and ends snippets between words, with … where the text was cut; CJK text is cut between characters", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const prose = await createLink(env, alice, { name: "Prose", url: "https://a.example/" });
+    const words = Array.from({ length: 120 }, (_, i) => `word${i}lengthy`);
+    words[60] = "lighthouse";
+    await saveContent(env, alice, prose.id, { text: words.join(" ") });
+    const snippet = (await search(env, alice, "lighthouse")).body.hits[0].snippet;
+    expect(snippet.text).toMatch(/^…word\d+lengthy .* word\d+lengthy…$/);
+    expect(words.join(" ").includes(snippet.text.slice(1, -1))).toBe(true);
+    expect(snippet.matches.map(([start, end]: [number, number]) => snippet.text.slice(start, end))).toEqual(["lighthouse"]);
+
+    const cjk = await createLink(env, alice, { name: "CJK", url: "https://b.example/" });
+    const text = `${"東京の天気は晴れです。".repeat(20)}灯台${"大阪の天気は雨です。".repeat(20)}`;
+    await saveContent(env, alice, cjk.id, { text });
+    const cut = (await search(env, alice, "灯台")).body.hits.find((hit: { link: { id: number } }) => hit.link.id === cjk.id).snippet;
+    expect(cut.text).toStartWith("…");
+    expect(cut.text).toEndWith("…");
+    expect(text.includes(cut.text.slice(1, -1))).toBe(true);
+    expect(cut.text.length).toBeGreaterThan(150);
+    expect(cut.matches.map(([start, end]: [number, number]) => cut.text.slice(start, end))).toEqual(["灯台"]);
+
+    const short = await createLink(env, alice, { name: "Short", url: "https://c.example/" });
+    await saveContent(env, alice, short.id, { text: "A short note about a beacon." });
+    expect((await search(env, alice, "beacon")).body.hits[0].snippet).toEqual({ text: "A short note about a beacon.", matches: [[21, 27]] });
   });
 
   it("takes the snippet from the description, the name or the URL when the page text does not match", async () => {

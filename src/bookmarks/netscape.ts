@@ -9,6 +9,7 @@
  */
 import { Parser } from "htmlparser2";
 import { AppError } from "../errors";
+import { formatNumber } from "../format";
 
 export interface NetscapeFolder {
   /** The heading's text, trimmed (may be empty). */
@@ -66,7 +67,6 @@ export class BookmarkFileRefused extends AppError {
   }
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
 
 const HEADINGS = new Set(["h2", "h3", "h4", "h5", "h6"]);
 /** Tags after which a `<DD>`'s text is over: it is never closed explicitly. */
@@ -141,7 +141,7 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
       folder: top().folder,
     };
     if (bookmarks.length === IMPORT_LIMITS.bookmarks) {
-      throw new BookmarkFileRefused(`The file holds more than ${count(IMPORT_LIMITS.bookmarks)} bookmarks, the most linkshelf imports from one file. Split it into smaller files.`);
+      throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.bookmarks)} bookmarks, the most linkshelf imports from one file. Split it into smaller files.`);
     }
     bookmarks.push(bookmark);
     lastItem = bookmark;
@@ -182,7 +182,7 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
         const depth = parent === null ? 1 : parent.depth + 1;
         if (depth > IMPORT_LIMITS.depth) throw tooDeep();
         if (folders.length === IMPORT_LIMITS.folders) {
-          throw new BookmarkFileRefused(`The file holds more than ${count(IMPORT_LIMITS.folders)} folders, the most linkshelf imports from one file. Split it into smaller files.`);
+          throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.folders)} folders, the most linkshelf imports from one file. Split it into smaller files.`);
         }
         const folder: NetscapeFolder = {
           name: text.trim(),

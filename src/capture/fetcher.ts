@@ -9,7 +9,7 @@ import type { LogSink } from "../log";
 import { Alarm, REAL_TIMERS, type Timers } from "./alarm";
 import type { CapturedContent } from "./content";
 import type { Between } from "./extract";
-import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "./page";
+import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT, type PageResult } from "./page";
 
 export const FETCHER_LIMITS = {
   /** Fetches running at once, all hosts together. */
@@ -18,6 +18,8 @@ export const FETCHER_LIMITS = {
   concurrentNow: 4,
   /** Between the end of one fetch from a host and the start of the next one from it. */
   hostSpacingMillis: 1000,
+  /** Links whose last background fetch stored nothing, remembered with why (the oldest forgotten first). */
+  problemsKept: 1_000,
   /** Links waiting; when one more arrives, the oldest waiting one is dropped (never fetched). */
   queuedLinks: 10_000,
   /** URL characters waiting, all links together (a URL has at most 2048); beyond it, the oldest are dropped too. */
@@ -55,6 +57,33 @@ export interface ContentCapture {
   fetchNow(url: string): Promise<CapturedContent | null>;
   /** stop drops what waits, aborts what runs, and resolves when nothing runs any more. */
   stop(): Promise<void>;
+  /**
+   * problemOf says why the link's last background fetch stored nothing; undefined when it
+   * stored something, or none ended since the server started (kept in memory, the latest
+   * FETCHER_LIMITS.problemsKept links).
+   */
+  problemOf(linkId: number): CaptureProblem | undefined;
+}
+
+/**
+ * Why a fetch stored nothing: refused by the address rules (`private`: a loopback or LAN address,
+ * which LINKSHELF_FETCH_PRIVATE=1 admits; `refused`: one never fetched), a failure (an error status,
+ * a timeout, a broken connection), an answer that is no web page, or a page without readable text.
+ */
+export interface CaptureProblem {
+  kind: "private" | "refused" | "failed" | "not-a-page" | "empty";
+  /** The address kind, the status or error, or the media type. */
+  detail: string;
+  at: number;
+}
+
+/** problemOfResult says why a fetch's result stores nothing (undefined: it stores a page). */
+function problemOfResult(result: PageResult, at: number): CaptureProblem | undefined {
+  if (result.kind === "not-a-page") return { kind: "not-a-page", detail: result.contentType, at };
+  if (result.kind === "page") return result.content === null ? { kind: "empty", detail: "", at } : undefined;
+  if (result.refused === "loopback" || result.refused === "private") return { kind: "private", detail: result.refused, at };
+  if (result.refused !== undefined) return { kind: "refused", detail: result.refused, at };
+  return { kind: "failed", detail: result.reason, at };
 }
 
 /** What tests and the composition root may set; each defaults to the real thing. */
@@ -63,6 +92,7 @@ export interface CaptureOptions extends OutboundOptions {
   concurrency?: number;
   hostSpacingMillis?: number;
   queuedLinks?: number;
+  problemsKept?: number;
   queuedChars?: number;
   cpuShare?: number;
   timers?: Timers;
@@ -122,6 +152,7 @@ export const CAPTURE_OFF: ContentCapture = {
   enqueue: () => undefined,
   fetchNow: async () => null,
   stop: async () => undefined,
+  problemOf: () => undefined,
 };
 
 /**
@@ -134,7 +165,7 @@ export function createContentCapture(
   store: StoreContent,
   options: CaptureOptions = {},
 ): ContentCapture {
-  return config.fetchContent ? new ContentFetcher({ allowPrivate: config.faviconAllowPrivate, clock, log, store }, options) : CAPTURE_OFF;
+  return config.fetchContent ? new ContentFetcher({ allowPrivate: config.fetchPrivate, clock, log, store }, options) : CAPTURE_OFF;
 }
 
 /**
@@ -146,6 +177,8 @@ export function createContentCapture(
 export class ContentFetcher implements ContentCapture {
   readonly counts: FetcherCounts = { stored: 0, empty: 0, notAPage: 0, failed: 0, dropped: 0, storeErrors: 0 };
   private readonly jobs = new Map<number, Job>();
+  /** Why the last fetch of a link stored nothing, oldest first (see problemOf). */
+  private readonly problems = new Map<number, CaptureProblem>();
   private readonly hosts = new Map<string, HostState>();
   private queuedChars = 0;
   private fetchingNow = 0;
@@ -288,9 +321,14 @@ export class ContentFetcher implements ContentCapture {
     });
   }
 
+  problemOf(linkId: number): CaptureProblem | undefined {
+    return this.problems.get(linkId);
+  }
+
   private async capture(job: Job): Promise<void> {
     const result = await this.outbound.send((policy) => fetchPage(job.url, policy, this.pace));
     if (this.outbound.stopped) return;
+    this.noteProblem(job.linkId, problemOfResult(result, this.deps.clock()));
     if (result.kind === "not-a-page") this.counts.notAPage++;
     else if (result.kind === "failed") this.counts.failed++;
     else if (result.content === null) this.counts.empty++;
@@ -306,6 +344,14 @@ export class ContentFetcher implements ContentCapture {
       this.counts.storeErrors++;
       this.deps.log(`linkshelf: storing the page of link ${linkId} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** noteProblem remembers why a link's fetch stored nothing, or forgets an earlier reason when it stored a page. */
+  private noteProblem(linkId: number, problem: CaptureProblem | undefined): void {
+    this.problems.delete(linkId);
+    if (!problem) return;
+    this.problems.set(linkId, problem);
+    if (this.problems.size > this.limits.problemsKept) this.problems.delete(this.problems.keys().next().value!);
   }
 
   private wakeIdle(): void {

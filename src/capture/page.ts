@@ -5,6 +5,7 @@
  * PAGE_LIMITS.bytes of it.
  */
 import pkg from "../../package.json" with { type: "json" };
+import type { AddressKind } from "../favicon/address";
 import { guardedGet, readCapped, Refused, TooManyRedirects, type OutboundPolicy } from "../favicon/fetch";
 import type { CapturedContent } from "./content";
 import type { Between } from "./extract";
@@ -30,7 +31,7 @@ const PAGE_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 export type PageResult =
   | { kind: "page"; content: CapturedContent | null; url: URL; truncated: boolean }
   | { kind: "not-a-page"; contentType: string }
-  | { kind: "failed"; reason: string };
+  | { kind: "failed"; reason: string; refused?: AddressKind | "scheme" };
 
 /** mediaTypeOf is the media type of a `Content-Type` value, lower case, without parameters. */
 const mediaTypeOf = (contentType: string | null) => (contentType ?? "").split(";")[0]!.trim().toLowerCase();
@@ -58,7 +59,7 @@ export async function fetchPage(url: URL, policy: OutboundPolicy, between?: Betw
     const content = await extractReadableInSteps(bytes, contentType, between);
     return { kind: "page", content, url: finalUrl, truncated: !complete };
   } catch (error) {
-    return { kind: "failed", reason: reasonOf(error, policy.signal) };
+    return { kind: "failed", reason: reasonOf(error, policy.signal), ...(error instanceof Refused ? { refused: error.kind } : {}) };
   }
 }
 

@@ -5,6 +5,7 @@ import { recordWrites } from "../api/writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
+import { countOf } from "../format";
 
 /** What the answer of a bulk request says was done. */
 const BULK_DONE: Record<BulkAction, string> = {
@@ -47,7 +48,7 @@ export function linkRoutes({ clock, capture }: AppDeps, { apiRoutes }: Guards, c
     }))
     .post("/bulk", ({ shelf, body }) => {
       const count = shelf.links.bulk(body, clock());
-      return { message: `${count} link(s) ${BULK_DONE[body.action]}.`, count };
+      return { message: `${countOf(count, "link")} ${BULK_DONE[body.action]}.`, count };
     }, apiRoute({
       tag: "links", summary: "Act on many links at once", body: BulkLinksBody,
       description: `One action on 1-${BULK_MAX_IDS} of your links, in one transaction: all of them or none. ` +

@@ -8,6 +8,7 @@ import { BROWSER_NAMES } from "./extension";
 import { html, type Html } from "./html";
 import { when } from "./links";
 import { shell } from "./shell";
+import { countOf } from "../format";
 
 /** The script of the account page: the token's copy button (the page works without it). */
 export const ACCOUNT_SCRIPT = "/assets/account.js";
@@ -50,7 +51,7 @@ function importList(imports: ImportJson[]): Html | undefined {
   if (imports.length === 0) return undefined;
   return html`<h3>Your imports</h3>
 <ul class="imports">
-${imports.map((record) => html`<li>${record.fileName === "" ? "A file" : record.fileName}, ${record.createdAt.slice(0, 10)} (${record.source === "cli" ? "command line" : "import page"}): ${record.links} link(s), ${record.collections} collection(s)
+${imports.map((record) => html`<li>${record.fileName === "" ? "A file" : record.fileName}, ${record.createdAt.slice(0, 10)} (${record.source === "cli" ? "command line" : "import page"}): ${countOf(record.links, "link")}, ${countOf(record.collections, "collection")}
 ${record.undoneAt === null ? html`<a href="/imports/${record.id}/undo">Undo this import</a>` : html`<span class="muted">undone ${record.undoneAt.slice(0, 10)}</span>`}</li>`)}
 </ul>`;
 }

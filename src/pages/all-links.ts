@@ -1,11 +1,12 @@
 import type { CollectionSummary } from "../collections/model";
-import type { LinkJson, LinkSort } from "../links/model";
 import type { Viewer } from "../shelf/shelf";
 import { bulkForm } from "./bulk";
 import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
+import { countOf, formatNumber } from "../format";
+import { LINK_PAGE, type LinkJson, type LinkSort } from "../links/model";
 
 /** What the all-links view shows: its order, its filters and its page (from 1). */
 export interface AllLinksView {
@@ -36,6 +37,7 @@ export interface AllLinksOptions {
   total: number;
   self: string;
   next?: string;
+  previous?: string;
   first?: string;
   notice?: string;
   refusal?: string;
@@ -62,6 +64,13 @@ ${collections.map((collection) => html`<option value="${collection.id}"${collect
 </form>`;
 }
 
+/** rangeOf says where the page stands among the view's links: `41–60 of 2,284` (none past the end). */
+function rangeOf({ view, links, total }: AllLinksOptions): string | undefined {
+  if (links.length === 0) return undefined;
+  const from = (view.page - 1) * LINK_PAGE.defaultLimit + 1;
+  return `${formatNumber(from)}–${formatNumber(from + links.length - 1)} of ${formatNumber(total)}`;
+}
+
 /** allLinksPage: every link of the user across collections, in the order and with the filters of the view, a page at a time, inside the bulk form. */
 export function allLinksPage(options: AllLinksOptions): Html {
   const { total } = options;
@@ -70,11 +79,11 @@ export function allLinksPage(options: AllLinksOptions): Html {
     : html`<ul class="links pickable">${options.links.map((link) => linkItem(link, options.broken.has(link.id)))}</ul>`;
   const content = html`<section class="card" aria-labelledby="list-heading">
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
-<div class="heading"><h1 id="list-heading">All links <span class="badge">${total === 1 ? "1 link" : `${total} links`}</span></h1>
+<div class="heading"><h1 id="list-heading">All links <span class="badge">${countOf(total, "link")}</span></h1>
 <div class="actions"><a class="button" href="/links/new">Add link</a></div></div>
 ${viewForm(options)}
 ${bulkForm({ self: options.self, collections: options.collections, view: options.query, total, links: options.links, list, refusal: options.refusal })}
-${pager({ first: options.first, older: options.next }, "view")}
+${pager({ first: options.first, previous: options.previous, older: options.next, range: rangeOf(options) }, "view")}
 </section>`;
   return shell({ title: "All links", user: options.user, sidebar: collectionsSidebar(options.collections, { kind: "all" }), content });
 }

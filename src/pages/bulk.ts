@@ -8,6 +8,7 @@ import { BULK_MAX_IDS, type LinkJson } from "../links/model";
 import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
+import { countOf, formatNumber } from "../format";
 
 export interface BulkFormOptions {
   /** The list page's own address: where the form returns to. */
@@ -63,6 +64,7 @@ ${actions.map(([action, label]) => html`<option value="${action}">${label}</opti
 </select></div>
 <div><label for="bulk-collection">Collection (move, add)</label>
 <select id="bulk-collection" name="collectionId">
+<option value="" selected>Choose a collection…</option>
 ${options.collections.map((collection) => html`<option value="${collection.id}">${collection.icon} ${collection.name}</option>`)}
 </select></div>
 </div>
@@ -70,9 +72,10 @@ ${options.collections.map((collection) => html`<option value="${collection.id}">
 <button type="submit" name="scope" value="selected">Apply to selected</button>
 <button type="submit" name="scope" value="page" class="secondary">Apply to all on this page</button>
 ${view && total === null ? html`<button type="submit" name="scope" value="all" class="secondary">Apply to all matching</button>` : undefined}
-${view && total !== undefined && total !== null && total > options.links.length ? html`<button type="submit" name="scope" value="all" class="secondary">Apply to all ${total} matching</button>` : undefined}
+${view && typeof total === "number" && total > options.links.length && total <= BULK_MAX_IDS ? html`<button type="submit" name="scope" value="all" class="secondary">Apply to all ${formatNumber(total)} matching</button>` : undefined}
 </div>
-${view && (total === null || total !== undefined && total > BULK_MAX_IDS) ? html`<p class="hint">“All matching” acts on at most ${BULK_MAX_IDS} links: filter the view to fewer.</p>` : undefined}
+${view && total === null ? html`<p class="hint">“All matching” acts on at most ${countOf(BULK_MAX_IDS, "link")}: narrow the search if it finds more.</p>` : undefined}
+${view && typeof total === "number" && total > BULK_MAX_IDS ? html`<p class="hint">${formatNumber(total)} links match, more than the ${formatNumber(BULK_MAX_IDS)} one action may change: choose a collection, favorites or broken links above (or search) to act on all of them at once, or act on a page at a time.</p>` : undefined}
 </fieldset>`}
 ${options.list}
 </form>
@@ -81,7 +84,7 @@ ${options.list}
 
 /** bulkDeletePage asks before deleting many links: the ids go along as hidden fields. */
 export function bulkDeletePage(user: Viewer, ids: readonly number[], next: string): Html {
-  const count = ids.length === 1 ? "1 link" : `${ids.length} links`;
+  const count = countOf(ids.length, "link");
   const content = html`<div class="narrow card">
 <h1>Delete ${count}?</h1>
 <p>They leave every collection, with their clicks and saved pages. This cannot be undone.</p>

@@ -3,6 +3,7 @@ import type { Viewer } from "../shelf/shelf";
 import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
+import { countOf } from "../format";
 
 /** What a collection form holds: as stored, or as typed when the service refused it. */
 export interface CollectionFormValues {
@@ -69,7 +70,7 @@ ${collection?.isDefault ? html`<p class="hint">The Inbox cannot be deleted: link
 
 /** collectionDeletePage asks before deleting, and says what happens to the links. */
 export function collectionDeletePage(user: Viewer, collection: CollectionSummary): Html {
-  const count = collection.linkCount === 1 ? "Its 1 link" : `Its ${collection.linkCount} links`;
+  const count = `Its ${countOf(collection.linkCount, "link")}`;
   return deletePage({
     user,
     what: "collection",

@@ -52,7 +52,7 @@ function healthItem(item: LinkHealth): Html {
 ${faviconFor(link.url)}
 <div>
 <a class="title" href="/links/${link.id}">${link.name}</a> ${health.broken ? html`<span class="badge broken">⚠ broken</span>` : html`<span class="badge">moved</span>`}
-<div class="host">${link.url}</div>
+<div class="host url">${link.url}</div>
 ${health.movedTo ? html`<p class="description">Now at <strong>${health.movedTo}</strong></p>` : undefined}
 ${evidence(item)}
 <div class="health-actions">

@@ -5,6 +5,7 @@ import { bulkForm } from "./bulk";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
+import { formatNumber } from "../format";
 
 /** What the home page shows: one collection or the favorites. */
 export type HomeView =
@@ -47,7 +48,7 @@ ${collections.map((collection) => html`<li><a class="item" href="/?collection=${
 <span aria-hidden="true">${collection.icon}</span>
 <span class="name">${collection.name}</span>
 ${collection.visibility === "PUBLIC" ? html`<span class="badge">Public</span>` : html`<span class="visually-hidden">private,</span>`}
-<span class="count"><span class="visually-hidden">links: </span>${collection.linkCount}</span>
+<span class="count"><span class="visually-hidden">links: </span>${formatNumber(collection.linkCount)}</span>
 </a></li>`)}
 </ul>
 <a class="new" href="/collections/new">+ New collection</a>

@@ -5,6 +5,9 @@ import type { ContentSummary } from "../search/model";
 import { html, type Html } from "./html";
 import { faviconFor, when } from "./links";
 import { shell } from "./shell";
+import type { CaptureProblem } from "../capture/fetcher";
+import { formatNumber } from "../format";
+import { iso } from "../timestamps";
 
 /** Whether this server may fetch the link's page again, and if not, why. */
 export type RecaptureOffer = "offered" | "browser" | "off";
@@ -17,7 +20,22 @@ export interface LinkDetailsOptions {
   /** What is saved of the link's page (null: nothing yet). */
   content: ContentSummary | null;
   recapture: RecaptureOffer;
+  /** Why the server's last fetch of the page stored nothing, if it did not. */
+  problem?: CaptureProblem;
   notice?: string;
+}
+
+/** problemLine says why the server's last fetch stored nothing, and what would change that. */
+function problemLine(problem: CaptureProblem | undefined): Html | undefined {
+  if (!problem) return undefined;
+  const why = {
+    private: html`not fetched: a private address (${problem.detail === "loopback" ? "this machine" : "your LAN"}); set <code>LINKSHELF_FETCH_PRIVATE=1</code> to allow pages on private addresses, then capture again`,
+    refused: html`not fetched: the server never fetches ${problem.detail === "scheme" ? "that kind of address" : `a ${problem.detail} address`}`,
+    failed: html`not fetched: ${problem.detail}`,
+    "not-a-page": html`not fetched: the address answers with ${problem.detail || "something"}, not a web page`,
+    empty: html`fetched, but the page has no readable text`,
+  }[problem.kind];
+  return html`<p class="hint" id="capture-problem">Last try, ${when(iso(problem.at))}: ${why}.</p>`;
 }
 
 /** capturedLine says when and how the page's text was saved, or that none is. */
@@ -66,12 +84,13 @@ ${fact("URL", html`<a href="/l/${link.id}">${link.url}</a>`)}
 ${fact("Description", link.description)}
 ${fact("Collections", html`${options.collections.map((collection, i) => html`${i > 0 ? ", " : ""}<a href="/?collection=${collection.id}"><span aria-hidden="true">${collection.icon}</span> ${collection.name}</a>`)}`)}
 ${fact("Favorite", link.favorite ? "Yes" : "No")}
-${fact("Clicks", String(link.clicks))}
+${fact("Clicks", formatNumber(link.clicks))}
 ${fact("Last click", link.lastClickedAt ? when(link.lastClickedAt) : "Never")}
 ${fact("Added", when(link.createdAt))}
 </dl>
 <h2>Saved page</h2>
 ${capturedLine(content)}
+${problemLine(options.problem)}
 ${content ? html`<dl class="facts">
 ${fact("Title", content.title)}
 ${fact("Author", content.byline)}

@@ -4,6 +4,7 @@ import type { LinkJson } from "../links/model";
 import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
+import { countOf } from "../format";
 
 /** Built on first use: a date format loads ICU's locale data, a few milliseconds at every start otherwise. */
 let day: Intl.DateTimeFormat | undefined;
@@ -41,7 +42,7 @@ export function pickBox(link: LinkJson): Html {
  * which returns to the form's `next`), the link's page and its edit form. A `broken` link is marked.
  */
 export function linkItem(link: LinkJson, broken = false): Html {
-  const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
+  const clicks = countOf(link.clicks, "click");
   return html`<li data-link="${link.id}">
 ${pickBox(link)}
 ${faviconFor(link.url)}
@@ -77,6 +78,8 @@ export interface LinkFormOptions {
   errors: FieldErrors;
   /** Where to go after saving or cancelling (a path on this server). */
   next: string;
+  /** Whether a new link left without a name is named after its page's title (the server fetches pages). */
+  titleFromPage?: boolean;
 }
 
 /** linkFormPage: add or edit a link; collections as a group of checkboxes (none: the Inbox). */
@@ -90,7 +93,9 @@ export function linkFormPage(options: LinkFormOptions): Html {
 ${errorSummary(errors, "The link")}
 <form method="post" action="${editing ? `/links/${linkId}` : "/links"}" novalidate>
 <input type="hidden" name="next" value="${options.next}">
-${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
+${!editing && options.titleFromPage
+    ? textField({ name: "name", label: "Name (optional)", value: values.name, errors, hint: "Leave it empty to use the page's title" })
+    : textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
 ${textField({ name: "url", label: "URL", value: values.url, errors, type: "url", required: true, hint: "An address starting with http:// or https://" })}
 ${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 300 characters" })}
 <label class="choice"><input type="checkbox" name="favorite" value="on"${values.favorite ? html` checked` : ""}> Favorite (pinned by the browser extension)</label>
@@ -119,7 +124,7 @@ export function linkDeletePage(user: Viewer, link: LinkJson, next: string): Html
     user,
     what: "link",
     subject: html`<strong>${link.name}</strong><br><span class="muted">${link.url}</span>`,
-    consequence: `It leaves every collection, with its ${link.clicks === 1 ? "1 click" : `${link.clicks} clicks`}.`,
+    consequence: `It leaves every collection, with its ${countOf(link.clicks, "click")}.`,
     address: `/links/${link.id}`,
     next,
   });

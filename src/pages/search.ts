@@ -7,6 +7,7 @@ import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
 import { brokenMark, faviconFor, pickBox, when } from "./links";
 import { pager, shell } from "./shell";
+import { countOf } from "../format";
 
 type Hit = SearchResults["hits"][number];
 
@@ -74,14 +75,14 @@ function hitItem(hit: Hit, collections: Map<number, CollectionSummary>, broken: 
   const whole = snippet.text === (snippetFrom === "name" ? link.name : snippetFrom === "url" ? link.url : undefined);
   const shown = (field: "name" | "url" | "description") => (snippetFrom === field && (whole || field === "description") ? highlighted(snippet) : link[field]);
   const own = snippetFrom === "content" || (!whole && snippetFrom !== "description");
-  const clicks = link.clicks === 1 ? "1 click" : `${link.clicks} clicks`;
+  const clicks = countOf(link.clicks, "click");
   const memberships = link.collectionIds.flatMap((id) => collections.get(id) ?? []);
   return html`<li data-link="${link.id}">
 ${pickBox(link)}
 ${faviconFor(link.url)}
 <div>
 <a class="title" href="/l/${link.id}">${shown("name")}</a>${brokenMark(broken)}
-<div class="host">${shown("url")}</div>
+<div class="host url">${shown("url")}</div>
 ${link.description ? html`<p class="description">${shown("description")}</p>` : undefined}
 ${own && snippet.text !== "" ? html`<p class="snippet"><span class="badge from">${WHERE[snippetFrom]}</span>${highlighted(snippet)}</p>` : undefined}
 <div class="meta"><span class="in">${memberships.map((collection, i) => html`${i > 0 ? ", " : ""}<a href="/?collection=${collection.id}"><span aria-hidden="true">${collection.icon}</span> ${collection.name}</a>`)}</span>

@@ -2,6 +2,7 @@ import type { Viewer } from "../shelf/shelf";
 import { html, Html, Page } from "./html";
 import { SHORTCUTS_SCRIPT, shortcutsDialog } from "./shortcuts";
 import { documentHead, PALETTE } from "./layout";
+import { formatNumber } from "../format";
 
 /**
  * The signed-in pages' style: a top bar, an optional sidebar, cards and lists. Same palette
@@ -20,7 +21,8 @@ a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible
 .brand { font-weight: 700; color: var(--accent); text-decoration: none; letter-spacing: .02em; }
 .search { display: flex; gap: .4rem; flex: 1 1 16rem; max-width: 32rem; order: 3; width: 100%; }
 .search input { flex: 1; min-width: 0; }
-.top nav { display: flex; align-items: center; gap: .75rem; margin-left: auto; }
+.top nav { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem .75rem; margin-left: auto; }
+.top nav > a, .top nav button { white-space: nowrap; }
 .top nav form { margin: 0; }
 @media (min-width: 48rem) { .search { order: 0; width: auto; } }
 .shell { max-width: 72rem; margin: 0 auto; padding: 1rem; display: grid; gap: 1rem; }
@@ -61,12 +63,18 @@ p { margin: .25rem 0 .75rem; }
 .links img { width: 16px; height: 16px; margin-top: .25rem; border-radius: 3px; }
 .links .title { font-weight: 600; overflow-wrap: anywhere; text-decoration: none; }
 .links .title:hover { text-decoration: underline; }
-.links .host { color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }
+.links .host { color: var(--muted); font-size: .85rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.links .host.url { white-space: normal; overflow-wrap: anywhere; }
 .links .description { margin: .15rem 0 0; overflow-wrap: anywhere; }
 .links .meta { color: var(--muted); font-size: .85rem; }
 .links .row-actions { display: flex; gap: .35rem; align-items: start; }
 .links .row-actions form { margin: 0; }
 .links.pickable > li { grid-template-columns: 1.1rem 1.25rem minmax(0, 1fr) auto; }
+@media (max-width: 30rem) {
+  .links > li { grid-template-columns: 1.25rem minmax(0, 1fr); }
+  .links.pickable > li { grid-template-columns: 1.1rem 1.25rem minmax(0, 1fr); }
+  .links > li > .row-actions { grid-column: -2; }
+}
 .links .pick { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }
 [hidden] { display: none !important; }
 .bulk-bar { border: 1px solid var(--border); border-radius: 8px; padding: .5rem .8rem .8rem; margin: 0 0 .75rem; }
@@ -121,7 +129,8 @@ button.star[aria-pressed="true"] { color: #a87400; }
 @media (prefers-color-scheme: dark) { button.star[aria-pressed="true"] { color: #f0b429; } }
 .push { margin-left: auto; }
 .form-actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin-top: 1.5rem; }
-.pager { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
+.pager { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; margin-top: 1rem; }
+.pager .back { display: flex; gap: 1rem; }
 table { width: 100%; border-collapse: collapse; font-size: .95rem; }
 th, td { text-align: left; padding: .45rem .4rem; border-top: 1px solid var(--border); vertical-align: top; }
 th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .05em; border-top: 0; }
@@ -175,7 +184,7 @@ ${user ? html`<form class="search" role="search" action="/search" method="get">
 <nav aria-label="Account">
 <a href="/links">All links</a>
 <a href="/?view=favorites">Favorites</a>
-<a href="/health">Link health${user.brokenLinks > 0 ? html` <span class="badge broken" title="Broken links">${user.brokenLinks}</span>` : undefined}</a>
+<a href="/health">Link health${user.brokenLinks > 0 ? html` <span class="badge broken" title="Broken links">${formatNumber(user.brokenLinks)}</span>` : undefined}</a>
 <a href="/account">Account</a>
 <form method="post" action="/logout"><button type="submit" class="plain">Sign out</button></form>
 </nav>` : undefined}
@@ -196,15 +205,29 @@ ${user ? shortcutsDialog() : undefined}
 const PAGER_WORDS = {
   age: { first: "← Newest", older: "Older links →" },
   rank: { first: "← Best results", older: "More results →" },
-  view: { first: "← First page", older: "Next page →" },
+  view: { first: "« First page", older: "Next page →" },
 } as const;
 
-/** pager links a list's pages: back to the first and on to the next (either may be absent). */
-export function pager(pages: { first?: string; older?: string }, order: keyof typeof PAGER_WORDS = "age"): Html | undefined {
-  if (!pages.older && !pages.first) return undefined;
+/** A list's neighbouring pages, as addresses (any may be absent), and where this page stands ("41–60 of 2,284"). */
+export interface Pages {
+  first?: string;
+  /** The page before this one; given for numbered pages, where it differs from the first. */
+  previous?: string;
+  older?: string;
+  range?: string;
+}
+
+/** pager links a list's pages: back to the first (or the previous), on to the next, with where this page stands between. */
+export function pager(pages: Pages, order: keyof typeof PAGER_WORDS = "age"): Html | undefined {
+  if (!pages.older && !pages.first && !pages.previous && !pages.range) return undefined;
   const words = PAGER_WORDS[order];
+  const back = [
+    pages.first && pages.first !== pages.previous ? html`<a href="${pages.first}">${words.first}</a>` : undefined,
+    pages.previous ? html`<a href="${pages.previous}" rel="prev">← Previous page</a>` : undefined,
+  ].filter((link) => link !== undefined);
   return html`<nav class="pager" aria-label="Pages">
-${pages.first ? html`<a href="${pages.first}">${words.first}</a>` : html`<span></span>`}
-${pages.older ? html`<a href="${pages.older}">${words.older}</a>` : undefined}
+<span class="back">${back}</span>
+${pages.range ? html`<span class="range">${pages.range}</span>` : undefined}
+${pages.older ? html`<a href="${pages.older}" rel="next">${words.older}</a>` : html`<span></span>`}
 </nav>`;
 }

@@ -1,8 +1,10 @@
 /**
- * Snippets: a fixed window of a link's text around the best match of a query, with the matched
- * words as [start, end) ranges of JavaScript string indices (UTF-16 code units) into the
- * window's text. Ranges, not markup, so a client renders them without trusting any HTML. The
- * window never cuts a surrogate pair or a character from its combining marks.
+ * Snippets: a window of about SNIPPET_CHARS of a link's text around the best match of a query,
+ * with the matched words as [start, end) ranges of JavaScript string indices (UTF-16 code units)
+ * into the snippet's text. Ranges, not markup, so a client renders them without trusting any
+ * HTML. The window starts and ends between words (in CJK text, between characters), never cuts
+ * a surrogate pair or a character from its combining marks, and says where it cut the text
+ * with `…` (ELLIPSIS) at that end.
  *
  * Matching mirrors the index: words are runs of letters, digits and marks; they compare with
  * case and diacritics folded and English words stemmed (src/search/porter.ts); runs of CJK
@@ -16,6 +18,8 @@ import { CJK_RUN } from "./index-text";
 export const SNIPPET_CHARS = 200;
 /** Characters of context kept before the first match of the window. */
 const LEAD = 60;
+/** What stands where a snippet cuts the text, at either end. */
+export const ELLIPSIS = "…";
 /** At most this many matches are weighed when choosing the window. */
 const MAX_MATCHES = 500;
 
@@ -191,21 +195,72 @@ export function makeSnippet(text: string, matches: readonly Match[]): Snippet {
     }
     if (inside.size > best.terms || (inside.size === best.terms && count > best.count)) best = { start: matches[i]!.start, terms: inside.size, count };
   }
-  let start = matches.length === 0 ? 0 : Math.max(0, best.start - LEAD);
+  const first = matches.length === 0 ? 0 : best.start;
+  let start = matches.length === 0 ? 0 : Math.max(0, first - LEAD);
   // Start at a word when one begins shortly after the cut.
   if (start > 0) {
-    const space = text.slice(start, best.start).search(/\s/);
+    const space = text.slice(start, first).search(/\s/);
     if (space !== -1 && space < LEAD / 2) start += space + 1;
   }
-  start = characterStart(text, start);
-  const end = characterEnd(text, Math.min(text.length, start + SNIPPET_CHARS));
+  start = skipSpace(text, wordStart(text, characterStart(text, start), first));
+  let end = characterEnd(text, Math.min(text.length, start + SNIPPET_CHARS));
+  if (end < text.length) end = Math.max(wordEnd(text, end, start), firstMatchEnd(text, matches, start));
   const ranges: [number, number][] = [];
+  const lead = start > 0 ? ELLIPSIS.length : 0;
   for (const match of matches) {
     if (match.start < start || match.end > end) continue;
     const last = ranges.at(-1);
+    const [from, to] = [match.start - start + lead, match.end - start + lead];
     // Two terms may match overlapping text ("rust" and "rust-lang"): one range covers both.
-    if (last && match.start - start < last[1]) last[1] = Math.max(last[1], match.end - start);
-    else ranges.push([match.start - start, match.end - start]);
+    if (last && from < last[1]) last[1] = Math.max(last[1], to);
+    else ranges.push([from, to]);
   }
-  return { text: text.slice(start, end), matches: ranges };
+  const cutEnd = end < text.length;
+  return { text: `${lead > 0 ? ELLIPSIS : ""}${cutEnd ? text.slice(start, end).trimEnd() : text.slice(start, end)}${cutEnd ? ELLIPSIS : ""}`, matches: ranges };
+}
+
+/** The code point ending at `i` and the one starting there, as strings ("" at the text's ends). */
+const charBefore = (text: string, i: number) => (i <= 0 ? "" : i >= 2 && isLowSurrogate(text.charCodeAt(i - 1)) ? text.slice(i - 2, i) : text[i - 1]!);
+const charAfter = (text: string, i: number) => (i >= text.length ? "" : String.fromCodePoint(text.codePointAt(i)!));
+
+/** Whether a cut at `i` splits a word; CJK text may be cut between any two characters. */
+function insideWord(text: string, i: number): boolean {
+  const [before, after] = [charBefore(text, i), charAfter(text, i)];
+  return before !== "" && after !== "" && WORD_CHAR.test(before) && WORD_CHAR.test(after) && !CJK_ONLY.test(before) && !CJK_ONLY.test(after);
+}
+
+/** skipSpace moves `i` past white space. */
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && /\s/.test(text[i]!)) i++;
+  return i;
+}
+
+/**
+ * wordStart moves a cut inside a word on to the start of the next word, or back to its own
+ * word's start when the next one starts past `limit` (the window's first match).
+ */
+function wordStart(text: string, i: number, limit: number): number {
+  let next = i;
+  while (insideWord(text, next)) next += charAfter(text, next).length;
+  if (next === i || next <= limit) return next;
+  let back = i;
+  while (insideWord(text, back)) back -= charBefore(text, back).length;
+  return back;
+}
+
+/** wordEnd moves a cut inside a word back to the end of the word before it (staying after `floor`; else forward, to its own word's end). */
+function wordEnd(text: string, i: number, floor: number): number {
+  let back = i;
+  while (back > floor && insideWord(text, back)) back -= charBefore(text, back).length;
+  if (back > floor) return back;
+  let next = i;
+  while (insideWord(text, next)) next += charAfter(text, next).length;
+  return next;
+}
+
+/** firstMatchEnd is where the first match from `start` ends, its word included: the window keeps it whole. */
+function firstMatchEnd(text: string, matches: readonly Match[], start: number): number {
+  let end = matches.find((match) => match.start >= start)?.end ?? start;
+  while (insideWord(text, end)) end += charAfter(text, end).length;
+  return end;
 }

@@ -67,6 +67,19 @@ export function sharedLink(query: Record<string, unknown>): { name: string; url:
 /** titleName makes a page's title a link name: cleaned as an imported name is, cut to the name's limit. */
 const titleName = (title: string) => [...cleanName(title).replace(/\s+/g, " ")].slice(0, LINK_LIMITS.name).join("").trim();
 
+/** What the add-link form says when a name was left to the page's title and none could be read. */
+export const UNREAD_TITLE = "Give it a name: the page's title could not be read";
+
+/** withUnreadTitle runs a write; when the title was wanted and not read, a refused name says so instead of naming its length. */
+function withUnreadTitle<T>(unread: boolean, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (!unread || !(error instanceof ValidationFailed)) throw error;
+    throw new ValidationFailed((error.errors ?? []).map((e) => (e.path === "/name" ? { ...e, message: UNREAD_TITLE } : e)));
+  }
+}
+
 /**
  * linkPages: one link's page (`/links/:id`: its fields, collections, clicks and saved page,
  * with "Capture again"), add (`/links/new`), edit (`/links/:id/edit`), delete
@@ -80,7 +93,7 @@ export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guar
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
-    htmlResponse(linkFormPage({ user: shelf.viewer(), linkId, values, collections: shelf.collections.summaries(), errors, next }), { status });
+    htmlResponse(linkFormPage({ user: shelf.viewer(), linkId, values, collections: shelf.collections.summaries(), errors, next, titleFromPage: capture !== undefined }), { status });
 
   /** The add and edit forms: a refusal shows the form again, as typed, with the messages beside the fields. */
   const linkForm: Surface = {
@@ -115,7 +128,7 @@ export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guar
       const content = shelf.links.contentSummary(link.id);
       const summaries = new Map(shelf.collections.summaries().map((collection) => [collection.id, collection]));
       return htmlResponse(linkDetailsPage({
-        user: shelf.viewer(), link, content, recapture: recaptureOf(content?.source), notice: noticeOf(query.done),
+        user: shelf.viewer(), link, content, recapture: recaptureOf(content?.source), problem: capture?.problemOf(link.id), notice: noticeOf(query.done),
         collections: link.collectionIds.flatMap((id) => summaries.get(id) ?? []),
       }));
     }), { surface: PAGE_ROUTE })
@@ -139,9 +152,10 @@ export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guar
     .post("/links", ({ request, body }) => guard.form(request, (shelf) =>
       save(request, body, async (values) => {
         const url = values.url.trim();
-        const page = values.name.trim() === "" && isHttpUrl(url) ? await capture?.fetchNow(url) : undefined;
+        const titleWanted = values.name.trim() === "" && isHttpUrl(url) && capture !== undefined;
+        const page = titleWanted ? await capture.fetchNow(url) : undefined;
         if (page) values.name = titleName(page.title);
-        const link = shelf.links.create(values, clock());
+        const link = withUnreadTitle(titleWanted && values.name.trim() === "", () => shelf.links.create(values, clock()));
         capture?.enqueue(link.id, shelf.user.id, link.url, page);
       }, "link-added")), { surface: linkForm })
     .get("/links/:id/edit", ({ request, params, query }) => guard.page(request, (shelf) => {

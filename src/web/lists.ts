@@ -17,6 +17,7 @@ import { drawHome } from "./home";
 import { drawSearch } from "./search";
 import { bulkNoticeOf, noticeOf, withBulkNotice } from "./notices";
 import { oneValue } from "./query";
+import { formatNumber } from "../format";
 
 type Query = Record<string, unknown>;
 
@@ -75,6 +76,7 @@ function drawAllLinks(shelf: Shelf, query: Query, refusal?: { message: string; s
     total,
     self: addressOf(view, view.page),
     next: links.length > 0 && shownTo < total ? addressOf(view, view.page + 1) : undefined,
+    previous: view.page > 1 ? addressOf(view, view.page - 1) : undefined,
     first: view.page > 1 ? addressOf(view) : undefined,
     notice: refusal ? undefined : noticeOf(query.done) ?? bulkNoticeOf(query, collections),
     refusal: refusal?.message,
@@ -99,7 +101,7 @@ function chosenIds(shelf: Shelf, body: unknown, now: number): number[] {
     const ids = q !== "" ? searchedIds(shelf, q, formField(body, "view-collection"), formField(body, "view-favorites") === "on", now)
       : shelf.links.matchingIds(listQueryOf(viewOf((name) => formField(body, `view-${name}`))), BULK_MAX_IDS);
     if (ids.length > BULK_MAX_IDS) {
-      throw new ValidationFailed([{ path: "/ids", message: `This view matches more than ${BULK_MAX_IDS} links, more than one action may change at once: filter the view to fewer, or act on a page at a time. Nothing was changed.` }]);
+      throw new ValidationFailed([{ path: "/ids", message: `More than ${formatNumber(BULK_MAX_IDS)} links match, and one action changes at most ${formatNumber(BULK_MAX_IDS)}: narrow the view (a collection, favorites, broken links or search words), or act on a page at a time. Nothing was changed.` }]);
     }
     return ids;
   }
@@ -149,8 +151,11 @@ export function listPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
       const bulkAction = action as BulkAction;
       const ids = chosenIds(shelf, body, clock());
       if (ids.length === 0) throw new ValidationFailed([{ path: "/ids", message: "Select at least one link first" }]);
-      const collectionId = !COLLECTION_ACTIONS.includes(bulkAction) ? undefined
-        : readId(formField(body, bulkAction === "remove" ? "here" : "collectionId")) ?? 0;
+      const collectionField = formField(body, bulkAction === "remove" ? "here" : "collectionId");
+      if ((bulkAction === "move" || bulkAction === "add") && collectionField === "") {
+        throw new ValidationFailed([{ path: "/collectionId", message: `Choose the collection to ${bulkAction} the links to first. Nothing was changed` }]);
+      }
+      const collectionId = !COLLECTION_ACTIONS.includes(bulkAction) ? undefined : readId(collectionField) ?? 0;
       if (bulkAction === "delete" && formField(body, "confirmed") !== "yes") return htmlResponse(bulkDeletePage(shelf.viewer(), ids, next));
       const count = shelf.links.bulk({ ids, action: bulkAction, collectionId }, clock());
       return seeOther(withBulkNotice(next, bulkAction, count, collectionId));

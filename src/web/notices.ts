@@ -1,5 +1,6 @@
 import type { CollectionSummary } from "../collections/model";
 import { BULK_MAX_IDS, COLLECTION_ACTIONS, type BulkAction } from "../links/model";
+import { countOf } from "../format";
 
 /**
  * What a successful form says on the page it redirects to. The redirect carries a code
@@ -72,5 +73,5 @@ export function bulkNoticeOf(query: Record<string, unknown>, collections: readon
   if (!Number.isSafeInteger(count) || count < 1 || count > BULK_MAX_IDS) return undefined;
   const collection = collections.find((c) => String(c.id) === query.to);
   const target = COLLECTION_ACTIONS.includes(action as BulkAction) ? (collection ? ` ${collection.icon} ${collection.name}` : " a collection") : "";
-  return `${count === 1 ? "1 link" : `${count} links`} ${BULK_DONE[action as BulkAction]}${target}.`;
+  return `${countOf(count, "link")} ${BULK_DONE[action as BulkAction]}${target}.`;
 }
