@@ -15,6 +15,7 @@ import { iso } from "./timestamps";
 import { Rules } from "./rules";
 import { serve } from "./server";
 import { buildVersion } from "./version";
+import { countOf, formatNumber } from "./format";
 import { createUser, findUserByEmail, setPassword } from "./users/service";
 
 export const USAGE = `Usage: linkshelf [command] [options]
@@ -242,7 +243,7 @@ function parseCommandLine(argv: string[]): { command: string; flags: Flags; args
   if (!command) throw new UsageError(`unknown command "${words.join(" ")}"`);
   const args = words.slice(name.split(" ").length);
   if (args.length !== command.args) {
-    throw new UsageError(command.args === 0 ? `unexpected argument "${args[0]}"` : `${name} needs ${command.args} argument(s)`);
+    throw new UsageError(command.args === 0 ? `unexpected argument "${args[0]}"` : `${name} needs ${countOf(command.args, "argument")}`);
   }
   const flags: Flags = {};
   for (const [flag, value] of Object.entries(values)) {
@@ -306,20 +307,19 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
 }
 
 /**
- * describeImport is the import's report for a terminal: a summary line, then tab-separated
- * lines: one per destination collection (`collection NAME new|existing VISIBILITY LINKS`, and
+ * describeImport is the import's report for a terminal: a summary line (counts only), then
+ * tab-separated lines: one per destination collection (`collection NAME new|existing VISIBILITY LINKS`, and
  * for a private stand-in `instead of public NAME`), then one per entry that was not imported
  * (`duplicate URL NAME`, `skipped URL NAME REASON`).
  */
 function describeImport(report: ImportReport, dryRun: boolean): string[] {
   const created = report.collectionsCreated;
   const lines = [
-    `${dryRun ? "dry run, nothing stored: would import" : "imported"} ${report.linksCreated} link(s); `
-      + `${created.length} new collection(s)${created.length > 0 ? ` (${created.join(", ")})` : ""}; `
-      + `${report.duplicates.length} duplicate(s); ${report.skipped.length} skipped`,
+    `${dryRun ? "dry run, nothing stored: would import" : "imported"} ${countOf(report.linksCreated, "link")}; `
+      + `${countOf(created.length, "new collection")}; ${countOf(report.duplicates.length, "duplicate")}; ${formatNumber(report.skipped.length)} skipped`,
   ];
   for (const { name, isNew, visibility, links, insteadOf } of report.destinations) {
-    const fields = ["collection", name, isNew ? "new" : "existing", visibility, `${links} link(s)`];
+    const fields = ["collection", name, isNew ? "new" : "existing", visibility, countOf(links, "link")];
     if (insteadOf !== null) fields.push(`instead of public ${insteadOf}`);
     lines.push(fields.map(oneLine).join("\t"));
   }

@@ -1,7 +1,7 @@
 import { ValidationFailed, type FieldError } from "./errors";
 
 const EMOJI = /^\p{RGI_Emoji}$/v;
-const MAX_URL_LENGTH = 2048;
+export const MAX_URL_LENGTH = 2048;
 /** Whitespace or control characters inside a URL would corrupt a `Location` header. */
 const URL_FORBIDDEN = /[\s\p{Cc}]/u;
 /**

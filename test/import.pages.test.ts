@@ -165,6 +165,21 @@ describe("importing through the page", () => {
     expect(texts(preview.text, `form[action="/import/${key}/confirm"] button`)).toEqual([`Import ${expected.linksCreated} links`]);
   });
 
+  it("says a URL holds spaces in plain words, and shortens long URLs with the whole one on hover", async () => {
+    const { env, aliceCookie } = await twoUsers();
+    const long = `https://long.example/${"segment/".repeat(300)}end`;
+    const spaced = `https://spaces.example/${"a ".repeat(60)}b`;
+    const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="${long}">Long</A>\n<DT><A HREF="${spaced}">Spaced</A>\n</DL><p>\n`;
+    const key = keyOf(await upload(env, file, aliceCookie));
+    const preview = await open(env, `/import/${key}`, aliceCookie);
+    expect(texts(preview.text, ".entries .reason")).toEqual(["The URL is longer than 2,048 characters.", "The URL contains spaces."]);
+    const shown = texts(preview.text, ".entries .url");
+    expect(shown.map((url) => [...url].length)).toEqual([80, 80]);
+    expect(shown[0]).toBe(`${long.slice(0, 60)}…${long.slice(-19)}`);
+    expect(preview.text).toContain(`title="${long}"`);
+    expect(preview.text).toContain(`title="${spaced}"`);
+  });
+
   it("imports on confirmation, shows the report, and imports once however often it is confirmed", async () => {
     const { env, alice, aliceCookie } = await twoUsers();
     const key = keyOf(await upload(env, FIREFOX, aliceCookie));

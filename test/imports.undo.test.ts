@@ -57,6 +57,37 @@ describe("GET /api/v1/imports", () => {
     ]);
   });
 
+  it("counts in its record only what is committed, at every moment of a long import (a server killed midway says what it wrote)", async () => {
+    const { env, alice } = await setup();
+    const big = file([
+      folder("Many", Array.from({ length: 2_500 }, (_, i) => link(`https://many.example/${i}`, `Many ${i}`)).join("\n")),
+      folder("More", Array.from({ length: 1_200 }, (_, i) => link(`https://more.example/${i}`, `More ${i}`)).join("\n")),
+    ].join("\n"));
+    const seen: string[] = [];
+    let running = true;
+    const sample = () => {
+      const record = env.db.$client.query("SELECT id, links, collections FROM imports").get() as { id: number; links: number; collections: number } | null;
+      if (record) {
+        const written = env.db.$client.query("SELECT (SELECT count(*) FROM links WHERE import_id = ?1) AS links, (SELECT count(*) FROM collections WHERE import_id = ?1) AS collections").get(record.id) as { links: number; collections: number };
+        seen.push(`${record.links}/${record.collections} ${written.links}/${written.collections}`);
+      }
+      if (running) setImmediate(sample);
+    };
+    setImmediate(sample);
+    const report = await importAs(env, alice, big);
+    running = false;
+    expect(report.linksCreated).toBe(3_700);
+    // Sampled between the import's transactions: each time, the record's counts are what was written.
+    expect(seen.length).toBeGreaterThan(2);
+    for (const line of seen) {
+      const [recorded, written] = line.split(" ");
+      expect(recorded).toBe(written!);
+    }
+    expect(new Set(seen).size).toBeGreaterThan(2);
+    const [record] = (await get(env, "/api/v1/imports", { token: alice.token })).body.imports;
+    expect(record).toMatchObject({ links: 3_700, collections: 2 });
+  });
+
   it("records an import that created nothing (every entry a duplicate), which undoes to nothing", async () => {
     const { env, alice } = await setup();
     const report = await importAs(env, alice, file(link("https://before.example/", "Again")));

@@ -45,7 +45,7 @@ describe("POST /api/v1/links/bulk", () => {
     const before = await linkOf(env, alice, one);
     const response = await bulk(env, alice, { ids: [one, two], action: "favorite" });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ message: "2 link(s) marked favorite.", count: 2 });
+    expect(response.body).toEqual({ message: "2 links marked favorite.", count: 2 });
     const after = await linkOf(env, alice, one);
     expect(after.favorite).toBe(true);
     expect(Date.parse(after.updatedAt)).toBeGreaterThan(Date.parse(before.updatedAt));
@@ -62,7 +62,7 @@ describe("POST /api/v1/links/bulk", () => {
   it("moves links into exactly one collection, out of all others", async () => {
     const { env, alice, one, three, work } = await setup();
     const response = await bulk(env, alice, { ids: [one, three], action: "move", collectionId: work });
-    expect(response.body).toEqual({ message: "2 link(s) moved to the collection.", count: 2 });
+    expect(response.body).toEqual({ message: "2 links moved to the collection.", count: 2 });
     expect((await linkOf(env, alice, one)).collectionIds).toEqual([work]);
     expect((await linkOf(env, alice, three)).collectionIds).toEqual([work]);
   });
@@ -93,7 +93,7 @@ describe("POST /api/v1/links/bulk", () => {
     shelfFor(env, alice).links.setContent(one, { text: "Zebrafish husbandry notes" }, "browser", env.clock.now++);
     expect((await get(env, "/api/v1/search?q=zebrafish", { token: alice.token })).body.hits).toHaveLength(1);
     const response = await bulk(env, alice, { ids: [one, two], action: "delete" });
-    expect(response.body).toEqual({ message: "2 link(s) deleted.", count: 2 });
+    expect(response.body).toEqual({ message: "2 links deleted.", count: 2 });
     expect((await get(env, `/api/v1/links/${one}`, { token: alice.token })).status).toBe(404);
     expect((await get(env, `/api/v1/links/${three}`, { token: alice.token })).status).toBe(200);
     const client = env.db.$client;

@@ -10,7 +10,8 @@ import { COLLECTION_LIMITS, type CollectionInput } from "../collections/model";
 import type { CollectionRow } from "../db/schema";
 import { Conflict } from "../errors";
 import { LINK_LIMITS } from "../links/model";
-import { cleanName, isHttpUrl, Rules } from "../rules";
+import { cleanName, codePoints, isHttpUrl, MAX_URL_LENGTH, Rules } from "../rules";
+import { formatNumber } from "../format";
 import type { ImportRecordInput, ImportSource } from "../imports/model";
 import type { Shelf } from "../shelf/shelf";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
@@ -136,8 +137,9 @@ export async function importBookmarks(
   const document = typeof file === "string" ? parseNetscape(file) : file;
   const plan = await planImport(shelf, document, now);
   if (options.dryRun) return plan.report;
+  // Links and collections are counted as their transactions commit (writePlan).
   const record = options.record && {
-    ...options.record, links: plan.report.linksCreated, collections: plan.report.collectionsCreated.length,
+    ...options.record, links: 0, collections: 0,
     duplicates: plan.report.duplicates.length, skipped: plan.report.skipped.length,
   };
   const { created, importId } = await writePlan(shelf, plan, record, now);
@@ -344,6 +346,8 @@ async function writePlan(shelf: Shelf, plan: ImportPlan, record: ImportRecordInp
           }
           at++;
         }
+        // The record counts what is committed: an import stopped midway (a killed server) says what it wrote.
+        if (importId !== null) shelf.imports.wrote(importId, { links: done.links.length, collections: done.collections.length });
         return { done, at, importId };
       }, { behavior: "immediate" });
       made.importId = chunk.importId;
@@ -453,6 +457,8 @@ function urlProblem(url: string): string | null {
     return `linkshelf keeps only http and https links, not ${parsed.protocol} ones.`;
   }
   if (isHttpUrl(url)) return null;
+  if (/\s/u.test(url)) return "The URL contains spaces.";
+  if (codePoints(url) > MAX_URL_LENGTH) return `The URL is longer than ${formatNumber(MAX_URL_LENGTH)} characters.`;
   const rules = new Rules();
   rules.url("/url", url);
   return `${rules.errors[0]!.message}.`;

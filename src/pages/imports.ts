@@ -33,6 +33,18 @@ export function sizeText(bytes: number): string {
 
 const plural = (count: number, one: string, many: string) => `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
 
+/** URLs longer than this (in code points) are shown shortened in the lists, the whole URL on hover. */
+export const SHOWN_URL_CHARS = 80;
+
+/** urlLine shows an entry's URL: whole when short, else its start and end around `…`, with the whole URL as the title. */
+function urlLine(url: string): Html {
+  if (url === "") return html`<span class="url">(no URL)</span>`;
+  const chars = [...url];
+  if (chars.length <= SHOWN_URL_CHARS) return html`<span class="url">${url}</span>`;
+  const shown = `${chars.slice(0, SHOWN_URL_CHARS - 20).join("")}…${chars.slice(-19).join("")}`;
+  return html`<span class="url" title="${url}">${shown}</span>`;
+}
+
 export interface ImportPageOptions {
   user: Viewer;
   /** Why the last upload was not read, shown above the form. */
@@ -108,13 +120,13 @@ ${more(destinations.length)}
 ${duplicates.length > 0 ? html`<section class="card" aria-labelledby="duplicates-heading">
 <h2 id="duplicates-heading">Duplicates</h2>
 <p class="muted">You already have these URLs (or the file repeats them in one folder): the links you have are left as they are.</p>
-<ul class="entries">${duplicates.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span><span class="url">${entry.url}</span></li>`)}</ul>
+<ul class="entries">${duplicates.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span>${urlLine(entry.url)}</li>`)}</ul>
 ${more(duplicates.length)}
 </section>` : undefined}
 ${skipped.length > 0 ? html`<section class="card" aria-labelledby="skipped-heading">
 <h2 id="skipped-heading">Skipped</h2>
 <p class="muted">linkshelf cannot store these entries.</p>
-<ul class="entries">${skipped.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span><span class="url">${entry.url === "" ? "(no URL)" : entry.url}</span><span class="reason">${entry.reason}</span></li>`)}</ul>
+<ul class="entries">${skipped.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span>${urlLine(entry.url)}<span class="reason">${entry.reason}</span></li>`)}</ul>
 ${more(skipped.length)}
 </section>` : undefined}`;
 }

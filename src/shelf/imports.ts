@@ -3,7 +3,7 @@
  * The links and collections an import creates carry its id (`import_id`), written by
  * `links.write` and `collections.create` when the importer passes it.
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { imports, links } from "../db/schema";
 import { NotFound } from "../errors";
 import { toImportJson, type ImportJson, type ImportRecordInput, type ImportUndone } from "../imports/model";
@@ -17,6 +17,13 @@ export class ShelfImports {
   /** record stores an import's record (inside the transaction of its first writes) and returns its id. */
   record(input: ImportRecordInput, now: number): number {
     return this.owner.db.insert(imports).values({ ...input, userId: this.owner.user.id, createdAt: now }).returning({ id: imports.id }).get()!.id;
+  }
+
+  /** wrote adds what one transaction of an import wrote to its record's counts (inside that transaction). */
+  wrote(id: number, written: { links: number; collections: number }): void {
+    this.owner.db.update(imports)
+      .set({ links: sql`${imports.links} + ${written.links}`, collections: sql`${imports.collections} + ${written.collections}` })
+      .where(and(eq(imports.id, id), eq(imports.userId, this.owner.user.id))).run();
   }
 
   /** forget deletes the record of an import that failed (what it wrote is removed first). */
