@@ -29,7 +29,7 @@ export const CHECKER_LIMITS = {
   batch: 256,
   /** A batch is read again once this old, so links added, readdressed or clicked since are seen. */
   batchMillis: 60_000,
-  /** How often the checker looks again when no link is due (sooner when the next link falls due sooner). */
+  /** How often the checker looks again when no link is due (sooner when the period is shorter or the next link falls due sooner). */
   idleMillis: 60_000,
 } as const;
 
@@ -194,9 +194,14 @@ export class LinkChecker implements LinkCheck {
     }
   }
 
-  /** idleUntil is when to look again with no link due: after the idle wait, or when the next link falls due if sooner. */
+  /**
+   * idleUntil is when to look again with no link due: when the next link falls due, and no later
+   * than the idle wait or the period, whichever is shorter (so that a link added meanwhile waits
+   * no longer than a period either).
+   */
   private idleUntil(now: number): number {
-    return Math.min(now + this.limits.idleMillis, nextDueAt(this.deps.db, [...this.inFlight]) ?? Infinity);
+    const wait = Math.min(this.limits.idleMillis, this.deps.config.periodMs!);
+    return Math.min(now + wait, nextDueAt(this.deps.db, [...this.inFlight]) ?? Infinity);
   }
 
   /** refill reads the next due links, and the pace from the number of links. */
