@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { HealthListJson } from "../src/api/types";
 import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, runBinary, startServer, type BinaryWorkspace } from "./binary";
 import { heldRequest } from "./capture.fixtures";
 import { fakeOrigin, type FakeOrigin } from "./favicon.fixtures";
@@ -75,10 +76,10 @@ describe("the server's link checker", () => {
       try {
         // Each check of one host waits 10 s after the one before (the per-host spacing): the third comes about 20 s after the first.
         const deadline = Date.now() + 40_000;
-        let broken: { links: { health: { checks: unknown[] } }[] } = { links: [] };
+        let broken: HealthListJson = { links: [] };
         while (broken.links.length === 0 && Date.now() < deadline) {
           await Bun.sleep(250);
-          broken = await (await fetch(`${server.origin}/api/v1/links/health?state=broken`, { headers: { authorization: `Bearer ${token}` } })).json();
+          broken = await (await fetch(`${server.origin}/api/v1/links/health?state=broken`, { headers: { authorization: `Bearer ${token}` } })).json() as HealthListJson;
         }
         expect(broken.links).toHaveLength(1);
         expect(broken.links[0]!.health).toMatchObject({ state: "gone", broken: true });
