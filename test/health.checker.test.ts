@@ -5,13 +5,13 @@
  * `mappedConnect` reaches at 127.0.0.1; links written as 127.0.0.1 need the private opt-in.
  */
 import { describe, expect, it } from "bun:test";
-import type { LinkCheckConfig } from "../src/config";
+import { loadConfig, type LinkCheckConfig } from "../src/config";
 import { CHECKER_LIMITS, LinkChecker, type CheckerOptions } from "../src/health/checker";
 import { CHECK_USER_AGENT, type Probe } from "../src/health/probe";
 import { recordCheck } from "../src/shelf/link-checks";
 import { deferred, manualTimers, until } from "./capture.fixtures";
 import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach } from "./favicon.fixtures";
-import { createUser, makeEnv, shelfFor, type TestEnv } from "./helpers";
+import { createUser, get, makeEnv, shelfFor, type TestEnv } from "./helpers";
 
 const DAY = 86_400_000;
 const { origin, worker } = stoppedAfterEach<LinkChecker>();
@@ -193,6 +193,112 @@ describe("the confirm rule", () => {
       time.advance(7 * DAY);
     }
     expect(healthOf(env, id)).toMatchObject({ state: "gone", broken: 1, failures: 3 });
+  });
+});
+
+describe("a failing link is checked again sooner, never later", () => {
+  const failure: Probe = { outcome: "gone", status: 404, detail: "HTTP 404" };
+  const success: Probe = { outcome: "ok", status: 200, detail: "HTTP 200" };
+  const MINUTE = 60_000;
+  const HOUR = 3_600_000;
+
+  it.each([
+    { period: "7d", confirm: "3/7d", periodMs: 7 * DAY, afterFailure: 3.5 * DAY },
+    { period: "7d", confirm: "3/0s", periodMs: 7 * DAY, afterFailure: HOUR },
+    { period: "1h", confirm: "3/7d", periodMs: HOUR, afterFailure: HOUR },
+    { period: "30m", confirm: "3/2h", periodMs: 30 * MINUTE, afterFailure: 30 * MINUTE },
+    { period: "1m", confirm: "2/1m", periodMs: MINUTE, afterFailure: MINUTE },
+    { period: "2s", confirm: "3/0s", periodMs: 2000, afterFailure: 2000 },
+    { period: "1s", confirm: "1/0s", periodMs: 1000, afterFailure: 1000 },
+  ])("with LINKSHELF_LINK_CHECK=$period and $confirm, a failure is checked again after $afterFailure ms, a success after the period", async ({ period, confirm, periodMs, afterFailure }) => {
+    const { env, add } = await world();
+    const rule = loadConfig({}, { LINKSHELF_LINK_CHECK: period, LINKSHELF_LINK_CHECK_CONFIRM: confirm }).linkCheck;
+    const failing = add("https://example.com/failing");
+    const working = add("https://example.com/working");
+    const nextAfter = (id: number, probe: Probe) => {
+      const row = recordCheck(env.db, id, probe, 1_000_000, rule)!;
+      return row.nextAt - row.checkedAt!;
+    };
+    expect([nextAfter(failing, failure), nextAfter(working, success)]).toEqual([afterFailure, periodMs]);
+    expect(afterFailure).toBeLessThanOrEqual(periodMs);
+  });
+
+  it("with the shortest period (1s) and 3/0s, a link answering 404 on 127.0.0.1 is broken at its third check, two periods after the first", async () => {
+    const { env, alice, add } = await world();
+    const site = origin({});
+    const id = add(`http://127.0.0.1:${site.port}/missing`);
+    const rule = loadConfig({}, { LINKSHELF_LINK_CHECK: "1s", LINKSHELF_LINK_CHECK_CONFIRM: "3/0s", LINKSHELF_LINK_CHECK_ALLOW_PRIVATE: "1" }).linkCheck;
+    // The per-host spacing (10 s, its own rule below) set under the period, so that the period alone paces the link.
+    const { checker, time } = checkerOf(env, rule, { hostSpacingMillis: 0 });
+    expect(rule.periodMs).toBe(1000);
+    checker.start();
+    await until(() => site.hits.length === 1, "the first check");
+    await checker.whenIdle();
+    for (const round of [2, 3]) {
+      expect(healthOf(env, id)).toMatchObject({ state: "gone", broken: 0, failures: round - 1 });
+      time.advance(1000);
+      await until(() => site.hits.length === round, `check ${round}, a period after the one before`);
+      await checker.whenIdle();
+    }
+    expect(healthOf(env, id)).toMatchObject({ state: "gone", broken: 1, failures: 3 });
+    const broken = await get(env, "/api/v1/links/health?state=broken", { token: alice.token });
+    expect(broken.body.links.map((item: { link: { id: number } }) => item.link.id)).toEqual([id]);
+  });
+
+  it("with the default spacing of a host's requests, a 404 link on a 1s period is checked every 10 s and broken at its third check", async () => {
+    const { env, add } = await world();
+    const site = origin({});
+    const id = add(`http://site.test:${site.port}/missing`);
+    const { checker, time } = checkerOf(env, { periodMs: 1000, confirmFailures: 3, confirmSpanMs: 0 });
+    checker.start();
+    await until(() => site.hits.length === 1, "the first check");
+    await checker.whenIdle();
+    for (const round of [2, 3]) {
+      time.advance(9_999);
+      await Bun.sleep(5);
+      expect(site.hits.length).toBe(round - 1);
+      time.advance(1);
+      await until(() => site.hits.length === round, `check ${round}, 10 s after the one before`);
+      await checker.whenIdle();
+    }
+    expect(healthOf(env, id)).toMatchObject({ broken: 1, failures: 3 });
+  });
+
+  it("waits idle no longer than until the next link falls due: after a check that outlasts the pace, the link is checked a period after it ended, not at the idle minute", async () => {
+    const { env, add } = await world();
+    const gate = deferred();
+    const site = origin({ "/": async () => (await gate.promise, new Response("ok")) });
+    add(`http://site.test:${site.port}/`);
+    const { checker, time } = checkerOf(env, { periodMs: 30_000 });
+    expect(CHECKER_LIMITS.idleMillis).toBe(60_000);
+    checker.start();
+    await until(() => site.hits.length === 1, "the first check");
+    // The pacing's 30 s pass while the check runs: with nothing else due, the checker waits idle.
+    time.advance(40_000);
+    gate.resolve();
+    await until(() => checker.active === 0, "the first check's end");
+    await checker.whenIdle();
+    expect(time.due()).toEqual([time.clock.now + 30_000]);
+    time.advance(29_999);
+    await Bun.sleep(5);
+    expect(site.hits.length).toBe(1);
+    time.advance(1);
+    await until(() => site.hits.length === 2, "the second check, a period after the first ended");
+  });
+
+  it("with no link due, looks again after the idle minute, or after the period when that is shorter: a link added meanwhile is checked then", async () => {
+    const { env, add } = await world();
+    const site = origin({ "/": () => new Response("ok") });
+    const daily = checkerOf(env, { periodMs: DAY });
+    daily.checker.start();
+    expect(daily.time.due()).toEqual([daily.time.clock.now + CHECKER_LIMITS.idleMillis]);
+    await daily.checker.stop();
+    const { checker, time } = checkerOf(env, { periodMs: 1000 });
+    checker.start();
+    expect(time.due()).toEqual([time.clock.now + 1000]);
+    add(`http://site.test:${site.port}/`);
+    time.advance(1000);
+    await until(() => site.hits.length === 1, "the new link's check, a period later");
   });
 });
 

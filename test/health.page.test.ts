@@ -59,6 +59,31 @@ describe("the link health page", () => {
     expect(texts(page.text, "#main .hint")[0]).toStartWith("The server checks each link about every 7 days.");
   });
 
+  it.each([
+    [{}, "The server checks each link about every 7 days. A link is called broken after 3 failures over 7 days, with no success in between; one success clears it."],
+    [{ LINKSHELF_LINK_CHECK: "2s", LINKSHELF_LINK_CHECK_CONFIRM: "3/0s" }, "The server checks each link about every 2 seconds. A link is called broken after 3 failures in a row; one success clears it."],
+    [{ LINKSHELF_LINK_CHECK: "1d", LINKSHELF_LINK_CHECK_CONFIRM: "1/0s" }, "The server checks each link about every day. A link is called broken after its first failure; one success clears it."],
+    [{ LINKSHELF_LINK_CHECK: "12h", LINKSHELF_LINK_CHECK_CONFIRM: "2/1d" }, "The server checks each link about every 12 hours. A link is called broken after 2 failures over 1 day, with no success in between; one success clears it."],
+    [{ LINKSHELF_LINK_CHECK: "90m", LINKSHELF_LINK_CHECK_CONFIRM: "1/7d" }, "The server checks each link about every 90 minutes. A link is called broken after failing for 7 days, with no success in between; one success clears it."],
+    [{ LINKSHELF_LINK_CHECK: "off", LINKSHELF_LINK_CHECK_CONFIRM: "5/36h" }, "The server checks no links in the background (LINKSHELF_LINK_CHECK=off); “Check now” still checks one. A link is called broken after 5 failures over 36 hours, with no success in between; one success clears it."],
+  ] as [Record<string, string>, string][])("says the rule in force in its header: %o", async (settings, hint) => {
+    const env = makeEnv({ LINKSHELF_RATE_LIMIT: "off", ...settings });
+    const alice = await createUser(env);
+    expect(texts((await open(env, "/health", cookieFor(env, alice))).text, "#main .hint")).toEqual([hint]);
+  });
+
+  it("dates its evidence to the minute, in UTC, with the full instant in the markup", async () => {
+    const w = await world();
+    const dead = w.add("Dead post", "https://dead.example/post");
+    for (const at of ["2026-11-12T09:05:59.999Z", "2026-11-16T23:59:00.000Z", "2026-11-21T14:03:30.000Z"]) {
+      recordCheck(w.env.db, dead.id, gone, Date.parse(at), w.env.config.linkCheck);
+    }
+    const page = await open(w.env, "/health", w.aliceCookie);
+    const facts = texts(page.text, ".evidence dt").map((term, i) => `${term}: ${texts(page.text, ".evidence dd")[i]}`);
+    expect(facts).toEqual(["Last result: HTTP 404", "Failing since: 2026-11-12 09:05 UTC", "Last check: 2026-11-21 14:03 UTC", "Tries: 3 failed in a row"]);
+    expect(attributes(page.text, ".evidence time").map((time) => time.datetime)).toEqual(["2026-11-12T09:05:59.999Z", "2026-11-21T14:03:30.000Z"]);
+  });
+
   it("shows the broken count in the navigation of every signed-in page, error pages too, and marks broken links in the home and search lists", async () => {
     const w = await world();
     const dead = w.add("Dead post", "https://dead.example/post");

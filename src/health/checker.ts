@@ -14,7 +14,7 @@ import type { Db } from "../db/client";
 import { limitsOf, OutboundRuns, type OutboundOptions } from "../favicon/outbound";
 import { Alarm, REAL_TIMERS, type Timers } from "../capture/alarm";
 import type { LogSink } from "../log";
-import { dueLinks, linkCount, recordCheck, type DueLink } from "../shelf/link-checks";
+import { dueLinks, linkCount, nextDueAt, recordCheck, type DueLink } from "../shelf/link-checks";
 import { CHECK_USER_AGENT, probeLink, PROBE_LIMITS, type Probe } from "./probe";
 
 export const CHECKER_LIMITS = {
@@ -29,7 +29,7 @@ export const CHECKER_LIMITS = {
   batch: 256,
   /** A batch is read again once this old, so links added, readdressed or clicked since are seen. */
   batchMillis: 60_000,
-  /** How often the checker looks again when no link is due. */
+  /** How often the checker looks again when no link is due (sooner when the period is shorter or the next link falls due sooner). */
   idleMillis: 60_000,
 } as const;
 
@@ -177,7 +177,7 @@ export class LinkChecker implements LinkCheck {
     while (this.outbound.active < this.limits.concurrency) {
       if (now < this.nextStartAt) return this.alarm.set(this.nextStartAt, now);
       if (this.batch.length === 0 || now - this.batchReadAt >= this.limits.batchMillis) this.refill(now);
-      if (this.batch.length === 0) return this.alarm.set(now + this.limits.idleMillis, now);
+      if (this.batch.length === 0) return this.alarm.set(this.idleUntil(now), now);
       const index = this.batch.findIndex((link) => {
         const host = hostOf(link.url);
         const state = host === null ? undefined : this.hosts.get(host);
@@ -192,6 +192,16 @@ export class LinkChecker implements LinkCheck {
       this.begin(link!);
       this.nextStartAt = now + this.paceMillis;
     }
+  }
+
+  /**
+   * idleUntil is when to look again with no link due: when the next link falls due, and no later
+   * than the idle wait or the period, whichever is shorter (so that a link added meanwhile waits
+   * no longer than a period either).
+   */
+  private idleUntil(now: number): number {
+    const wait = Math.min(this.limits.idleMillis, this.deps.config.periodMs!);
+    return Math.min(now + wait, nextDueAt(this.deps.db, [...this.inFlight]) ?? Infinity);
   }
 
   /** refill reads the next due links, and the pace from the number of links. */

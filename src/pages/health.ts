@@ -1,8 +1,9 @@
 /** The "Link health" page: broken and moved links with the checker's evidence, and what to do about each. */
 import type { Viewer } from "../shelf/shelf";
 import type { HealthCheck, LinkHealth } from "../health/model";
+import type { CheckRule } from "../shelf/link-checks";
 import { html, type Html } from "./html";
-import { faviconFor, hostOf, when } from "./links";
+import { faviconFor, hostOf, whenExactly } from "./links";
 import { shell } from "./shell";
 
 export interface HealthPageOptions {
@@ -10,14 +11,34 @@ export interface HealthPageOptions {
   broken: LinkHealth[];
   moved: LinkHealth[];
   notice?: string;
-  /** How often the server checks each link (`LINKSHELF_LINK_CHECK`); null when it does not. */
-  periodMs: number | null;
+  /** How often the server checks each link (null when it does not) and what makes a link broken. */
+  rule: CheckRule;
 }
 
-/** periodText says a period in whole days, else hours, else minutes. */
-function periodText(ms: number): string {
-  const [amount, unit] = ms % 86_400_000 === 0 ? [ms / 86_400_000, "day"] : ms % 3_600_000 === 0 ? [ms / 3_600_000, "hour"] : [Math.max(1, Math.round(ms / 60_000)), "minute"];
-  return amount === 1 ? unit : `${amount} ${unit}s`;
+const UNITS = [["day", 86_400_000], ["hour", 3_600_000], ["minute", 60_000], ["second", 1000]] as const;
+
+/** spanOf is a span in the largest unit that divides it whole: [7, "day"], [90, "second"]. */
+function spanOf(ms: number): [number, string] {
+  const [unit, size] = UNITS.find(([, size]) => ms % size === 0) ?? UNITS[3];
+  return [Math.max(1, Math.round(ms / size)), unit];
+}
+
+/** spanText says a span with its number: `1 day`, `7 days`. */
+function spanText(ms: number): string {
+  const [amount, unit] = spanOf(ms);
+  return `${amount} ${unit}${amount === 1 ? "" : "s"}`;
+}
+
+/** everyText says how often: `every day`, `every 12 hours`. */
+function everyText(ms: number): string {
+  const [amount, unit] = spanOf(ms);
+  return amount === 1 ? `every ${unit}` : `every ${spanText(ms)}`;
+}
+
+/** confirmText says the confirm rule in force: `3 failures over 7 days, ...`, `3 failures in a row`, `its first failure`. */
+function confirmText({ confirmFailures: failures, confirmSpanMs: span }: CheckRule): string {
+  if (span === 0) return failures === 1 ? "its first failure" : `${failures} failures in a row`;
+  return `${failures === 1 ? "failing for" : `${failures} failures over`} ${spanText(span)}, with no success in between`;
 }
 
 /** archiveOf is the Wayback Machine's address of the newest archived copy of `url` (the browser fetches it, never the server). */
@@ -39,8 +60,8 @@ function evidence({ health }: LinkHealth): Html {
   const failures = health.checks.filter((check) => check.outcome !== "ok" && check.outcome !== "moved").length;
   return html`<dl class="facts evidence">
 <dt>Last result</dt><dd>${last ? resultOf(last) : "none"}</dd>
-${health.since ? html`<dt>Failing since</dt><dd>${when(health.since)}</dd>` : undefined}
-<dt>Last check</dt><dd>${health.lastCheckedAt ? when(health.lastCheckedAt) : "never"}</dd>
+${health.since ? html`<dt>Failing since</dt><dd>${whenExactly(health.since)}</dd>` : undefined}
+<dt>Last check</dt><dd>${health.lastCheckedAt ? whenExactly(health.lastCheckedAt) : "never"}</dd>
 <dt>Tries</dt><dd>${health.broken ? `${failures} failed in a row` : `${health.checks.length} ${health.checks.length === 1 ? "check" : "checks"} kept`}</dd>
 </dl>`;
 }
@@ -78,9 +99,9 @@ export function healthPage(options: HealthPageOptions): Html {
   const content = html`<div class="card">
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
 <div class="heading"><h1>Link health</h1></div>
-<p class="hint">${options.periodMs !== null
-    ? `The server checks each link about every ${periodText(options.periodMs)}. A link is called broken only after it failed several checks in a row over several days; one success clears it.`
-    : "The server checks no links in the background (LINKSHELF_LINK_CHECK=off); “Check now” still checks one."}</p>
+<p class="hint">${options.rule.periodMs !== null
+    ? `The server checks each link about ${everyText(options.rule.periodMs)}.`
+    : "The server checks no links in the background (LINKSHELF_LINK_CHECK=off); “Check now” still checks one."} A link is called broken after ${confirmText(options.rule)}; one success clears it.</p>
 </div>
 ${section("broken-heading", "Broken", options.broken, "No broken links.")}
 ${section("moved-heading", "Moved", options.moved, "No moved links.")}`;

@@ -14,6 +14,11 @@ export function when(isoTime: string): Html {
   return html`<time datetime="${isoTime}" title="${isoTime}">${(day ??= new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" })).format(new Date(isoTime))}</time>`;
 }
 
+/** whenExactly shows an ISO timestamp to the minute, in UTC (`2026-11-27 14:03 UTC`), the full instant in `datetime` and the tooltip. */
+export function whenExactly(isoTime: string): Html {
+  return html`<time datetime="${isoTime}" title="${isoTime}">${isoTime.slice(0, 10)} ${isoTime.slice(11, 16)} UTC</time>`;
+}
+
 /** hostOf is the host a link points at, shown under its name. */
 export function hostOf(url: string): string {
   return URL.parse(url)?.host ?? url;

@@ -48,13 +48,24 @@ export function linkCount(db: Db): number {
 }
 
 /**
- * nextCheckAfter is how long until a link is checked again: a period; sooner after a failure, so
- * that the failures the confirm rule asks for fall within its span.
+ * nextDueAt is when the soonest link not in `skip` falls due, or null when no link has been
+ * checked yet outside `skip` (the checker waits no longer than that for new work).
+ */
+export function nextDueAt(db: Db, skip: readonly number[]): number | null {
+  return db.$client.query<{ nextAt: number }, [string]>(`
+    SELECT next_at AS nextAt FROM link_health WHERE link_id NOT IN (SELECT value FROM json_each(?))
+    ORDER BY next_at LIMIT 1`).get(JSON.stringify(skip))?.nextAt ?? null;
+}
+
+/**
+ * nextCheckAfter is how long until a link is checked again: a period; after a failure, the
+ * confirm span divided among the failures it asks for, at least an hour apart, but never later
+ * than the period (a failing link is never checked less often than a working one).
  */
 function nextCheckAfter(rule: CheckRule, failing: boolean): number {
   const period = rule.periodMs ?? WEEK;
   if (!failing || rule.confirmFailures < 2) return period;
-  return Math.max(HOUR, Math.min(period, rule.confirmSpanMs / (rule.confirmFailures - 1)));
+  return Math.min(period, Math.max(HOUR, rule.confirmSpanMs / (rule.confirmFailures - 1)));
 }
 
 /**

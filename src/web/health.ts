@@ -24,7 +24,7 @@ export function healthPages(deps: AppDeps, guard: PageGuard) {
       broken: shelf.health.list("broken"),
       moved: shelf.health.list("moved"),
       notice: noticeOf(query.done),
-      periodMs: config.linkCheck.periodMs,
+      rule: config.linkCheck,
     }))), { surface: PAGE_ROUTE })
     .post("/health/:id/check", ({ request, params }) => guard.form(request, async (shelf) => {
       await checkLinkNow(shelf, parseId(params.id), deps);
