@@ -68,7 +68,7 @@ export class BodyBudget {
   private heldBytes = 0;
   private readonly addresses = new Map<string, AddressShare>();
 
-  constructor(private readonly network: Network, private readonly limits: BodyLimits = BODY_LIMITS) {}
+  constructor(private readonly network: Network) {}
 
   /** hold opens the account of one request's body (holding nothing yet). */
   hold(request: Request): BodyHold {
@@ -81,7 +81,7 @@ export class BodyBudget {
     return {
       grow: (more) => {
         const alone = share.bodies === 1;
-        if (this.heldBytes + more > this.limits.totalBytes || (!alone && share.bytes + more > this.limits.perAddressBytes)) throw new BodiesBusy();
+        if (this.heldBytes + more > BODY_LIMITS.totalBytes || (!alone && share.bytes + more > BODY_LIMITS.perAddressBytes)) throw new BodiesBusy();
         bytes += more;
         share.bytes += more;
         this.heldBytes += more;
@@ -114,8 +114,8 @@ export function holdBody(request: Request): BodyHold {
  * (most GETs; an API call refused before its body, such as a missing token) holds none of it:
  * Bun drops the unread rest of a body once the answer goes out.
  */
-export function bodyBudget(network: Network, limits: BodyLimits = BODY_LIMITS) {
-  const budget = new BodyBudget(network, limits);
+export function bodyBudget(network: Network) {
+  const budget = new BodyBudget(network);
   return new Elysia({ name: "linkshelf/body-budget" }).onRequest(({ request }) => {
     if (request.method !== "GET" && request.method !== "HEAD") budgets.set(request, budget);
   });
