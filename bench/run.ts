@@ -14,6 +14,7 @@ import { benchLinkCheck } from "./link-check-load";
 import { compile, GENERATOR, ROOT } from "./lib";
 import { benchRedirect } from "./redirect";
 import { benchSearch } from "./search";
+import { benchSlowUploads, caseLine, withinTarget } from "./slow-uploads";
 
 const began = performance.now();
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", loadAverageAtStart: loadavg()[0]!, bun: Bun.version };
@@ -32,6 +33,8 @@ console.error("measuring full-text search (100,000 links × 3 KB; the library is
 const search = await benchSearch(binary);
 console.error("measuring GET /l/:id while the link checker works through 100,000 links ...");
 const linkCheck = await benchLinkCheck(binary);
+console.error("measuring slow uploads from one address (10,000 sign-in forms, 280 saved pages) ...");
+const slowUploads = await benchSlowUploads(binary);
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -70,6 +73,9 @@ const rows: [Status, string, string, string, string][] = [
     `${GENERATOR}: ${linkCheck.links.toLocaleString("en")} links, ${linkCheck.period}, ${linkCheck.on.checks} checks; RSS ${linkCheck.on.rss.toFixed(0)} MiB (off ${linkCheck.off.rss.toFixed(0)})`,
     x(linkCheck.ratio), `≥ ${linkCheck.target}`],
   [status(search.rssWhileServingMiB <= search.rssTarget), "RSS while serving searches", `${search.links.toLocaleString("en")} links`, `${search.rssWhileServingMiB.toFixed(0)} MiB`, `≤ ${search.rssTarget} MiB`],
+  ...([["10,000 slow sign-in forms, one address", slowUploads.login], ["280 slow 2 MiB saved pages, one address", slowUploads.content]] as const).map(([name, figure]): [Status, string, string, string, string] =>
+    [status(withinTarget(figure)), `${name}: peak RSS`, `/healthz ${figure.healthz.answered} / ${figure.healthz.polled} answered, slowest ${figure.healthz.slowestMs.toFixed(0)} ms`,
+      `${figure.peakRssMiB.toFixed(0)} MiB`, `< ${slowUploads.rssTarget} MiB, all`]),
 ];
 
 const lines = [
@@ -89,6 +95,8 @@ const lines = [
   `        idle RSS ${footprint.routesFloor.rssMiB.toFixed(1)} MiB = ${x(footprint.routesFloor.rssMiB / footprint.floor.rssMiB)} the floor, start ${footprint.routesFloor.startMs.toFixed(1)} ms = ${x(footprint.routesFloor.startMs / footprint.floor.startMs)} the floor`,
   `      idle RSS = anonymous + file-backed (the executable's pages): linkshelf ${footprint.linkshelf.anonMiB.toFixed(1)} + ${footprint.linkshelf.fileMiB.toFixed(1)},` +
     ` floor ${footprint.floor.anonMiB.toFixed(1)} + ${footprint.floor.fileMiB.toFixed(1)}, bare ${footprint.bare.anonMiB.toFixed(1)} + ${footprint.bare.fileMiB.toFixed(1)} MiB`,
+  `      ${caseLine("slow sign-in forms", slowUploads.login)}`,
+  `      ${caseLine("slow saved pages", slowUploads.content)}`,
   `      FLOOR: the target is below what the floor itself measures, so no app on this stack can meet it here.`,
   `      load average ${machine.loadAverageAtStart.toFixed(2)} at start, ${loadAverageAtEnd.toFixed(2)} at end; ${((performance.now() - began) / 1000).toFixed(0)} s in all`,
 ];
@@ -97,7 +105,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, linkCheck,
+  redirect, collections, queries, create, footprint, search, linkCheck, slowUploads,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");

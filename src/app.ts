@@ -3,6 +3,7 @@ import { assetRoutes } from "./assets/routes";
 import { guards } from "./auth/requester";
 import { authPages } from "./auth/routes";
 import { SignInThrottle } from "./auth/throttle";
+import { bodyBudget } from "./request/body-budget";
 import { jsonBody } from "./request/json-body";
 import { collectionRoutes } from "./collections/routes";
 import { GroupCommit } from "./db/group-commit";
@@ -57,6 +58,7 @@ export function createApp(given: AppDeps) {
     .use(accessLog(deps, log))
     .use(errorMapping(errors))
     .use(wellFormedRequest)
+    .use(bodyBudget(deps))
     .use(surfaces)
     .get("/healthz", () => ({ status: "ok" }), {
       surface: { kind: "api", limited: false, callers: ["anyone"] },

@@ -48,6 +48,11 @@ describe("deploy/linkshelf.service", () => {
     expect(unit.has("MemoryDenyWriteExecute")).toBe(false);
   });
 
+  it("bounds its memory: reclaimed past 512 MiB, stopped past 768 MiB, both above the largest peak measured", () => {
+    expect(unit.get("MemoryHigh")).toEqual(["512M"]);
+    expect(unit.get("MemoryMax")).toEqual(["768M"]);
+  });
+
   const analyze = requireProgram(SYSTEMD_ANALYZE);
 
   describe.skipIf(!analyze)("under systemd-analyze", () => {

@@ -71,6 +71,10 @@ export function apiErrors(options: { body: boolean; id: boolean }): Record<numbe
     errors[413] = errorDoc("PAYLOAD_TOO_LARGE: the body is larger than 1 MiB.");
     errors[415] = errorDoc("UNSUPPORTED_MEDIA_TYPE: the body was not sent as application/json.");
     errors[422] = errorDoc("VALIDATION_FAILED: a field breaks the schema or a rule; `errors` lists each one by JSON pointer.");
+    errors[503] = {
+      ...errorDoc("BUSY: the server already holds 8 MiB of bodies arriving from this address, or 64 MiB from everyone; none of this one was read, and the connection is closed."),
+      headers: { "Retry-After": "Seconds to wait." },
+    };
   }
   errors[401] = { ...errorDoc("UNAUTHORIZED: no, malformed, unknown or revoked bearer token."), headers: { "WWW-Authenticate": "Bearer" } };
   if (options.id) errors[404] = errorDoc("NOT_FOUND: the id does not exist, is not a positive integer, or belongs to another user.");
@@ -90,7 +94,7 @@ export interface ApiRouteDoc<Body, Query> {
   description?: string;
   /** The success answer, 200 unless `status` says otherwise. */
   ok: ResponseDoc & { status?: number };
-  /** The JSON body it takes (then it can answer 400, 413, 415, 422). */
+  /** The JSON body it takes (then it can answer 400, 413, 415, 422, 503). */
   body?: Body;
   /** The query parameters it takes, validated (their 422 is worded in `more`: which parameter, what range). */
   query?: Query;
