@@ -11,7 +11,7 @@ import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { closeDatabase, openDatabase } from "../src/db/client";
 import { applyMigrations, embeddedMigrations, releaseOf } from "../src/db/migrate";
-import { checkDatabase, DatabaseRefused, type RuntimeObject } from "../src/db/schema-check";
+import { checkDatabase, DatabaseRefused, migratedSchemas, type RuntimeObject } from "../src/db/schema-check";
 import { testDir } from "./dirs";
 
 let dir: string;
@@ -102,6 +102,30 @@ describe("applyMigrations", () => {
 });
 
 describe("the schema check", () => {
+  it("compares with the schema applyMigrations makes after each migration, worked out at build time", () => {
+    expect(migratedSchemas.steps).toHaveLength(embeddedMigrations.length + 1);
+    for (let step = 0; step <= embeddedMigrations.length; step++) {
+      const sqlite = new Database(":memory:", { strict: true });
+      applyMigrations(sqlite, embeddedMigrations.slice(0, step));
+      const made = sqlite
+        .query<{ type: string; name: string; tbl_name: string; sql: string | null; shadow: number }, []>(
+          "SELECT m.type, m.name, m.tbl_name, m.sql, coalesce(l.type = 'shadow', 0) AS shadow FROM sqlite_master AS m LEFT JOIN pragma_table_list AS l ON l.schema = 'main' AND l.name = m.name ORDER BY m.rowid",
+        )
+        .all()
+        .map((row) => ({ ...row, shadow: row.shadow === 1 }));
+      expect({ step, objects: migratedSchemas.steps[step]!.map((index) => migratedSchemas.objects[index]) }).toEqual({ step, objects: made });
+      sqlite.close();
+    }
+    expect(migratedSchemas.objects.filter((object) => object.shadow).map((object) => object.name).sort())
+      .toEqual(["link_search_config", "link_search_data", "link_search_docsize", "link_search_idx"]);
+  });
+
+  it("opens a database whose first start failed before any migration was recorded", () => {
+    change("CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, created_at NUMERIC)");
+    expect(refusal()).toBe("");
+    expect(new Database(path).query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({ n: embeddedMigrations.length });
+  });
+
   it("opens a database at every migration step, and its upgrade to the newest", () => {
     for (let step = 1; step <= embeddedMigrations.length; step++) {
       const file = join(dir, `step-${step}.db`);
@@ -168,7 +192,7 @@ describe("the schema check", () => {
   describe("objects the app creates at run time", () => {
     const perUser: RuntimeObject = {
       name: /link_search_u[1-9][0-9]*/,
-      create: (name) => [`CREATE VIRTUAL TABLE \`${name}\` USING fts5(name, content = '', contentless_delete = 1)`],
+      sql: (name) => `CREATE VIRTUAL TABLE IF NOT EXISTS \`${name}\` USING fts5(name, content = '', contentless_delete = 1)`,
     };
     const check = () => {
       const reader = new Database(path, { readonly: true, strict: true });
@@ -184,7 +208,7 @@ describe("the schema check", () => {
 
     it("accepts a declared one exactly as declared, with its shadow tables", () => {
       madeByLinkshelf();
-      change(...perUser.create("link_search_u1"), ...perUser.create("link_search_u12"));
+      change(perUser.sql("link_search_u1"), perUser.sql("link_search_u12"));
       expect(check()).toBe("");
       // Undeclared, the same tables are refused.
       expect(refusal()).toBe(`${path} is not as linkshelf's migrations made it: unexpected table "link_search_u1"`);
@@ -194,7 +218,8 @@ describe("the schema check", () => {
       const cases: [string[], string][] = [
         [["CREATE VIRTUAL TABLE link_search_u2 USING fts5(name, url)"], 'altered table "link_search_u2"'],
         [["CREATE TABLE link_search_u2x (id integer)"], 'unexpected table "link_search_u2x"'],
-        [[...perUser.create("link_search_u3"), "CREATE TRIGGER u3 AFTER INSERT ON links BEGIN INSERT INTO link_search_u3 (rowid, name) VALUES (new.id, new.name); END"], 'unexpected trigger "u3"'],
+        [["CREATE TABLE link_search_u4_data (id INTEGER PRIMARY KEY, block BLOB)"], 'unexpected table "link_search_u4_data"'],
+        [[perUser.sql("link_search_u3"), "CREATE TRIGGER u3 AFTER INSERT ON links BEGIN INSERT INTO link_search_u3 (rowid, name) VALUES (new.id, new.name); END"], 'unexpected trigger "u3"'],
       ];
       for (const [statements, problem] of cases) {
         madeByLinkshelf(path);
