@@ -197,7 +197,7 @@ describe("the schema check", () => {
     const check = () => {
       const reader = new Database(path, { readonly: true, strict: true });
       try {
-        checkDatabase(reader, path, { runtime: [perUser] });
+        checkDatabase(reader, path, [perUser]);
         return "";
       } catch (error) {
         return (error as Error).message;

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { fileTime, writeBackup } from "./backup";
-import { embeddedMigrations, MIGRATIONS_TABLE } from "./migrate";
+import { MIGRATIONS_TABLE } from "./migrate";
 import { checkDatabase } from "./schema-check";
 
 /** A file restore will not put in place; the message is the one line the CLI prints. */
@@ -17,7 +17,7 @@ const CORE_TABLES = [MIGRATIONS_TABLE, "users", "collections", "links"];
  * checkDatabase (nothing from a newer release, no schema object its migrations do not make).
  * Returns the open connection for the copy.
  */
-function checkRestorable(file: string, migrations = embeddedMigrations): Database {
+function checkRestorable(file: string): Database {
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) throw new RestoreRefused(`${file} does not exist`);
   if (!stat.isFile()) throw new RestoreRefused(`${file} is not a file`);
@@ -42,7 +42,7 @@ function checkRestorable(file: string, migrations = embeddedMigrations): Databas
     if (!CORE_TABLES.every((table) => tables.has(table))) throw new RestoreRefused(`${file} is a SQLite database but not a linkshelf one`);
     const newest = source.query<{ newest: number | null }, []>(`SELECT max(created_at) AS newest FROM ${MIGRATIONS_TABLE}`).all()[0]?.newest;
     if (newest === null || newest === undefined) throw new RestoreRefused(`${file} is a SQLite database but not a linkshelf one`);
-    checkDatabase(source, file, { migrations });
+    checkDatabase(source, file);
     return source;
   } catch (error) {
     source.close();

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import pkg from "../../package.json" with { type: "json" };
 import { embeddedMigrations, MIGRATIONS_TABLE, releaseOf } from "./migrate";
-import { readSchemas, type EmbeddedMigration, type MigratedSchemas, type SchemaObject } from "./migrations.macro" with { type: "macro" };
+import { readSchemas, type MigratedSchemas, type SchemaObject } from "./migrations.macro" with { type: "macro" };
 
 /** The schema after each number of the embedded migrations, worked out at build time. */
 export const migratedSchemas: MigratedSchemas = readSchemas();
@@ -38,13 +38,6 @@ function normalize(sql: string | null): string | null {
 
 const schemaVersion = (count: number, release: string | null) => `schema version ${count}${release ? `, recorded by linkshelf ${release}` : ""}`;
 
-export interface CheckOptions {
-  migrations?: EmbeddedMigration[];
-  /** The schema after each number of `migrations` (readSchemas'); given with them. */
-  schemas?: MigratedSchemas;
-  runtime?: RuntimeObject[];
-}
-
 /**
  * checkDatabase refuses (DatabaseRefused) a database that this linkshelf must not use, and only
  * reads it: one whose recorded migrations are newer than the newest this program carries (it
@@ -56,7 +49,7 @@ export interface CheckOptions {
 export function checkDatabase(
   sqlite: Database,
   file: string,
-  { migrations = embeddedMigrations, schemas = migratedSchemas, runtime = RUNTIME_OBJECTS }: CheckOptions = {},
+  runtime: RuntimeObject[] = RUNTIME_OBJECTS,
 ): void {
   const actual = sqlite
     .query<Omit<SchemaObject, "shadow">, []>("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid")
@@ -67,14 +60,14 @@ export function checkDatabase(
     ? sqlite.query<{ count: number; newest: number | null }, []>(`SELECT count(*) AS count, max(created_at) AS newest FROM ${MIGRATIONS_TABLE}`).all()[0]!
     : { count: 0, newest: null };
   const newest = recorded.newest === null ? null : Number(recorded.newest);
-  if (newest !== null && newest > (migrations.at(-1)?.when ?? 0)) {
+  if (newest !== null && newest > (embeddedMigrations.at(-1)?.when ?? 0)) {
     const theirs = schemaVersion(recorded.count, releaseOf(sqlite.query<{ user_version: number }, []>("PRAGMA user_version").all()[0]!.user_version));
     throw new DatabaseRefused(
-      `${file} comes from a newer linkshelf (${theirs}) than this one (linkshelf ${pkg.version}, ${schemaVersion(migrations.length, null)}); use that version or a later one`,
+      `${file} comes from a newer linkshelf (${theirs}) than this one (linkshelf ${pkg.version}, ${schemaVersion(embeddedMigrations.length, null)}); use that version or a later one`,
     );
   }
-  const applied = newest === null ? 0 : migrations.filter((migration) => migration.when <= newest).length;
-  const expected = schemas.steps[applied]!.map((index) => schemas.objects[index]!);
+  const applied = newest === null ? 0 : embeddedMigrations.filter((migration) => migration.when <= newest).length;
+  const expected = migratedSchemas.steps[applied]!.map((index) => migratedSchemas.objects[index]!);
   const problem = firstDifference(sqlite, actual, expected, runtime);
   if (problem) throw new DatabaseRefused(`${file} is not as linkshelf's migrations made it: ${problem}`);
 }
