@@ -8,6 +8,7 @@ import { writeBackup } from "./db/backup";
 import { openDatabase, type Db } from "./db/client";
 import { DataDirBusy, lockDataDir } from "./db/lock";
 import { restoreDatabase, RestoreRefused } from "./db/restore";
+import { DatabaseRefused } from "./db/schema-check";
 import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
 import { checkHealth } from "./healthcheck";
@@ -219,7 +220,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       io.err(`linkshelf: ${error.message}`);
       return 2;
     }
-    if (error instanceof CommandError || error instanceof DataDirBusy || error instanceof RestoreRefused) {
+    if (error instanceof CommandError || error instanceof DataDirBusy || error instanceof RestoreRefused || error instanceof DatabaseRefused) {
       io.err(`linkshelf: ${error.message}`);
       return 1;
     }

@@ -32,11 +32,13 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   const linkCheck = new LinkChecker({ db, clock: Date.now, log, config: config.linkCheck });
   const app = createApp({ db, config, clock: Date.now, setupCode, log, capture, linkCheck });
   try {
-    app.listen({ port: config.port, hostname: config.host, development: false });
+    // Elysia asks Bun for SO_REUSEPORT by default, with which a second server on the same port
+    // starts without error and the kernel splits connections between the two.
+    app.listen({ port: config.port, hostname: config.host, development: false, reusePort: false });
   } catch (error) {
     closeDatabase(db);
     lock.release();
-    log(`linkshelf: cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}`);
+    log(`linkshelf: cannot listen on ${config.host}:${config.port}: ${listenProblem(error)}`);
     return 1;
   }
   const server = app.server!;
@@ -80,4 +82,10 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   // still be running and would reach the closed database. Every answered write is committed
   // and the WAL checkpointed by now: nothing is left that ending the process could lose.
   process.exit(0);
+}
+
+/** listenProblem says why listening failed: "address in use" for a port taken by another program, else the error's own message. */
+function listenProblem(error: unknown): string {
+  if ((error as NodeJS.ErrnoException | undefined)?.code === "EADDRINUSE") return "address in use";
+  return error instanceof Error ? error.message : String(error);
 }

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, statSync } from "node:fs";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { Logger } from "drizzle-orm/logger";
 import { applyMigrations } from "./migrate";
+import { checkDatabase } from "./schema-check";
 
 /** drizzle without the relational query API (unused; building its schema map cost start-up time and memory). */
 export type Db = BunSQLiteDatabase & { $client: Database };
@@ -51,11 +52,14 @@ class StatementCache extends Database {
 /**
  * openDatabase opens (creating if needed) the SQLite file, sets the pragmas the contract
  * relies on (WAL, foreign keys, a busy timeout so the CLI and the server can share the
- * file) and applies pending migrations. `path` ":memory:" gives a private database.
+ * file) and applies pending migrations. `path` ":memory:" gives a private database. An
+ * existing file is checked first (checkDatabase) through a read-only connection, so that a
+ * database it refuses (DatabaseRefused) is left exactly as it was: no WAL folded in, no pragma.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const isNew = path === ":memory:" || !existsSync(path) || statSync(path).size === 0;
   if (path !== ":memory:") makePrivate(path);
+  if (!isNew) checkFile(path);
   const sqlite = new StatementCache(path, { create: true, strict: true });
   sqlite.run("PRAGMA busy_timeout = 5000");
   // A new file is switched to WAL and migrated unsynced, then synced as usual from then on.
@@ -77,6 +81,17 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // crash or power cut can lose the newest commits, and never corrupts the file.
   sqlite.run("PRAGMA synchronous = NORMAL");
   return db;
+}
+
+/** checkFile runs checkDatabase on an existing file through a read-only connection of its own. */
+function checkFile(path: string): void {
+  const reader = new Database(path, { readonly: true, strict: true });
+  try {
+    reader.run("PRAGMA busy_timeout = 5000");
+    checkDatabase(reader, path);
+  } finally {
+    reader.close();
+  }
 }
 
 /**

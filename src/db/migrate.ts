@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import pkg from "../../package.json" with { type: "json" };
 import { readMigrations, type EmbeddedMigration } from "./migrations.macro" with { type: "macro" };
 
 /** The migrations of drizzle/, inlined at build time. */
@@ -8,8 +9,21 @@ export const embeddedMigrations: EmbeddedMigration[] = readMigrations();
 export const MIGRATIONS_TABLE = "__drizzle_migrations";
 
 /**
+ * The linkshelf release as a number for SQLite's `user_version` (0.2.0 is 2000: major × 10⁶ +
+ * minor × 10³ + patch), so that a database names the release that applied its newest migration.
+ */
+const RELEASE = pkg.version.split(/[.-]/, 3).reduce((number, part) => number * 1000 + (Number.parseInt(part, 10) || 0), 0);
+
+/** releaseOf reads a release back from `user_version`; null when none was recorded (0, from before releases were). */
+export function releaseOf(userVersion: number): string | null {
+  if (userVersion <= 0) return null;
+  return [Math.floor(userVersion / 1e6), Math.floor(userVersion / 1e3) % 1000, userVersion % 1000].join(".");
+}
+
+/**
  * applyMigrations runs, in order and in one immediate transaction, every migration newer
- * than the newest one recorded, and records each. Returns the tags it applied.
+ * than the newest one recorded, and records each (and, in `user_version`, this release when it
+ * applied any). Returns the tags it applied.
  */
 export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[] = embeddedMigrations): string[] {
   sqlite.run(
@@ -29,6 +43,7 @@ export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[
       sqlite.run(`INSERT INTO ${MIGRATIONS_TABLE} (hash, created_at) VALUES (?, ?)`, [hash, migration.when]);
       applied.push(migration.tag);
     }
+    if (applied.length > 0) sqlite.run(`PRAGMA user_version = ${RELEASE}`);
   }).immediate();
   return applied;
 }

@@ -2,7 +2,8 @@ import { Database } from "bun:sqlite";
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { fileTime, writeBackup } from "./backup";
-import { embeddedMigrations, MIGRATIONS_TABLE } from "./migrate";
+import { MIGRATIONS_TABLE } from "./migrate";
+import { checkDatabase } from "./schema-check";
 
 /** A file restore will not put in place; the message is the one line the CLI prints. */
 export class RestoreRefused extends Error {}
@@ -12,11 +13,11 @@ const CORE_TABLES = [MIGRATIONS_TABLE, "users", "collections", "links"];
 
 /**
  * checkRestorable opens `file` read-only and refuses it unless it is a SQLite database that
- * passes `PRAGMA integrity_check`, has linkshelf's tables, and records no migration newer than
- * the newest this program embeds (a database from a later release would be read wrongly).
+ * passes `PRAGMA integrity_check`, has linkshelf's tables and migration records, and passes
+ * checkDatabase (nothing from a newer release, no schema object its migrations do not make).
  * Returns the open connection for the copy.
  */
-function checkRestorable(file: string, migrations = embeddedMigrations): Database {
+function checkRestorable(file: string): Database {
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) throw new RestoreRefused(`${file} does not exist`);
   if (!stat.isFile()) throw new RestoreRefused(`${file} is not a file`);
@@ -41,10 +42,7 @@ function checkRestorable(file: string, migrations = embeddedMigrations): Databas
     if (!CORE_TABLES.every((table) => tables.has(table))) throw new RestoreRefused(`${file} is a SQLite database but not a linkshelf one`);
     const newest = source.query<{ newest: number | null }, []>(`SELECT max(created_at) AS newest FROM ${MIGRATIONS_TABLE}`).all()[0]?.newest;
     if (newest === null || newest === undefined) throw new RestoreRefused(`${file} is a SQLite database but not a linkshelf one`);
-    const known = migrations.at(-1)?.when ?? 0;
-    if (Number(newest) > known) {
-      throw new RestoreRefused(`${file} comes from a newer linkshelf (its schema has migrations this version does not know); restore it with that version or a later one`);
-    }
+    checkDatabase(source, file);
     return source;
   } catch (error) {
     source.close();
