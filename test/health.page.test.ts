@@ -41,7 +41,7 @@ describe("the link health page", () => {
     moveLink(w.env, moved.id, "https://new.example/docs");
     const page = await open(w.env, "/health", w.aliceCookie);
     expect(page.status).toBe(200);
-    expect(texts(page.text, "#main h2")).toEqual(["Broken (1)", "Moved (1)"]);
+    expect(texts(page.text, "#main h2")).toEqual(["Broken (1)", "Moved (1)", "Ignored (0)"]);
     expect(texts(page.text, "#main .links .title")).toEqual(["Dead post", "Moved docs"]);
     const facts = texts(page.text, ".evidence dt").map((term, i) => `${term}: ${texts(page.text, ".evidence dd")[i]}`);
     expect(facts.slice(0, 4)).toEqual(["Last result: HTTP 404", expect.stringMatching(/^Failing since: /), expect.stringMatching(/^Last check: /), "Tries: 3 failed in a row"]);
@@ -119,7 +119,7 @@ describe("the link health page", () => {
     breakLink(w.env, dead.id);
     const ignored = await submit(w.env, `/health/${dead.id}/ignore`, {}, w.aliceCookie);
     expect(ignored.headers.get("location")).toBe("/health?done=link-ignored");
-    expect(texts((await open(w.env, "/health", w.aliceCookie)).text, "#main h2")).toEqual(["Broken (0)", "Moved (0)"]);
+    expect(texts((await open(w.env, "/health", w.aliceCookie)).text, "#main h2")).toEqual(["Broken (0)", "Moved (0)", "Ignored (1)"]);
     const checked = await submit(w.env, `/health/${dead.id}/check`, {}, w.aliceCookie);
     expect(checked.headers.get("location")).toBe("/health?done=link-checked");
     expect(w.shelf.health.list("unchecked").map((item) => item.link.id)).toEqual([dead.id]);
@@ -127,12 +127,63 @@ describe("the link health page", () => {
     expect([again.status, again.headers.get("retry-after")]).toEqual([429, "60"]);
   });
 
+  it("lists ignored links with their evidence and an Un-ignore button that flags them again", async () => {
+    const w = await world();
+    const dead = w.add("Dead post", "https://dead.example/post");
+    const quiet = w.add("Quiet", "https://quiet.example/");
+    breakLink(w.env, dead.id);
+    w.shelf.health.setIgnored(quiet.id, true, w.env.clock.now++);
+    expect((await submit(w.env, `/health/${dead.id}/ignore`, {}, w.aliceCookie)).status).toBe(303);
+    const page = await open(w.env, "/health", w.aliceCookie);
+    expect(texts(page.text, "#main h2")).toEqual(["Broken (0)", "Moved (0)", "Ignored (2)"]);
+    const ignoredSection = page.text.slice(page.text.indexOf('id="ignored-heading"'));
+    expect(texts(ignoredSection, ".links .title").sort()).toEqual(["Dead post", "Quiet"]);
+    expect(texts(ignoredSection, ".links .badge")).toContain("ignored · gone");
+    expect(attributes(ignoredSection, ".health-actions form").map((form) => form.action)).toContain(`/health/${dead.id}/unignore`);
+    expect(texts(ignoredSection, ".health-actions button")).not.toContain("Ignore");
+
+    const back = await submit(w.env, `/health/${dead.id}/unignore`, {}, w.aliceCookie);
+    expect([back.status, back.headers.get("location")]).toEqual([303, "/health?done=link-unignored"]);
+    const after = await open(w.env, back.headers.get("location")!, w.aliceCookie);
+    expect(texts(after.text, "#main h2")).toEqual(["Broken (1)", "Moved (0)", "Ignored (1)"]);
+    expect(texts(after.text, "[role=status]")).toEqual(["The link is flagged again when its checks fail."]);
+  });
+
+  it("shows a link's health on its own page, whose buttons come back to it", async () => {
+    const w = await world();
+    const dead = w.add("Dead post", "https://dead.example/post");
+    const fresh = w.add("Fresh", "https://fresh.example/");
+    for (const at of ["2026-11-12T09:05:00.000Z", "2026-11-16T23:59:00.000Z", "2026-11-21T14:03:30.000Z"]) {
+      recordCheck(w.env.db, dead.id, gone, Date.parse(at), w.env.config.linkCheck);
+    }
+    const page = await open(w.env, `/links/${dead.id}`, w.aliceCookie);
+    expect(texts(page.text, "#health")).toEqual(["⚠ broken Last checked 2026-11-21 14:03 UTC, failing since 2026-11-12 09:05 UTC."]);
+    expect(texts(page.text, "ol.checks li")).toEqual([
+      "2026-11-21 14:03 UTC: HTTP 404", "2026-11-16 23:59 UTC: HTTP 404", "2026-11-12 09:05 UTC: HTTP 404",
+    ]);
+    expect(attributes(page.text, ".health-actions form").map((form) => form.action)).toEqual([`/health/${dead.id}/check`, `/health/${dead.id}/ignore`]);
+    expect(attributes(page.text, ".health-actions input[name=next]").map((input) => input.value)).toEqual([`/links/${dead.id}`, `/links/${dead.id}`]);
+
+    const ignored = await submit(w.env, `/health/${dead.id}/ignore`, { next: `/links/${dead.id}` }, w.aliceCookie);
+    expect(ignored.headers.get("location")).toBe(`/links/${dead.id}?done=link-ignored`);
+    const after = await open(w.env, `/links/${dead.id}`, w.aliceCookie);
+    expect(texts(after.text, "#health .badge")).toEqual(["ignored · gone"]);
+    expect(texts(after.text, ".health-actions button")).toEqual(["Check now", "Un-ignore"]);
+    // Another site's address is never where a form returns.
+    const elsewhere = await submit(w.env, `/health/${dead.id}/unignore`, { next: "//evil.example/" }, w.aliceCookie);
+    expect(elsewhere.headers.get("location")).toBe("/?done=link-unignored");
+
+    const unchecked = await open(w.env, `/links/${fresh.id}`, w.aliceCookie);
+    expect(texts(unchecked.text, "#health")).toEqual(["Not checked yet."]);
+    expect(texts(unchecked.text, ".health-actions button")).toEqual(["Check now", "Ignore"]);
+  });
+
   it("answers another user's link with the 404 page and changes nothing; a form from another site is refused", async () => {
     const w = await world();
     const moved = w.add("Moved docs", "https://old.example/docs");
     moveLink(w.env, moved.id, "https://new.example/docs");
     const before = snapshot(w.env);
-    for (const action of ["use-new-url", "check", "ignore"]) {
+    for (const action of ["use-new-url", "check", "ignore", "unignore"]) {
       expect([action, (await submit(w.env, `/health/${moved.id}/${action}`, {}, w.bobCookie)).status]).toEqual([action, 404]);
     }
     expect((await submit(w.env, `/health/${moved.id}/ignore`, {}, w.aliceCookie, "https://evil.example")).status).toBe(403);

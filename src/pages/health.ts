@@ -10,6 +10,8 @@ export interface HealthPageOptions {
   user: Viewer;
   broken: LinkHealth[];
   moved: LinkHealth[];
+  /** Links whose health is not flagged: their checks go on, and Un-ignore flags them again. */
+  ignored: LinkHealth[];
   notice?: string;
   /** How often the server checks each link (null when it does not) and what makes a link broken. */
   rule: CheckRule;
@@ -44,12 +46,20 @@ function confirmText({ confirmFailures: failures, confirmSpanMs: span }: CheckRu
 /** archiveOf is the Wayback Machine's address of the newest archived copy of `url` (the browser fetches it, never the server). */
 export const archiveOf = (url: string) => `https://web.archive.org/web/2/${url}`;
 
-/** postButton is a one-button form to one of the page's actions. */
-const postButton = (action: string, label: string, aria: string, kind = "secondary") =>
-  html`<form method="post" action="${action}"><button type="submit" class="${kind}" aria-label="${aria}">${label}</button></form>`;
+/** postButton is a one-button form to one of a link's health actions; `next` is the page it returns to (the health page when absent). */
+const postButton = (action: string, label: string, aria: string, kind = "secondary", next?: string) =>
+  html`<form method="post" action="${action}">${next ? html`<input type="hidden" name="next" value="${next}">` : undefined}<button type="submit" class="${kind}" aria-label="${aria}">${label}</button></form>`;
+
+/** healthButtons are the buttons every link's health offers: check it now, and ignore it or flag it again. */
+export function healthButtons(link: { id: number; name: string }, ignored: boolean, next?: string): Html {
+  return html`${postButton(`/health/${link.id}/check`, "Check now", `Check ${link.name} now`, "secondary", next)}
+${ignored
+    ? postButton(`/health/${link.id}/unignore`, "Un-ignore", `Flag ${link.name} again when it fails`, "secondary", next)
+    : postButton(`/health/${link.id}/ignore`, "Ignore", `Stop flagging ${link.name}`, "secondary", next)}`;
+}
 
 /** resultOf says what one check found: the status, and what happened when that says more. */
-function resultOf(check: HealthCheck): string {
+export function resultOf(check: HealthCheck): string {
   const status = check.status === null ? "no answer" : `HTTP ${check.status}`;
   return check.detail === status ? status : `${status}: ${check.detail}`;
 }
@@ -66,21 +76,27 @@ ${health.since ? html`<dt>Failing since</dt><dd>${whenExactly(health.since)}</dd
 </dl>`;
 }
 
-/** healthItem is one broken or moved link with its evidence and its actions. */
+/** stateBadge names a link's health in a word: broken, moved, ignored (with what it is), or its last outcome. */
+export function stateBadge(health: LinkHealth["health"]): Html {
+  if (health.ignored) return html`<span class="badge">ignored${health.state === "ok" || health.state === "unchecked" ? "" : ` · ${health.state}`}</span>`;
+  if (health.broken) return html`<span class="badge broken">⚠ broken</span>`;
+  return html`<span class="badge">${health.state}</span>`;
+}
+
+/** healthItem is one broken, moved or ignored link with its evidence and its actions. */
 function healthItem(item: LinkHealth): Html {
   const { link, health } = item;
   return html`<li>
 ${faviconFor(link.url)}
 <div>
-<a class="title" href="/links/${link.id}">${link.name}</a> ${health.broken ? html`<span class="badge broken">⚠ broken</span>` : html`<span class="badge">moved</span>`}
+<a class="title" href="/links/${link.id}">${link.name}</a> ${stateBadge(health)}
 <div class="host url">${link.url}</div>
 ${health.movedTo ? html`<p class="description">Now at <strong>${health.movedTo}</strong></p>` : undefined}
 ${evidence(item)}
 <div class="health-actions">
 ${health.movedTo ? postButton(`/health/${link.id}/use-new-url`, "Use the new URL", `Use the new URL for ${link.name}`, "") : undefined}
 <a href="${archiveOf(link.url)}" rel="noreferrer noopener">Archived copy</a>
-${postButton(`/health/${link.id}/check`, "Check now", `Check ${link.name} now`)}
-${postButton(`/health/${link.id}/ignore`, "Ignore", `Stop flagging ${link.name}`)}
+${healthButtons(link, health.ignored)}
 <a href="/links/${link.id}/delete?next=%2Fhealth" aria-label="Delete ${link.name}">Delete…</a>
 </div>
 </div>
@@ -104,6 +120,7 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
     : "The server checks no links in the background (LINKSHELF_LINK_CHECK=off); “Check now” still checks one."} A link is called broken after ${confirmText(options.rule)}; one success clears it.</p>
 </div>
 ${section("broken-heading", "Broken", options.broken, "No broken links.")}
-${section("moved-heading", "Moved", options.moved, "No moved links.")}`;
+${section("moved-heading", "Moved", options.moved, "No moved links.")}
+${section("ignored-heading", "Ignored", options.ignored, "No ignored links: every failing link is flagged.")}`;
   return shell({ title: "Link health", user: options.user, content });
 }

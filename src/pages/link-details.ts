@@ -3,7 +3,9 @@ import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../links/model";
 import type { ContentSummary } from "../search/model";
 import { html, type Html } from "./html";
-import { faviconFor, when } from "./links";
+import { faviconFor, when, whenExactly } from "./links";
+import { healthButtons, resultOf, stateBadge } from "./health";
+import type { HealthJson } from "../health/model";
 import { shell } from "./shell";
 import type { CaptureProblem } from "../capture/fetcher";
 import { formatNumber } from "../format";
@@ -22,6 +24,8 @@ export interface LinkDetailsOptions {
   recapture: RecaptureOffer;
   /** Why the server's last fetch of the page stored nothing, if it did not. */
   problem?: CaptureProblem;
+  /** What the link checker found (null: not checked yet). */
+  health: HealthJson | null;
   notice?: string;
 }
 
@@ -56,6 +60,19 @@ function recaptureBlock(link: LinkJson, content: ContentSummary | null, offer: R
 <button type="submit" class="secondary">${content ? "Capture again" : "Capture the page"}</button>
 <p class="hint">The server fetches the page in the background and keeps its readable text for search.</p>
 </form>`;
+}
+
+/** healthBlock is the link's health: its state, its last checks with their times, and the buttons to check it now and to ignore it (or flag it again). */
+function healthBlock(link: LinkJson, health: HealthJson | null): Html {
+  const here = `/links/${link.id}`;
+  return html`<h2>Health</h2>
+<p id="health">${health === null || health.lastCheckedAt === null
+    ? "Not checked yet."
+    : html`${stateBadge(health)} Last checked ${whenExactly(health.lastCheckedAt)}${health.since ? html`, failing since ${whenExactly(health.since)}` : ""}.`}</p>
+${health && health.checks.length > 0 ? html`<ol class="checks" aria-label="Last checks, newest first">
+${health.checks.map((check) => html`<li>${whenExactly(check.at)}: ${resultOf(check)}</li>`)}
+</ol>` : undefined}
+<div class="health-actions">${healthButtons(link, health?.ignored ?? false, here)}</div>`;
 }
 
 /** fact is one line of a description list, with "None" when there is nothing to show. */
@@ -98,6 +115,7 @@ ${fact("Language", content.lang)}
 ${fact("Excerpt", content.excerpt)}
 </dl>` : undefined}
 ${recaptureBlock(link, content, options.recapture)}
+${healthBlock(link, options.health)}
 </div>`;
   return shell({ title: link.name, user: options.user, content: body });
 }

@@ -4,7 +4,7 @@
  * owner through the link; the background checker records through src/shelf/link-checks.ts.
  */
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import { linkHealth, links } from "../db/schema";
+import { linkHealth, links, type LinkHealthRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { toHealthJson, type HealthJson, type HealthState, type LinkHealth } from "../health/model";
 import type { Probe } from "../health/probe";
@@ -41,7 +41,23 @@ export class ShelfHealth {
 
   /** list is the owner's links in a state with their health: two queries. */
   list(state: HealthState): LinkHealth[] {
-    const rows = this.owned(inState(state));
+    return this.withLinks(this.owned(inState(state)));
+  }
+
+  /** ignoredList is the owner's links whose health is not flagged (ignored), with their health: two queries. */
+  ignoredList(): LinkHealth[] {
+    return this.withLinks(this.owned(eq(linkHealth.ignored, true)));
+  }
+
+  /** of is the health of one of the owner's links; null when it has no checks yet (NotFound: another user's or unknown link). */
+  of(id: number): HealthJson | null {
+    this.target(id);
+    const [row] = this.owner.db.select().from(linkHealth).where(eq(linkHealth.linkId, id)).all();
+    return row ? toHealthJson(row) : null;
+  }
+
+  /** withLinks pairs health rows with their links (one query), in the rows' order. */
+  private withLinks(rows: LinkHealthRow[]): LinkHealth[] {
     const byId = new Map(this.links.byIds(rows.map((row) => row.linkId)).map((link) => [link.id, link]));
     return rows.flatMap((row) => {
       const link = byId.get(row.linkId);

@@ -5,34 +5,46 @@ import { checkLinkNow } from "../health/checker";
 import { parseId } from "../ids";
 import { healthPage } from "../pages/health";
 import { htmlResponse } from "../pages/html";
-import { seeOther } from "../request/origin";
+import { formField } from "../request/form-body";
+import { ownOrigin, safeNext, seeOther } from "../request/origin";
 import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
 
 /**
- * healthPages: `GET /health` (broken and moved links with their evidence) and its forms: check
- * one now, ignore one, and use a moved link's new URL (an update through the shelf, like the
+ * healthPages: `GET /health` (broken, moved and ignored links with their evidence) and its forms:
+ * check one now, ignore one or flag it again (each returning to its `next`, a link's own page, or
+ * the health page), and use a moved link's new URL (an update through the shelf, like the
  * edit form's). Deleting goes through the link's own delete confirmation.
  */
 export function healthPages(deps: AppDeps, guard: PageGuard) {
   const { clock, config, capture } = deps;
+  /** Where a health form returns: its `next` (a link's own page), else the health page. */
+  const backTo = (request: Request, body: unknown) => {
+    const next = formField(body, "next");
+    return next === "" ? "/health" : safeNext(next, ownOrigin(request, deps));
+  };
   return new Elysia()
     .use(surfaces)
     .get("/health", ({ request, query }) => guard.page(request, (shelf) => htmlResponse(healthPage({
       user: shelf.viewer(),
       broken: shelf.health.list("broken"),
       moved: shelf.health.list("moved"),
+      ignored: shelf.health.ignoredList(),
       notice: noticeOf(query.done),
       rule: config.linkCheck,
     }))), { surface: PAGE_ROUTE })
-    .post("/health/:id/check", ({ request, params }) => guard.form(request, async (shelf) => {
+    .post("/health/:id/check", ({ request, params, body }) => guard.form(request, async (shelf) => {
       await checkLinkNow(shelf, parseId(params.id), deps);
-      return seeOther(withNotice("/health", "link-checked"));
+      return seeOther(withNotice(backTo(request, body), "link-checked"));
     }), { surface: PAGE_ROUTE })
-    .post("/health/:id/ignore", ({ request, params }) => guard.form(request, (shelf) => {
+    .post("/health/:id/ignore", ({ request, params, body }) => guard.form(request, (shelf) => {
       shelf.health.setIgnored(parseId(params.id), true, clock());
-      return seeOther(withNotice("/health", "link-ignored"));
+      return seeOther(withNotice(backTo(request, body), "link-ignored"));
+    }), { surface: PAGE_ROUTE })
+    .post("/health/:id/unignore", ({ request, params, body }) => guard.form(request, (shelf) => {
+      shelf.health.setIgnored(parseId(params.id), false, clock());
+      return seeOther(withNotice(backTo(request, body), "link-unignored"));
     }), { surface: PAGE_ROUTE })
     .post("/health/:id/use-new-url", ({ request, params }) => guard.form(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));

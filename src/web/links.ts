@@ -128,7 +128,7 @@ export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guar
       const content = shelf.links.contentSummary(link.id);
       const summaries = new Map(shelf.collections.summaries().map((collection) => [collection.id, collection]));
       return htmlResponse(linkDetailsPage({
-        user: shelf.viewer(), link, content, recapture: recaptureOf(content?.source), problem: capture?.problemOf(link.id), notice: noticeOf(query.done),
+        user: shelf.viewer(), link, content, recapture: recaptureOf(content?.source), problem: capture?.problemOf(link.id), health: shelf.health.of(link.id), notice: noticeOf(query.done),
         collections: link.collectionIds.flatMap((id) => summaries.get(id) ?? []),
       }));
     }), { surface: PAGE_ROUTE })

@@ -18,6 +18,7 @@ export const NOTICES = {
   "token-revoked": "Token revoked.",
   "link-checked": "Link checked: the result is below.",
   "link-ignored": "The link will not be flagged again. Its checks go on.",
+  "link-unignored": "The link is flagged again when its checks fail.",
   "link-moved": "The link now points at its new address.",
   "import-undone": "Import undone: the links it created and its collections left empty were removed.",
   "extension-removed": "Extension removed, with its tokens. It asks for your approval again the next time it signs in.",
