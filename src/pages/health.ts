@@ -5,6 +5,7 @@ import type { CheckRule } from "../shelf/link-checks";
 import { html, type Html } from "./html";
 import { faviconFor, hostOf, whenExactly } from "./links";
 import { shell } from "./shell";
+import { countOf } from "../format";
 
 export interface HealthPageOptions {
   user: Viewer;
@@ -28,7 +29,7 @@ function spanOf(ms: number): [number, string] {
 /** spanText says a span with its number: `1 day`, `7 days`. */
 function spanText(ms: number): string {
   const [amount, unit] = spanOf(ms);
-  return `${amount} ${unit}${amount === 1 ? "" : "s"}`;
+  return countOf(amount, unit);
 }
 
 /** everyText says how often: `every day`, `every 12 hours`. */
@@ -72,7 +73,7 @@ function evidence({ health }: LinkHealth): Html {
 <dt>Last result</dt><dd>${last ? resultOf(last) : "none"}</dd>
 ${health.since ? html`<dt>Failing since</dt><dd>${whenExactly(health.since)}</dd>` : undefined}
 <dt>Last check</dt><dd>${health.lastCheckedAt ? whenExactly(health.lastCheckedAt) : "never"}</dd>
-<dt>Tries</dt><dd>${health.broken ? `${failures} failed in a row` : `${health.checks.length} ${health.checks.length === 1 ? "check" : "checks"} kept`}</dd>
+<dt>Tries</dt><dd>${health.broken ? `${failures} failed in a row` : `${countOf(health.checks.length, "check")} kept`}</dd>
 </dl>`;
 }
 

@@ -3,6 +3,7 @@ import type { ImportJson } from "../imports/model";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
 import { shell } from "./shell";
+import { countOf, formatNumber } from "../format";
 
 /** At most this many duplicates or skipped entries are listed on a page; the rest are counted. */
 export const LISTED_ENTRIES = 200;
@@ -31,7 +32,6 @@ export function sizeText(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-const plural = (count: number, one: string, many: string) => `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
 
 /** URLs longer than this (in code points) are shown shortened in the lists, the whole URL on hover. */
 export const SHOWN_URL_CHARS = 80;
@@ -87,12 +87,12 @@ function counts(report: ImportReport): Html {
     ["Duplicates", report.duplicates.length],
     ["Skipped", report.skipped.length],
   ];
-  return html`<dl class="counts">${items.map(([label, count]) => html`<div><dt>${label}</dt><dd>${count.toLocaleString("en-US")}</dd></div>`)}</dl>`;
+  return html`<dl class="counts">${items.map(([label, count]) => html`<div><dt>${label}</dt><dd>${formatNumber(count)}</dd></div>`)}</dl>`;
 }
 
 /** more says how many entries a list left out. */
 function more(total: number): Html | undefined {
-  return total > LISTED_ENTRIES ? html`<p class="muted">…and ${plural(total - LISTED_ENTRIES, "more", "more")} not listed here.</p>` : undefined;
+  return total > LISTED_ENTRIES ? html`<p class="muted">…and ${countOf(total - LISTED_ENTRIES, "more", "more")} not listed here.</p>` : undefined;
 }
 
 const visibilityText = { PRIVATE: "Private", PUBLIC: "Public" } as const;
@@ -104,7 +104,7 @@ const visibilityText = { PRIVATE: "Private", PUBLIC: "Public" } as const;
 function destinationItem(destination: ImportDestination, collectionLink: (name: string) => string | undefined): Html {
   const href = collectionLink(destination.name);
   return html`<li><span class="entry">${href ? html`<a href="${href}">${destination.name}</a>` : destination.name}</span>
-<span class="facts">${destination.isNew ? "New" : "Existing"} collection · ${visibilityText[destination.visibility]} · ${plural(destination.links, "link", "links")}</span>
+<span class="facts">${destination.isNew ? "New" : "Existing"} collection · ${visibilityText[destination.visibility]} · ${countOf(destination.links, "link")}</span>
 ${destination.insteadOf === null ? undefined : html`<span class="instead">Your collection ${destination.insteadOf} is public: the import does not add to it.</span>`}</li>`;
 }
 
@@ -152,7 +152,7 @@ export function importPreviewPage(options: ImportPreviewOptions): Html {
 ${nothing ? "There is nothing new in it to import." : "Nothing is stored until you import it."}</p>
 ${counts(report)}
 <div class="form-actions">
-${nothing ? undefined : html`<form method="post" action="/import/${options.key}/confirm"><button type="submit">Import ${plural(report.linksCreated, "link", "links")}</button></form>`}
+${nothing ? undefined : html`<form method="post" action="/import/${options.key}/confirm"><button type="submit">Import ${countOf(report.linksCreated, "link")}</button></form>`}
 <form method="post" action="/import/${options.key}/cancel"><button type="submit" class="secondary">${nothing ? "Back" : "Cancel"}</button></form>
 </div>
 <p class="hint">This preview is kept for ${options.keptMinutes} minutes.</p>
@@ -178,7 +178,7 @@ export function importReportPage(options: ImportReportOptions): Html {
   const content = html`<div class="narrow stack">
 <section class="card" aria-labelledby="report-heading">
 <h1 id="report-heading">Import done</h1>
-<p class="notice" role="status">Imported ${plural(report.linksCreated, "link", "links")} and created ${plural(report.collectionsCreated.length, "collection", "collections")}${options.fileName === "" ? "" : ` from ${options.fileName}`}.</p>
+<p class="notice" role="status">Imported ${countOf(report.linksCreated, "link")} and created ${countOf(report.collectionsCreated.length, "collection")}${options.fileName === "" ? "" : ` from ${options.fileName}`}.</p>
 ${counts(report)}
 <div class="form-actions"><a class="button" href="/">See your links</a><a href="/import">Import another file</a>${options.importId === undefined ? undefined : html`<a href="/imports/${options.importId}/undo">Undo this import</a>`}</div>
 </section>
