@@ -24,6 +24,7 @@ import { API_ROUTE, errorAnswers, errorMapping, surfaces, type DeclaredRoute } f
 import { errorPages } from "./web/error-pages";
 import { pageGuard } from "./web/guard";
 import { searchRoutes } from "./search/routes";
+import { tokenRoutes } from "./tokens/routes";
 import { webPages } from "./web/routes";
 
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
@@ -48,6 +49,7 @@ export function createApp(given: AppDeps) {
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard))
     .use(importRoutes(deps, guard))
+    .use(tokenRoutes(deps, guard))
     .all("/*", () => {
       throw new NotFound();
     }, { surface: { ...API_ROUTE, callers: false } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { ApiError, checkServer, createClient, parseRetryAfter } from "../extension/src/api";
+import { ApiError, checkServer, createClient, parseRetryAfter, revokeHeldToken } from "../extension/src/api";
 import { APP_ORIGIN, appFetch } from "./extension.fakes";
 import { createCollection, createLink, createUser, get, makeEnv, snapshot } from "./helpers";
 
@@ -117,6 +117,24 @@ describe("the extension's API client against the real app", () => {
     } finally {
       server.stop(true);
     }
+  });
+});
+
+describe("revokeHeldToken (signing out, and before signing in again)", () => {
+  it("revokes the token it holds on its server, and only that one; a token revoked before counts as done", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const bob = await createUser(env);
+    const seen: Request[] = [];
+    expect(await revokeHeldToken(APP_ORIGIN, alice.token, appFetch(env, seen))).toBe(true);
+    expect(seen.map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual(["DELETE /api/v1/tokens/current"]);
+    expect((await get(env, "/api/v1/links", { token: alice.token })).status).toBe(401);
+    expect((await get(env, "/api/v1/links", { token: bob.token })).status).toBe(200);
+    expect(await revokeHeldToken(APP_ORIGIN, alice.token, appFetch(env))).toBe(true);
+  });
+
+  it("says so when the server cannot be asked", async () => {
+    expect(await revokeHeldToken("http://127.0.0.1:9", "lks_x", async () => { throw new TypeError("connection refused"); })).toBe(false);
   });
 });
 

@@ -516,6 +516,27 @@ const scenarios: Scenario[] = [
     expect: (response) => expect(response.body.health).toMatchObject({ ignored: false }),
   },
   { name: "DELETE /links/:id/health/ignore: another user gets 404 for the owner's link", method: "DELETE", url: "/api/v1/links/{ownerLink}/health/ignore", as: "other", expectStatus: 404, expectCode: "NOT_FOUND" },
+
+  // DELETE /api/v1/tokens/current
+  { name: "DELETE /tokens/current: a guest is refused", method: "DELETE", url: "/api/v1/tokens/current", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "DELETE /tokens/current: a revoked token is refused", method: "DELETE", url: "/api/v1/tokens/current", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "DELETE /tokens/current: the owner revokes the token they sent, and it is refused afterwards",
+    method: "DELETE", url: "/api/v1/tokens/current", as: "owner", expectStatus: 200,
+    expect: async (response, { env, owner, other }) => {
+      expect(response.body).toEqual({ message: "Token revoked." });
+      expect((await request(env, "GET", "/api/v1/links", { token: owner.token })).status).toBe(401);
+      expect((await request(env, "GET", "/api/v1/links", { token: other.token })).status).toBe(200);
+    },
+  },
+  {
+    name: "DELETE /tokens/current: another user revokes only their own token, never the owner's",
+    method: "DELETE", url: "/api/v1/tokens/current", as: "other", expectStatus: 200,
+    expect: async (_, { env, owner, other }) => {
+      expect((await request(env, "GET", "/api/v1/links", { token: other.token })).status).toBe(401);
+      expect((await request(env, "GET", "/api/v1/links", { token: owner.token })).status).toBe(200);
+    },
+  },
 ];
 
 describe("permissions", () => {

@@ -37,6 +37,8 @@ export interface Client {
   updateLink(id: number, input: UpdateLinkBody): Promise<LinkJson>;
   saveContent(id: number, content: ContentBody): Promise<ContentSavedJson>;
   search(q: string, limit: number): Promise<SearchPageJson>;
+  /** revokeToken revokes the token this client holds (signing out on the server too). */
+  revokeToken(): Promise<void>;
 }
 
 /** parseRetryAfter reads `Retry-After` as seconds or an HTTP date; without one, a minute. */
@@ -91,7 +93,22 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     },
     saveContent: (id, content) => call<ContentSavedJson>("PUT", `/api/v1/links/${id}/content`, content),
     search: (q, limit) => call<SearchPageJson>("GET", `/api/v1/search?${new URLSearchParams({ q, limit: String(limit) })}`),
+    revokeToken: async () => void (await call<MessageJson>("DELETE", "/api/v1/tokens/current")),
   };
+}
+
+/**
+ * revokeHeldToken signs a token out on its server: true when the server no longer accepts it
+ * (revoked now, or before), false when the server could not be asked (it keeps the token until
+ * it is revoked there).
+ */
+export async function revokeHeldToken(origin: string, token: string, send: typeof fetch = fetch): Promise<boolean> {
+  try {
+    await createClient({ origin, token, fetch: send }).revokeToken();
+    return true;
+  } catch (error) {
+    return error instanceof ApiError && error.kind === "unauthorized";
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -1,5 +1,5 @@
 /** The options page: the server's address, signing in and out, and how many favorites to pin. */
-import { checkServer } from "./api";
+import { checkServer, revokeHeldToken } from "./api";
 import { hostPermission, parseServerAddress } from "./address";
 import { signIn } from "./auth";
 import { byId, say } from "./dom";
@@ -44,6 +44,10 @@ async function connect(origin: string, granted: Promise<boolean>): Promise<void>
     say(message, `Checking ${origin}…`);
     const problem = await checkServer(origin);
     if (problem) return say(message, problem.message, "error");
+    // Signing in again replaces this browser's token: the one it holds is revoked first, so the
+    // server, which hands an extension at most one new token a minute, hands one at once.
+    const held = await loadState(storage);
+    if (held.server !== null && held.token !== null) await revokeHeldToken(held.server, held.token);
     say(message, "Sign in to linkshelf in the window that opened…");
     const result = await signIn(ext.identity, origin);
     if (!result.ok) return say(message, result.reason, "error");
@@ -56,8 +60,12 @@ async function connect(origin: string, granted: Promise<boolean>): Promise<void>
 }
 
 byId("sign-out").addEventListener("click", async () => {
+  const held = await loadState(storage);
+  const revoked = held.server !== null && held.token !== null && await revokeHeldToken(held.server, held.token);
   await forgetToken(storage, null);
-  say(message, "Signed out. The server keeps this browser's token until you revoke it there (linkshelf token list / token revoke).", "ok");
+  say(message, revoked
+    ? "Signed out. The server no longer accepts this browser's token."
+    : "Signed out here. The server could not be reached, so it keeps this browser's token until you revoke it there (the account page, or linkshelf token revoke).", "ok");
   await render();
 });
 

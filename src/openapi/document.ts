@@ -19,6 +19,7 @@ const TAGS = [
   { name: "health", description: "Dead links found before you click them: the link checker's findings, checking one now, ignoring one." },
   { name: "collections", description: "Collections of links; every user has an Inbox that cannot be deleted." },
   { name: "imports", description: "The record of your imports of bookmark files, and undoing one." },
+  { name: "tokens", description: "The API token a request presents: revoking it (a client's sign-out)." },
   { name: "redirect", description: "Opening a link through the service counts its clicks." },
   { name: "favicon", description: "Site icons, fetched by the server so clients never contact third parties." },
   { name: "extension", description: "The browser extension's token handoff." },

@@ -88,4 +88,11 @@ export class ShelfTokens {
   revoke(id: number): void {
     deleteOwned(this.owner, apiTokens, id);
   }
+
+  /** revokeToken deletes the owner's token whose secret is `token` (the one a request presented); false when the owner has no such token. */
+  revokeToken(token: string): boolean {
+    return this.owner.db.delete(apiTokens)
+      .where(and(eq(apiTokens.userId, this.owner.user.id), eq(apiTokens.tokenHash, hashSecret(token))))
+      .returning({ id: apiTokens.id }).all().length > 0;
+  }
 }
