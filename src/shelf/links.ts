@@ -63,7 +63,7 @@ const listed = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JS
  */
 export function deleteLinks({ db, user }: Owner, where: SQL): number {
   const deleted = db.delete(links).where(and(eq(links.userId, user.id), where)).returning({ id: links.id }).all();
-  unindexLinks(db, deleted.map((row) => row.id));
+  unindexLinks(db, user.id, deleted.map((row) => row.id));
   return deleted.length;
 }
 

@@ -16,7 +16,7 @@
  */
 import { toLinkJson, type LinkJson } from "../links/model";
 import { Rules } from "../rules";
-import { indexPendingLinks } from "../search/index-text";
+import { hasUserIndex, indexPendingLinks, userSearchTable } from "../search/index-text";
 import { parseQuery } from "../search/query";
 import type { LinkQuery } from "../links/model";
 import { SEARCH_PAGE, type SearchResults, type SnippetSource } from "../search/model";
@@ -86,15 +86,15 @@ interface LinkRow {
  * reach the page (see rankedPage), so a word in tens of thousands of links reads a few hundred
  * link rows. LEFT JOIN keeps the matches as the outer loop, in their order.
  */
-const RANKED_SQL = (filters: string) => `
+const RANKED_SQL = (table: string, filters: string) => `
 SELECT m.id, m.relevance,
   m.relevance * (1 + ${USE_WEIGHTS.clicks} * ln(1 + l.clicks)
     + ${USE_WEIGHTS.recency} * CASE WHEN l.last_clicked_at IS NULL THEN 0
         ELSE pow(0.5, max(0, ?2 - l.last_clicked_at) / ${USE_WEIGHTS.halfLifeDays * DAY}.0) END) AS score,
   coalesce(l.user_id = ?3 ${filters}, 0) AS eligible
 FROM (
-  SELECT rowid AS id, -bm25(link_search, ${FIELD_WEIGHTS.name}.0, ${FIELD_WEIGHTS.description}.0, ${FIELD_WEIGHTS.url}.0, ${FIELD_WEIGHTS.content}.0) AS relevance
-  FROM link_search WHERE link_search MATCH ?1
+  SELECT rowid AS id, -bm25(${table}, ${FIELD_WEIGHTS.name}.0, ${FIELD_WEIGHTS.description}.0, ${FIELD_WEIGHTS.url}.0, ${FIELD_WEIGHTS.content}.0) AS relevance
+  FROM ${table} WHERE ${table} MATCH ?1
   ORDER BY relevance DESC
   LIMIT ?6
 ) m
@@ -187,8 +187,10 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
     input.favorite === undefined ? "" : "AND l.favorite = ?4",
     input.collectionId === undefined ? "" : "AND l.id IN (SELECT link_id FROM link_collections WHERE collection_id = ?5)",
   ].join(" ");
+  // The owner's own index: BM25 counts words over their links alone, and no other user's row is read.
+  if (!hasUserIndex(owner.db, owner.user.id)) return { hits: [], nextCursor: null };
   const maxMultiplier = maxUseMultiplier(owner);
-  const ranked = sqlite.query<Candidate, (string | number | null)[]>(RANKED_SQL(filters));
+  const ranked = sqlite.query<Candidate, (string | number | null)[]>(RANKED_SQL(userSearchTable(owner.user.id), filters));
   // Leaving the iteration early (the page is full) resets the statement: no read stays open.
   const rank = (kept: number) => rankedPage(ranked.iterate(
     query.match, rankedAt, owner.user.id, input.favorite === undefined ? null : Number(input.favorite),
