@@ -12,7 +12,7 @@ import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
 import type { ContentInput, ContentJson, ContentSource, ContentSummary, SearchResults } from "../search/model";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
-import { searchLinks } from "./search";
+import { searchLinks, type SearchBudget } from "./search";
 
 /** What creating a link runs, built once per database (a POST's own cost is mostly these). */
 const linkQueries = preparedQueries((db) => ({
@@ -256,10 +256,11 @@ export class ShelfLinks {
 
   /**
    * find searches the owner's links by words (full-text: names, descriptions, URLs and saved
-   * page text), best first, a page at a time with snippets; src/shelf/search.ts has the ranking.
+   * page text), best first, a page at a time with snippets, within `budget` of server time
+   * (QueryTooBroad past it); src/shelf/search.ts has the ranking.
    */
-  find(query: LinkQuery, now: number): SearchResults {
-    return searchLinks(this.owner, query, now);
+  find(query: LinkQuery, now: number, budget?: SearchBudget): SearchResults {
+    return searchLinks(this.owner, query, now, budget);
   }
 
   /** content is the saved page content of one of the owner's links (NotFound: another user's, unknown, or none saved). */

@@ -14,6 +14,7 @@
  * Equal scores go newest first (higher id). The time "now" of the first page is carried in the
  * cursor, so the pages of one search share one ranking.
  */
+import { QueryTooBroad } from "../errors";
 import { toLinkJson, type LinkJson } from "../links/model";
 import { Rules } from "../rules";
 import { hasUserIndex, indexPendingLinks, userSearchTable } from "../search/index-text";
@@ -124,6 +125,30 @@ function maxUseMultiplier(owner: Owner): number {
   return 1 + USE_WEIGHTS.clicks * Math.log(1 + (clicks ?? 0)) + USE_WEIGHTS.recency;
 }
 
+/**
+ * How much server time one search may take: `millis` by `clock` (milliseconds, never stepping
+ * back). Past it the search stops and answers QueryTooBroad, never a part of its answer. It is
+ * checked between the steps of a search and between the matches it reads; the limits on
+ * prefixes (BREADTH_LIMITS) keep any one step short. Tests inject a clock.
+ */
+export interface SearchBudget {
+  clock: () => number;
+  millis: number;
+}
+
+export const SEARCH_BUDGET: SearchBudget = { clock: () => performance.now(), millis: 1000 };
+
+/** What a search that ran out of time answers. */
+export const TOO_BROAD_MESSAGE = "This search matches too much to rank within a second: add a word, make a prefix* longer, or use fewer prefixes.";
+
+/** budgetCheck starts a search's clock; the function it returns throws QueryTooBroad once the budget is spent. */
+function budgetCheck({ clock, millis }: SearchBudget): () => void {
+  const started = clock();
+  return () => {
+    if (clock() - started > millis) throw new QueryTooBroad(TOO_BROAD_MESSAGE);
+  };
+}
+
 /** ranksAbove: does hit a rank above hit b (a higher score, or the same and a newer link). */
 const ranksAbove = (a: Candidate, b: Candidate) => a.score > b.score || (a.score === b.score && a.id > b.id);
 
@@ -137,7 +162,7 @@ const ranksAbove = (a: Candidate, b: Candidate) => a.score > b.score || (a.score
  * last one. (Should the candidates ever come out of order, or a relevance be negative, nothing
  * is concluded from the bound.)
  */
-function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplier: number, kept: number, after: Position | undefined): Candidate[] | undefined {
+function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplier: number, kept: number, after: Position | undefined, check: () => void): Candidate[] | undefined {
   const page: Candidate[] = [];
   // Rounding in either product cannot matter at this margin.
   const bound = maxMultiplier * (1 + 1e-9);
@@ -146,6 +171,7 @@ function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplie
   let ordered = true;
   let read = 0;
   for (const candidate of candidates) {
+    check();
     read++;
     ordered &&= candidate.relevance <= previous && candidate.relevance >= 0;
     previous = candidate.relevance;
@@ -167,9 +193,10 @@ function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplie
  * page at a time, each with a snippet of its text around the match and which text that was. Per
  * page: the bound on use, the ranking (read only as far as the page needs), the page's links and
  * their texts; plus the collection check when filtering by collection (another user's or
- * unknown: NotFound).
+ * unknown: NotFound). A search that spends its `budget` of server time (the links still marked
+ * for the index are indexed first, outside it) is QueryTooBroad.
  */
-export function searchLinks(owner: Owner, input: LinkQuery, now: number): SearchResults {
+export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget = SEARCH_BUDGET): SearchResults {
   const query = parseQuery(input.q);
   const rules = new Rules();
   const limit = input.limit ?? SEARCH_PAGE.defaultLimit;
@@ -180,6 +207,7 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
   if (input.collectionId !== undefined) ownedCollection(owner, input.collectionId);
   // Whatever is still marked (the server's indexer takes marks 50 ms after they are made) is indexed now.
   indexPendingLinks(owner.db);
+  const check = budgetCheck(budget);
 
   const rankedAt = after?.now ?? now;
   const sqlite = owner.db.$client;
@@ -195,10 +223,11 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
   const rank = (kept: number) => rankedPage(ranked.iterate(
     query.match, rankedAt, owner.user.id, input.favorite === undefined ? null : Number(input.favorite),
     input.collectionId ?? null, kept,
-  ), limit + 1, maxMultiplier, kept === -1 ? Infinity : kept, after);
+  ), limit + 1, maxMultiplier, kept === -1 ? Infinity : kept, after, check);
   // One read transaction: the page's links are read as they were ranked (another process may write between statements).
   const { rows, page, links, texts } = sqlite.transaction(() => {
-    const rows = rank(RANKING.firstCandidates) ?? rank(-1)!;
+    const rows = rank(RANKING.firstCandidates) ?? (check(), rank(-1)!);
+    check();
     const page = rows.slice(0, limit);
     const ids = JSON.stringify(page.map((row) => row.id));
     const links = new Map(page.length === 0 ? [] : sqlite.query<LinkRow, [string]>(PAGE_SQL).all(ids).map((row) => [row.id, row]));
@@ -209,7 +238,9 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
     return { rows, page, links, texts };
   })();
 
+  check();
   const hits = page.map(({ id, score }) => {
+    check();
     const row = links.get(id)!;
     const link = toLinkJson({
       id: row.id, userId: row.user_id, name: row.name, description: row.description, url: row.url, favorite: row.favorite === 1,
