@@ -34,14 +34,14 @@ export const USER_SEARCH_OBJECTS = /^link_search_[1-9][0-9]*(?:_data|_idx|_docsi
  * userSearchTableSql is the one statement that makes a user's index: the link's name,
  * description, URL and saved page (title and text) as columns, in that order; rowid = links.id.
  * Contentless (the text lives in `links` and `link_contents`; contentless_delete lets a row be
- * replaced by its rowid), with prefix indexes of 2 and 3 characters, so a short `prefix*` reads
+ * replaced by its rowid), with an index of 2-character prefixes, so a two-letter `prefix*` reads
  * one list instead of merging those of every word it starts.
  */
 export function userSearchTableSql(userId: number): string {
   if (!Number.isSafeInteger(userId) || userId < 1) throw new Error(`not a user id: ${userId}`);
   return `CREATE VIRTUAL TABLE IF NOT EXISTS ${userSearchTable(userId)} USING fts5(
   name, description, url, content,
-  tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3',
+  tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2',
   content = '', contentless_delete = 1
 )`;
 }

@@ -8,7 +8,7 @@ import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_LIMITS, LINK_PAGE, toLinkJson, type BulkLinksInput, type CreateLinkInput, type LinkJson, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
-import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
+import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
 import type { ContentInput, ContentJson, ContentSource, ContentSummary, SearchResults } from "../search/model";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
@@ -260,6 +260,8 @@ export class ShelfLinks {
    * (QueryTooBroad past it); src/shelf/search.ts has the ranking.
    */
   find(query: LinkQuery, now: number, budget?: SearchBudget): SearchResults {
+    // Whatever is still marked (the server's indexer takes marks 50 ms after they are made) is indexed first.
+    indexPendingLinks(this.owner.db);
     return searchLinks(this.owner, query, now, budget);
   }
 

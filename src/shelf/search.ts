@@ -17,7 +17,7 @@
 import { QueryTooBroad } from "../errors";
 import { toLinkJson, type LinkJson } from "../links/model";
 import { Rules } from "../rules";
-import { hasUserIndex, indexPendingLinks, userSearchTable } from "../search/index-text";
+import { hasUserIndex, userSearchTable } from "../search/index-text";
 import { parseQuery } from "../search/query";
 import type { LinkQuery } from "../links/model";
 import { SEARCH_PAGE, type SearchResults, type SnippetSource } from "../search/model";
@@ -193,8 +193,8 @@ function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplie
  * page at a time, each with a snippet of its text around the match and which text that was. Per
  * page: the bound on use, the ranking (read only as far as the page needs), the page's links and
  * their texts; plus the collection check when filtering by collection (another user's or
- * unknown: NotFound). A search that spends its `budget` of server time (the links still marked
- * for the index are indexed first, outside it) is QueryTooBroad.
+ * unknown: NotFound). A search that spends its `budget` of server time is QueryTooBroad. It
+ * reads only: the caller indexes the links still marked for the index first (indexPendingLinks).
  */
 export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget = SEARCH_BUDGET): SearchResults {
   const query = parseQuery(input.q);
@@ -205,8 +205,6 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget 
   if (input.cursor !== undefined && !after) rules.fail("/cursor", "Expected the nextCursor of a previous page");
   rules.check();
   if (input.collectionId !== undefined) ownedCollection(owner, input.collectionId);
-  // Whatever is still marked (the server's indexer takes marks 50 ms after they are made) is indexed now.
-  indexPendingLinks(owner.db);
   const check = budgetCheck(budget);
 
   const rankedAt = after?.now ?? now;

@@ -15,6 +15,7 @@ import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
 import { drawHome } from "./home";
 import { drawSearch } from "./search";
+import { searcherOf } from "../search/searcher";
 import { bulkNoticeOf, noticeOf, withBulkNotice } from "./notices";
 import { oneValue } from "./query";
 
@@ -136,7 +137,9 @@ function messageOf(error: AppError): string {
  * BULK_MAX_IDS, removing from the Inbox) shows the list again with the message, through the
  * route's `invalid`; another user's id or collection is the 404 page.
  */
-export function listPages({ config, clock, peerAddress }: AppDeps, guard: PageGuard) {
+export function listPages(deps: AppDeps, guard: PageGuard) {
+  const { config, clock, peerAddress } = deps;
+  const searcher = searcherOf(deps);
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   return new Elysia()
@@ -165,7 +168,7 @@ export function listPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
           const refusal = { message: messageOf(error), status: error.status };
           if (next.pathname === "/links") return drawAllLinks(shelf, query, refusal);
           if (next.pathname === "/") return drawHome(shelf, query, undefined, refusal);
-          if (next.pathname === "/search") return drawSearch(shelf, query, clock(), undefined, refusal);
+          if (next.pathname === "/search") return drawSearch(searcher, shelf, query, clock(), undefined, refusal);
           return error;
         },
       },

@@ -4,7 +4,8 @@ import { QueryTooBroad, ValidationFailed } from "../errors";
 import { parseId } from "../ids";
 import { htmlResponse } from "../pages/html";
 import { searchPage, type SearchAsked } from "../pages/search";
-import { SEARCH_BUDGET, type SearchBudget } from "../shelf/search";
+import type { Searcher } from "../search/searcher";
+import { searcherOf } from "../search/searcher";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
@@ -36,13 +37,13 @@ function addressOf(asked: SearchAsked, cursor?: string): string {
  * drawSearch draws the search page for an address's query at `now`. With `refused` (words the
  * search language refuses, a hand-edited cursor) the message is beside the box and nothing is
  * searched; with `refusal`, a bulk action sent from the page was refused: its message is above
- * the results' form, with its status. The search has `budget` of server time.
+ * the results' form, with its status. `searcher` runs the search.
  */
-export function drawSearch(shelf: Shelf, query: Query, now: number, refused?: ValidationFailed, refusal?: { message: string; status: number }, budget = SEARCH_BUDGET): Response {
+export async function drawSearch(searcher: Searcher, shelf: Shelf, query: Query, now: number, refused?: ValidationFailed, refusal?: { message: string; status: number }): Promise<Response> {
   const asked = askedOf(query);
   const cursor = oneValue(query.cursor) || undefined;
   const results = refused || asked.q === "" ? null
-    : shelf.links.find({ q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, now, budget);
+    : await searcher.find(shelf, { q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, now);
   const messages = refused?.errors ?? [];
   const queryError = messages.find((error) => error.path === "/q")?.message;
   const collections = shelf.collections.summaries();
@@ -72,8 +73,9 @@ export function drawSearch(shelf: Shelf, query: Query, now: number, refused?: Va
  * a search too broad to run (QueryTooBroad); another user's collection is the 404 page. Each
  * search counts against the user's rate limit, as the API's does.
  */
-export function searchPages({ clock, searchBudget }: AppDeps, guard: PageGuard) {
-  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed) => drawSearch(shelf, query, clock(), refused, undefined, searchBudget);
+export function searchPages(deps: AppDeps, guard: PageGuard) {
+  const searcher = searcherOf(deps);
+  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed) => drawSearch(searcher, shelf, query, deps.clock(), refused);
 
   return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query), { limited: true }), {
     surface: {
