@@ -9,7 +9,7 @@ import { createOmnibox } from "../extension/src/omnibox";
 import { BREADTH_LIMITS } from "../src/search/query";
 import { TOO_BROAD_MESSAGE } from "../src/shelf/search";
 import { APP_ORIGIN, appFetch, FakeStorage, FakeTabs } from "./extension.fakes";
-import { texts } from "./html";
+import { cookieFor, submit, texts } from "./html";
 import { createLink, createUser, get, makeEnv, put, sessionCookie, snapshot, type EnvOptions, type TestEnv, type TestUser } from "./helpers";
 
 const search = (env: TestEnv, as: TestUser, q: string) => get(env, `/api/v1/search?q=${encodeURIComponent(q)}`, { token: as.token });
@@ -117,6 +117,20 @@ describe("a search's budget of server time", () => {
     const short = await searchPage(env, alice, "a*");
     expect(short.status).toBe(422);
     expect(texts(short.text, "body")[0]).toContain("\"a*\" is too short a prefix");
+  });
+});
+
+describe("a bulk action on every hit of a search that runs out of its budget", () => {
+  it("shows the search page again with the reason beside the box, 422, and changes nothing", async () => {
+    const env = makeEnv({ LINKSHELF_RATE_LIMIT: "off" }, { searchBudget: budgetOf(1000, 2000) });
+    const { alice } = await shelf(env);
+    const cookie = cookieFor(env, alice);
+    const before = snapshot(env);
+    const response = await submit(env, "/links/bulk", { next: "/search?q=abacus", action: "favorite", scope: "all", "view-q": "abacus" }, cookie);
+    expect(response.status).toBe(422);
+    expect(texts(response.text, "h1")).toEqual(["Search: “abacus”"]);
+    expect(texts(response.text, "body")[0]).toContain(TOO_BROAD_MESSAGE);
+    expect(snapshot(env)).toBe(before);
   });
 });
 

@@ -201,6 +201,16 @@ export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity)
 }
 
 /**
+ * indexPendingInSlices indexes every pending link as indexPendingLinks does, a slice of at most
+ * `maxLinks` links and `maxMillis` at a time, letting the event loop run between slices: the
+ * server's search waits for it without holding the other requests (after an upgrade, every link
+ * of the database is pending until the indexer has gone through them).
+ */
+export async function indexPendingInSlices(db: Db, maxLinks = 1000, maxMillis = 20): Promise<void> {
+  while (indexPendingSlice(db, maxLinks, maxMillis).more) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * indexPendingLinks indexes every pending link (indexPendingSlice, 1,000 at a time) and returns
  * how many. Runs before each search, so a search always sees every link stored; the server's
  * SearchIndexer does the same in the background, at start and soon after each write.

@@ -13,7 +13,7 @@
 import { AppError, NotFound, QueryTooBroad, ValidationFailed, type FieldError } from "../errors";
 import type { UserRow } from "../db/schema";
 import type { LinkQuery } from "../links/model";
-import { indexPendingLinks } from "./index-text";
+import { indexPendingInSlices } from "./index-text";
 import type { SearchResults } from "./model";
 import { SEARCH_BUDGET, TOO_BROAD_MESSAGE, type SearchBudget } from "../shelf/search";
 import type { Shelf } from "../shelf/shelf";
@@ -67,7 +67,8 @@ export const WORKER_GRACE_MILLIS = 250;
  * WorkerSearcher runs searches one at a time on a worker thread (`url`: src/search/worker.ts,
  * which opens `path` read-only), in the order they came; the thread starts with the first
  * search, so a server nobody searches costs nothing more. The links still marked for the index
- * are indexed here first, on the server's connection, so the worker sees every link stored.
+ * are indexed here first, on the server's connection, a slice at a time with the event loop
+ * running between slices, so the worker sees every link stored.
  */
 export class WorkerSearcher implements Searcher {
   private worker: Worker | undefined;
@@ -123,7 +124,7 @@ export class WorkerSearcher implements Searcher {
 
   async find(shelf: Shelf, input: LinkQuery, now: number): Promise<SearchResults> {
     if (this.stopped) throw new Error("the searcher is stopped");
-    indexPendingLinks(shelf.db);
+    await indexPendingInSlices(shelf.db);
     const request: SearchRequest = { id: this.nextId++, user: shelf.user, input, now };
     const answer = await new Promise<SearchAnswer>((settle) => {
       this.queue.push({ request, settle });

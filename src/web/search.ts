@@ -35,16 +35,17 @@ function addressOf(asked: SearchAsked, cursor?: string): string {
 
 /**
  * drawSearch draws the search page for an address's query at `now`. With `refused` (words the
- * search language refuses, a hand-edited cursor) the message is beside the box and nothing is
+ * search language refuses, a hand-edited cursor, a search too broad) the message is beside the box and nothing is
  * searched; with `refusal`, a bulk action sent from the page was refused: its message is above
  * the results' form, with its status. `searcher` runs the search.
  */
-export async function drawSearch(searcher: Searcher, shelf: Shelf, query: Query, now: number, refused?: ValidationFailed, refusal?: { message: string; status: number }): Promise<Response> {
+export async function drawSearch(searcher: Searcher, shelf: Shelf, query: Query, now: number, refused?: ValidationFailed | QueryTooBroad, refusal?: { message: string; status: number }): Promise<Response> {
   const asked = askedOf(query);
   const cursor = oneValue(query.cursor) || undefined;
   const results = refused || asked.q === "" ? null
     : await searcher.find(shelf, { q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, now);
-  const messages = refused?.errors ?? [];
+  // A search too broad to run is refused for its words: its message goes beside the box.
+  const messages = refused instanceof QueryTooBroad ? [{ path: "/q", message: refused.message }] : refused?.errors ?? [];
   const queryError = messages.find((error) => error.path === "/q")?.message;
   const collections = shelf.collections.summaries();
   return htmlResponse(searchPage({
@@ -75,7 +76,7 @@ export async function drawSearch(searcher: Searcher, shelf: Shelf, query: Query,
  */
 export function searchPages(deps: AppDeps, guard: PageGuard) {
   const searcher = searcherOf(deps);
-  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed) => drawSearch(searcher, shelf, query, deps.clock(), refused);
+  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed | QueryTooBroad) => drawSearch(searcher, shelf, query, deps.clock(), refused);
 
   return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query), { limited: true }), {
     surface: {
@@ -85,10 +86,7 @@ export function searchPages(deps: AppDeps, guard: PageGuard) {
         const shelf = guard.shelfOf(request);
         if (!shelf) return error;
         const asked = Object.fromEntries(new URL(request.url).searchParams);
-        if (error instanceof ValidationFailed) return show(shelf, asked, error);
-        // Shown like a refusal of the words: the reason beside the box, nothing searched.
-        if (error instanceof QueryTooBroad) return show(shelf, asked, new ValidationFailed([{ path: "/q", message: error.message }]));
-        return error;
+        return error instanceof ValidationFailed || error instanceof QueryTooBroad ? show(shelf, asked, error) : error;
       },
     },
   });
