@@ -8,6 +8,8 @@ import pkg from "./package.json" with { type: "json" };
 import { developmentVersion } from "./src/version";
 
 const MAIN = new URL("./src/main.ts", import.meta.url).pathname;
+/** The search worker's thread (src/server.ts starts it as `./search/worker.ts` beside main.ts): a second entry point of the executable. */
+const SEARCH_WORKER = new URL("./src/search/worker.ts", import.meta.url).pathname;
 
 export interface BuildOptions {
   /** The entry point, src/main.ts unless given. */
@@ -21,7 +23,7 @@ export interface BuildOptions {
 /** buildExecutable compiles `entry` into the single executable `outfile`; throws with bun's messages when it fails. */
 export async function buildExecutable(outfile: string, { entry = MAIN, target, release = false }: BuildOptions = {}): Promise<string> {
   const result = await Bun.build({
-    entrypoints: [entry],
+    entrypoints: entry === MAIN ? [entry, SEARCH_WORKER] : [entry],
     compile: target ? { outfile, target } : { outfile },
     target: "bun",
     format: "esm",

@@ -14,6 +14,7 @@ import { benchLinkCheck } from "./link-check-load";
 import { compile, GENERATOR, ROOT } from "./lib";
 import { benchRedirect } from "./redirect";
 import { benchSearch } from "./search";
+import { benchSearchAbuse } from "./search-abuse";
 import { benchSlowUploads, caseLine, withinTarget } from "./slow-uploads";
 
 const began = performance.now();
@@ -31,6 +32,8 @@ console.error("measuring start-up and idle memory ...");
 const footprint = await benchFootprint(binary);
 console.error("measuring full-text search (100,000 links × 3 KB; the library is built once and kept in bench/.cache) ...");
 const search = await benchSearch(binary);
+console.error("measuring /healthz and GET /l/:id while 4 clients send the costliest searches ...");
+const searchAbuse = await benchSearchAbuse(binary);
 console.error("measuring GET /l/:id while the link checker works through 100,000 links ...");
 const linkCheck = await benchLinkCheck(binary);
 console.error("measuring slow uploads from one address (10,000 sign-in forms, 280 saved pages) ...");
@@ -72,6 +75,12 @@ const rows: [Status, string, string, string, string][] = [
   [status(linkCheck.ratio >= linkCheck.target), "GET /l/:id, link checker on ÷ off",
     `${GENERATOR}: ${linkCheck.links.toLocaleString("en")} links, ${linkCheck.period}, ${linkCheck.on.checks} checks; RSS ${linkCheck.on.rss.toFixed(0)} MiB (off ${linkCheck.off.rss.toFixed(0)})`,
     x(linkCheck.ratio), `≥ ${linkCheck.target}`],
+  ...(["healthz", "redirect"] as const).map((probe): [Status, string, string, string, string] => {
+    const figure = searchAbuse.underLoad[probe];
+    return [status(figure.p99 <= searchAbuse.target), `${probe === "healthz" ? "GET /healthz" : "GET /l/:id"} p99, ${searchAbuse.clients} clients searching`,
+      `costliest searches: ${searchAbuse.searches.answered} answered, ${searchAbuse.searches.refused} refused 422; idle p99 ${searchAbuse.idle[probe].p99.toFixed(1)} ms`,
+      `${figure.p99.toFixed(1)} ms`, `≤ ${searchAbuse.target} ms`];
+  }),
   [status(search.rssWhileServingMiB <= search.rssTarget), "RSS while serving searches", `${search.links.toLocaleString("en")} links`, `${search.rssWhileServingMiB.toFixed(0)} MiB`, `≤ ${search.rssTarget} MiB`],
   ...([["10,000 slow sign-in forms, one address", slowUploads.login], ["280 slow 2 MiB saved pages, one address", slowUploads.content]] as const).map(([name, figure]): [Status, string, string, string, string] =>
     [status(withinTarget(figure)), `${name}: peak RSS`, `/healthz ${figure.healthz.answered} / ${figure.healthz.polled} answered, slowest ${figure.healthz.slowestMs.toFixed(0)} ms`,
@@ -105,7 +114,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, linkCheck, slowUploads,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");

@@ -18,7 +18,7 @@ import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
 import { cli, createBenchUser, indexCatchUp, median, NO_REFUSAL_RATE_LIMIT, pinned, ROOT, rssMiB, serveCommand, start, stop, tempDir, timedLoad, type Generator } from "./lib";
 
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 const LINKS = 100_000;
 const TEXT_BYTES = 3000;
 const BENCH_EMAIL = "bench@example.test";
@@ -91,6 +91,9 @@ class Language {
     return sentences.join(" ");
   }
 }
+
+/** commonestWords is the `count` most common words of the library's language, most common first. */
+export const commonestWords = (count: number): string[] => new Language(random(20261125)).words.slice(0, count);
 
 export interface SearchLibrary {
   path: string;

@@ -37,7 +37,7 @@ export function createApp(given: AppDeps) {
   // One budget per address for every form that checks a password or the setup code.
   const signIns = new SignInThrottle();
   // The signed-in pages' guard: their error pages are drawn in the shell of the user it let in.
-  const pages = pageGuard(deps);
+  const pages = pageGuard(deps, guard.limit);
   // The API's user is decided ahead of its body parser, so a request without a valid token is
   // 401 before its body is read; the catch-all makes an unknown API path a 401 before a 404.
   const api = new Elysia({ prefix: API_PREFIX })

@@ -10,6 +10,8 @@ import type { Config } from "./config";
 import type { Db } from "./db/client";
 import type { Connect, Resolver } from "./favicon/fetch";
 import type { LogSink } from "./log";
+import type { Searcher } from "./search/searcher";
+import type { SearchBudget } from "./shelf/search";
 
 export interface AppDeps {
   db: Db;
@@ -29,6 +31,10 @@ export interface AppDeps {
   linkCheck?: LinkCheck;
   /** The hashing queue; default the process's one, which every hash and verification shares. */
   passwords?: Passwords;
+  /** Where searches run; the server gives its worker thread. Absent: on the caller's thread, with `searchBudget`. */
+  search?: Searcher;
+  /** The server time one search may take on the caller's thread; default SEARCH_BUDGET (1 s). Tests inject a clock that runs out. */
+  searchBudget?: SearchBudget;
   /** Where log lines go (unexpected errors, the access log); stderr by default. */
   log?: LogSink;
   /**

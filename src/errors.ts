@@ -85,6 +85,16 @@ export class ValidationFailed extends AppError {
   }
 }
 
+/**
+ * A search that would cost the server too much: a prefix too short, too many prefixes, or a
+ * search that ran out of its time. The message says what to narrow; nothing partial is answered.
+ */
+export class QueryTooBroad extends AppError {
+  constructor(message: string) {
+    super(422, "QUERY_TOO_BROAD", message);
+  }
+}
+
 export class Unauthorized extends AppError {
   constructor() {
     super(401, "UNAUTHORIZED", "A valid API token is required.", undefined, { "WWW-Authenticate": "Bearer" });

@@ -8,6 +8,7 @@ import { LinkChecker } from "./health/checker";
 import { SearchIndexer } from "./search/indexer";
 import { scheduleBackups } from "./db/backup";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
+import { WorkerSearcher } from "./search/searcher";
 import { lockDataDir } from "./db/lock";
 import { countUsers } from "./users/service";
 
@@ -30,7 +31,9 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   const setupCode = countUsers(db) === 0 ? newSetupCode() : undefined;
   const capture = createContentCapture({ config, clock: Date.now, log }, storeFetchedContent(db));
   const linkCheck = new LinkChecker({ db, clock: Date.now, log, config: config.linkCheck });
-  const app = createApp({ db, config, clock: Date.now, setupCode, log, capture, linkCheck });
+  // Searches run on a worker thread with its own read-only connection: the event loop keeps answering meanwhile.
+  const search = new WorkerSearcher(new URL("./search/worker.ts", import.meta.url), path);
+  const app = createApp({ db, config, clock: Date.now, setupCode, log, capture, linkCheck, search });
   try {
     // Elysia asks Bun for SO_REUSEPORT by default, with which a second server on the same port
     // starts without error and the kernel splits connections between the two.
@@ -69,6 +72,7 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   log(`linkshelf: ${signal} received, finishing in-flight requests`);
   clearTimeout(settleMemory);
   await server.stop();
+  await search.stop();
   // Fetches in flight are aborted and waited for: none writes after the database closes.
   await capture.stop();
   await linkCheck.stop();

@@ -16,7 +16,7 @@ const AUTHORIZE = `/extension/authorize?redirect_uri=${encodeURIComponent(CALLBA
 /** Every page and form of the signed-in web pages (not their scripts), from the pages' own plugin, with its ids filled in. */
 function pageRoutes(env: TestEnv): { method: string; path: string }[] {
   const deps = { db: env.db, config: env.config, clock: () => env.clock.now };
-  return webPages(deps, pageGuard(deps), new SignInThrottle()).routes
+  return webPages(deps, pageGuard(deps, () => ({})), new SignInThrottle()).routes
     .filter((route) => !route.path.startsWith("/assets/"))
     .map((route) => ({ method: route.method, path: route.path.replace(":id", "1").replace(":key", "k") }));
 }

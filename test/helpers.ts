@@ -9,6 +9,7 @@ import { openDatabase, type Db } from "../src/db/client";
 import type { UserRow } from "../src/db/schema";
 import type { LogSink } from "../src/log";
 import { Shelf } from "../src/shelf/shelf";
+import type { SearchBudget } from "../src/shelf/search";
 import { createUser as createUserRecord } from "../src/users/service";
 
 export const START = Date.parse("2026-11-22T05:52:24.123Z");
@@ -69,6 +70,8 @@ export interface EnvOptions {
   capture?: ContentCapture;
   /** The link checker behind "check now"; default none (nothing is checked). */
   linkCheck?: LinkCheck;
+  /** The server time a search may take, by its own clock; default the real one (1 s). */
+  searchBudget?: SearchBudget;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
@@ -80,7 +83,7 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const peer = options.peer ?? "127.0.0.1";
   const passwords = options.passwords ?? testPasswords;
   const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, peerAddress: () => peer,
-    passwords, log: options.log, capture: options.capture, linkCheck: options.linkCheck });
+    passwords, log: options.log, capture: options.capture, linkCheck: options.linkCheck, searchBudget: options.searchBudget });
   return { app, db, config, clock, queries, passwords };
 }
 

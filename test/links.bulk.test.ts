@@ -99,7 +99,7 @@ describe("POST /api/v1/links/bulk", () => {
     const client = env.db.$client;
     expect(client.query("SELECT count(*) AS n FROM link_contents").get()).toEqual({ n: 0 });
     expect(client.query("SELECT count(*) AS n FROM link_collections WHERE link_id IN (?, ?)").get(one, two)).toEqual({ n: 0 });
-    expect(client.query("SELECT count(*) AS n FROM link_search WHERE rowid IN (?, ?)").get(one, two)).toEqual({ n: 0 });
+    expect(client.query(`SELECT count(*) AS n FROM link_search_${alice.user.id} WHERE rowid IN (?, ?)`).get(one, two)).toEqual({ n: 0 });
     expect((await get(env, "/api/v1/search?q=zebrafish", { token: alice.token })).body.hits).toHaveLength(0);
   });
 

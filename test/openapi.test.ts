@@ -54,7 +54,7 @@ async function documentOf(env = makeEnv()) {
 /** webPageRoutes lists `METHOD path` of every signed-in web page, from the pages' own plugin. */
 function webPageRoutes(env: ReturnType<typeof makeEnv>): string[] {
   const deps = { db: env.db, config: env.config, clock: () => env.clock.now };
-  return webPages(deps, pageGuard(deps), new SignInThrottle()).routes.map((route) => `${route.method} ${route.path}`);
+  return webPages(deps, pageGuard(deps, () => ({})), new SignInThrottle()).routes.map((route) => `${route.method} ${route.path}`);
 }
 
 /** The routes the app serves that declare who may call them (the others declare `callers: false`: left out of the document). */

@@ -1,11 +1,11 @@
 /**
- * Rate limits belong to the limited routes (`/api/v1/*`, "/l/:id", `/favicon`): every path
+ * Rate limits belong to the limited routes (`/api/v1/*`, "/l/:id", `/favicon`, the search page): every path
  * the router sends to one of them is limited and counted, and a path it sends nowhere is a
  * 404 that counts nothing. Through `app.handle`, one user and one anonymous bucket: a request
  * is "counted" when the remaining budget seen by the canonical path drops by it.
  */
 import { describe, expect, it } from "bun:test";
-import { createCollection, createLink, createUser, get, makeEnv, request, snapshot, type ApiResponse, type TestEnv } from "./helpers";
+import { createCollection, createLink, createUser, get, makeEnv, request, sessionCookie, snapshot, type ApiResponse, type TestEnv } from "./helpers";
 
 interface Variant {
   path: string;
@@ -20,6 +20,8 @@ interface Route {
   /** The canonical path, used to read the bucket before and after each variant. */
   canonical: string;
   token: boolean;
+  /** Sent with the owner's session cookie (a signed-in page). */
+  session?: boolean;
   variants: Variant[];
 }
 
@@ -95,6 +97,19 @@ const ROUTES: Route[] = [
       { path: "/Api/v1/collections", status: 404, reaches: false },
     ],
   },
+  {
+    name: "the search page, signed in (200)",
+    canonical: "/search?q=link",
+    token: false,
+    session: true,
+    variants: [
+      { path: "/search?q=link", status: 200, reaches: true },
+      { path: "/search/?q=link", status: 200, reaches: true },
+      { path: "//search?q=link", status: 404, reaches: false },
+      { path: "/search//?q=link", status: 404, reaches: false },
+      { path: "/SEARCH?q=link", status: 404, reaches: false },
+    ],
+  },
 ];
 
 describe("a limited route reached by another spelling of its path", () => {
@@ -102,7 +117,7 @@ describe("a limited route reached by another spelling of its path", () => {
     it(`is limited and counted whenever the router sends it there, and a plain 404 otherwise: ${route.name}`, async () => {
       const { env, owner, link } = await world();
       const at = (path: string) => path.replace(":id", String(link.id));
-      const options = route.token ? { token: owner.token } : {};
+      const options = route.token ? { token: owner.token } : route.session ? { headers: { cookie: sessionCookie(env, owner.user.id) } } : {};
       const seen: { path: string; status: number; limited: boolean; counted: boolean }[] = [];
       for (const variant of route.variants) {
         const before = remainingOf(await get(env, at(route.canonical), options));

@@ -251,11 +251,12 @@ describe("GET /api/v1/search: ranking", () => {
  * equal scores newest first. The search must give exactly this, however little it reads.
  */
 function everyMatchRanked(env: TestEnv, as: TestUser, q: string, now: number, favorite?: boolean): [number, number][] {
+  const index = `link_search_${as.user.id}`;
   return env.db.$client.query<{ id: number; score: number }, [string, number, number, number | null]>(`
-    SELECT l.id, -bm25(link_search, 8.0, 4.0, 2.0, 1.0) * (1 + 0.2 * ln(1 + l.clicks)
+    SELECT l.id, -bm25(${index}, 8.0, 4.0, 2.0, 1.0) * (1 + 0.2 * ln(1 + l.clicks)
       + 0.3 * CASE WHEN l.last_clicked_at IS NULL THEN 0 ELSE pow(0.5, max(0, ?3 - l.last_clicked_at) / 2592000000.0) END) AS score
-    FROM link_search JOIN links l ON l.id = link_search.rowid
-    WHERE link_search MATCH ?1 AND l.user_id = ?2 AND (?4 IS NULL OR l.favorite = ?4)
+    FROM ${index} JOIN links l ON l.id = ${index}.rowid
+    WHERE ${index} MATCH ?1 AND l.user_id = ?2 AND (?4 IS NULL OR l.favorite = ?4)
     ORDER BY score DESC, l.id DESC`).all(`"${q}"`, as.user.id, now, favorite === undefined ? null : Number(favorite)).map((row) => [row.id, row.score]);
 }
 
@@ -580,7 +581,7 @@ describe("the index stays in step with the links", () => {
     expect((await del(env, `/api/v1/links/${article.id}`, { token: alice.token })).status).toBe(200);
     expect(await found(env, alice, "connections")).toEqual([]);
     expect(env.db.$client.query("SELECT count(*) AS n FROM link_contents WHERE link_id = ?").all(article.id)).toEqual([{ n: 0 }]);
-    expect(env.db.$client.query("SELECT count(*) AS n FROM link_search WHERE rowid = ?").all(article.id)).toEqual([{ n: 0 }]);
+    expect(env.db.$client.query(`SELECT count(*) AS n FROM link_search_${alice.user.id} WHERE rowid = ?`).all(article.id)).toEqual([{ n: 0 }]);
   });
 
   it("keeps the content searchable when the link is edited", async () => {
@@ -598,7 +599,12 @@ describe("the index stays in step with the links", () => {
 
   it("marks new links and saved pages, however they were stored, and indexes them all at the next search, one index row per link", async () => {
     const { env, alice } = await library();
-    const counts = () => env.db.$client.query("SELECT (SELECT count(*) FROM links) AS links, (SELECT count(*) FROM link_search) AS indexed, (SELECT count(*) FROM link_search_pending) AS pending").get();
+    const sqlite = env.db.$client;
+    const indexes = () => sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((row) => row.name).filter((name) => /^link_search_\d+$/.test(name));
+    const counts = () => ({
+      ...sqlite.query<{ links: number; pending: number }, []>("SELECT (SELECT count(*) FROM links) AS links, (SELECT count(*) FROM link_search_pending) AS pending").get()!,
+      indexed: indexes().reduce((n, table) => n + sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n, 0),
+    });
     // Through the API (the group commit), then straight through the shelf (as the web pages and an import write).
     expect(counts()).toEqual({ links: 5, indexed: 0, pending: 5 });
     const link = new Shelf(env.db, alice.user).links.create({ name: "Pangolin facts", url: "https://p.example/", favorite: false }, env.clock.now++);

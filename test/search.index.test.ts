@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { applyMigrations, embeddedMigrations } from "../src/db/migrate";
 import { closeDatabase } from "../src/db/client";
 import { porterStem } from "../src/search/porter";
-import { indexPendingLinks } from "../src/search/index-text";
+import { hasUserIndex, indexPendingLinks } from "../src/search/index-text";
 import { INDEXER_TIMING, SearchIndexer } from "../src/search/indexer";
 import { testDir } from "./dirs";
 import { get, makeEnv, request } from "./helpers";
@@ -42,7 +42,10 @@ describe("upgrading a database made before search existed", () => {
     old.close();
 
     const env = makeEnv({}, { path });
-    const counts = () => env.db.$client.query("SELECT (SELECT count(*) FROM link_search_pending) AS pending, (SELECT count(*) FROM link_search) AS indexed").get();
+    const counts = () => ({
+      pending: env.db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM link_search_pending").get()!.n,
+      indexed: hasUserIndex(env.db, 1) ? env.db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM link_search_1").get()!.n : 0,
+    });
     // Opening indexes nothing (the command line opens it too): the server's indexer takes the marks at start.
     expect(counts()).toEqual({ pending: 2500, indexed: 0 });
     const indexer = new SearchIndexer(env.db, () => {}, { ...INDEXER_TIMING, delayMillis: 1 });
@@ -61,6 +64,41 @@ describe("upgrading a database made before search existed", () => {
     expect((await get(env, "/api/v1/search?q=recipe", { token: user.token })).body.hits).toEqual([]);
     // Later opens have nothing left to index.
     expect(indexPendingLinks(env.db)).toBe(0);
+    closeDatabase(env.db);
+  });
+});
+
+describe("upgrading a database with one index shared by every user", () => {
+  it("drops the shared index and indexes each user's links into an index of their own at the first start", async () => {
+    const path = join(testDir("search-user-upgrade"), "linkshelf.db");
+    const old = new Database(path, { create: true, strict: true });
+    old.run("PRAGMA foreign_keys = ON");
+    const before = embeddedMigrations.findIndex((migration) => migration.tag === "0009_user_search");
+    expect(before).toBeGreaterThan(0);
+    applyMigrations(old, embeddedMigrations.slice(0, before));
+    for (const id of [1, 2]) {
+      old.run(`INSERT INTO users (id, email, name, password_hash, created_at) VALUES (${id}, 'u${id}@example.test', 'U${id}', 'x', 1)`);
+      old.run(`INSERT INTO collections (id, user_id, name, visibility, icon, is_default, created_at, updated_at) VALUES (${id}, ${id}, 'Inbox', 'PRIVATE', '📥', 1, 1, 1)`);
+    }
+    const addLink = old.prepare("INSERT INTO links (id, user_id, name, description, url, created_at, updated_at) VALUES (?, ?, ?, '', ?, 1, 1)");
+    addLink.run(1, 1, "Heron field notes", "https://birds.example/heron");
+    addLink.run(2, 2, "Heron private diary", "https://diary.example/heron");
+    old.run("INSERT INTO link_search (rowid, name, description, url, content) VALUES (1, 'Heron field notes', '', 'https://birds.example/heron', ''), (2, 'Heron private diary', '', 'https://diary.example/heron', '')");
+    old.close();
+
+    const env = makeEnv({}, { path });
+    const tables = env.db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE name LIKE 'link_search%' AND name NOT LIKE '%pending%'").all();
+    expect(tables).toEqual([]);
+    expect(env.db.$client.query("SELECT link_id FROM link_search_pending ORDER BY link_id").all()).toEqual([{ link_id: 1 }, { link_id: 2 }]);
+    const indexer = new SearchIndexer(env.db, () => {}, { ...INDEXER_TIMING, delayMillis: 1 });
+    await indexer.settled();
+    await indexer.stop();
+    for (const [user, id] of [[1, 1], [2, 2]] as const) {
+      expect(env.db.$client.query(`SELECT rowid AS id FROM link_search_${user} WHERE link_search_${user} MATCH 'heron'`).all()).toEqual([{ id }]);
+      const token = new Shelf(env.db, findUserById(env.db, user)!).tokens.create("t", 2).token;
+      const hits = (await get(env, "/api/v1/search?q=heron", { token })).body.hits.map((hit: { link: { id: number } }) => hit.link.id);
+      expect(hits).toEqual([id]);
+    }
     closeDatabase(env.db);
   });
 });

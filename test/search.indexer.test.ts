@@ -26,13 +26,22 @@ function watched(timing = TIMING): { env: TestEnv; indexer: SearchIndexer; logge
   return { env, indexer, logged };
 }
 
-const counts = (env: TestEnv) => env.db.$client
-  .query("SELECT (SELECT count(*) FROM links) AS links, (SELECT count(*) FROM link_search) AS indexed, (SELECT count(*) FROM link_search_pending) AS pending")
-  .get() as { links: number; indexed: number; pending: number };
+/** The users' indexes that exist. */
+const indexes = (env: TestEnv) => env.db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all()
+  .map((row) => row.name).filter((name) => /^link_search_\d+$/.test(name));
 
-/** indexedIds reads which links the index finds for a word, straight from the index (no search, which would index first). */
-const indexedIds = (env: TestEnv, word: string) =>
-  env.db.$client.query<{ rowid: number }, [string]>("SELECT rowid FROM link_search WHERE link_search MATCH ? ORDER BY rowid").all(word).map((row) => row.rowid);
+const counts = (env: TestEnv) => {
+  const { links, pending } = env.db.$client
+    .query("SELECT (SELECT count(*) FROM links) AS links, (SELECT count(*) FROM link_search_pending) AS pending")
+    .get() as { links: number; pending: number };
+  const indexed = indexes(env).reduce((n, table) => n + env.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n, 0);
+  return { links, indexed, pending };
+};
+
+/** indexedIds reads which links the indexes find for a word, straight from them (no search, which would index first). */
+const indexedIds = (env: TestEnv, word: string) => indexes(env)
+  .flatMap((table) => env.db.$client.query<{ rowid: number }, [string]>(`SELECT rowid FROM ${table} WHERE ${table} MATCH ?`).all(word).map((row) => row.rowid))
+  .sort((a, b) => a - b);
 
 /** manyLinks stores `n` links in one transaction, as a large import's chunk would. */
 function manyLinks(env: TestEnv, as: TestUser, n: number): void {

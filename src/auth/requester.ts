@@ -32,7 +32,8 @@ interface Asking {
  *   body before its query is validated. Routes read the user's shelf as `shelf`.
  *
  * All count the request against `user:<id>`, or `ip:<address>` when there is no valid
- * credential, and set the RateLimit headers. They are named and seeded per app, so every
+ * credential, and set the RateLimit headers. `limit` does the same for a page that asks for it
+ * (the search page): its session's user, or its address. They are named and seeded per app, so every
  * feature can `.use()` them and they still run once per request.
  */
 export function guards({ db, config, clock, peerAddress }: AppDeps) {
@@ -41,11 +42,12 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
   /** Users decided in the parse step, read back when the route's context is derived. */
   const apiUsers = new WeakMap<Request, UserRow>();
 
-  const count = ({ request, set }: Asking, user: UserRow | undefined, now: number) => {
-    if (!limiter) return;
-    const key = user ? `user:${user.id}` : `ip:${clientAddress(request, { config, peerAddress })}`;
-    Object.assign(set.headers, limiter.take(key, now));
+  /** limit counts a request against `user:<id>`, or its address without a user, and returns the RateLimit headers of its answer. */
+  const limit = (request: Request, user: UserRow | undefined, now: number): Record<string, string> => {
+    if (!limiter) return {};
+    return limiter.take(user ? `user:${user.id}` : `ip:${clientAddress(request, { config, peerAddress })}`, now);
   };
+  const count = ({ request, set }: Asking, user: UserRow | undefined, now: number) => void Object.assign(set.headers, limit(request, user, now));
 
   const decideApiUser = (context: Asking): UserRow => {
     const now = clock();
@@ -86,7 +88,7 @@ export function guards({ db, config, clock, peerAddress }: AppDeps) {
   /** apiRoutes starts the `/api/v1` routes under `prefix`: route declarations, and the token's shelf as `shelf`. */
   const apiRoutes = <const Prefix extends string>(prefix: Prefix) => new Elysia({ prefix }).use(surfaces).use(apiUser);
 
-  return { requesterOf, visitor, apiUser, apiRoutes };
+  return { requesterOf, visitor, apiUser, apiRoutes, limit };
 }
 
 export type Guards = ReturnType<typeof guards>;

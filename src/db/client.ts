@@ -95,6 +95,17 @@ function checkFile(path: string): void {
 }
 
 /**
+ * openReadOnly opens an existing database for reading only (the search worker's connection,
+ * beside the server's): no migration, no change to the file or its modes.
+ */
+export function openReadOnly(path: string): Db {
+  const sqlite = new StatementCache(path, { readonly: true, strict: true });
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run("PRAGMA cache_size = -32768");
+  return drizzle({ client: sqlite });
+}
+
+/**
  * makePrivate sets a database file that group or others may read (or that is executable) to
  * 0600: links, password hashes and token hashes are the owner's alone. A missing file is left
  * to be created, under the process umask (0077). Another user's file that this one may still

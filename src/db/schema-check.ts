@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import pkg from "../../package.json" with { type: "json" };
+import { USER_SEARCH_INDEX } from "../search/index-text";
 import { embeddedMigrations, MIGRATIONS_TABLE, releaseOf } from "./migrate";
 import { readSchemas, type MigratedSchemas, type SchemaObject } from "./migrations.macro" with { type: "macro" };
 
@@ -22,7 +23,7 @@ export interface RuntimeObject {
 }
 
 /** Every schema object the app creates at run time; the one place to declare them. */
-export const RUNTIME_OBJECTS: RuntimeObject[] = [];
+export const RUNTIME_OBJECTS: RuntimeObject[] = [USER_SEARCH_INDEX];
 
 /** One of SQLite's own statistics tables (`ANALYZE`, `PRAGMA optimize`): neither linkshelf's nor anyone's code. */
 const STATISTICS = /^sqlite_stat\d$/;

@@ -1,6 +1,8 @@
 /**
- * What the full-text index holds for a link, and the one place that writes it. The index
- * (`link_search`, an FTS5 table made by the migrations: `porter unicode61 remove_diacritics 2`)
+ * What the full-text index holds for a link, and the one place that writes it. Each user has an
+ * index of their own (`link_search_<user id>`, an FTS5 table made here when their first link is
+ * indexed: `userSearchTableSql`), so nothing about a search (hits, order, BM25's statistics)
+ * depends on another user's links, and no search reads them. The index
  * folds case and diacritics and stems English words itself; this module adds what the
  * tokenizer cannot do: Chinese, Japanese and Korean are written without spaces, so each run of
  * CJK characters is indexed as its overlapping pairs of characters ("東京都" as "東京 京都 都"),
@@ -13,10 +15,58 @@
  * (src/search/indexer.ts), or before the next search at the latest.
  */
 import type { Database } from "bun:sqlite";
+import type { RuntimeObject } from "../db/schema-check";
 import { unpackText } from "./text-store";
 
 /** The database (drizzle's, or anything holding its bun:sqlite client): the index is written with plain SQL. */
 type Db = { readonly $client: Database };
+
+/** userSearchTable is the name of one user's index. */
+export const userSearchTable = (userId: number): string => `link_search_${userId}`;
+
+/**
+ * Every user's index, as the schema check knows the objects made at run time rather than by the
+ * migrations: a table named `link_search_<user id>` made by exactly userSearchTableSql (the
+ * shadow tables FTS5 makes with it come along).
+ */
+export const USER_SEARCH_INDEX: RuntimeObject = {
+  name: /link_search_[1-9][0-9]*/,
+  sql: (name) => userSearchTableSql(Number(name.slice("link_search_".length))),
+};
+
+/**
+ * userSearchTableSql is the one statement that makes a user's index: the link's name,
+ * description, URL and saved page (title and text) as columns, in that order; rowid = links.id.
+ * Contentless (the text lives in `links` and `link_contents`; contentless_delete lets a row be
+ * replaced by its rowid), with an index of 2-character prefixes, so a two-letter `prefix*` reads
+ * one list instead of merging those of every word it starts.
+ */
+export function userSearchTableSql(userId: number): string {
+  if (!Number.isSafeInteger(userId) || userId < 1) throw new Error(`not a user id: ${userId}`);
+  return `CREATE VIRTUAL TABLE IF NOT EXISTS ${userSearchTable(userId)} USING fts5(
+  name, description, url, content,
+  tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2',
+  content = '', contentless_delete = 1
+)`;
+}
+
+/** The users whose index is known to exist (committed), per database: a search or a write asks once. */
+const madeIndexes = new WeakMap<Database, Set<number>>();
+
+/** hasUserIndex: has this user an index yet (not when no link of theirs was ever indexed)? */
+export function hasUserIndex(db: Db, userId: number): boolean {
+  const sqlite = db.$client;
+  if (madeIndexes.get(sqlite)?.has(userId)) return true;
+  const found = sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").all(userSearchTable(userId))[0]!.n > 0;
+  // Remembered only once committed: a table made in a transaction that rolls back is gone again.
+  if (found && !sqlite.inTransaction) madeIndexes.set(sqlite, (madeIndexes.get(sqlite) ?? new Set<number>()).add(userId));
+  return found;
+}
+
+/** ensureUserIndex makes the user's index when it does not exist yet (inside the caller's transaction). */
+function ensureUserIndex(db: Db, userId: number): void {
+  if (!hasUserIndex(db, userId)) db.$client.run(userSearchTableSql(userId));
+}
 
 /** Han, Hiragana, Katakana (with its long-vowel mark) and Hangul: scripts written without spaces between words. */
 export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30FC\u3005]+/gu;
@@ -75,11 +125,13 @@ interface SavedPage {
 export function indexLink(db: Db, linkId: number): void {
   const sqlite = db.$client;
   // Two lookups by key, not a join: SQLite compiles a join comparing a column with a bound value again at every use.
-  const link = sqlite.query<Pick<IndexedFields, "name" | "description" | "url">, [number]>("SELECT name, description, url FROM links WHERE id = ?").all(linkId)[0];
-  sqlite.query("DELETE FROM link_search WHERE rowid = ?").run(linkId);
+  // A link deleted since it was marked has no row left to write: its delete removed its index row (unindexLinks).
+  const link = sqlite.query<Pick<IndexedFields, "name" | "description" | "url"> & { user_id: number }, [number]>("SELECT user_id, name, description, url FROM links WHERE id = ?").all(linkId)[0];
   if (!link) return;
+  ensureUserIndex(db, link.user_id);
+  sqlite.query(`DELETE FROM ${userSearchTable(link.user_id)} WHERE rowid = ?`).run(linkId);
   const content = sqlite.query<SavedPage, [number]>("SELECT title, text_zstd FROM link_contents WHERE link_id = ?").all(linkId)[0];
-  writeIndexRow(db, linkId, { ...link, title: content?.title ?? null, text: content ? unpackText(content.text_zstd) : null });
+  writeIndexRow(db, link.user_id, linkId, { ...link, title: content?.title ?? null, text: content ? unpackText(content.text_zstd) : null });
 }
 
 /**
@@ -106,18 +158,18 @@ export function watchMarks(db: Db, wake: () => void): () => void {
   };
 }
 
-/** writeIndexRow adds the index row of a link that has none yet. */
-export function writeIndexRow(db: Db, linkId: number, fields: IndexedFields): void {
+/** writeIndexRow adds the index row of a link of the user that has none yet (their index exists). */
+function writeIndexRow(db: Db, userId: number, linkId: number, fields: IndexedFields): void {
   const content = fields.text === null ? "" : `${fields.title ?? ""}\n${fields.text}`;
   db.$client
-    .query("INSERT INTO link_search (rowid, name, description, url, content) VALUES (?, ?, ?, ?, ?)")
+    .query(`INSERT INTO ${userSearchTable(userId)} (rowid, name, description, url, content) VALUES (?, ?, ?, ?, ?)`)
     .run(linkId, cjkPairs(fields.name), cjkPairs(fields.description), cjkPairs(decodedUrl(fields.url)), cjkPairs(content));
 }
 
-/** unindexLinks removes the index rows of links being deleted (inside the delete's transaction). */
-export function unindexLinks(db: Db, linkIds: readonly number[]): void {
-  if (linkIds.length === 0) return;
-  db.$client.query("DELETE FROM link_search WHERE rowid IN (SELECT value FROM json_each(?))").run(JSON.stringify(linkIds));
+/** unindexLinks removes the index rows of a user's links being deleted (inside the delete's transaction). */
+export function unindexLinks(db: Db, userId: number, linkIds: readonly number[]): void {
+  if (linkIds.length === 0 || !hasUserIndex(db, userId)) return;
+  db.$client.query(`DELETE FROM ${userSearchTable(userId)} WHERE rowid IN (SELECT value FROM json_each(?))`).run(JSON.stringify(linkIds));
 }
 
 /** What one slice of indexing did: how many links it indexed, and whether it stopped with marks left for another. */
@@ -150,6 +202,16 @@ export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity)
     return count;
   }).immediate();
   return { indexed, more: indexed < batch.length || batch.length === maxLinks };
+}
+
+/**
+ * indexPendingInSlices indexes every pending link as indexPendingLinks does, a slice of at most
+ * `maxLinks` links and `maxMillis` at a time, letting the event loop run between slices: the
+ * server's search waits for it without holding the other requests (after an upgrade, every link
+ * of the database is pending until the indexer has gone through them).
+ */
+export async function indexPendingInSlices(db: Db, maxLinks = 1000, maxMillis = 20): Promise<void> {
+  while (indexPendingSlice(db, maxLinks, maxMillis).more) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

@@ -13,12 +13,20 @@
  * expressed (an unclosed quote, a stray `*`, parentheses, only exclusions, nothing to search)
  * is a 422 at `/q` with a sentence saying why.
  */
-import { ValidationFailed } from "../errors";
+import { QueryTooBroad, ValidationFailed } from "../errors";
 import { Rules, codePoints } from "../rules";
 import { CJK_RUN, cjkPairs } from "./index-text";
 
 /** The longest query, in code points, and the most terms in one. */
 export const QUERY_LIMITS = { length: 200, terms: 32 } as const;
+
+/**
+ * What makes a search explode, bounded before it runs (422 QUERY_TOO_BROAD): a prefix* matches
+ * every word it starts, so its last word needs `prefixChars` letters or digits at least (a run
+ * of CJK characters excepted: one character is a prefix of the pairs it starts), and a query
+ * holds at most `prefixTerms` prefixes (a lone CJK character counts as one).
+ */
+export const BREADTH_LIMITS = { prefixChars: 2, prefixTerms: 4 } as const;
 
 /** One term of a query, as the user wrote it (without its quotes, `-` and `*`). */
 export interface QueryTerm {
@@ -82,6 +90,20 @@ function scan(q: string): QueryTerm[] | string {
   return terms.filter((term) => SEARCHABLE.test(term.text));
 }
 
+/** The letters and digits of a term's last word: what its prefix starts with. */
+const lastWord = (text: string) => text.split(/[^\p{L}\p{N}\p{Co}]+/u).filter((word) => word !== "").at(-1) ?? "";
+
+/** checkBreadth refuses a query whose prefixes would make it read too much of the index (QueryTooBroad). */
+function checkBreadth(terms: QueryTerm[], written: string[]): void {
+  const short = terms.find((term) => term.prefix && codePoints(lastWord(term.text)) < BREADTH_LIMITS.prefixChars && !new RegExp(`${CJK_RUN.source}$`, "u").test(lastWord(term.text)));
+  if (short) {
+    throw new QueryTooBroad(`"${short.text}*" is too short a prefix: it would match too many words. Write at least ${BREADTH_LIMITS.prefixChars} letters or digits before the *.`);
+  }
+  if (written.filter((match) => match.endsWith("*")).length > BREADTH_LIMITS.prefixTerms) {
+    throw new QueryTooBroad(`This search has more than ${BREADTH_LIMITS.prefixTerms} prefixes (words ending in *): each matches many words. Write some of them out in full.`);
+  }
+}
+
 /** quoted writes one term as an FTS5 string: the tokenizer splits it, `"` is doubled, nothing else is syntax inside. */
 function quoted(term: QueryTerm): string {
   const text = cjkPairs(term.text, true).trim();
@@ -92,7 +114,8 @@ function quoted(term: QueryTerm): string {
 
 /**
  * parseQuery reads a query of the search language; a query it cannot express is a
- * ValidationFailed at `/q` (422) with a sentence, never an FTS5 error.
+ * ValidationFailed at `/q` (422) with a sentence, never an FTS5 error, and one whose prefixes
+ * reach too far (BREADTH_LIMITS) a QueryTooBroad (422).
  */
 export function parseQuery(q: string | undefined): ParsedQuery {
   const rules = new Rules();
@@ -112,6 +135,7 @@ export function parseQuery(q: string | undefined): ParsedQuery {
   }
   rules.check();
   const unwanted = terms.filter((term) => term.exclude);
+  checkBreadth(terms, terms.map(quoted));
   let match = wanted.map(quoted).join(" AND ");
   if (unwanted.length > 0) match = `(${match})${unwanted.map((term) => ` NOT ${quoted(term)}`).join("")}`;
   return { terms, match };

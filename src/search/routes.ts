@@ -8,14 +8,17 @@ import { surfaces } from "../surface";
 import { readJsonBody } from "../request/json-body";
 import { CONTENT_LIMITS, ContentBody, ContentItemJson, ContentSavedJson, SearchPageJson, SEARCH_PAGE, toSearchPageJson } from "./model";
 import { LinkSearchQuery } from "../links/model";
-import { QUERY_LIMITS } from "./query";
+import { BREADTH_LIMITS, QUERY_LIMITS } from "./query";
+import { searcherOf } from "./searcher";
 
 /**
  * searchRoutes: `PUT|GET /api/v1/links/:id/content` (a link's saved page) and
  * `GET /api/v1/search` (full-text search). Registered before the API's JSON parser: the
  * content's body has its own, larger limit.
  */
-export function searchRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
+export function searchRoutes(deps: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
+  const { clock } = deps;
+  const searcher = searcherOf(deps);
   return new Elysia()
     .use(surfaces)
     .use(apiUser)
@@ -41,7 +44,7 @@ export function searchRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: G
       ok: { description: "The saved content.", json: ContentItemJson },
       more: { 404: errorDoc("NOT_FOUND: the id does not exist, belongs to another user, or the link has no saved content.") },
     }))
-    .get("/search", ({ shelf, query }) => toSearchPageJson(shelf.links.find(query, clock())), apiRoute({
+    .get("/search", async ({ shelf, query }) => toSearchPageJson(await searcher.find(shelf, query, clock())), apiRoute({
       tag: "search", summary: "Search your links by words: names, descriptions, URLs and saved page text", query: LinkSearchQuery,
       description: `q (1-${QUERY_LIMITS.length} characters): words that must all match, "an exact phrase", -word to leave out, prefix* ` +
         "(case and diacritics ignored, English words by their stem, CJK text by any two characters or more). " +
@@ -50,7 +53,9 @@ export function searchRoutes({ clock }: AppDeps, { apiUser }: Guards, commits: G
       ok: { description: "One page of hits; nextCursor is null on the last.", json: SearchPageJson },
       more: {
         404: errorDoc("NOT_FOUND: collectionId is not one of your collections."),
-        422: errorDoc("VALIDATION_FAILED: q cannot be searched (the message says why), or a parameter is out of range; `errors` names it."),
+        422: errorDoc("VALIDATION_FAILED: q cannot be searched (the message says why), or a parameter is out of range; `errors` names it. " +
+          `QUERY_TOO_BROAD: a prefix* shorter than ${BREADTH_LIMITS.prefixChars} letters or digits, more than ${BREADTH_LIMITS.prefixTerms} prefixes, ` +
+          "or a search that would take more than a second of the server's time; the message says what to narrow."),
       },
     }));
 }

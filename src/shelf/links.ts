@@ -8,11 +8,11 @@ import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_LIMITS, LINK_PAGE, toLinkJson, type BulkLinksInput, type CreateLinkInput, type LinkJson, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type UpdateLinkInput } from "../links/model";
 import { Rules } from "../rules";
-import { deferIndexing, indexLink, unindexLinks } from "../search/index-text";
+import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
 import type { ContentInput, ContentJson, ContentSource, ContentSummary, SearchResults } from "../search/model";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
-import { searchLinks } from "./search";
+import { searchLinks, type SearchBudget } from "./search";
 
 /** What creating a link runs, built once per database (a POST's own cost is mostly these). */
 const linkQueries = preparedQueries((db) => ({
@@ -63,7 +63,7 @@ const listed = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JS
  */
 export function deleteLinks({ db, user }: Owner, where: SQL): number {
   const deleted = db.delete(links).where(and(eq(links.userId, user.id), where)).returning({ id: links.id }).all();
-  unindexLinks(db, deleted.map((row) => row.id));
+  unindexLinks(db, user.id, deleted.map((row) => row.id));
   return deleted.length;
 }
 
@@ -256,10 +256,13 @@ export class ShelfLinks {
 
   /**
    * find searches the owner's links by words (full-text: names, descriptions, URLs and saved
-   * page text), best first, a page at a time with snippets; src/shelf/search.ts has the ranking.
+   * page text), best first, a page at a time with snippets, within `budget` of server time
+   * (QueryTooBroad past it); src/shelf/search.ts has the ranking.
    */
-  find(query: LinkQuery, now: number): SearchResults {
-    return searchLinks(this.owner, query, now);
+  find(query: LinkQuery, now: number, budget?: SearchBudget): SearchResults {
+    // Whatever is still marked (the server's indexer takes marks 50 ms after they are made) is indexed first.
+    indexPendingLinks(this.owner.db);
+    return searchLinks(this.owner, query, now, budget);
   }
 
   /** content is the saved page content of one of the owner's links (NotFound: another user's, unknown, or none saved). */

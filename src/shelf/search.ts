@@ -14,9 +14,10 @@
  * Equal scores go newest first (higher id). The time "now" of the first page is carried in the
  * cursor, so the pages of one search share one ranking.
  */
+import { QueryTooBroad } from "../errors";
 import { toLinkJson, type LinkJson } from "../links/model";
 import { Rules } from "../rules";
-import { indexPendingLinks } from "../search/index-text";
+import { hasUserIndex, userSearchTable } from "../search/index-text";
 import { parseQuery } from "../search/query";
 import type { LinkQuery } from "../links/model";
 import { SEARCH_PAGE, type SearchResults, type SnippetSource } from "../search/model";
@@ -86,15 +87,15 @@ interface LinkRow {
  * reach the page (see rankedPage), so a word in tens of thousands of links reads a few hundred
  * link rows. LEFT JOIN keeps the matches as the outer loop, in their order.
  */
-const RANKED_SQL = (filters: string) => `
+const RANKED_SQL = (table: string, filters: string) => `
 SELECT m.id, m.relevance,
   m.relevance * (1 + ${USE_WEIGHTS.clicks} * ln(1 + l.clicks)
     + ${USE_WEIGHTS.recency} * CASE WHEN l.last_clicked_at IS NULL THEN 0
         ELSE pow(0.5, max(0, ?2 - l.last_clicked_at) / ${USE_WEIGHTS.halfLifeDays * DAY}.0) END) AS score,
   coalesce(l.user_id = ?3 ${filters}, 0) AS eligible
 FROM (
-  SELECT rowid AS id, -bm25(link_search, ${FIELD_WEIGHTS.name}.0, ${FIELD_WEIGHTS.description}.0, ${FIELD_WEIGHTS.url}.0, ${FIELD_WEIGHTS.content}.0) AS relevance
-  FROM link_search WHERE link_search MATCH ?1
+  SELECT rowid AS id, -bm25(${table}, ${FIELD_WEIGHTS.name}.0, ${FIELD_WEIGHTS.description}.0, ${FIELD_WEIGHTS.url}.0, ${FIELD_WEIGHTS.content}.0) AS relevance
+  FROM ${table} WHERE ${table} MATCH ?1
   ORDER BY relevance DESC
   LIMIT ?6
 ) m
@@ -124,6 +125,30 @@ function maxUseMultiplier(owner: Owner): number {
   return 1 + USE_WEIGHTS.clicks * Math.log(1 + (clicks ?? 0)) + USE_WEIGHTS.recency;
 }
 
+/**
+ * How much server time one search may take: `millis` by `clock` (milliseconds, never stepping
+ * back). Past it the search stops and answers QueryTooBroad, never a part of its answer. It is
+ * checked between the steps of a search and between the matches it reads; the limits on
+ * prefixes (BREADTH_LIMITS) keep any one step short. Tests inject a clock.
+ */
+export interface SearchBudget {
+  clock: () => number;
+  millis: number;
+}
+
+export const SEARCH_BUDGET: SearchBudget = { clock: () => performance.now(), millis: 1000 };
+
+/** What a search that ran out of time answers. */
+export const TOO_BROAD_MESSAGE = "This search matches too much to rank within a second: add a word, make a prefix* longer, or use fewer prefixes.";
+
+/** budgetCheck starts a search's clock; the function it returns throws QueryTooBroad once the budget is spent. */
+function budgetCheck({ clock, millis }: SearchBudget): () => void {
+  const started = clock();
+  return () => {
+    if (clock() - started > millis) throw new QueryTooBroad(TOO_BROAD_MESSAGE);
+  };
+}
+
 /** ranksAbove: does hit a rank above hit b (a higher score, or the same and a newer link). */
 const ranksAbove = (a: Candidate, b: Candidate) => a.score > b.score || (a.score === b.score && a.id > b.id);
 
@@ -137,7 +162,7 @@ const ranksAbove = (a: Candidate, b: Candidate) => a.score > b.score || (a.score
  * last one. (Should the candidates ever come out of order, or a relevance be negative, nothing
  * is concluded from the bound.)
  */
-function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplier: number, kept: number, after: Position | undefined): Candidate[] | undefined {
+function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplier: number, kept: number, after: Position | undefined, check: () => void): Candidate[] | undefined {
   const page: Candidate[] = [];
   // Rounding in either product cannot matter at this margin.
   const bound = maxMultiplier * (1 + 1e-9);
@@ -146,6 +171,7 @@ function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplie
   let ordered = true;
   let read = 0;
   for (const candidate of candidates) {
+    check();
     read++;
     ordered &&= candidate.relevance <= previous && candidate.relevance >= 0;
     previous = candidate.relevance;
@@ -167,9 +193,10 @@ function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplie
  * page at a time, each with a snippet of its text around the match and which text that was. Per
  * page: the bound on use, the ranking (read only as far as the page needs), the page's links and
  * their texts; plus the collection check when filtering by collection (another user's or
- * unknown: NotFound).
+ * unknown: NotFound). A search that spends its `budget` of server time is QueryTooBroad. It
+ * reads only: the caller indexes the links still marked for the index first (indexPendingLinks).
  */
-export function searchLinks(owner: Owner, input: LinkQuery, now: number): SearchResults {
+export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget = SEARCH_BUDGET): SearchResults {
   const query = parseQuery(input.q);
   const rules = new Rules();
   const limit = input.limit ?? SEARCH_PAGE.defaultLimit;
@@ -178,8 +205,7 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
   if (input.cursor !== undefined && !after) rules.fail("/cursor", "Expected the nextCursor of a previous page");
   rules.check();
   if (input.collectionId !== undefined) ownedCollection(owner, input.collectionId);
-  // Whatever is still marked (the server's indexer takes marks 50 ms after they are made) is indexed now.
-  indexPendingLinks(owner.db);
+  const check = budgetCheck(budget);
 
   const rankedAt = after?.now ?? now;
   const sqlite = owner.db.$client;
@@ -187,16 +213,19 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
     input.favorite === undefined ? "" : "AND l.favorite = ?4",
     input.collectionId === undefined ? "" : "AND l.id IN (SELECT link_id FROM link_collections WHERE collection_id = ?5)",
   ].join(" ");
+  // The owner's own index: BM25 counts words over their links alone, and no other user's row is read.
+  if (!hasUserIndex(owner.db, owner.user.id)) return { hits: [], nextCursor: null };
   const maxMultiplier = maxUseMultiplier(owner);
-  const ranked = sqlite.query<Candidate, (string | number | null)[]>(RANKED_SQL(filters));
+  const ranked = sqlite.query<Candidate, (string | number | null)[]>(RANKED_SQL(userSearchTable(owner.user.id), filters));
   // Leaving the iteration early (the page is full) resets the statement: no read stays open.
   const rank = (kept: number) => rankedPage(ranked.iterate(
     query.match, rankedAt, owner.user.id, input.favorite === undefined ? null : Number(input.favorite),
     input.collectionId ?? null, kept,
-  ), limit + 1, maxMultiplier, kept === -1 ? Infinity : kept, after);
+  ), limit + 1, maxMultiplier, kept === -1 ? Infinity : kept, after, check);
   // One read transaction: the page's links are read as they were ranked (another process may write between statements).
   const { rows, page, links, texts } = sqlite.transaction(() => {
-    const rows = rank(RANKING.firstCandidates) ?? rank(-1)!;
+    const rows = rank(RANKING.firstCandidates) ?? (check(), rank(-1)!);
+    check();
     const page = rows.slice(0, limit);
     const ids = JSON.stringify(page.map((row) => row.id));
     const links = new Map(page.length === 0 ? [] : sqlite.query<LinkRow, [string]>(PAGE_SQL).all(ids).map((row) => [row.id, row]));
@@ -207,7 +236,9 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number): Search
     return { rows, page, links, texts };
   })();
 
+  check();
   const hits = page.map(({ id, score }) => {
+    check();
     const row = links.get(id)!;
     const link = toLinkJson({
       id: row.id, userId: row.user_id, name: row.name, description: row.description, url: row.url, favorite: row.favorite === 1,

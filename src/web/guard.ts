@@ -12,12 +12,19 @@ function pathAndQuery(request: Request): string {
 
 type Handler = (shelf: Shelf) => Response | Promise<Response>;
 
-/** A signed-in request: its shelf, and its session as it was found (renewed or not). */
+/** A signed-in request: its shelf, its session as it was found (renewed or not), and the RateLimit headers of a limited page. */
 interface SignedIn {
   shelf: Shelf;
   who: RequestUser;
   now: number;
+  limit?: Record<string, string>;
 }
+
+/**
+ * Counts a request against the rate limit of its user (the API's), or of its address without
+ * one: the RateLimit headers of its answer; RateLimited over the limit.
+ */
+export type LimitRequest = (request: Request, user: RequestUser["user"] | undefined, now: number) => Record<string, string>;
 
 /**
  * pageGuard gives the signed-in pages their user's shelf from the session cookie only (`sessionUser`:
@@ -27,30 +34,45 @@ interface SignedIn {
  * (Forbidden, nothing runs), and after sign-in goes to `/` (a form cannot be replayed through
  * `next`). Errors are not caught here: they reach the error mapping, whose page side asks
  * `shelfOf` for the signed-in user (the error page is drawn in their shell) and `finish` for
- * the renewed cookie.
+ * the renewed cookie. A page that runs costly work (the search) asks to be `limited`: it counts
+ * against its user's rate limit, the API's (its address's, on its way to sign in), and its
+ * answer (an error page too) carries the RateLimit headers.
  */
-export function pageGuard({ db, config, clock, peerAddress }: Pick<AppDeps, "db" | "config" | "clock" | "peerAddress">) {
+export function pageGuard({ db, config, clock, peerAddress }: Pick<AppDeps, "db" | "config" | "clock" | "peerAddress">, limit: LimitRequest) {
   const network = { config, peerAddress };
   const signedIn = new WeakMap<Request, SignedIn>();
 
-  /** finish re-sends a renewed session's cookie with the answer, unless the form ended that session (a password change starts a new one). */
+  /**
+   * finish adds a limited page's RateLimit headers to its answer, and re-sends a renewed
+   * session's cookie with it, unless the form ended that session (a password change starts a new one).
+   */
   const finish = (request: Request, response: Response): Response => {
     const found = signedIn.get(request);
+    for (const [name, value] of Object.entries(found?.limit ?? {})) {
+      if (!response.headers.has(name)) response.headers.set(name, value);
+    }
     if (!found?.who.renewed || !sessionExists(db, found.who.renewed.id)) return response;
     return withRenewedSession(response, request, network, found.who, found.now);
   };
 
-  const run = async (request: Request, handler: Handler, next: string): Promise<Response> => {
+  const run = async (request: Request, handler: Handler, next: string, limited = false): Promise<Response> => {
     const now = clock();
     const who = sessionUser(db, request, now);
-    if (!who) return toSignIn(next);
+    if (!who) {
+      const headers = limited ? limit(request, undefined, now) : {};
+      const signIn = toSignIn(next);
+      for (const [name, value] of Object.entries(headers)) signIn.headers.set(name, value);
+      return signIn;
+    }
     const shelf = new Shelf(db, who.user);
-    signedIn.set(request, { shelf, who, now });
+    const found: SignedIn = { shelf, who, now };
+    signedIn.set(request, found);
+    if (limited) found.limit = limit(request, who.user, now);
     return finish(request, await handler(shelf));
   };
   return {
-    /** page runs a `GET` page for the signed-in user. */
-    page: (request: Request, handler: Handler) => run(request, handler, pathAndQuery(request)),
+    /** page runs a `GET` page for the signed-in user; `limited`: counted against the user's rate limit. */
+    page: (request: Request, handler: Handler, options: { limited?: boolean } = {}) => run(request, handler, pathAndQuery(request), options.limited),
     /** form runs a `POST` for the signed-in user, refusing it when it came from another site. */
     form: (request: Request, handler: Handler) => {
       refuseCrossSite(request, network);

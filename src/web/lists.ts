@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import { Conflict, ValidationFailed, type AppError } from "../errors";
+import { Conflict, QueryTooBroad, ValidationFailed, type AppError } from "../errors";
 import { parseId, readId } from "../ids";
 import { BULK_ACTIONS, BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_PAGE, LINK_SORTS, type BulkAction, type LinkListQuery, type LinkSort } from "../links/model";
 import { allLinksPage, type AllLinksView } from "../pages/all-links";
@@ -15,6 +15,7 @@ import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
 import { drawHome } from "./home";
 import { drawSearch } from "./search";
+import { searcherOf, type Searcher } from "../search/searcher";
 import { bulkNoticeOf, noticeOf, withBulkNotice } from "./notices";
 import { oneValue } from "./query";
 import { formatNumber } from "../format";
@@ -91,14 +92,14 @@ const idsOf = (values: string[]) => values.map((id) => readId(id) ?? 0);
  * chosenIds is the links a bulk form acts on, by its `scope`: the ticked ones (`ids`), every
  * one on the page (`page-ids`), or every one the view (`view-*` fields: a list's sort and
  * filters, or a search's words and filters) matches, at most BULK_MAX_IDS (more is refused,
- * nothing done).
+ * nothing done). A search's pages run where every search runs (`searcher`).
  */
-function chosenIds(shelf: Shelf, body: unknown, now: number): number[] {
+async function chosenIds(searcher: Searcher, shelf: Shelf, body: unknown, now: number): Promise<number[]> {
   const scope = formField(body, "scope");
   if (scope === "page") return idsOf(formField(body, "page-ids").split(",").filter((id) => id !== ""));
   if (scope === "all") {
     const q = formField(body, "view-q");
-    const ids = q !== "" ? searchedIds(shelf, q, formField(body, "view-collection"), formField(body, "view-favorites") === "on", now)
+    const ids = q !== "" ? await searchedIds(searcher, shelf, q, formField(body, "view-collection"), formField(body, "view-favorites") === "on", now)
       : shelf.links.matchingIds(listQueryOf(viewOf((name) => formField(body, `view-${name}`))), BULK_MAX_IDS);
     if (ids.length > BULK_MAX_IDS) {
       throw new ValidationFailed([{ path: "/ids", message: `More than ${formatNumber(BULK_MAX_IDS)} links match, and one action changes at most ${formatNumber(BULK_MAX_IDS)}: narrow the view (a collection, favorites, broken links or search words), or act on a page at a time. Nothing was changed.` }]);
@@ -112,11 +113,11 @@ function chosenIds(shelf: Shelf, body: unknown, now: number): number[] {
  * searchedIds is every link a search's words and filters find, read a page of SEARCH_PAGE.maxLimit
  * at a time, stopping one past BULK_MAX_IDS (which chosenIds refuses).
  */
-function searchedIds(shelf: Shelf, q: string, collection: string, favorites: boolean, now: number): number[] {
+async function searchedIds(searcher: Searcher, shelf: Shelf, q: string, collection: string, favorites: boolean, now: number): Promise<number[]> {
   const ids: number[] = [];
   let cursor: string | undefined;
   do {
-    const page = shelf.links.find({ q, collectionId: collection === "" ? undefined : parseId(collection), favorite: favorites || undefined, limit: SEARCH_PAGE.maxLimit, cursor }, now);
+    const page = await searcher.find(shelf, { q, collectionId: collection === "" ? undefined : parseId(collection), favorite: favorites || undefined, limit: SEARCH_PAGE.maxLimit, cursor }, now);
     ids.push(...page.hits.map((hit) => hit.link.id));
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined && ids.length <= BULK_MAX_IDS);
@@ -138,18 +139,20 @@ function messageOf(error: AppError): string {
  * BULK_MAX_IDS, removing from the Inbox) shows the list again with the message, through the
  * route's `invalid`; another user's id or collection is the 404 page.
  */
-export function listPages({ config, clock, peerAddress }: AppDeps, guard: PageGuard) {
+export function listPages(deps: AppDeps, guard: PageGuard) {
+  const { config, clock, peerAddress } = deps;
+  const searcher = searcherOf(deps);
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   return new Elysia()
     .use(surfaces)
     .get("/links", ({ request, query }) => guard.page(request, (shelf) => drawAllLinks(shelf, query)), { surface: PAGE_ROUTE })
-    .post("/links/bulk", ({ request, body }) => guard.form(request, (shelf) => {
+    .post("/links/bulk", ({ request, body }) => guard.form(request, async (shelf) => {
       const next = nextOf(request, formField(body, "next"));
       const action = formField(body, "action");
       if (!(BULK_ACTIONS as readonly string[]).includes(action)) throw new ValidationFailed([{ path: "/action", message: "Choose an action" }]);
       const bulkAction = action as BulkAction;
-      const ids = chosenIds(shelf, body, clock());
+      const ids = await chosenIds(searcher, shelf, body, clock());
       if (ids.length === 0) throw new ValidationFailed([{ path: "/ids", message: "Select at least one link first" }]);
       const collectionField = formField(body, bulkAction === "remove" ? "here" : "collectionId");
       if ((bulkAction === "move" || bulkAction === "add") && collectionField === "") {
@@ -164,13 +167,16 @@ export function listPages({ config, clock, peerAddress }: AppDeps, guard: PageGu
         ...PAGE_ROUTE,
         invalid: ({ request }, error) => {
           const shelf = guard.shelfOf(request);
-          if (!shelf || !(error instanceof ValidationFailed || error instanceof Conflict)) return error;
+          if (!shelf || !(error instanceof ValidationFailed || error instanceof Conflict || error instanceof QueryTooBroad)) return error;
           const next = new URL(nextOf(request, formField(submittedForm(request), "next")), "http://x");
           const query = Object.fromEntries(next.searchParams);
           const refusal = { message: messageOf(error), status: error.status };
           if (next.pathname === "/links") return drawAllLinks(shelf, query, refusal);
           if (next.pathname === "/") return drawHome(shelf, query, undefined, refusal);
-          if (next.pathname === "/search") return drawSearch(shelf, query, clock(), undefined, refusal);
+          // A search too broad to run is not run again: the search page shows why, beside the box.
+          if (next.pathname === "/search") {
+            return error instanceof QueryTooBroad ? drawSearch(searcher, shelf, query, clock(), error) : drawSearch(searcher, shelf, query, clock(), undefined, refusal);
+          }
           return error;
         },
       },

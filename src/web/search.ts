@@ -1,9 +1,11 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import { ValidationFailed } from "../errors";
+import { QueryTooBroad, ValidationFailed } from "../errors";
 import { parseId } from "../ids";
 import { htmlResponse } from "../pages/html";
 import { searchPage, type SearchAsked } from "../pages/search";
+import type { Searcher } from "../search/searcher";
+import { searcherOf } from "../search/searcher";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
@@ -33,16 +35,17 @@ function addressOf(asked: SearchAsked, cursor?: string): string {
 
 /**
  * drawSearch draws the search page for an address's query at `now`. With `refused` (words the
- * search language refuses, a hand-edited cursor) the message is beside the box and nothing is
+ * search language refuses, a hand-edited cursor, a search too broad) the message is beside the box and nothing is
  * searched; with `refusal`, a bulk action sent from the page was refused: its message is above
- * the results' form, with its status.
+ * the results' form, with its status. `searcher` runs the search.
  */
-export function drawSearch(shelf: Shelf, query: Query, now: number, refused?: ValidationFailed, refusal?: { message: string; status: number }): Response {
+export async function drawSearch(searcher: Searcher, shelf: Shelf, query: Query, now: number, refused?: ValidationFailed | QueryTooBroad, refusal?: { message: string; status: number }): Promise<Response> {
   const asked = askedOf(query);
   const cursor = oneValue(query.cursor) || undefined;
   const results = refused || asked.q === "" ? null
-    : shelf.links.find({ q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, now);
-  const messages = refused?.errors ?? [];
+    : await searcher.find(shelf, { q: asked.q, collectionId: asked.collectionId, favorite: asked.favorites ? true : undefined, cursor }, now);
+  // A search too broad to run is refused for its words: its message goes beside the box.
+  const messages = refused instanceof QueryTooBroad ? [{ path: "/q", message: refused.message }] : refused?.errors ?? [];
   const queryError = messages.find((error) => error.path === "/q")?.message;
   const collections = shelf.collections.summaries();
   return htmlResponse(searchPage({
@@ -67,18 +70,23 @@ export function drawSearch(shelf: Shelf, query: Query, now: number, refused?: Va
  * highlighted, their collections, and where each snippet came from; `collection=ID` and
  * `favorites=on` filter, `cursor=` from "More results" pages on. An empty box shows the page
  * with nothing searched. Words the search language refuses (or a hand-edited cursor) show the
- * page again with the message beside the box, 422, through the route's `invalid`; another
- * user's collection is the 404 page.
+ * page again with the message beside the box, 422, through the route's `invalid`, and so does
+ * a search too broad to run (QueryTooBroad); another user's collection is the 404 page. Each
+ * search counts against the user's rate limit, as the API's does.
  */
-export function searchPages({ clock }: AppDeps, guard: PageGuard) {
-  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed) => drawSearch(shelf, query, clock(), refused);
+export function searchPages(deps: AppDeps, guard: PageGuard) {
+  const searcher = searcherOf(deps);
+  const show = (shelf: Shelf, query: Query, refused?: ValidationFailed | QueryTooBroad) => drawSearch(searcher, shelf, query, deps.clock(), refused);
 
-  return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query)), {
+  return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query), { limited: true }), {
     surface: {
       ...PAGE_ROUTE,
+      limited: true,
       invalid: ({ request }, error) => {
         const shelf = guard.shelfOf(request);
-        return shelf && error instanceof ValidationFailed ? show(shelf, Object.fromEntries(new URL(request.url).searchParams), error) : error;
+        if (!shelf) return error;
+        const asked = Object.fromEntries(new URL(request.url).searchParams);
+        return error instanceof ValidationFailed || error instanceof QueryTooBroad ? show(shelf, asked, error) : error;
       },
     },
   });

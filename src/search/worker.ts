@@ -1,0 +1,30 @@
+/**
+ * The search worker's thread (see src/search/searcher.ts): its first message names the
+ * database, opened read-only; every later one is a search of one user's links, answered with
+ * the results, a refusal, or a failure. Nothing here writes.
+ */
+import { openReadOnly, type Db } from "../db/client";
+import { AppError } from "../errors";
+import { searchLinks } from "../shelf/search";
+import type { SearchAnswer, SearchRequest } from "./searcher";
+
+declare const self: Worker;
+
+let db: Db | undefined;
+
+self.onmessage = (event: MessageEvent<SearchRequest | { path: string }>) => {
+  const message = event.data;
+  if ("path" in message) {
+    db = openReadOnly(message.path);
+    return;
+  }
+  let answer: SearchAnswer;
+  try {
+    answer = { id: message.id, results: searchLinks({ db: db!, user: message.user }, message.input, message.now) };
+  } catch (error) {
+    answer = error instanceof AppError
+      ? { id: message.id, refused: { status: error.status, code: error.code, message: error.message, errors: error.errors } }
+      : { id: message.id, failed: error instanceof Error ? error.message : String(error) };
+  }
+  postMessage(answer);
+};
