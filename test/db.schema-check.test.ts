@@ -12,6 +12,7 @@ import pkg from "../package.json" with { type: "json" };
 import { closeDatabase, openDatabase } from "../src/db/client";
 import { applyMigrations, embeddedMigrations, releaseOf } from "../src/db/migrate";
 import { checkDatabase, DatabaseRefused, migratedSchemas, type RuntimeObject } from "../src/db/schema-check";
+import { userSearchTableSql } from "../src/search/index-text";
 import { testDir } from "./dirs";
 
 let dir: string;
@@ -228,5 +229,20 @@ describe("the schema check", () => {
         for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
       }
     });
+  });
+
+  it("accepts each user's search index as linkshelf makes it, and refuses one made otherwise", () => {
+    madeByLinkshelf();
+    change(userSearchTableSql(1), userSearchTableSql(27));
+    const reader = new Database(path, { readonly: true, strict: true });
+    try {
+      expect(() => checkDatabase(reader, path)).not.toThrow();
+    } finally {
+      reader.close();
+    }
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+    madeByLinkshelf();
+    change("CREATE VIRTUAL TABLE link_search_5 USING fts5(name, description, url, content)");
+    expect(refusal()).toBe(`${path} is not as linkshelf's migrations made it: altered table "link_search_5"`);
   });
 });
