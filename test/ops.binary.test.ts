@@ -209,7 +209,7 @@ describe("linkshelf restore", () => {
     expect(statSync(`${where.dbPath}-wal`).size).toBeGreaterThan(0);
 
     const restored = await cli(where, ["restore", file]);
-    expect(restored.exitCode).toBe(0);
+    expect({ code: restored.exitCode, stderr: restored.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
     expect(lines(restored.stderr)).toHaveLength(1);
     const kept = readdirSync(where.dataDir).filter((name) => BEFORE_RESTORE.test(name));
     expect(kept).toHaveLength(1);

@@ -80,7 +80,9 @@ export function checkDatabase(
  */
 function firstDifference(sqlite: Database, actual: Omit<SchemaObject, "shadow">[], expected: SchemaObject[], runtime: RuntimeObject[]): string | null {
   const byName = new Map(expected.map((object) => [object.name, object]));
-  const runtimeTables: string[] = [];
+  const declaredOf = (name: string) => runtime.find((candidate) => candidate.name.exec(name)?.[0] === name);
+  // Known before the loop: a copy (VACUUM INTO, a backup) may list shadow tables before their virtual table.
+  const runtimeTables = actual.filter((object) => object.type === "table" && !byName.has(object.name) && declaredOf(object.name)).map((object) => object.name);
   for (const object of actual) {
     const wanted = byName.get(object.name);
     if (wanted) {
@@ -89,11 +91,10 @@ function firstDifference(sqlite: Database, actual: Omit<SchemaObject, "shadow">[
       if (!same) return `altered ${object.type} "${object.name}"`;
       continue;
     }
-    const declared = runtime.find((candidate) => candidate.name.exec(object.name)?.[0] === object.name);
+    const declared = declaredOf(object.name);
     if (declared) {
       // The statement says the object's kind and, for an index, its table.
       if (normalize(declared.sql(object.name)) !== normalize(object.sql)) return `altered ${object.type} "${object.name}"`;
-      if (object.type === "table") runtimeTables.push(object.name);
       continue;
     }
     if (object.type === "table" && isShadowOf(sqlite, object.name, runtimeTables)) continue;
