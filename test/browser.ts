@@ -165,12 +165,14 @@ export interface Look {
 
 /**
  * Runs in the page: the texts of the top bar's items and the lists' hosts that take more than
- * one line (their text's line boxes start at more than one height).
+ * one line (a box of their content starts below the bottom of their first one; a badge on the
+ * same line only sits a little higher or lower).
  */
 const BROKEN_ACROSS_LINES = `[...document.querySelectorAll(".top nav > a, .top nav button, .links .host:not(.url)")].filter((element) => {
   const range = document.createRange();
   range.selectNodeContents(element);
-  return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
+  const rects = [...range.getClientRects()].filter((rect) => rect.width > 0);
+  return rects.some((rect) => rect.top >= rects[0].bottom - 1);
 }).map((element) => element.textContent.trim())`;
 
 /** Whether checkLooks also writes screenshots (`LINKSHELF_SCREENSHOTS=1`); its checks run either way. */

@@ -41,7 +41,7 @@ describe.skipIf(!e2e.present)("the Link health page in Chromium", () => {
     const checked = await checkLooks("health-screenshots", (options) => signedInContext(options), async (page, check, { device, colorScheme }) => {
       await keepLocal(page, e2e.server.origin);
       await page.goto(`${e2e.server.origin}/health`);
-      expect(await page.locator("#main h2").allTextContents()).toEqual(["Broken (2)", "Moved (1)"]);
+      expect(await page.locator("#main h2").allTextContents()).toEqual(["Broken (2)", "Moved (1)", "Ignored (0)"]);
       expect(await page.locator("nav[aria-label=Account] a[href='/health']").textContent()).toBe("Link health 2");
       await check("health");
       if (device === "desktop" && colorScheme === "light" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") {
@@ -59,7 +59,10 @@ describe.skipIf(!e2e.present)("the Link health page in Chromium", () => {
       await page.goto(`${e2e.server.origin}/health`);
       await Promise.all([page.waitForURL(/done=link-ignored/), page.getByRole("button", { name: "Stop flagging Home-made bread recipes" }).click()]);
       expect(await page.getByRole("status").textContent()).toBe("The link will not be flagged again. Its checks go on.");
-      expect(await page.locator("#main h2").allTextContents()).toEqual(["Broken (1)", "Moved (1)"]);
+      expect(await page.locator("#main h2").allTextContents()).toEqual(["Broken (1)", "Moved (1)", "Ignored (1)"]);
+      // The ignored link is listed with its Un-ignore button, which flags it again.
+      await Promise.all([page.waitForURL(/done=link-unignored/), page.getByRole("button", { name: "Flag Home-made bread recipes again when it fails" }).click()]);
+      expect(await page.locator("#main h2").allTextContents()).toEqual(["Broken (2)", "Moved (1)", "Ignored (0)"]);
     } finally {
       await context.close();
     }
