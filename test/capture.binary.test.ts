@@ -85,8 +85,13 @@ describe("the server's background capture", () => {
 
 describe("the server's background search index", () => {
   const dbFile = () => `${workspace.dataDir}/linkshelf.db`;
-  const indexState = () => queryFile<{ indexed: number; pending: number }>(dbFile(),
-    "SELECT (SELECT count(*) FROM link_search) AS indexed, (SELECT count(*) FROM link_search_pending) AS pending")[0]!;
+  /** The rows of every user's index (`link_search_<user id>`), and the links marked for indexing. */
+  const indexState = () => {
+    const indexes = queryFile<{ name: string }>(dbFile(), "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'link_search_[1-9]*'")
+      .map((row) => row.name).filter((name) => /^link_search_\d+$/.test(name));
+    const indexed = indexes.map((name) => `(SELECT count(*) FROM ${name})`).join(" + ") || "0";
+    return queryFile<{ indexed: number; pending: number }>(dbFile(), `SELECT ${indexed} AS indexed, (SELECT count(*) FROM link_search_pending) AS pending`)[0]!;
+  };
   /** caughtUp reads the file until nothing is marked (10 s at most), then returns the counts. */
   const caughtUp = async () => {
     const deadline = performance.now() + 10_000;

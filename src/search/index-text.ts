@@ -15,7 +15,6 @@
  * (src/search/indexer.ts), or before the next search at the latest.
  */
 import type { Database } from "bun:sqlite";
-import type { RuntimeObject } from "../db/schema-check";
 import { unpackText } from "./text-store";
 
 /** The database (drizzle's, or anything holding its bun:sqlite client): the index is written with plain SQL. */
@@ -29,9 +28,9 @@ export const userSearchTable = (userId: number): string => `link_search_${userId
  * migrations: a table named `link_search_<user id>` made by exactly userSearchTableSql (the
  * shadow tables FTS5 makes with it come along).
  */
-export const USER_SEARCH_INDEX: RuntimeObject = {
+export const USER_SEARCH_INDEX = {
   name: /link_search_[1-9][0-9]*/,
-  sql: (name) => userSearchTableSql(Number(name.slice("link_search_".length))),
+  sql: (name: string) => userSearchTableSql(Number(name.slice("link_search_".length))),
 };
 
 /**
