@@ -14,7 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONTENT_LIMITS } from "../src/api/types";
+import { CONTENT_LIMITS } from "../src/contract/content-limits";
 import { compile, createBenchUser, ROOT, serveCommand, start, stop, tempDir } from "./lib";
 import type { SlowClientPlan, SlowClientReport } from "./slow-client";
 

@@ -1,4 +1,5 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
+import { LivenessJson } from "./contract/liveness";
 import { assetRoutes } from "./assets/routes";
 import { guards } from "./auth/requester";
 import { authPages } from "./auth/routes";
@@ -66,7 +67,7 @@ export function createApp(given: AppDeps) {
       surface: { kind: "api", limited: false, callers: ["anyone"] },
       detail: describeRoute({
         tag: "service", summary: "Liveness: the database is open and migrated",
-        responses: { 200: { description: "Serving.", json: t.Object({ status: t.Literal("ok") }) } },
+        responses: { 200: { description: "Serving.", json: LivenessJson } },
       }),
     })
     .use(api)

@@ -1,29 +1,5 @@
-import { Elysia, t, ValidationError as ElysiaValidationError } from "elysia";
-import type { Assert, SameType } from "./api/same-type";
-import type * as Api from "./api/types";
-
-export const FieldErrorJson = t.Object({
-  path: t.String({ description: "JSON pointer into the request body, e.g. `/name`." }),
-  message: t.String(),
-});
-export type FieldError = typeof FieldErrorJson.static;
-
-/** The one error body of the API, `/l/:id` (non-HTML clients) and `/favicon`. */
-export const ErrorJson = t.Object({
-  message: t.String({ description: "A sentence for people." }),
-  code: t.String({ description: "Stable, for programs: UNAUTHORIZED, INVALID_JSON, VALIDATION_FAILED, NOT_FOUND..." }),
-  errors: t.Optional(t.Array(FieldErrorJson, { description: "On 422 VALIDATION_FAILED only: every violation of the request." })),
-});
-export type ErrorBody = typeof ErrorJson.static;
-
-/**
- * The browser extension compiles the plain types of src/api/types.ts, not these schemas: tsc fails
- * here when the two disagree, so a change to one is a change to both.
- */
-type _SharedWithTheExtension = [
-  Assert<SameType<FieldError, Api.FieldErrorJson>>,
-  Assert<SameType<ErrorBody, Api.ErrorJson>>,
-];
+import { Elysia, ValidationError as ElysiaValidationError } from "elysia";
+import type { ErrorJson, FieldErrorJson } from "./contract/errors";
 
 /**
  * A failure the client caused or must hear about. Routes and services throw it and never catch
@@ -35,7 +11,7 @@ export class AppError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly errors?: FieldError[],
+    readonly errors?: FieldErrorJson[],
     readonly headers?: Record<string, string>,
   ) {
     super(message);
@@ -80,7 +56,7 @@ export class CheckedRecently extends AppError {
 }
 
 export class ValidationFailed extends AppError {
-  constructor(errors: FieldError[]) {
+  constructor(errors: FieldErrorJson[]) {
     super(422, "VALIDATION_FAILED", "The request is invalid.", errors);
   }
 }
@@ -140,7 +116,7 @@ export class InvalidUrl extends AppError {
 
 /** errorResponse renders the contract's error body: the answer of the JSON surfaces. */
 export function errorResponse(error: AppError): Response {
-  const body: ErrorBody = { message: error.message, code: error.code };
+  const body: ErrorJson = { message: error.message, code: error.code };
   if (error.errors) body.errors = error.errors;
   return Response.json(body, { status: error.status, headers: error.headers });
 }
@@ -160,7 +136,7 @@ export function toAppError(code: string | number, error: unknown): AppError | un
  * ("Expected required property", then "Expected union value"), and the first says it best. A
  * union of literals (visibility) names its allowed values instead of "Expected union value".
  */
-function fieldErrors(error: ElysiaValidationError): FieldError[] {
+function fieldErrors(error: ElysiaValidationError): FieldErrorJson[] {
   const messages = new Map<string, string>();
   for (const issue of error.all) {
     if (messages.has(issue.path)) continue;

@@ -1,4 +1,5 @@
-import { ValidationFailed, type FieldError } from "./errors";
+import { ValidationFailed } from "./errors";
+import type { FieldErrorJson } from "./contract/errors";
 
 const EMOJI = /^\p{RGI_Emoji}$/v;
 export const MAX_URL_LENGTH = 2048;
@@ -40,7 +41,7 @@ export function codePoints(value: string): number {
  * (trimmed) value to store.
  */
 export class Rules {
-  readonly errors: FieldError[] = [];
+  readonly errors: FieldErrorJson[] = [];
 
   fail(path: string, message: string): void {
     this.errors.push({ path, message });

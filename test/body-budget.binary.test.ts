@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { CONTENT_LIMITS } from "../src/api/types";
+import { CONTENT_LIMITS } from "../src/contract/content-limits";
 import { BODIES_BUSY_RETRY_AFTER_SECONDS, BODY_LIMITS } from "../src/request/body-budget";
 import { binaryWorkspace, cleanEnv, createUserWithToken, startServer, type BinaryWorkspace, type RunningServer } from "./binary";
 

@@ -5,7 +5,7 @@
  * that gives nothing until the test says so), as a slow client does.
  */
 import { describe, expect, it } from "bun:test";
-import { CONTENT_LIMITS } from "../src/api/types";
+import { CONTENT_LIMITS } from "../src/contract/content-limits";
 import { BODIES_BUSY_RETRY_AFTER_SECONDS, BODY_LIMITS } from "../src/request/body-budget";
 import { createLink, createUser, makeEnv, sessionCookie, snapshot, type TestEnv, type TestUser } from "./helpers";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { parseHTML } from "linkedom";
 import { ApiError, createClient } from "../extension/src/api";
 import { buildExtension } from "../extension/build";
-import { CONTENT_LIMITS } from "../src/api/types";
+import { CONTENT_LIMITS } from "../src/contract/content-limits";
 import { captureTab, cutUtf8, fitContent } from "../extension/src/content";
 import { readPage, textOf } from "../extension/src/reader";
 import { ARTICLE_DROPS, ARTICLE_HTML, ARTICLE_KEEPS } from "./capture.fixtures";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import type { CollectionJson, LinkJson } from "../src/api/types";
+import type { CollectionJson } from "../src/contract/collections";
+import type { LinkJson } from "../src/contract/links";
 import { findSaved, normalizeUrl, sameUrl } from "../extension/src/normalize";
 
 describe("normalizeUrl", () => {

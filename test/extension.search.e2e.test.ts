@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from "bun:test";
 import type { Page } from "playwright-core";
-import type { ContentItemJson, LinkItemJson, LinkPageJson } from "../src/api/types";
+import type { ContentItemJson } from "../src/contract/content";
+import type { LinkItemJson, LinkPageJson } from "../src/contract/links";
 import type { OmniboxHandlers } from "../extension/src/omnibox";
 import type { Suggestion } from "../extension/src/webext";
 import { ARTICLE_KEEPS } from "./capture.fixtures";

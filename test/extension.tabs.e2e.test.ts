@@ -6,7 +6,8 @@
  * absent, failing under CI (see programs.ts).
  */
 import { describe, expect, it } from "bun:test";
-import type { CollectionCreatedJson, CollectionItemJson, LinkPageJson } from "../src/api/types";
+import type { CollectionCreatedJson, CollectionItemJson } from "../src/contract/collections";
+import type { LinkPageJson } from "../src/contract/links";
 import { launchSignedIn, type ChromeApi } from "./extension.chromium";
 import { stackForFile } from "./extension.stack";
 import { CHROMIUM, requireProgram } from "./programs";

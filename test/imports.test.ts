@@ -143,3 +143,28 @@ describe("the modules of src/ import each other without circles", () => {
     expect(resolveLocal(join(SRC, "app.ts"), "./config")).toBe(join(SRC, "config.ts"));
   });
 });
+
+describe("the wire contract stands alone", () => {
+  it("src/contract/ imports nothing but TypeBox and its own modules", () => {
+    const contract = join(SRC, "contract");
+    const foreign = sourceFiles(contract).flatMap((file) => specifiersOf(readFileSync(file, "utf8"))
+      .filter((specifier) => {
+        const target = resolveLocal(file, specifier);
+        return target === null ? specifier !== "@sinclair/typebox" : !target.startsWith(contract + "/");
+      })
+      .map((specifier) => `${relative(REPO_ROOT, file)}: ${specifier}`));
+    expect(foreign).toEqual([]);
+    expect(sourceFiles(contract).length).toBeGreaterThan(5);
+  });
+
+  it("the browser extension takes nothing of the server but the wire contract", () => {
+    const extension = join(REPO_ROOT, "extension", "src");
+    const contract = join(SRC, "contract");
+    const reached = sourceFiles(extension).flatMap((file) => specifiersOf(readFileSync(file, "utf8"))
+      .map((specifier) => resolveLocal(file, specifier))
+      .filter((target): target is string => target !== null && !target.startsWith(extension + "/"))
+      .map((target) => relative(REPO_ROOT, target)));
+    expect(reached.filter((target) => !target.startsWith(relative(REPO_ROOT, contract) + "/"))).toEqual([]);
+    expect(reached.length).toBeGreaterThan(0);
+  });
+});

@@ -1,8 +1,11 @@
-/** The linkshelf API as the extension sees it; the shapes are the server's own (src/api/types.ts). */
-import type {
-  CollectionJson, CollectionListJson, ContentBody, ContentSavedJson, CreateLinkBody, ErrorJson, FavoritesJson, FieldErrorJson, LinkCreatedJson, LinkItemJson,
-  HealthListJson, LinkJson, MessageJson, SearchPageJson, UpdateLinkBody,
-} from "../../src/api/types";
+/** The linkshelf API as the extension sees it; the shapes are the server's own (src/contract/). */
+import type { CollectionJson, CollectionListJson } from "../../src/contract/collections";
+import type { ContentBody, ContentSavedJson } from "../../src/contract/content";
+import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, UpdateLinkBody } from "../../src/contract/links";
+import type { ErrorJson, FieldErrorJson } from "../../src/contract/errors";
+import type { HealthListJson } from "../../src/contract/health";
+import type { MessageJson } from "../../src/contract/common";
+import type { SearchPageJson } from "../../src/contract/search";
 
 export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
 

@@ -1,4 +1,4 @@
-import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM, HANDOFF_TOKEN_PARAM } from "../../src/api/types";
+import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM, HANDOFF_TOKEN_PARAM } from "../../src/contract/handoff";
 import type { Identity } from "./webext";
 
 /** authorizeUrl is the server's handoff route, asked to send the token back to `redirectUrl`. */

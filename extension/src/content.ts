@@ -3,7 +3,8 @@
  * called there, and what it read is sent to `PUT /api/v1/links/:id/content`, fitted to the
  * server's limits (docs/search.md).
  */
-import { CONTENT_LIMITS, LANGUAGE_TAG, type ContentBody } from "../../src/api/types";
+import { CONTENT_LIMITS, LANGUAGE_TAG } from "../../src/contract/content-limits";
+import type { ContentBody } from "../../src/contract/content";
 import type { Client } from "./api";
 import { READ_PAGE_FUNCTION } from "./read-page";
 import type { Scripting } from "./webext";

@@ -3,7 +3,8 @@
  * of the text, no network. Conservative on purpose: two addresses that might show different
  * pages (another path, another query value, a non-empty fragment) stay different.
  */
-import type { CollectionJson, LinkJson } from "../../src/api/types";
+import type { CollectionJson } from "../../src/contract/collections";
+import type { LinkJson } from "../../src/contract/links";
 
 /** Query parameters that only say where a visitor came from: `utm_*`, Facebook's and Google Ads' click ids. */
 function isTracking(name: string): boolean {

@@ -5,7 +5,7 @@
  * own search page. The background script registers these handlers; the tests call them with the
  * browser's parts faked.
  */
-import type { SearchHitJson } from "../../src/api/types";
+import type { SearchHitJson } from "../../src/contract/search";
 import { ApiError, createClient } from "./api";
 import { forgetToken, loadState } from "./state";
 import type { Disposition, StorageArea, Suggestion, Tab } from "./webext";

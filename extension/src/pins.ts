@@ -1,4 +1,4 @@
-import type { LinkJson } from "../../src/api/types";
+import type { LinkJson } from "../../src/contract/links";
 import { ApiError, createClient } from "./api";
 import { reconcile, type Op, type Target } from "./reconcile";
 import { forgetToken, loadState, type LastSync } from "./state";

@@ -5,7 +5,8 @@
  * of the window into one collection; and lists the pinned favorites with icons from the
  * server's favicon proxy.
  */
-import type { CollectionJson, LinkJson } from "../../src/api/types";
+import type { CollectionJson } from "../../src/contract/collections";
+import type { LinkJson } from "../../src/contract/links";
 import { ApiError, createClient, type Client } from "./api";
 import { captureTab } from "./content";
 import { byId, say } from "./dom";

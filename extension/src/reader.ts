@@ -5,7 +5,7 @@
  * the few parts of the DOM it reads (the server's typecheck, which reads the tests, has no DOM).
  */
 import { Readability } from "@mozilla/readability";
-import type { ContentBody } from "../../src/api/types";
+import type { ContentBody } from "../../src/contract/content";
 
 /** Elements whose start and end break a line: one line per paragraph, heading, list item or table cell. */
 const BLOCKS = new Set([

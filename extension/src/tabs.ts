@@ -3,7 +3,8 @@
  * saved, one request at a time, into one collection. A pure function of the client and the tabs
  * (no browser API), so the popup only gathers them and shows the report.
  */
-import type { CollectionJson, LinkJson } from "../../src/api/types";
+import type { CollectionJson } from "../../src/contract/collections";
+import type { LinkJson } from "../../src/contract/links";
 import { ApiError, type Client } from "./api";
 import { normalizeUrl } from "./normalize";
 import type { Tab } from "./webext";

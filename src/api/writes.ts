@@ -2,14 +2,12 @@
  * The API's edits of one record by id: `PUT /:id` replaces it, `DELETE /:id` deletes it, and
  * both answer `{message}` once the shelf has written. Links and collections are edited alike.
  */
-import { t, type Static, type TSchema } from "elysia";
+import type { Static, TSchema } from "elysia";
 import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
+import { MessageJson } from "../contract/common";
 import { apiRoute, type ResponseDoc } from "../openapi/describe";
 import type { Shelf } from "../shelf/shelf";
-
-/** The answer of a write that returns nothing else (PUT, DELETE). */
-export const MessageJson = t.Object({ message: t.String() });
 
 /** The part of a shelf that keeps one kind of record (`shelf.links`, `shelf.collections`). */
 interface Records<Input, Updated> {

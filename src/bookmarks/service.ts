@@ -6,7 +6,8 @@
  * `collections.create`), the methods behind the API, so the same rules apply; an import is
  * written in short transactions and is all or nothing.
  */
-import { COLLECTION_LIMITS, type CollectionInput } from "../collections/model";
+import { COLLECTION_LIMITS } from "../collections/model";
+import type { CollectionBody } from "../contract/collections";
 import type { CollectionRow } from "../db/schema";
 import { Conflict } from "../errors";
 import { LINK_LIMITS } from "../links/model";
@@ -85,7 +86,7 @@ interface PlannedLink {
 /** A collection the import will create, with the name its links refer to it by. */
 interface PlannedCollection {
   name: string;
-  input: CollectionInput;
+  input: CollectionBody;
   createdAt: number;
 }
 

@@ -4,8 +4,7 @@
  * the user, and never over content the browser extension captured).
  */
 import type { Db } from "../db/client";
-import { CONTENT_LIMITS } from "../search/model";
-import { LANGUAGE_TAG } from "../api/types";
+import { CONTENT_LIMITS, LANGUAGE_TAG } from "../contract/content-limits";
 import { storeFetchedContent as storeContent } from "../shelf/contents";
 import type { CapturedContent } from "./content";
 import type { StoreContent } from "./fetcher";

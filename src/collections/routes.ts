@@ -4,7 +4,7 @@ import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { recordWrites } from "../api/writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
-import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "./model";
+import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "../contract/collections";
 
 /** collectionRoutes: `/api/v1/collections`. */
 export function collectionRoutes({ db, clock }: AppDeps, { apiRoutes }: Guards) {

@@ -1,4 +1,4 @@
-import { HANDOFF_TOKEN_PARAM } from "../api/types";
+import { HANDOFF_TOKEN_PARAM } from "../contract/handoff";
 import { AppError } from "../errors";
 
 /** Chromium: `https://<extension id>.chromiumapp.org/`, the id being 32 letters a-p. */

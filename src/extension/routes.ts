@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM } from "../api/types";
+import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM } from "../contract/handoff";
 import type { AppDeps } from "../deps";
 import { sessionUser, withRenewedSession } from "../auth/identity";
 import { SignInThrottle } from "../auth/throttle";

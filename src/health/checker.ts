@@ -9,7 +9,7 @@
 import type { Config, LinkCheckConfig } from "../config";
 import { CheckedRecently } from "../errors";
 import type { Shelf } from "../shelf/shelf";
-import type { HealthJson } from "./model";
+import type { HealthJson } from "../contract/health";
 import type { Db } from "../db/client";
 import { limitsOf, OutboundRuns, type OutboundOptions } from "../favicon/outbound";
 import { Alarm, REAL_TIMERS, type Timers } from "../capture/alarm";

@@ -3,7 +3,7 @@ import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc, rateLimited } from "../openapi/describe";
 import { checkLinkNow } from "./checker";
-import { HealthItemJson, HealthListJson, HealthQuery } from "./model";
+import { HealthItemJson, HealthListJson, HealthQuery } from "../contract/health";
 
 /**
  * healthRoutes: `GET /api/v1/links/health` (links by state), `POST /api/v1/links/:id/check`

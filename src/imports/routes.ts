@@ -2,7 +2,7 @@ import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
-import { ImportListJson, ImportUndoneJson } from "./model";
+import { ImportListJson, ImportUndoneJson } from "../contract/imports";
 
 /** importRoutes: `/api/v1/imports`, the record of the requester's imports and undoing one. */
 export function importRoutes({ clock }: AppDeps, { apiRoutes }: Guards) {

@@ -4,7 +4,7 @@ import type { GroupCommit } from "../db/group-commit";
 import { recordWrites } from "../api/writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
-import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "./model";
+import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "../contract/links";
 import { countOf } from "../format";
 
 /** What the answer of a bulk request says was done. */

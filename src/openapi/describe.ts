@@ -1,9 +1,9 @@
 import { t, type DocumentDecoration, type TSchema } from "elysia";
-import { ErrorJson } from "../errors";
+import { ErrorJson } from "../contract/errors";
 import { API_ROUTE } from "../surface";
 
 type Parameter = NonNullable<DocumentDecoration["parameters"]>[number];
-/** A body schema written with Elysia's `t` (TypeBox is JSON Schema; src/openapi/document.ts tidies it for OpenAPI). */
+/** A body schema of the wire contract, src/contract/ (TypeBox is JSON Schema; src/openapi/document.ts tidies it for OpenAPI). */
 type JsonSchema = ReturnType<typeof t.Object> | ReturnType<typeof t.Array>;
 
 export interface ResponseDoc {

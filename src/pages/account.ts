@@ -1,4 +1,4 @@
-import type { ImportJson } from "../imports/model";
+import type { ImportJson } from "../contract/imports";
 import type { TokenInfo } from "../shelf/tokens";
 import type { Viewer } from "../shelf/shelf";
 import type { GrantInfo } from "../shelf/extensions";

@@ -6,7 +6,8 @@ import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
 import { countOf, formatNumber } from "../format";
-import { LINK_PAGE, type LinkJson, type LinkSort } from "../links/model";
+import { LINK_PAGE, type LinkSort } from "../links/model";
+import type { LinkJson } from "../contract/links";
 
 /** What the all-links view shows: its order, its filters and its page (from 1). */
 export interface AllLinksView {

@@ -4,7 +4,7 @@
  * and the keyboard shortcuts of the list pages with their help dialog.
  */
 import type { CollectionSummary } from "../collections/model";
-import { BULK_MAX_IDS, type LinkJson } from "../links/model";
+import { BULK_MAX_IDS, type LinkJson } from "../contract/links";
 import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
 import { shell } from "./shell";

@@ -1,4 +1,4 @@
-import type { FieldError } from "../errors";
+import type { FieldErrorJson } from "../contract/errors";
 import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
@@ -7,7 +7,7 @@ import { shell } from "./shell";
 export type FieldErrors = Map<string, string[]>;
 
 /** fieldErrorsOf turns a service's `{path, message}` list into messages by field name. */
-export function fieldErrorsOf(errors: FieldError[] | undefined): FieldErrors {
+export function fieldErrorsOf(errors: FieldErrorJson[] | undefined): FieldErrors {
   const byField: FieldErrors = new Map();
   for (const error of errors ?? []) {
     const name = error.path.replace(/^\//, "").split("/")[0] ?? "";

@@ -1,6 +1,6 @@
 /** The "Link health" page: broken and moved links with the checker's evidence, and what to do about each. */
 import type { Viewer } from "../shelf/shelf";
-import type { HealthCheck, LinkHealth } from "../health/model";
+import type { HealthCheckJson, LinkHealthJson } from "../contract/health";
 import type { CheckRule } from "../shelf/link-checks";
 import { html, type Html } from "./html";
 import { faviconFor, hostOf, whenExactly } from "./links";
@@ -9,10 +9,10 @@ import { countOf } from "../format";
 
 export interface HealthPageOptions {
   user: Viewer;
-  broken: LinkHealth[];
-  moved: LinkHealth[];
+  broken: LinkHealthJson[];
+  moved: LinkHealthJson[];
   /** Links whose health is not flagged: their checks go on, and Un-ignore flags them again. */
-  ignored: LinkHealth[];
+  ignored: LinkHealthJson[];
   notice?: string;
   /** How often the server checks each link (null when it does not) and what makes a link broken. */
   rule: CheckRule;
@@ -60,13 +60,13 @@ ${ignored
 }
 
 /** resultOf says what one check found: the status, and what happened when that says more. */
-export function resultOf(check: HealthCheck): string {
+export function resultOf(check: HealthCheckJson): string {
   const status = check.status === null ? "no answer" : `HTTP ${check.status}`;
   return check.detail === status ? status : `${status}: ${check.detail}`;
 }
 
 /** evidence is what the checks found: the last result, the first failure, the last check, how many tries. */
-function evidence({ health }: LinkHealth): Html {
+function evidence({ health }: LinkHealthJson): Html {
   const last = health.checks[0];
   const failures = health.checks.filter((check) => check.outcome !== "ok" && check.outcome !== "moved").length;
   return html`<dl class="facts evidence">
@@ -78,14 +78,14 @@ ${health.since ? html`<dt>Failing since</dt><dd>${whenExactly(health.since)}</dd
 }
 
 /** stateBadge names a link's health in a word: broken, moved, ignored (with what it is), or its last outcome. */
-export function stateBadge(health: LinkHealth["health"]): Html {
+export function stateBadge(health: LinkHealthJson["health"]): Html {
   if (health.ignored) return html`<span class="badge">ignored${health.state === "ok" || health.state === "unchecked" ? "" : ` · ${health.state}`}</span>`;
   if (health.broken) return html`<span class="badge broken">⚠ broken</span>`;
   return html`<span class="badge">${health.state}</span>`;
 }
 
 /** healthItem is one broken, moved or ignored link with its evidence and its actions. */
-function healthItem(item: LinkHealth): Html {
+function healthItem(item: LinkHealthJson): Html {
   const { link, health } = item;
   return html`<li>
 ${faviconFor(link.url)}
@@ -106,7 +106,7 @@ ${healthButtons(link, health.ignored)}
 }
 
 /** section is one list of the page, or a sentence when it is empty. */
-const section = (id: string, title: string, items: LinkHealth[], empty: string) => html`<section class="card health-section" aria-labelledby="${id}">
+const section = (id: string, title: string, items: LinkHealthJson[], empty: string) => html`<section class="card health-section" aria-labelledby="${id}">
 <div class="heading"><h2 id="${id}">${title} (${items.length})</h2></div>
 ${items.length === 0 ? html`<p class="empty">${empty}</p>` : html`<ul class="links">${items.map(healthItem)}</ul>`}
 </section>`;

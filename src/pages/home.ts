@@ -1,6 +1,6 @@
 import type { CollectionSummary } from "../collections/model";
 import type { Viewer } from "../shelf/shelf";
-import type { LinkJson } from "../links/model";
+import type { LinkJson } from "../contract/links";
 import { bulkForm } from "./bulk";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";

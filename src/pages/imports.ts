@@ -1,5 +1,5 @@
 import type { ImportDestination, ImportReport } from "../bookmarks/service";
-import type { ImportJson } from "../imports/model";
+import type { ImportJson } from "../contract/imports";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
 import { shell } from "./shell";

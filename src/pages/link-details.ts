@@ -1,11 +1,11 @@
 import type { CollectionSummary } from "../collections/model";
 import type { Viewer } from "../shelf/shelf";
-import type { LinkJson } from "../links/model";
+import type { LinkJson } from "../contract/links";
 import type { ContentSummary } from "../search/model";
 import { html, type Html } from "./html";
 import { faviconFor, when, whenExactly } from "./links";
 import { healthButtons, resultOf, stateBadge } from "./health";
-import type { HealthJson } from "../health/model";
+import type { HealthJson } from "../contract/health";
 import { shell } from "./shell";
 import type { CaptureProblem } from "../capture/fetcher";
 import { formatNumber } from "../format";

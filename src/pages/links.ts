@@ -1,6 +1,6 @@
 import type { CollectionSummary } from "../collections/model";
 import type { Viewer } from "../shelf/shelf";
-import type { LinkJson } from "../links/model";
+import type { LinkJson } from "../contract/links";
 import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";

@@ -1,5 +1,5 @@
 import type { CollectionRow } from "../db/schema";
-import type { LinkJson } from "../links/model";
+import type { LinkJson } from "../contract/links";
 import { html, type Html } from "./html";
 import { faviconFor, hostOf } from "./links";
 import { pager, shell } from "./shell";

@@ -1,6 +1,6 @@
 import type { CollectionRow } from "../db/schema";
 import { iso } from "../timestamps";
-import type { LinkJson } from "../links/model";
+import type { LinkJson } from "../contract/links";
 
 /**
  * Characters XML 1.0 does not allow at all (C0 controls but tab, LF and CR; lone surrogates;

@@ -6,8 +6,11 @@ import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { surfaces } from "../surface";
 import { readJsonBody } from "../request/json-body";
-import { CONTENT_LIMITS, ContentBody, ContentItemJson, ContentSavedJson, SearchPageJson, SEARCH_PAGE, toSearchPageJson } from "./model";
-import { LinkSearchQuery } from "../links/model";
+import { SEARCH_PAGE, toSearchPageJson } from "./model";
+import { CONTENT_LIMITS } from "../contract/content-limits";
+import { ContentBody, ContentItemJson, ContentSavedJson } from "../contract/content";
+import { SearchPageJson } from "../contract/search";
+import { LinkSearchQuery } from "../contract/links";
 import { BREADTH_LIMITS, QUERY_LIMITS } from "./query";
 import { searcherOf } from "./searcher";
 

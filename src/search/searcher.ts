@@ -10,7 +10,8 @@
  * clock: a search not answered when the budget and a grace period have passed is answered 422
  * QUERY_TOO_BROAD here, and its worker is replaced. Its thread ends when the statement does.
  */
-import { AppError, NotFound, QueryTooBroad, ValidationFailed, type FieldError } from "../errors";
+import { AppError, NotFound, QueryTooBroad, ValidationFailed } from "../errors";
+import type { FieldErrorJson } from "../contract/errors";
 import type { UserRow } from "../db/schema";
 import type { LinkQuery } from "../links/model";
 import { indexPendingInSlices } from "./index-text";
@@ -44,11 +45,11 @@ export interface SearchRequest {
 /** What the worker answers: the results, a refusal (an AppError's parts), or a failure. */
 export type SearchAnswer =
   | { id: number; results: SearchResults }
-  | { id: number; refused: { status: number; code: string; message: string; errors?: FieldError[] } }
+  | { id: number; refused: { status: number; code: string; message: string; errors?: FieldErrorJson[] } }
   | { id: number; failed: string };
 
 /** refusalOf is the AppError a worker's refusal stands for, as the routes and pages know it. */
-function refusalOf({ status, code, message, errors }: { status: number; code: string; message: string; errors?: FieldError[] }): AppError {
+function refusalOf({ status, code, message, errors }: { status: number; code: string; message: string; errors?: FieldErrorJson[] }): AppError {
   if (code === "VALIDATION_FAILED") return new ValidationFailed(errors ?? []);
   if (code === "QUERY_TOO_BROAD") return new QueryTooBroad(message);
   if (code === "NOT_FOUND") return new NotFound(message);

@@ -6,8 +6,10 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { collections, linkCollections, links, type CollectionRow, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
-import { COLLECTION_LIMITS, DEFAULT_ICON, toCollectionJson, type CollectionInput, type CollectionJson, type CollectionSummary } from "../collections/model";
-import { toLinkJson, type LinkJson } from "../links/model";
+import { COLLECTION_LIMITS, DEFAULT_ICON, toCollectionJson, type CollectionSummary } from "../collections/model";
+import type { CollectionBody, CollectionJson } from "../contract/collections";
+import { toLinkJson } from "../links/model";
+import type { LinkJson } from "../contract/links";
 import { Rules } from "../rules";
 import type { ShelfLinks } from "./links";
 import { inboxId, INBOX, ownedCollection, type Owner } from "./scope";
@@ -37,7 +39,7 @@ const MEMBERSHIP_KEYS = Object.keys(MEMBERSHIP_COLUMNS) as (keyof Membership)[];
  * on update: an omitted description or icon keeps its value, and `null` or "" clears it (a
  * cleared icon is the default one again: the Inbox's own for the Inbox).
  */
-function checkCollection(input: CollectionInput, current?: CollectionRow) {
+function checkCollection(input: CollectionBody, current?: CollectionRow) {
   const rules = new Rules();
   const name = rules.name("/name", input.name, 1, COLLECTION_LIMITS.name);
   const rawDescription = input.description === undefined ? current?.description ?? null : input.description;
@@ -159,7 +161,7 @@ export class ShelfCollections {
   }
 
   /** create makes an empty, non-default collection; an import passes its id. */
-  create(input: CollectionInput, now: number, importId: number | null = null): CollectionJson {
+  create(input: CollectionBody, now: number, importId: number | null = null): CollectionJson {
     const values = checkCollection(input);
     const row = this.owner.db
       .insert(collections)
@@ -170,7 +172,7 @@ export class ShelfCollections {
   }
 
   /** update changes a collection's name, description, visibility and icon. */
-  update(id: number, input: CollectionInput, now: number): void {
+  update(id: number, input: CollectionBody, now: number): void {
     const { db } = this.owner;
     db.transaction(() => {
       const values = checkCollection(input, ownedCollection(this.owner, id));

@@ -5,7 +5,7 @@
  * transaction (src/search/index-text.ts).
  */
 import { and, eq } from "drizzle-orm";
-import { LANGUAGE_TAG } from "../api/types";
+import { CONTENT_LIMITS, LANGUAGE_TAG } from "../contract/content-limits";
 import type { Db } from "../db/client";
 import { linkContents, links, users } from "../db/schema";
 import { NotFound } from "../errors";
@@ -13,7 +13,8 @@ import { Rules } from "../rules";
 import { deferIndexing } from "../search/index-text";
 import { packText } from "../search/text-store";
 import { iso } from "../timestamps";
-import { CONTENT_LIMITS, toContentJson, type ContentInput, type ContentJson, type ContentSource, type ContentSummary } from "../search/model";
+import { toContentJson, type ContentSummary } from "../search/model";
+import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import type { Owner } from "./scope";
 
 /** What saving a content did: `stored` is false when a browser capture was there and a server fetch left it alone. */
@@ -40,7 +41,7 @@ export function keepBytes(text: string, limit: number): { text: string; truncate
 }
 
 /** checkContent applies the rules of a content body; optional fields are stored null when omitted, null or blank. */
-function checkContent(input: ContentInput) {
+function checkContent(input: ContentBody) {
   const rules = new Rules();
   const optional = (path: string, value: string | null | undefined, max: number) =>
     value === undefined || value === null ? null : rules.text(path, value.replace(CONTROLS, " "), 0, max) || null;
@@ -102,7 +103,7 @@ export function readContentSummary(owner: Owner, id: number): ContentSummary | n
  * own). A `server` content never replaces a `browser` one: it is then dropped (`stored: false`). Plain prepared SQL: pages are saved in
  * bursts, and building drizzle queries cost more than the rest of a save but the index.
  */
-export function saveContent(owner: Owner, id: number, input: ContentInput, source: ContentSource, now: number): ContentSaved {
+export function saveContent(owner: Owner, id: number, input: ContentBody, source: ContentSource, now: number): ContentSaved {
   const { fields, truncated } = checkContent(input);
   const sqlite = owner.db.$client;
   const textZstd = packText(fields.text);
@@ -129,7 +130,7 @@ function storedSource(db: Db, linkId: number): ContentSource | undefined {
  * `stored` otherwise. Rules as for `PUT /api/v1/links/:id/content` (422 ValidationFailed on a
  * field out of range; the text is cut to 1 MiB).
  */
-export function storeFetchedContent(db: Db, link: { linkId: number; userId: number }, content: ContentInput, now: number): "stored" | "kept" | "gone" {
+export function storeFetchedContent(db: Db, link: { linkId: number; userId: number }, content: ContentBody, now: number): "stored" | "kept" | "gone" {
   const user = db.select().from(users).where(eq(users.id, link.userId)).all()[0];
   if (!user || !ownsLink({ db, user }, link.linkId)) return "gone";
   return saveContent({ db, user }, link.linkId, content, "server", now).stored ? "stored" : "kept";

@@ -6,7 +6,8 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { linkHealth, links, type LinkHealthRow } from "../db/schema";
 import { NotFound } from "../errors";
-import { toHealthJson, type HealthJson, type HealthState, type LinkHealth } from "../health/model";
+import { toHealthJson } from "../health/model";
+import type { HealthJson, HealthState, LinkHealthJson } from "../contract/health";
 import type { Probe } from "../health/probe";
 import type { ShelfLinks } from "./links";
 import { recordCheck, type CheckRule } from "./link-checks";
@@ -40,12 +41,12 @@ export class ShelfHealth {
   }
 
   /** list is the owner's links in a state with their health: two queries. */
-  list(state: HealthState): LinkHealth[] {
+  list(state: HealthState): LinkHealthJson[] {
     return this.withLinks(this.owned(inState(state)));
   }
 
   /** ignoredList is the owner's links whose health is not flagged (ignored), with their health: two queries. */
-  ignoredList(): LinkHealth[] {
+  ignoredList(): LinkHealthJson[] {
     return this.withLinks(this.owned(eq(linkHealth.ignored, true)));
   }
 
@@ -57,7 +58,7 @@ export class ShelfHealth {
   }
 
   /** withLinks pairs health rows with their links (one query), in the rows' order. */
-  private withLinks(rows: LinkHealthRow[]): LinkHealth[] {
+  private withLinks(rows: LinkHealthRow[]): LinkHealthJson[] {
     const byId = new Map(this.links.byIds(rows.map((row) => row.linkId)).map((link) => [link.id, link]));
     return rows.flatMap((row) => {
       const link = byId.get(row.linkId);

@@ -7,7 +7,7 @@
 import type { Db } from "../db/client";
 import type { LinkHealthRow } from "../db/schema";
 import { isFailure, type Probe } from "../health/probe";
-import type { HealthCheck } from "../health/model";
+import type { HealthCheckJson } from "../contract/health";
 import { iso } from "../timestamps";
 
 /** How checks turn into a verdict and when a link is taken again (from the configuration). */
@@ -80,8 +80,8 @@ export function recordCheck(db: Db, linkId: number, probe: Probe, now: number, r
     if (!sqlite.query("SELECT 1 FROM links WHERE id = ?").get(linkId)) return null;
     const before = sqlite.query<{ failures: number; failing_since: number | null; checks: string }, [number]>(
       "SELECT failures, failing_since, checks FROM link_health WHERE link_id = ?").get(linkId);
-    const check: HealthCheck = { at: iso(now), status: probe.status, outcome: probe.outcome, detail: probe.detail };
-    const checks = [check, ...(before ? JSON.parse(before.checks) as HealthCheck[] : [])].slice(0, CHECKS_KEPT);
+    const check: HealthCheckJson = { at: iso(now), status: probe.status, outcome: probe.outcome, detail: probe.detail };
+    const checks = [check, ...(before ? JSON.parse(before.checks) as HealthCheckJson[] : [])].slice(0, CHECKS_KEPT);
     const failing = isFailure(probe.outcome);
     const failures = failing ? (before?.failures ?? 0) + 1 : 0;
     const since = failing ? before?.failing_since ?? now : null;

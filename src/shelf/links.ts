@@ -6,10 +6,12 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm"
 import { preparedQueries } from "../db/client";
 import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
-import { BULK_MAX_IDS, COLLECTION_ACTIONS, LINK_LIMITS, LINK_PAGE, toLinkJson, type BulkLinksInput, type CreateLinkInput, type LinkJson, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type UpdateLinkInput } from "../links/model";
+import { COLLECTION_ACTIONS, LINK_LIMITS, LINK_PAGE, toLinkJson, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort } from "../links/model";
+import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
-import type { ContentInput, ContentJson, ContentSource, ContentSummary, SearchResults } from "../search/model";
+import type { ContentSummary, SearchResults } from "../search/model";
+import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
 import { searchLinks, type SearchBudget } from "./search";
@@ -71,7 +73,7 @@ export function deleteLinks({ db, user }: Owner, where: SQL): number {
  * checkBulk applies the rules of a bulk request: 1 to BULK_MAX_IDS positive ids, each once; a
  * collection for move, add and remove, and none for the other actions.
  */
-function checkBulk(input: BulkLinksInput): void {
+function checkBulk(input: BulkLinksBody): void {
   const rules = new Rules();
   if (input.ids.length === 0 || input.ids.length > BULK_MAX_IDS) {
     rules.fail("/ids", `Expected 1 to ${BULK_MAX_IDS} ids`);
@@ -109,7 +111,7 @@ function decodeCursor(cursor: string): Position | undefined {
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
 /** checkLink applies the rules of a link's fields; `description` is the value to keep when omitted. */
-function checkLink(owner: Owner, input: CreateLinkInput, keptDescription: string) {
+function checkLink(owner: Owner, input: CreateLinkBody, keptDescription: string) {
   const rules = new Rules();
   const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
   const description = rules.text("/description", input.description ?? keptDescription, 0, LINK_LIMITS.description);
@@ -279,7 +281,7 @@ export class ShelfLinks {
    * setContent stores the page content of one of the owner's links and re-indexes it; a
    * `server` content never replaces a `browser` one (then `stored` is false).
    */
-  setContent(id: number, input: ContentInput, source: ContentSource, now: number): ContentSaved {
+  setContent(id: number, input: ContentBody, source: ContentSource, now: number): ContentSaved {
     return saveContent(this.owner, id, input, source, now);
   }
 
@@ -289,7 +291,7 @@ export class ShelfLinks {
   }
 
   /** create stores a new link (clicks 0) in its collections, or the Inbox, in a transaction of its own. */
-  create(input: CreateLinkInput, now: number): LinkJson {
+  create(input: CreateLinkBody, now: number): LinkJson {
     return this.owner.db.transaction(() => this.write(input, now), { behavior: "immediate" });
   }
 
@@ -298,7 +300,7 @@ export class ShelfLinks {
    * without a transaction (a savepoint) of its own. An import writes thousands of links per
    * transaction with it; the caller's transaction is what rolls back a failure.
    */
-  write(input: CreateLinkInput, now: number, importId: number | null = null): LinkJson {
+  write(input: CreateLinkBody, now: number, importId: number | null = null): LinkJson {
     const { db, user } = this.owner;
     const { collectionIds, ...fields } = checkLink(this.owner, input, "");
     const queries = linkQueries(db);
@@ -309,7 +311,7 @@ export class ShelfLinks {
   }
 
   /** update replaces a link's fields and collections; an omitted description keeps its value. */
-  update(id: number, input: UpdateLinkInput, now: number): LinkUpdate {
+  update(id: number, input: UpdateLinkBody, now: number): LinkUpdate {
     const { db } = this.owner;
     return db.transaction(() => {
       const before = this.row(id);
@@ -354,7 +356,7 @@ export class ShelfLinks {
    * and links cannot be removed from the Inbox (Conflict). Every action but delete moves the
    * links' updatedAt, as the single update doing the same would. Returns how many links it acted on.
    */
-  bulk(input: BulkLinksInput, now: number): number {
+  bulk(input: BulkLinksBody, now: number): number {
     checkBulk(input);
     const { db, user } = this.owner;
     const ids = listed(input.ids);

@@ -15,7 +15,8 @@
  * cursor, so the pages of one search share one ranking.
  */
 import { QueryTooBroad } from "../errors";
-import { toLinkJson, type LinkJson } from "../links/model";
+import { toLinkJson } from "../links/model";
+import type { LinkJson } from "../contract/links";
 import { Rules } from "../rules";
 import { hasUserIndex, userSearchTable } from "../search/index-text";
 import { parseQuery } from "../search/query";

@@ -1,6 +1,6 @@
 import type { Guards } from "../auth/requester";
 import { presentedToken } from "../auth/bearer";
-import { MessageJson } from "../api/writes";
+import { MessageJson } from "../contract/common";
 import type { AppDeps } from "../deps";
 import { apiRoute } from "../openapi/describe";
 

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import type { CollectionInput, CollectionSummary } from "../collections/model";
+import type { CollectionSummary } from "../collections/model";
+import type { CollectionBody } from "../contract/collections";
 import type { Shelf } from "../shelf/shelf";
 import { ValidationFailed } from "../errors";
 import { parseId } from "../ids";
@@ -14,7 +15,7 @@ import type { PageGuard } from "./guard";
 import { withNotice } from "./notices";
 
 /** collectionInput turns a form into the service's input; visibility is the one thing the service's types (not its rules) decide. */
-function collectionInput(values: CollectionFormValues): CollectionInput {
+function collectionInput(values: CollectionFormValues): CollectionBody {
   if (values.visibility !== "PUBLIC" && values.visibility !== "PRIVATE") {
     throw new ValidationFailed([{ path: "/visibility", message: "Expected PUBLIC or PRIVATE" }]);
   }

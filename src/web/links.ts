@@ -10,7 +10,7 @@ import { linkDetailsPage, type RecaptureOffer } from "../pages/link-details";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
 import { LINK_LIMITS } from "../links/model";
 import { cleanName, isHttpUrl } from "../rules";
-import type { ContentSource } from "../search/model";
+import type { ContentSource } from "../contract/content";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import type { PageGuard } from "./guard";

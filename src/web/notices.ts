@@ -1,5 +1,6 @@
 import type { CollectionSummary } from "../collections/model";
-import { BULK_MAX_IDS, COLLECTION_ACTIONS, type BulkAction } from "../links/model";
+import { COLLECTION_ACTIONS } from "../links/model";
+import { BULK_MAX_IDS, type BulkAction } from "../contract/links";
 import { countOf } from "../format";
 
 /**
