@@ -5,9 +5,9 @@
  * (and by throwing, rather than connecting, for anything that is not loopback).
  */
 import { describe, expect, it } from "bun:test";
-import { classifyAddress, isAdmitted, type AddressKind } from "../src/favicon/address";
+import { classifyAddress, isAdmitted, type AddressKind } from "../src/outbound/address";
 import { parseIPv6 } from "../src/ip";
-import { checkedAddresses, pinnedConnect, Refused } from "../src/favicon/fetch";
+import { checkedAddresses, pinnedConnect, Refused } from "../src/outbound/fetch";
 import { placeholderSvg } from "../src/favicon/placeholder";
 import {
   bytesOf,
