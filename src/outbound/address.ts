@@ -1,5 +1,5 @@
 /**
- * IP address classification for the favicon proxy's outbound guard.
+ * IP address classification for the outbound guard, on the ranges ipaddr.js names.
  *
  * Addresses arrive in canonical form: the WHATWG URL parser has already turned numeric host
  * forms (`2130706433`, `0x7f000001`, `0177.0.0.1`, `127.1`) into dotted IPv4, and resolvers
@@ -7,7 +7,8 @@
  * as unknown, and unknown is refused.
  */
 
-import { parseIPv4, parseIPv6 } from "../ip";
+import { IPv4, IPv6 } from "ipaddr.js";
+import { parseAddress, parseIPv4, parseIPv6 } from "../ip";
 
 export type AddressKind =
   | "public"
@@ -29,65 +30,102 @@ export function isAdmitted(kind: AddressKind, allowPrivate: boolean): boolean {
   return kind === "public" || (allowPrivate && ADMITTED_WITH_FLAG.has(kind));
 }
 
-const inV4 = (address: number, base: string, bits: number): boolean => {
-  const start = parseIPv4(base)!;
-  const size = 2 ** (32 - bits);
-  return address >= start && address < start + size;
+/**
+ * The kind of each range ipaddr.js names in IPv4. The library's `reserved` holds 240.0.0.0/4
+ * (reserved for future use: refused) beside ranges that are no one's local network and stay
+ * public: documentation (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24), benchmarking
+ * (198.18.0.0/15, also what fake-IP DNS proxies answer for public names), IETF protocol
+ * assignments (192.0.0.0/24) and the 6to4 relay anycast (192.88.99.0/24). AS112 and AMT are
+ * public services.
+ */
+const IPV4_KINDS: Readonly<Record<string, AddressKind>> = {
+  unicast: "public",
+  unspecified: "unspecified",
+  broadcast: "broadcast",
+  multicast: "multicast",
+  linkLocal: "link-local",
+  loopback: "loopback",
+  carrierGradeNat: "cgnat",
+  private: "private",
+  reserved: "public",
+  as112: "public",
+  amt: "public",
 };
 
-/** classifyIPv4 names the range an IPv4 address (as a 32-bit number) belongs to. */
-export function classifyIPv4(address: number): AddressKind {
-  if (address === 0xffffffff) return "broadcast";
-  if (inV4(address, "0.0.0.0", 8)) return "unspecified";
-  if (inV4(address, "127.0.0.0", 8)) return "loopback";
-  if (inV4(address, "10.0.0.0", 8) || inV4(address, "172.16.0.0", 12) || inV4(address, "192.168.0.0", 16)) return "private";
-  if (inV4(address, "100.64.0.0", 10)) return "cgnat";
-  if (inV4(address, "169.254.0.0", 16)) return "link-local";
-  if (inV4(address, "224.0.0.0", 4)) return "multicast";
-  if (inV4(address, "240.0.0.0", 4)) return "reserved";
-  return "public";
+const FUTURE_USE = IPv4.parseCIDR("240.0.0.0/4");
+
+/**
+ * classifyIPv4 names the range an IPv4 address belongs to; a range the library names that is
+ * not decided above is reserved.
+ */
+export function classifyIPv4(address: IPv4): AddressKind {
+  const range = address.range();
+  if (range === "reserved" && address.match(FUTURE_USE)) return "reserved";
+  return IPV4_KINDS[range] ?? "reserved";
 }
 
-const v4From = (high: number, low: number): number => high * 0x10000 + low;
+const NAT64_LOCAL = IPv6.parseCIDR("64:ff9b:1::/48");
+const IPV4_COMPATIBLE = IPv6.parseCIDR("::/96");
+const GLOBAL_UNICAST = IPv6.parseCIDR("2000::/3");
+
+/** The IPv4 address two 16-bit groups carry. */
+const v4From = (high: number, low: number): IPv4 => new IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 
 /** The first non-public kind among the IPv4 addresses an IPv6 address carries, else public. */
-const worstOf = (...addresses: number[]): AddressKind =>
+const worstOf = (...addresses: IPv4[]): AddressKind =>
   addresses.map(classifyIPv4).find((kind) => kind !== "public") ?? "public";
 
-/** classifyIPv6 names the range of an IPv6 address, looking inside the forms that carry IPv4. */
-export function classifyIPv6(g: number[]): AddressKind {
-  const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeroUpTo(8)) return "unspecified";
-  if (zeroUpTo(7) && g[7] === 1) return "loopback";
-  // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), ::ffff:0:a.b.c.d (SIIT): the IPv4 decides.
-  if (zeroUpTo(5) && g[5] === 0xffff) return classifyIPv4(v4From(g[6]!, g[7]!));
-  if (zeroUpTo(6)) return classifyIPv4(v4From(g[6]!, g[7]!));
-  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return classifyIPv4(v4From(g[6]!, g[7]!));
-  // NAT64 well-known prefix 64:ff9b::/96 translates to the embedded IPv4.
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyIPv4(v4From(g[6]!, g[7]!));
-  // 64:ff9b:1::/48 is for local NAT64 deployments: a private network by definition.
-  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "private";
-  // 6to4 2002:AABB:CCDD::/48 embeds the IPv4 AA.BB.CC.DD.
-  if (g[0] === 0x2002) return classifyIPv4(v4From(g[1]!, g[2]!));
-  // Teredo 2001:0::/32: server IPv4 in groups 2-3, client IPv4 inverted in groups 6-7.
-  if (g[0] === 0x2001 && g[1] === 0) return worstOf(v4From(g[2]!, g[3]!), v4From(g[6]! ^ 0xffff, g[7]! ^ 0xffff));
-  if ((g[0]! & 0xfe00) === 0xfc00) return "private";
-  if ((g[0]! & 0xffc0) === 0xfe80) return "link-local";
-  // fec0::/10, the deprecated site-local range, meant "this site": private.
-  if ((g[0]! & 0xffc0) === 0xfec0) return "private";
-  if ((g[0]! & 0xff00) === 0xff00) return "multicast";
+/**
+ * classifyIPv6 names the range of an IPv6 address, looking inside the forms that carry IPv4.
+ * The library's other names fall to the last line: inside 2000::/3 and public like the rest of
+ * it are `reserved` (2001::/23, documentation 2001:db8::/32 and 3fff::/20), `benchmarking`,
+ * `amt`, `as112v6`, `deprecatedOrchid`, `orchid2` and `droneRemoteIdProtocolEntityTags`;
+ * outside it and reserved are `discard` (100::/64) and `segmentRouting` (5f00::/16).
+ */
+export function classifyIPv6(address: IPv6): AddressKind {
+  const g = address.parts;
+  const embedded = () => classifyIPv4(v4From(g[6]!, g[7]!));
+  // `range()` is typed with fewer names than the library gives (`deprecatedSiteLocal` among them).
+  const range: string = address.range();
+  switch (range) {
+    case "unspecified":
+      return "unspecified";
+    case "loopback":
+      return "loopback";
+    case "multicast":
+      return "multicast";
+    case "linkLocal":
+      return "link-local";
+    // fc00::/7, and fec0::/10: the deprecated site-local range meant "this site".
+    case "uniqueLocal":
+    case "deprecatedSiteLocal":
+      return "private";
+    // ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (SIIT): the IPv4 decides.
+    case "ipv4Mapped":
+    case "rfc6145":
+      return embedded();
+    // 64:ff9b::/96 translates to the embedded IPv4; 64:ff9b:1::/48 is for local NAT64
+    // deployments: a private network by definition.
+    case "rfc6052":
+      return address.match(NAT64_LOCAL) ? "private" : embedded();
+    // 6to4 2002:AABB:CCDD::/48 embeds the IPv4 AA.BB.CC.DD.
+    case "6to4":
+      return classifyIPv4(v4From(g[1]!, g[2]!));
+    // Teredo 2001:0::/32: server IPv4 in groups 2-3, client IPv4 inverted in groups 6-7.
+    case "teredo":
+      return worstOf(v4From(g[2]!, g[3]!), v4From(g[6]! ^ 0xffff, g[7]! ^ 0xffff));
+  }
+  // ::a.b.c.d (IPv4-compatible, deprecated; the library leaves it unnamed): the IPv4 decides.
+  if (address.match(IPV4_COMPATIBLE)) return embedded();
   // Only 2000::/3 is allocated as global unicast; everything else is special or unassigned.
-  if ((g[0]! & 0xe000) !== 0x2000) return "reserved";
-  return "public";
+  return address.match(GLOBAL_UNICAST) ? "public" : "reserved";
 }
 
 /** classifyAddress names the range of an IP address in text form; "unknown" if it is not one. */
 export function classifyAddress(text: string): AddressKind {
-  const v4 = parseIPv4(text);
-  if (v4 !== null) return classifyIPv4(v4);
-  const v6 = parseIPv6(text);
-  if (v6 !== null) return classifyIPv6(v6);
-  return "unknown";
+  const address = parseAddress(text);
+  if (address === null) return "unknown";
+  return address instanceof IPv4 ? classifyIPv4(address) : classifyIPv6(address);
 }
 
 /** isIpLiteral: is this URL hostname (`1.2.3.4`, `[::1]`) an address rather than a name? */
