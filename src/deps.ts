@@ -8,7 +8,7 @@ import type { ContentCapture } from "./capture/fetcher";
 import type { LinkCheck } from "./health/checker";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
-import type { Connect, Resolver } from "./favicon/fetch";
+import type { Connect, Resolver } from "./outbound/fetch";
 import type { LogSink } from "./log";
 import type { Searcher } from "./search/searcher";
 import type { SearchBudget } from "./shelf/search";

@@ -1,20 +1,29 @@
 /**
- * IP addresses in text form and the ranges (`address/prefix`) that hold them: read strictly,
- * shared by the favicon proxy's outbound guard and the list of trusted reverse proxies.
+ * IP addresses in text form and the ranges (`address/prefix`) that hold them, read strictly on
+ * ipaddr.js: shared by the outbound guard's classification and the list of trusted reverse
+ * proxies. The library reads more than is wanted here (`127.1`, `0x7f.0.0.1`, `2130706433`,
+ * leading zeros, a `/08` prefix); those forms are refused before it is asked.
  */
+import { IPv4, IPv6 } from "ipaddr.js";
 
-/** parseIPv4 reads strict dotted decimal (`a.b.c.d`, no leading zeros) as an unsigned 32-bit number. */
-export function parseIPv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4) return null;
-  let value = 0;
-  for (const part of parts) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return null;
-    const octet = Number(part);
-    if (octet > 255) return null;
-    value = value * 256 + octet;
-  }
-  return value;
+/** An address as ipaddr.js holds it. */
+export type IpAddress = IPv4 | IPv6;
+
+/** parseIPv4 reads strict dotted decimal (`a.b.c.d`, no leading zeros). */
+export function parseIPv4(text: string): IPv4 | null {
+  return IPv4.isValidFourPartDecimal(text) ? IPv4.parse(text) : null;
+}
+
+/**
+ * asIPv6 places an address in the IPv6 space: IPv4 (`10.1.2.3`) as its IPv4-mapped form
+ * (`::ffff:10.1.2.3`, how a dual-stack socket reports an IPv4 peer), so that both match alike.
+ * Built from the octets: the library's `toIPv4MappedAddress` writes the address out as text
+ * and parses it again.
+ */
+function asIPv6(address: IpAddress): IPv6 {
+  if (address instanceof IPv6) return address;
+  const [a, b, c, d] = address.octets;
+  return new IPv6([0, 0, 0, 0, 0, 0xffff, (a! << 8) | b!, (c! << 8) | d!]);
 }
 
 /**
@@ -27,57 +36,31 @@ export function parseIPv6(text: string): number[] | null {
   if (zone !== -1) body = body.slice(0, zone);
   if (!body.includes(":")) return null;
 
-  // A dotted IPv4 tail (`::ffff:1.2.3.4`) becomes the two groups it stands for.
+  // A dotted IPv4 tail becomes the two groups it stands for, here rather than in the library: it
+  // must be strict dotted decimal, and `::a.b.c.d` stays IPv4-compatible (`::7f00:1`), where the
+  // library would read it as IPv4-mapped (`::ffff:7f00:1`).
   const lastColon = body.lastIndexOf(":");
-  const last = body.slice(lastColon + 1);
-  if (last.includes(".")) {
-    const v4 = parseIPv4(last);
+  const tail = body.slice(lastColon + 1);
+  if (tail.includes(".")) {
+    const v4 = parseIPv4(tail);
     if (v4 === null) return null;
-    body = `${body.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+    const [high, low] = asIPv6(v4).parts.slice(6);
+    body = `${body.slice(0, lastColon + 1)}${high!.toString(16)}:${low!.toString(16)}`;
   }
-
-  const halves = body.split("::");
-  if (halves.length > 2) return null;
-  const readGroups = (part: string): number[] | null => {
-    if (part === "") return [];
-    const groups: number[] = [];
-    for (const group of part.split(":")) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return null;
-      groups.push(parseInt(group, 16));
-    }
-    return groups;
-  };
-  const head = readGroups(halves[0]!);
-  const rest = halves.length === 2 ? readGroups(halves[1]!) : [];
-  if (head === null || rest === null) return null;
-  const given = head.length + rest.length;
-  if (halves.length === 2 ? given > 7 : given !== 8) return null;
-  return [...head, ...new Array<number>(8 - given).fill(0), ...rest];
+  return IPv6.isValid(body) ? IPv6.parse(body).parts : null;
 }
 
-/** A range of addresses, kept in the IPv6 space: IPv4 as its IPv4-mapped form (`::ffff:a.b.c.d`). */
-export interface IpRange {
-  /** The first address, as 128 bits. */
-  base: bigint;
-  /** How many leading bits every address of the range shares with `base` (0-128). */
-  bits: number;
-}
-
-const ALL_BITS = (1n << 128n) - 1n;
-const IPV4_MAPPED = 0xffffn << 32n;
-
-/**
- * addressBits reads an address as 128 bits, IPv4 (`10.1.2.3`) and IPv4-mapped IPv6
- * (`::ffff:10.1.2.3`, how a dual-stack socket reports an IPv4 peer) alike; null if it is not one.
- */
-export function addressBits(text: string): bigint | null {
+/** parseAddress reads an IPv4 or IPv6 address in text form (as parseIPv4 and parseIPv6 do); null if it is not one. */
+export function parseAddress(text: string): IpAddress | null {
   const v4 = parseIPv4(text);
-  if (v4 !== null) return IPV4_MAPPED | BigInt(v4);
+  if (v4 !== null) return v4;
   const groups = parseIPv6(text);
-  return groups === null ? null : groups.reduce((bits, group) => (bits << 16n) | BigInt(group), 0n);
+  return groups === null ? null : new IPv6(groups);
 }
 
-const maskOf = (bits: number): bigint => (ALL_BITS << BigInt(128 - bits)) & ALL_BITS;
+
+/** A range of addresses, kept in the IPv6 space (IPv4 as IPv4-mapped): its first address and prefix length (0-128). */
+export type IpRange = [IPv6, number];
 
 /**
  * parseIpRange reads an address (`127.0.0.1`, `::1`: that one address) or a CIDR range
@@ -89,22 +72,26 @@ export function parseIpRange(text: string): IpRange | null {
   if (text.includes("%")) return null;
   const [address, prefix, ...rest] = text.split("/");
   if (rest.length > 0) return null;
-  const base = addressBits(address!);
-  if (base === null) return null;
-  const isV4 = parseIPv4(address!) !== null;
-  let bits = isV4 ? 32 : 128;
+  const parsed = parseAddress(address!);
+  if (parsed === null) return null;
+  const familyBits = parsed instanceof IPv4 ? 32 : 128;
+  let bits = familyBits;
   if (prefix !== undefined) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(prefix) || Number(prefix) > bits) return null;
+    if (!/^(0|[1-9]\d{0,2})$/.test(prefix) || Number(prefix) > familyBits) return null;
     bits = Number(prefix);
   }
-  const fullBits = isV4 ? 96 + bits : bits;
-  if ((base & ~maskOf(fullBits) & ALL_BITS) !== 0n) return null;
-  return { base, bits: fullBits };
+  const base = asIPv6(parsed);
+  const fullBits = 128 - familyBits + bits;
+  const mask = IPv6.subnetMaskFromPrefixLength(fullBits).toByteArray();
+  if (base.toByteArray().some((byte, i) => (byte & ~mask[i]!) !== 0)) return null;
+  return [base, fullBits];
 }
 
 /** inIpRanges: is this address (text form) inside one of the ranges? Not an address: false. */
 export function inIpRanges(address: string, ranges: readonly IpRange[]): boolean {
   if (ranges.length === 0) return false;
-  const bits = addressBits(address);
-  return bits !== null && ranges.some((range) => (bits & maskOf(range.bits)) === range.base);
+  const parsed = parseAddress(address);
+  if (parsed === null) return false;
+  const bits = asIPv6(parsed);
+  return ranges.some((range) => bits.match(range));
 }

@@ -9,7 +9,7 @@ import type { CapturedContent } from "../src/capture/content";
 import { CAPTURE_OFF, ContentFetcher, cpuShareOf, createContentCapture, FETCHER_LIMITS, type CaptureOptions } from "../src/capture/fetcher";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "../src/capture/page";
 import { loadConfig } from "../src/config";
-import { pinnedConnect, type OutboundPolicy } from "../src/favicon/fetch";
+import { pinnedConnect, type OutboundPolicy } from "../src/outbound/fetch";
 import { deferred, htmlPage, manualTimers, until } from "./capture.fixtures";
 import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach, type FakeOrigin } from "./favicon.fixtures";
 

@@ -8,7 +8,7 @@ import { afterEach } from "bun:test";
 import { createApp, type App } from "../src/app";
 import { loadConfig } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
-import { pinnedConnect, type Connect, type Connection, type Resolver } from "../src/favicon/fetch";
+import { pinnedConnect, type Connect, type Connection, type Resolver } from "../src/outbound/fetch";
 import type { FaviconOptions } from "../src/deps";
 import { START } from "./helpers";
 

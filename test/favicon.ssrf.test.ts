@@ -5,9 +5,10 @@
  * (and by throwing, rather than connecting, for anything that is not loopback).
  */
 import { describe, expect, it } from "bun:test";
-import { classifyAddress, isAdmitted, type AddressKind } from "../src/favicon/address";
+import { IPv4, IPv6, parse } from "ipaddr.js";
+import { classifyAddress, isAdmitted, type AddressKind } from "../src/outbound/address";
 import { parseIPv6 } from "../src/ip";
-import { checkedAddresses, pinnedConnect, Refused } from "../src/favicon/fetch";
+import { checkedAddresses, pinnedConnect, Refused } from "../src/outbound/fetch";
 import { placeholderSvg } from "../src/favicon/placeholder";
 import {
   bytesOf,
@@ -99,6 +100,54 @@ describe("the address classifier", () => {
     const hostname = new URL("http://[::ffff:127.0.0.1]/").hostname;
     expect(hostname).toBe("[::ffff:7f00:1]");
     expect(classifyAddress(hostname)).toBe("loopback");
+  });
+});
+
+describe("the ranges ipaddr.js names", () => {
+  // An address in every range the library names (each part of a range in parts), the library's
+  // name for it, and the kind the guard gives it. Where they disagree, the kind was decided.
+  const decided: [range: string, address: string, kind: AddressKind][] = [
+    ["unicast", "8.8.8.8", "public"], ["unspecified", "0.0.0.1", "unspecified"], ["broadcast", "255.255.255.255", "broadcast"],
+    ["multicast", "224.0.0.1", "multicast"], ["linkLocal", "169.254.1.1", "link-local"], ["loopback", "127.0.0.1", "loopback"],
+    ["carrierGradeNat", "100.64.0.1", "cgnat"], ["private", "10.0.0.1", "private"], ["private", "172.16.0.1", "private"], ["private", "192.168.0.1", "private"],
+    // Reserved for future use: refused.
+    ["reserved", "240.0.0.1", "reserved"], ["reserved", "255.255.255.254", "reserved"],
+    // The rest of the library's "reserved" is no one's local network: IETF protocol assignments,
+    // documentation, the 6to4 relay anycast, benchmarking (what fake-IP DNS proxies answer).
+    ["reserved", "192.0.0.9", "public"], ["reserved", "192.0.2.1", "public"], ["reserved", "192.88.99.1", "public"],
+    ["reserved", "198.18.0.1", "public"], ["reserved", "198.19.255.255", "public"], ["reserved", "198.51.100.1", "public"], ["reserved", "203.0.113.7", "public"],
+    // Public services.
+    ["as112", "192.175.48.1", "public"], ["as112", "192.31.196.1", "public"], ["amt", "192.52.193.1", "public"],
+
+    ["unicast", "2606:4700:4700::1111", "public"], ["unicast", "4000::", "reserved"], ["unicast", "fe00::", "reserved"], ["unicast", "::a00:1", "private"],
+    ["unspecified", "::", "unspecified"], ["loopback", "::1", "loopback"], ["linkLocal", "fe80::1", "link-local"], ["multicast", "ff02::1", "multicast"],
+    ["uniqueLocal", "fd00::1", "private"], ["deprecatedSiteLocal", "fec0::1", "private"],
+    // The forms that carry an IPv4 address: it decides.
+    ["ipv4Mapped", "::ffff:10.0.0.1", "private"], ["ipv4Mapped", "::ffff:8.8.8.8", "public"],
+    ["rfc6145", "::ffff:0:127.0.0.1", "loopback"], ["rfc6145", "::ffff:0:8.8.8.8", "public"],
+    ["rfc6052", "64:ff9b::a00:1", "private"], ["rfc6052", "64:ff9b::8.8.8.8", "public"], ["rfc6052", "64:ff9b:1::808:808", "private"],
+    ["6to4", "2002:7f00:1::1", "loopback"], ["6to4", "2002:808:808::1", "public"],
+    ["teredo", "2001:0:a00:1::", "private"], ["teredo", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "public"],
+    // Outside 2000::/3, the only global unicast: reserved.
+    ["discard", "100::1", "reserved"], ["segmentRouting", "5f00::1", "reserved"],
+    // Inside it, and public like the rest of it: IETF protocol assignments, documentation,
+    // benchmarking, identifiers and anycast services.
+    ["reserved", "2001:1::1", "public"], ["reserved", "2001:db8::1", "public"], ["reserved", "3fff::1", "public"],
+    ["benchmarking", "2001:2::1", "public"], ["amt", "2001:3::1", "public"], ["as112v6", "2001:4:112::1", "public"], ["as112v6", "2620:4f:8000::1", "public"],
+    ["deprecatedOrchid", "2001:10::1", "public"], ["orchid2", "2001:20::1", "public"], ["droneRemoteIdProtocolEntityTags", "2001:30::1", "public"],
+  ];
+
+  it.each(decided)("classifies the library's %p range (%p) as %p", (range, address, kind) => {
+    const named: string = parse(address).range();
+    expect(named).toBe(range);
+    expect(classifyAddress(address)).toBe(kind);
+  });
+
+  it("has decided a kind for every range the library names, in both families", () => {
+    const namesOf = (prototype: object) => ["unicast", ...Object.keys((prototype as { SpecialRanges: object }).SpecialRanges)];
+    const decidedIn = (family: string) => new Set(decided.filter(([, address]) => parse(address).kind() === family).map(([range]) => range));
+    expect(namesOf(IPv4.prototype).filter((range) => !decidedIn("ipv4").has(range))).toEqual([]);
+    expect(namesOf(IPv6.prototype).filter((range) => !decidedIn("ipv6").has(range))).toEqual([]);
   });
 });
 

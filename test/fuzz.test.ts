@@ -28,7 +28,7 @@ import { MAX_FORM_BYTES } from "../src/request/form-body";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../src/request/json-body";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db/client";
-import type { Connect, Resolver } from "../src/favicon/fetch";
+import type { Connect, Resolver } from "../src/outbound/fetch";
 import { createCollection, createLink, createUser, inboxOf, snapshot, START, testPasswords, type TestEnv, type TestUser } from "./helpers";
 import { Shelf } from "../src/shelf/shelf";
 

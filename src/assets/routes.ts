@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { matchesEtag } from "../favicon/routes";
+import { matchesEtag } from "../request/etag";
 import { describeRoute } from "../openapi/describe";
 import { readIcons } from "./icons.macro" with { type: "macro" };
 import { surfaces } from "../surface";

@@ -4,9 +4,9 @@
  * never holding up a request. What is read goes to the store given at construction.
  */
 import type { Config } from "../config";
-import { limitsOf, OutboundRuns, type OutboundOptions } from "../favicon/outbound";
+import { limitsOf, OutboundRuns, type OutboundOptions } from "../outbound/runs";
 import type { LogSink } from "../log";
-import { Alarm, REAL_TIMERS, type Timers } from "./alarm";
+import { Alarm, REAL_TIMERS, type Timers } from "../outbound/alarm";
 import type { CapturedContent } from "./content";
 import type { Between } from "./extract";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT, type PageResult } from "./page";
@@ -39,8 +39,6 @@ export const FETCHER_LIMITS = {
  * and it may find the link deleted meanwhile. Its errors are logged and the fetcher goes on.
  */
 export type StoreContent = (linkId: number, userId: number, content: CapturedContent, now: number) => void;
-
-export type { Timers } from "./alarm";
 
 /** What createApp's parts use: queue a link, fetch a page at once, stop. */
 export interface ContentCapture {

@@ -5,8 +5,8 @@
  * PAGE_LIMITS.bytes of it.
  */
 import pkg from "../../package.json" with { type: "json" };
-import type { AddressKind } from "../favicon/address";
-import { guardedGet, readCapped, Refused, TooManyRedirects, type OutboundPolicy } from "../favicon/fetch";
+import type { AddressKind } from "../outbound/address";
+import { guardedGet, readCapped, Refused, TooManyRedirects, type OutboundPolicy } from "../outbound/fetch";
 import type { CapturedContent } from "./content";
 import type { Between } from "./extract";
 

@@ -2,18 +2,12 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { describeRoute, errorDoc, rateLimited } from "../openapi/describe";
+import { matchesEtag } from "../request/etag";
 import { surfaces } from "../surface";
 import { createFaviconService, parseFaviconTarget } from "./service";
 
 /** The content security policy an SVG is served with: no scripts, no fetches, sandboxed. */
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
-
-/** matchesEtag: does `If-None-Match` name this ETag (weak comparison, as RFC 9110 asks), or `*`? */
-export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
-  if (ifNoneMatch === null) return false;
-  if (ifNoneMatch.trim() === "*") return true;
-  return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
-}
 
 /**
  * faviconRoutes: `GET /favicon?url=<http(s) URL>` answers the icon of the URL's origin,

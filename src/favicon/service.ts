@@ -4,7 +4,7 @@ import type { AppDeps, FaviconOptions } from "../deps";
 import { faviconCache, type FaviconCacheRow } from "../db/schema";
 import { InvalidUrl } from "../errors";
 import { discoverIcons } from "./discover";
-import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type OutboundPolicy } from "./fetch";
+import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type OutboundPolicy } from "../outbound/fetch";
 import { placeholderSvg } from "./placeholder";
 import { Slots } from "./slots";
 import { sniffIcon } from "./sniff";

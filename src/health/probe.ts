@@ -5,7 +5,7 @@
  * is classified into one outcome; nothing here writes anything.
  */
 import pkg from "../../package.json" with { type: "json" };
-import { guardedGet, readCapped, Refused, TooManyRedirects, type Fetched, type OutboundPolicy } from "../favicon/fetch";
+import { guardedGet, readCapped, Refused, TooManyRedirects, type Fetched, type OutboundPolicy } from "../outbound/fetch";
 
 export const PROBE_LIMITS = {
   /** Bytes of a GET's body read; the rest is not downloaded. */

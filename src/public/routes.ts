@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import { matchesEtag } from "../favicon/routes";
+import { matchesEtag } from "../request/etag";
 import { ownOrigin } from "../request/origin";
 import { NotFound, ValidationFailed } from "../errors";
 import { readId } from "../ids";

@@ -1,8 +1,9 @@
 /**
- * The favicon proxy's only way out: a GET that resolves the host once, refuses the request
- * when any resolved address is outside what the policy admits, and then connects to an
- * address it checked (never to the name again), so DNS rebinding between the check and the
- * connection has nothing to rebind. Redirects are followed by hand, each hop checked anew.
+ * The one way out for the icon proxy, page capture and link checks: a GET that resolves the
+ * host once, refuses the request when any resolved address is outside what the policy admits,
+ * and then connects to an address it checked (never to the name again), so DNS rebinding
+ * between the check and the connection has nothing to rebind. Redirects are followed by hand,
+ * each hop checked anew.
  */
 import { classifyAddress, isAdmitted, isIpLiteral, type AddressKind } from "./address";
 

@@ -1,9 +1,9 @@
 /**
- * The background workers that go out under the favicon proxy's outbound policy (the page
- * fetcher, the link checker) share one way of doing it: the system resolver, the pinned
- * connection and their own limits unless a test gives others; a time limit and an abort of its
- * own for every request, so that stopping the server cuts each one short; and a stop that waits
- * until the background runs have settled, so that nothing writes after the server is gone.
+ * The background workers that go out under the outbound policy (the page fetcher, the link
+ * checker) share one way of doing it: the system resolver, the pinned connection and their own
+ * limits unless a test gives others; a time limit and an abort of its own for every request,
+ * so that stopping the server cuts each one short; and a stop that waits until the background
+ * runs have settled, so that nothing writes after the server is gone.
  */
 import { pinnedConnect, resolveSystem, type Connect, type OutboundPolicy, type Resolver } from "./fetch";
 
