@@ -11,7 +11,7 @@ import { restoreDatabase, RestoreRefused } from "./db/restore";
 import { DatabaseRefused } from "./db/schema-check";
 import type { ImportReport } from "./bookmarks/service";
 import { AppError } from "./errors";
-import { checkHealth } from "./healthcheck";
+import { checkLiveness } from "./liveness-probe";
 import { iso } from "./timestamps";
 import { Rules } from "./rules";
 import { serve } from "./server";
@@ -88,7 +88,7 @@ const COMMANDS: Record<string, Command> = {
   healthcheck: {
     flags: ["port", "host"], required: [], args: 0,
     run: async (config, _f, _a, io) => {
-      const problem = await checkHealth(config);
+      const problem = await checkLiveness(config);
       if (problem === null) return 0;
       io.err(`linkshelf: unhealthy: ${problem}`);
       return 1;

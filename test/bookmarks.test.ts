@@ -14,7 +14,7 @@ import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, par
 import { exportBookmarks, importBookmarks, type ImportDestination, type ImportReport } from "../src/bookmarks/service";
 import { Shelf as UserShelf } from "../src/shelf/shelf";
 import { chars, createCollection, createLink, createUser, get, inboxOf, makeEnv, put, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
-import { COLLECTION_LIMITS } from "../src/collections/model";
+import { COLLECTION_LIMITS } from "../src/shelf/limits";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 const fixture = (name: string) => decodeBookmarkFile(readFileSync(join(FIXTURES, name)));

@@ -4,7 +4,7 @@
  * otherwise.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { healthzUrl } from "../src/healthcheck";
+import { healthzUrl } from "../src/liveness-probe";
 import { binaryWorkspace, cleanEnv, runBinary, startServer, type BinaryWorkspace, type RunningServer } from "./binary";
 
 let workspace: BinaryWorkspace;

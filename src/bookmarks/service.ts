@@ -6,14 +6,13 @@
  * `collections.create`), the methods behind the API, so the same rules apply; an import is
  * written in short transactions and is all or nothing.
  */
-import { COLLECTION_LIMITS } from "../collections/model";
+import { COLLECTION_LIMITS, LINK_LIMITS } from "../shelf/limits";
 import type { CollectionBody } from "../contract/collections";
 import type { CollectionRow } from "../db/schema";
 import { Conflict } from "../errors";
-import { LINK_LIMITS } from "../links/model";
 import { cleanName, codePoints, isHttpUrl, MAX_URL_LENGTH, Rules } from "../rules";
 import { formatNumber } from "../format";
-import type { ImportRecordInput, ImportSource } from "../imports/model";
+import type { ImportRecordInput, ImportSource } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
 

@@ -1,4 +1,4 @@
-import type { CollectionSummary } from "../collections/model";
+import type { CollectionSummary, LinkSort } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
 import { bulkForm } from "./bulk";
 import { collectionsSidebar } from "./home";
@@ -6,7 +6,7 @@ import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
 import { countOf, formatNumber } from "../format";
-import { LINK_PAGE, type LinkSort } from "../links/model";
+import { LINK_PAGE } from "../shelf/limits";
 import type { LinkJson } from "../contract/links";
 
 /** What the all-links view shows: its order, its filters and its page (from 1). */

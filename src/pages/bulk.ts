@@ -3,7 +3,7 @@
  * action bar, and the view's query for "all matching"), the confirmation of a bulk delete,
  * and the keyboard shortcuts of the list pages with their help dialog.
  */
-import type { CollectionSummary } from "../collections/model";
+import type { CollectionSummary } from "../shelf/types";
 import { BULK_MAX_IDS, type LinkJson } from "../contract/links";
 import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";

@@ -1,4 +1,4 @@
-import type { CollectionSummary } from "../collections/model";
+import type { CollectionSummary } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../contract/links";
 import { bulkForm } from "./bulk";

@@ -1,7 +1,6 @@
-import type { CollectionSummary } from "../collections/model";
+import type { CollectionSummary, ContentSummary } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../contract/links";
-import type { ContentSummary } from "../search/model";
 import { html, type Html } from "./html";
 import { faviconFor, when, whenExactly } from "./links";
 import { healthButtons, resultOf, stateBadge } from "./health";

@@ -1,6 +1,5 @@
-import type { CollectionSummary } from "../collections/model";
+import type { CollectionSummary, SearchResults } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
-import type { SearchResults } from "../search/model";
 import type { Snippet } from "../search/snippet";
 import { bulkForm } from "./bulk";
 import { collectionsSidebar } from "./home";

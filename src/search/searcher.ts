@@ -13,9 +13,8 @@
 import { AppError, NotFound, QueryTooBroad, ValidationFailed } from "../errors";
 import type { FieldErrorJson } from "../contract/errors";
 import type { UserRow } from "../db/schema";
-import type { LinkQuery } from "../links/model";
+import type { LinkQuery, SearchResults } from "../shelf/types";
 import { indexPendingInSlices } from "./index-text";
-import type { SearchResults } from "./model";
 import { SEARCH_BUDGET, TOO_BROAD_MESSAGE, type SearchBudget } from "../shelf/search";
 import type { Shelf } from "../shelf/shelf";
 

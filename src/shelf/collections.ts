@@ -6,9 +6,10 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { collections, linkCollections, links, type CollectionRow, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
-import { COLLECTION_LIMITS, DEFAULT_ICON, toCollectionJson, type CollectionSummary } from "../collections/model";
+import { toCollectionJson, toLinkJson } from "./json";
+import { COLLECTION_LIMITS } from "./limits";
+import { DEFAULT_ICON, type CollectionSummary } from "./types";
 import type { CollectionBody, CollectionJson } from "../contract/collections";
-import { toLinkJson } from "../links/model";
 import type { LinkJson } from "../contract/links";
 import { Rules } from "../rules";
 import type { ShelfLinks } from "./links";

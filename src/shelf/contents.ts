@@ -13,7 +13,8 @@ import { Rules } from "../rules";
 import { deferIndexing } from "../search/index-text";
 import { packText } from "../search/text-store";
 import { iso } from "../timestamps";
-import { toContentJson, type ContentSummary } from "../search/model";
+import { toContentJson } from "./json";
+import type { ContentSummary } from "./types";
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import type { Owner } from "./scope";
 

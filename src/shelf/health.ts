@@ -6,7 +6,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { linkHealth, links, type LinkHealthRow } from "../db/schema";
 import { NotFound } from "../errors";
-import { toHealthJson } from "../health/model";
+import { toHealthJson } from "./json";
 import type { HealthJson, HealthState, LinkHealthJson } from "../contract/health";
 import type { Probe } from "../health/probe";
 import type { ShelfLinks } from "./links";

@@ -6,7 +6,8 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { imports, links } from "../db/schema";
 import { NotFound } from "../errors";
-import { toImportJson, type ImportRecordInput, type ImportUndone } from "../imports/model";
+import { toImportJson } from "./json";
+import type { ImportRecordInput, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
 import { deleteLinks } from "./links";

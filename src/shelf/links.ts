@@ -6,11 +6,12 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm"
 import { preparedQueries } from "../db/client";
 import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
-import { COLLECTION_ACTIONS, LINK_LIMITS, LINK_PAGE, toLinkJson, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort } from "../links/model";
+import { toLinkJson } from "./json";
+import { LINK_LIMITS, LINK_PAGE } from "./limits";
+import { COLLECTION_ACTIONS, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults } from "./types";
 import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
-import type { ContentSummary, SearchResults } from "../search/model";
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";

@@ -15,13 +15,13 @@
  * cursor, so the pages of one search share one ranking.
  */
 import { QueryTooBroad } from "../errors";
-import { toLinkJson } from "../links/model";
+import { toLinkJson } from "./json";
 import type { LinkJson } from "../contract/links";
 import { Rules } from "../rules";
 import { hasUserIndex, userSearchTable } from "../search/index-text";
 import { parseQuery } from "../search/query";
-import type { LinkQuery } from "../links/model";
-import { SEARCH_PAGE, type SearchResults, type SnippetSource } from "../search/model";
+import { SEARCH_PAGE } from "./limits";
+import type { LinkQuery, SearchResults, SnippetSource } from "./types";
 import { findMatches, makeSnippet } from "../search/snippet";
 import { unpackText } from "../search/text-store";
 import { ownedCollection, type Owner } from "./scope";

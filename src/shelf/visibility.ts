@@ -6,7 +6,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
 import { collections, links, users, type CollectionRow } from "../db/schema";
-import type { LinkPage, LinkQuery } from "../links/model";
+import type { LinkPage, LinkQuery } from "./types";
 import { ShelfLinks } from "./links";
 
 /** `/l/:id` asks this at every click: built once per database. */

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import type { CollectionSummary } from "../collections/model";
+import type { CollectionSummary } from "../shelf/types";
 import type { CollectionBody } from "../contract/collections";
 import type { Shelf } from "../shelf/shelf";
 import { ValidationFailed } from "../errors";

@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import type { CollectionSummary } from "../collections/model";
+import type { CollectionSummary, LinkPage } from "../shelf/types";
 import { NotFound, ValidationFailed, type AppError } from "../errors";
 import { parseId } from "../ids";
-import type { LinkPage } from "../links/model";
 import { firstRunPage } from "../pages/auth";
 import { homePage, type HomeView } from "../pages/home";
 import { htmlResponse } from "../pages/html";

@@ -8,7 +8,7 @@ import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDetailsPage, type RecaptureOffer } from "../pages/link-details";
 import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
-import { LINK_LIMITS } from "../links/model";
+import { LINK_LIMITS } from "../shelf/limits";
 import { cleanName, isHttpUrl } from "../rules";
 import type { ContentSource } from "../contract/content";
 import type { Shelf } from "../shelf/shelf";

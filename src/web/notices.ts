@@ -1,5 +1,4 @@
-import type { CollectionSummary } from "../collections/model";
-import { COLLECTION_ACTIONS } from "../links/model";
+import { COLLECTION_ACTIONS, type CollectionSummary } from "../shelf/types";
 import { BULK_MAX_IDS, type BulkAction } from "../contract/links";
 import { countOf } from "../format";
 

@@ -12,8 +12,8 @@ export function healthzUrl(config: Pick<Config, "host" | "port">): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}/healthz`;
 }
 
-/** checkHealth asks `/healthz`; null when it answered 200, otherwise what went wrong, in one line. */
-export async function checkHealth(config: Pick<Config, "host" | "port">): Promise<string | null> {
+/** checkLiveness asks `/healthz`; null when it answered 200, otherwise what went wrong, in one line. */
+export async function checkLiveness(config: Pick<Config, "host" | "port">): Promise<string | null> {
   const url = healthzUrl(config);
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(HEALTHCHECK_TIMEOUT_MS), redirect: "manual" });

@@ -6,13 +6,14 @@ import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { surfaces } from "../surface";
 import { readJsonBody } from "../request/json-body";
-import { SEARCH_PAGE, toSearchPageJson } from "./model";
+import { toSearchPageJson } from "../shelf/json";
+import { SEARCH_PAGE } from "../shelf/limits";
 import { CONTENT_LIMITS } from "../contract/content-limits";
 import { ContentBody, ContentItemJson, ContentSavedJson } from "../contract/content";
 import { SearchPageJson } from "../contract/search";
 import { LinkSearchQuery } from "../contract/links";
-import { BREADTH_LIMITS, QUERY_LIMITS } from "./query";
-import { searcherOf } from "./searcher";
+import { BREADTH_LIMITS, QUERY_LIMITS } from "../search/query";
+import { searcherOf } from "../search/searcher";
 
 /**
  * searchRoutes: `PUT|GET /api/v1/links/:id/content` (a link's saved page) and

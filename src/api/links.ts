@@ -1,7 +1,7 @@
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
-import { recordWrites } from "../api/writes";
+import { recordWrites } from "./writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "../contract/links";

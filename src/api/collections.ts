@@ -1,7 +1,7 @@
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
-import { recordWrites } from "../api/writes";
+import { recordWrites } from "./writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "../contract/collections";

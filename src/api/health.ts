@@ -2,7 +2,7 @@ import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc, rateLimited } from "../openapi/describe";
-import { checkLinkNow } from "./checker";
+import { checkLinkNow } from "../health/checker";
 import { HealthItemJson, HealthListJson, HealthQuery } from "../contract/health";
 
 /**

@@ -1,12 +1,9 @@
+/** What the shelf's reads take and answer besides the wire types: queries, orders, pages, summaries, an import's record. */
+import type { ContentJson } from "../contract/content";
+import type { ImportUndoneJson } from "../contract/imports";
 import type { BulkAction, LinkJson } from "../contract/links";
-import type { LinkRow } from "../db/schema";
-import { iso } from "../timestamps";
-
-/** The longest name and description of a link, in code points after trimming. */
-export const LINK_LIMITS = { name: 254, description: 300 } as const;
-
-/** Pages of links: 50 by default, at most 100; a search's words at most 200 characters. */
-export const LINK_PAGE = { defaultLimit: 50, maxLimit: 100, maxQuery: 200 } as const;
+import type { SearchPageJson } from "../contract/search";
+import type { CollectionRow, ImportRow } from "../db/schema";
 
 /** A search of a shelf's links: by substring (`GET /api/v1/links`, the home page, a public collection's page) or by words (`GET /api/v1/search`). */
 export interface LinkQuery {
@@ -57,19 +54,39 @@ export interface LinkPage {
 /** The bulk actions that name a collection. */
 export const COLLECTION_ACTIONS: readonly BulkAction[] = ["move", "add", "remove"];
 
-/** toLinkJson shapes a stored link for clients; `collectionIds` must already be sorted. */
-export function toLinkJson(row: Omit<LinkRow, "importId">, collectionIds: number[]): LinkJson {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    url: row.url,
-    favorite: row.favorite,
-    clicks: row.clicks,
-    lastClickedAt: row.lastClickedAt === null ? null : iso(row.lastClickedAt),
-    collectionIds,
-    authorId: row.userId,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
-  };
+/** The icon of a collection that names none (the Inbox's is its own). */
+export const DEFAULT_ICON = "📁";
+
+/** A collection as the pages list it: no links, their count instead. */
+export type CollectionSummary = CollectionRow & { linkCount: number };
+
+/** Where an import came from: the import page or `linkshelf import`. */
+export type ImportSource = ImportRow["source"];
+
+/** What an import's record holds besides who and when: its source, its file and its report's counts. */
+export interface ImportRecordInput {
+  source: ImportSource;
+  fileName: string;
+  links: number;
+  collections: number;
+  duplicates: number;
+  skipped: number;
+}
+
+/** What undoing an import removed. */
+export type ImportUndone = Omit<ImportUndoneJson, "message">;
+
+/** What a page shows of a saved content: everything but the text itself. */
+export type ContentSummary = Omit<ContentJson, "text">;
+
+/** Which of a link's texts a snippet was cut from: its saved page text, description, name or URL. */
+export type SnippetSource = "content" | "description" | "name" | "url";
+
+/**
+ * What the shelf's search answers: the API's page of hits, each also saying which text its
+ * snippet came from (for the web pages; the API's JSON leaves it out, see toSearchPageJson).
+ */
+export interface SearchResults {
+  hits: (SearchPageJson["hits"][number] & { snippetFrom: SnippetSource })[];
+  nextCursor: string | null;
 }

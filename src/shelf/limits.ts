@@ -1,0 +1,13 @@
+/** The shelf's limits: how long a record's texts may be, and how large a page of links or hits. */
+
+/** The longest name and description of a link, in code points after trimming. */
+export const LINK_LIMITS = { name: 254, description: 300 } as const;
+
+/** Pages of links: 50 by default, at most 100; a search's words at most 200 characters. */
+export const LINK_PAGE = { defaultLimit: 50, maxLimit: 100, maxQuery: 200 } as const;
+
+/** The longest name and description of a collection, in code points after trimming. */
+export const COLLECTION_LIMITS = { name: 254, description: 254 } as const;
+
+/** Pages of search hits: 20 by default, at most 100. */
+export const SEARCH_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
