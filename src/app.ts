@@ -50,7 +50,7 @@ export function createApp(given: AppDeps) {
     .use(linkRoutes(deps, guard, commits))
     .use(collectionRoutes(deps, guard))
     .use(importRoutes(deps, guard))
-    .use(tokenRoutes(deps, guard))
+    .use(tokenRoutes(guard))
     .all("/*", () => {
       throw new NotFound();
     }, { surface: { ...API_ROUTE, callers: false } });

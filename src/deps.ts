@@ -1,14 +1,15 @@
 /**
  * What createApp is given: the database, the configuration, the clock, and whatever tests
  * inject in place of the real thing (the favicon proxy's network, the hashing queue, the log,
- * the TCP peer). Modules take their part of it from here, never from the composition root.
+ * the TCP peer). createApp hands the whole object on; each module declares the part it uses with
+ * the types of the modules that own them, so only the composition root and the entry points import this file.
  */
 import type { Passwords } from "./auth/passwords";
 import type { ContentCapture } from "./capture/fetcher";
 import type { LinkCheck } from "./health/checker";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
-import type { Connect, Resolver } from "./outbound/fetch";
+import type { FaviconOptions } from "./favicon/service";
 import type { LogSink } from "./log";
 import type { Searcher } from "./search/searcher";
 import type { SearchBudget } from "./shelf/search";
@@ -42,18 +43,4 @@ export interface AppDeps {
    * in-process (`app.handle`) have no socket, so tests name the peer here.
    */
   peerAddress?: (request: Request) => string | undefined;
-}
-
-/** What createApp may inject into the favicon proxy; each defaults to the real thing. */
-export interface FaviconOptions {
-  /** Host name to addresses; default: the system resolver. */
-  resolve?: Resolver;
-  /** Sends a GET to a checked address; default: Bun's fetch pinned to that address. */
-  connect?: Connect;
-  /** The budget of one whole lookup (page, redirects, icons); default 5 s. */
-  timeoutMillis?: number;
-  /** Lookups at once, waiting lookups and their wait; default FAVICON_LIMITS. */
-  concurrentLookups?: number;
-  queuedLookups?: number;
-  queueMillis?: number;
 }

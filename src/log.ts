@@ -65,7 +65,8 @@ function statusOf(responseValue: unknown, status: number | string | undefined): 
   return status === undefined ? 200 : StatusMap[status as keyof typeof StatusMap] ?? 200;
 }
 
-type AccessLogDeps = Network & { config: Pick<Config, "log">; clock: () => number };
+/** What the access log reads: the network (for the client's address), whether it is on, and the clock. */
+export type AccessLogDeps = Network & { config: Pick<Config, "log">; clock: () => number };
 
 /** When a request arrived and from where, as its access log line tells it. */
 interface Arrival {

@@ -9,7 +9,7 @@ import { createApp, type App } from "../src/app";
 import { loadConfig } from "../src/config";
 import { openDatabase, type Db } from "../src/db/client";
 import { pinnedConnect, type Connect, type Connection, type Resolver } from "../src/outbound/fetch";
-import type { FaviconOptions } from "../src/deps";
+import type { FaviconOptions } from "../src/favicon/service";
 import { START } from "./helpers";
 
 export interface FaviconEnv {

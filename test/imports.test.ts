@@ -99,6 +99,15 @@ describe("the modules of src/ import each other without circles", () => {
     expect(importers).toEqual([]);
   });
 
+  it("nothing but the composition root and the entry points imports src/deps.ts or src/app.ts: each module names the types it uses", () => {
+    const roots = new Set(["src/app.ts", "src/server.ts", "src/cli.ts", "src/main.ts"]);
+    const hubs = ["src/deps.ts", "src/app.ts"];
+    const graph = importGraph(SRC);
+    const importers = [...graph].filter(([file, targets]) => !roots.has(file) && targets.some((target) => hubs.includes(target))).map(([file]) => file);
+    expect(importers).toEqual([]);
+    expect(graph.get("src/app.ts")).toContain("src/deps.ts");
+  });
+
   it("the reader sees every kind of import and the walk names each circle once", () => {
     const text = [
       `import { a } from "./a";`,

@@ -1,13 +1,13 @@
-import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
+import type { Db } from "../shelf/shelf";
 import { recordWrites } from "./writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "../contract/collections";
 
 /** collectionRoutes: `/api/v1/collections`. */
-export function collectionRoutes({ db, clock }: AppDeps, { apiRoutes }: Guards) {
+export function collectionRoutes({ db, clock }: { db: Db; clock: () => number }, { apiRoutes }: Guards) {
   // The list is the extension's start-up read and can be megabytes: each user's answer is
   // kept, encoded, until anything in the database changes (see src/db/stamp.ts).
   const answers = new StampedAnswers<Uint8Array>();

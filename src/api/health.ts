@@ -1,8 +1,7 @@
-import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc, rateLimited } from "../openapi/describe";
-import { checkLinkNow } from "../health/checker";
+import { checkLinkNow, type CheckNowDeps } from "../health/checker";
 import { HealthItemJson, HealthListJson, HealthQuery } from "../contract/health";
 
 /**
@@ -10,7 +9,7 @@ import { HealthItemJson, HealthListJson, HealthQuery } from "../contract/health"
  * (check one now), `POST|DELETE /api/v1/links/:id/health/ignore` (stop or resume flagging one).
  * Registered before the API's JSON parser: none of them takes a body.
  */
-export function healthRoutes(deps: AppDeps, { apiRoutes }: Guards) {
+export function healthRoutes(deps: CheckNowDeps, { apiRoutes }: Guards) {
   const { clock } = deps;
   return apiRoutes("/links")
     .get("/health", ({ shelf, query }) => ({ links: shelf.health.list(query.state) }), apiRoute({

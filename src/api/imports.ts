@@ -1,11 +1,10 @@
-import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { ImportListJson, ImportUndoneJson } from "../contract/imports";
 
 /** importRoutes: `/api/v1/imports`, the record of the requester's imports and undoing one. */
-export function importRoutes({ clock }: AppDeps, { apiRoutes }: Guards) {
+export function importRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards) {
   return apiRoutes("/imports")
     .get("/", ({ shelf }) => ({ imports: shelf.imports.list() }), apiRoute({
       tag: "imports", summary: "List your imports of bookmark files, newest first",

@@ -1,5 +1,5 @@
-import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
+import type { ContentCapture } from "../capture/fetcher";
 import type { GroupCommit } from "../db/group-commit";
 import { recordWrites } from "./writes";
 import { parseId } from "../ids";
@@ -14,7 +14,7 @@ const BULK_DONE: Record<BulkAction, string> = {
 };
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ clock, capture }: AppDeps, { apiRoutes }: Guards, commits: GroupCommit) {
+export function linkRoutes({ clock, capture }: { clock: () => number; capture?: ContentCapture }, { apiRoutes }: Guards, commits: GroupCommit) {
   return apiRoutes("/links")
     .get("/", ({ shelf, query }) => shelf.links.search(query), apiRoute({
       tag: "links", summary: "Search and page through your links, newest first", query: LinkSearchQuery,

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
 import { parseId } from "../ids";
@@ -13,14 +12,14 @@ import { ContentBody, ContentItemJson, ContentSavedJson } from "../contract/cont
 import { SearchPageJson } from "../contract/search";
 import { LinkSearchQuery } from "../contract/links";
 import { BREADTH_LIMITS, QUERY_LIMITS } from "../search/query";
-import { searcherOf } from "../search/searcher";
+import { searcherOf, type SearchPlace } from "../search/searcher";
 
 /**
  * searchRoutes: `PUT|GET /api/v1/links/:id/content` (a link's saved page) and
  * `GET /api/v1/search` (full-text search). Registered before the API's JSON parser: the
  * content's body has its own, larger limit.
  */
-export function searchRoutes(deps: AppDeps, { apiUser }: Guards, commits: GroupCommit) {
+export function searchRoutes(deps: SearchPlace & { clock: () => number }, { apiUser }: Guards, commits: GroupCommit) {
   const { clock } = deps;
   const searcher = searcherOf(deps);
   return new Elysia()

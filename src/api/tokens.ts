@@ -1,7 +1,6 @@
 import type { Guards } from "../auth/requester";
 import { presentedToken } from "../auth/bearer";
 import { MessageJson } from "../contract/common";
-import type { AppDeps } from "../deps";
 import { apiRoute } from "../openapi/describe";
 
 /**
@@ -10,7 +9,7 @@ import { apiRoute } from "../openapi/describe";
  * signing in again mints its new one at once (an extension's tokens are otherwise at most one
  * a minute).
  */
-export function tokenRoutes(_deps: AppDeps, { apiRoutes }: Guards) {
+export function tokenRoutes({ apiRoutes }: Guards) {
   return apiRoutes("/tokens")
     .delete("/current", ({ shelf, request }) => {
       // The guard let the request in with this very token, so it is the shelf's own.

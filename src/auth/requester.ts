@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { Config } from "../config";
+import type { Db } from "../db/client";
 import type { UserRow } from "../db/schema";
 import { Unauthorized } from "../errors";
-import { clientAddress } from "../request/arrival";
+import { clientAddress, type Network } from "../request/arrival";
 import { RateLimiter } from "../ratelimit/limiter";
 import { Shelf } from "../shelf/shelf";
 import { surfaces } from "../surface";
@@ -36,7 +37,7 @@ interface Asking {
  * (the search page): its session's user, or its address. They are named and seeded per app, so every
  * feature can `.use()` them and they still run once per request.
  */
-export function guards({ db, config, clock, peerAddress }: AppDeps) {
+export function guards({ db, config, clock, peerAddress }: Network & { db: Db; config: Pick<Config, "rateLimit">; clock: () => number }) {
   const seed = ++apps;
   const limiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
   /** Users decided in the parse step, read back when the route's context is derived. */

@@ -1,15 +1,16 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { Db } from "../db/client";
 import { formBody, formField as field, submittedForm } from "../request/form-body";
 import type { UserRow } from "../db/schema";
 import { Conflict, NotFound, TooManyAttempts, ValidationFailed } from "../errors";
-import { clientAddress } from "../request/arrival";
+import { clientAddress, type Network } from "../request/arrival";
+import type { LogSink } from "../log";
 import { ownOrigin, refuseCrossSite, requestOrigin, safeNext, seeOther } from "../request/origin";
 import { loginPage, setupPage } from "../pages/auth";
 import { htmlResponse } from "../pages/html";
 import { countUsers, createUser, findUserByEmail, findUserById, replacePasswordHash } from "../users/service";
 import { sessionIdOf, sessionUser, withRenewedSession } from "./identity";
-import { needsRehash, passwords as processPasswords, PasswordsBusy } from "./passwords";
+import { needsRehash, passwords as processPasswords, PasswordsBusy, type Passwords } from "./passwords";
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions";
 import { setupCodeMatches } from "./setup";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
@@ -31,7 +32,7 @@ export type CookieJar = Record<string, { set(options: object): unknown }>;
  * their password hash as it is now.
  */
 export function startBrowserSession(
-  { db, config, peerAddress }: Pick<AppDeps, "db" | "config" | "peerAddress">,
+  { db, config, peerAddress }: Network & { db: Db },
   request: Request,
   cookie: CookieJar,
   userId: number,
@@ -54,6 +55,18 @@ export function startBrowserSession(
 }
 
 /**
+ * What the sign-in and setup pages take: the database and the network, the clock, the one-time
+ * setup code (while no user exists), the hashing queue and where failed sign-ins are logged.
+ */
+export interface AuthPagesDeps extends Network {
+  db: Db;
+  clock: () => number;
+  setupCode?: string;
+  passwords?: Passwords;
+  log?: LogSink;
+}
+
+/**
  * authPages: the sign-in, sign-out and first-run setup pages. A password or setup code is
  * checked only after `signIns` has counted the attempt for the client's address (shared with
  * the current-password form): at most 10 failures per address in 15 minutes, however many
@@ -65,7 +78,7 @@ export function startBrowserSession(
  * PasswordsBusy when the hashing queue is full, NotFound for `/setup` once set up) and drawn by
  * the error mapping as the one error page; a wrong password or setup code is the form again (401).
  */
-export function authPages({ db, config, clock, setupCode, peerAddress, passwords = processPasswords, log = console.error }: AppDeps, signIns: SignInThrottle) {
+export function authPages({ db, config, clock, setupCode, peerAddress, passwords = processPasswords, log = console.error }: AuthPagesDeps, signIns: SignInThrottle) {
   const network = { config, peerAddress };
   const perAccount = new AccountThrottle();
 

@@ -1,16 +1,15 @@
 import { Elysia } from "elysia";
 import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM } from "../contract/handoff";
-import type { AppDeps } from "../deps";
 import { sessionUser, withRenewedSession } from "../auth/identity";
 import { SignInThrottle } from "../auth/throttle";
 import { Forbidden, TooManyAttempts } from "../errors";
-import { clientAddress } from "../request/arrival";
+import { clientAddress, type Network } from "../request/arrival";
 import { formBody } from "../request/form-body";
 import { refuseCrossSite, toSignIn } from "../request/origin";
 import { consentPage } from "../pages/extension";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
-import { Shelf } from "../shelf/shelf";
+import { Shelf, type Db } from "../shelf/shelf";
 import { surfaces, type Surface } from "../surface";
 import { callbackLocation, checkRedirectUri, RedirectUriRefused } from "./redirect-uri";
 
@@ -66,7 +65,7 @@ const redirectUriQuery = {
  * minute. Only a top-level page mints (refuseSubresource); each address may ask 30 times in
  * 15 minutes.
  */
-export function extensionRoutes({ db, config, clock, peerAddress }: AppDeps) {
+export function extensionRoutes({ db, config, clock, peerAddress }: Network & { db: Db; clock: () => number }) {
   const network = { config, peerAddress };
   const perAddress = new SignInThrottle(HANDOFF_THROTTLE.requests, HANDOFF_THROTTLE.windowMs);
 

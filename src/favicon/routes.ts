@@ -1,10 +1,9 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import { describeRoute, errorDoc, rateLimited } from "../openapi/describe";
 import { matchesEtag } from "../request/etag";
 import { surfaces } from "../surface";
-import { createFaviconService, parseFaviconTarget } from "./service";
+import { createFaviconService, parseFaviconTarget, type FaviconOptions, type FaviconStore } from "./service";
 
 /** The content security policy an SVG is served with: no scripts, no fetches, sandboxed. */
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
@@ -16,7 +15,7 @@ export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
  * lookups run and wait already (see Slots). Options for tests
  * (resolver, connection, timeout) come from `deps.favicon`.
  */
-export function faviconRoutes(deps: AppDeps, { visitor }: Guards) {
+export function faviconRoutes(deps: FaviconStore & { favicon?: FaviconOptions }, { visitor }: Guards) {
   const service = createFaviconService(deps, deps.favicon);
   return new Elysia().use(surfaces).use(visitor).get("/favicon", async ({ request, set }) => {
     const target = parseFaviconTarget(new URL(request.url).searchParams.get("url"));

@@ -1,10 +1,11 @@
 import { and, eq, gt } from "drizzle-orm";
 import pkg from "../../package.json" with { type: "json" };
-import type { AppDeps, FaviconOptions } from "../deps";
+import type { Config } from "../config";
+import type { Db } from "../db/client";
 import { faviconCache, type FaviconCacheRow } from "../db/schema";
 import { InvalidUrl } from "../errors";
 import { discoverIcons } from "./discover";
-import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type OutboundPolicy } from "../outbound/fetch";
+import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type Connect, type OutboundPolicy, type Resolver } from "../outbound/fetch";
 import { placeholderSvg } from "./placeholder";
 import { Slots } from "./slots";
 import { sniffIcon } from "./sniff";
@@ -78,13 +79,34 @@ export function placeholderImage(hostname: string): FaviconImage {
   return { contentType: "image/svg+xml", bytes: new TextEncoder().encode(svg), etag: etagOf(svg) };
 }
 
+/** What createApp may inject into the favicon proxy; each defaults to the real thing. */
+export interface FaviconOptions {
+  /** Host name to addresses; default: the system resolver. */
+  resolve?: Resolver;
+  /** Sends a GET to a checked address; default: Bun's fetch pinned to that address. */
+  connect?: Connect;
+  /** The budget of one whole lookup (page, redirects, icons); default 5 s. */
+  timeoutMillis?: number;
+  /** Lookups at once, waiting lookups and their wait; default FAVICON_LIMITS. */
+  concurrentLookups?: number;
+  queuedLookups?: number;
+  queueMillis?: number;
+}
+
+/** Where the favicon proxy keeps its cache, by which clock, and whether it may reach private addresses. */
+export interface FaviconStore {
+  db: Db;
+  config: Pick<Config, "faviconAllowPrivate">;
+  clock: () => number;
+}
+
 /**
  * createFaviconService holds the proxy's state: the SQLite cache (per origin, hits 7 days,
  * misses 1 day, by the app's clock), the lookups in flight, so concurrent requests for
  * one origin share a single outbound fetch, and the slots that bound how many lookups run
  * at once (8) and wait (32, for up to 5 s) before a new one is refused with 503 BUSY.
  */
-export function createFaviconService({ db, config, clock }: Pick<AppDeps, "db" | "config" | "clock">, options: FaviconOptions = {}) {
+export function createFaviconService({ db, config, clock }: FaviconStore, options: FaviconOptions = {}) {
   const resolve = options.resolve ?? resolveSystem;
   const connect = options.connect ?? pinnedConnect();
   const timeoutMillis = options.timeoutMillis ?? FAVICON_LIMITS.timeoutMillis;

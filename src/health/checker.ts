@@ -42,11 +42,18 @@ export const NO_LINK_CHECKS: LinkCheck = {
   stop: async () => undefined,
 };
 
+/** What a check asked for now takes: the clock, the checker (absent: nothing is checked) and the rule its result is recorded by. */
+export interface CheckNowDeps {
+  clock: () => number;
+  linkCheck?: LinkCheck;
+  config: Pick<Config, "linkCheck">;
+}
+
 /**
  * checkLinkNow checks one of a shelf's links at once and records the result: NotFound for
  * another user's or an unknown link, CheckedRecently when it was checked less than a minute ago.
  */
-export async function checkLinkNow(shelf: Shelf, id: number, { clock, linkCheck = NO_LINK_CHECKS, config }: { clock: () => number; linkCheck?: LinkCheck; config: Config }): Promise<HealthJson> {
+export async function checkLinkNow(shelf: Shelf, id: number, { clock, linkCheck = NO_LINK_CHECKS, config }: CheckNowDeps): Promise<HealthJson> {
   const target = shelf.health.target(id);
   const since = target.checkedAt === null ? Infinity : clock() - target.checkedAt;
   if (since < CHECK_NOW_SPACING_SECONDS * 1000) throw new CheckedRecently(Math.ceil((CHECK_NOW_SPACING_SECONDS * 1000 - since) / 1000));

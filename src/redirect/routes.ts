@@ -1,10 +1,9 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
 import { checkWellFormed, NotFound } from "../errors";
-import { loggedAccess, type LogSink } from "../log";
-import type { Shelf } from "../shelf/shelf";
+import { loggedAccess, type AccessLogDeps, type LogSink } from "../log";
+import type { Db, Shelf } from "../shelf/shelf";
 import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { pathOf } from "../request/path";
@@ -53,7 +52,7 @@ export interface RedirectParts {
  * answers `app.handle` (the tests) and the paths Bun's router does not match (`/l/1/`), by
  * calling `open` too.
  */
-export function redirectRoutes(deps: AppDeps, { guards, commits, errors, log }: RedirectParts) {
+export function redirectRoutes(deps: AccessLogDeps & { db: Db }, { guards, commits, errors, log }: RedirectParts) {
   const { db, clock } = deps;
   const clicks = new ClickRecorder(db, commits, clock);
 

@@ -30,8 +30,14 @@ export const inlineSearcher = (budget: SearchBudget = SEARCH_BUDGET): Searcher =
   stop: async () => {},
 });
 
+/** Where the app's searches run: the searcher it was given, else the caller's thread with this budget. */
+export interface SearchPlace {
+  search?: Searcher;
+  searchBudget?: SearchBudget;
+}
+
 /** searcherOf is the app's searcher: the one it was given (the server's worker), else one on the caller's thread. */
-export const searcherOf = ({ search, searchBudget }: { search?: Searcher; searchBudget?: SearchBudget }): Searcher => search ?? inlineSearcher(searchBudget);
+export const searcherOf = ({ search, searchBudget }: SearchPlace): Searcher => search ?? inlineSearcher(searchBudget);
 
 /** What the worker is asked: one search of one user's links. */
 export interface SearchRequest {

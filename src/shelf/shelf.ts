@@ -16,6 +16,9 @@ import { ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
 
+/** The database a shelf is opened on: what a route or page holds to open one, without reaching into the database layer. */
+export type { Db };
+
 /** Who a signed-in page is drawn for: the user, and how many of their links are broken (the navigation shows it). */
 export interface Viewer extends UserRow {
   brokenLinks: number;

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import type { CollectionSummary } from "../shelf/types";
 import type { CollectionBody } from "../contract/collections";
 import type { Shelf } from "../shelf/shelf";
@@ -29,7 +28,7 @@ function collectionInput(values: CollectionFormValues): CollectionBody {
  * collections service, the API's own write path. A refusal shows the form again (the routes'
  * declared `invalid`).
  */
-export function collectionPages({ clock }: AppDeps, guard: PageGuard) {
+export function collectionPages({ clock }: { clock: () => number }, guard: PageGuard) {
   const form = (shelf: Shelf, values: CollectionFormValues, errors: FieldErrors, collection?: CollectionSummary, status = 200) =>
     htmlResponse(collectionFormPage({ user: shelf.viewer(), collection, values, errors }), { status });
   const typed = (body: unknown): CollectionFormValues => ({

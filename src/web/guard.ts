@@ -1,7 +1,7 @@
-import type { AppDeps } from "../deps";
 import { sessionUser, withRenewedSession, type RequestUser } from "../auth/identity";
 import { sessionExists } from "../auth/sessions";
-import { Shelf } from "../shelf/shelf";
+import { Shelf, type Db } from "../shelf/shelf";
+import type { Network } from "../request/arrival";
 import { refuseCrossSite, toSignIn } from "../request/origin";
 
 /** pathAndQuery is the part of a request's URL that `next` may carry back after sign-in. */
@@ -38,7 +38,7 @@ export type LimitRequest = (request: Request, user: RequestUser["user"] | undefi
  * against its user's rate limit, the API's (its address's, on its way to sign in), and its
  * answer (an error page too) carries the RateLimit headers.
  */
-export function pageGuard({ db, config, clock, peerAddress }: Pick<AppDeps, "db" | "config" | "clock" | "peerAddress">, limit: LimitRequest) {
+export function pageGuard({ db, config, clock, peerAddress }: Network & { db: Db; clock: () => number }, limit: LimitRequest) {
   const network = { config, peerAddress };
   const signedIn = new WeakMap<Request, SignedIn>();
 

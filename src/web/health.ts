@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import { Conflict } from "../errors";
-import { checkLinkNow } from "../health/checker";
+import type { ContentCapture } from "../capture/fetcher";
+import { checkLinkNow, type CheckNowDeps } from "../health/checker";
+import type { Network } from "../request/arrival";
 import { parseId } from "../ids";
 import { healthPage } from "../pages/health";
 import { htmlResponse } from "../pages/html";
@@ -17,7 +18,7 @@ import { noticeOf, withNotice } from "./notices";
  * the health page), and use a moved link's new URL (an update through the shelf, like the
  * edit form's). Deleting goes through the link's own delete confirmation.
  */
-export function healthPages(deps: AppDeps, guard: PageGuard) {
+export function healthPages(deps: CheckNowDeps & Network & { capture?: ContentCapture }, guard: PageGuard) {
   const { clock, config, capture } = deps;
   /** Where a health form returns: its `next` (a link's own page), else the health page. */
   const backTo = (request: Request, body: unknown) => {

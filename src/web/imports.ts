@@ -1,6 +1,6 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { ContentCapture } from "../capture/fetcher";
 import { formBody } from "../request/form-body";
 import { readLimitedBytes } from "../request/limited";
 import type { NetscapeDocument } from "../bookmarks/netscape";
@@ -126,7 +126,7 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
  * The upload route reads its own body (up to MAX_IMPORT_FILE_BYTES): it is registered before
  * `formBody`, whose 64 KiB limit covers the routes after it.
  */
-export function importPages({ clock, capture }: AppDeps, guard: PageGuard) {
+export function importPages({ clock, capture }: { clock: () => number; capture?: ContentCapture }, guard: PageGuard) {
   const waiting = new Pending<ImportState>({ ttlMs: IMPORT_TTL_MS, maxEntries: MAX_WAITING, maxBytes: MAX_WAITING_BYTES, sizeOf });
   const page = (user: Viewer, error?: string, status = 200) =>
     htmlResponse(importPage({ user, error, maxBytes: MAX_IMPORT_FILE_BYTES }), { status });

@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import { Conflict, ValidationFailed } from "../errors";
+import type { ContentCapture } from "../capture/fetcher";
+import type { Config } from "../config";
+import type { Network } from "../request/arrival";
 import { ownOrigin, safeNext, seeOther } from "../request/origin";
 import { parseId, readId } from "../ids";
 import { fieldErrorsOf, type FieldErrors } from "../pages/form";
@@ -89,7 +91,7 @@ function withUnreadTitle<T>(unread: boolean, write: () => T): T {
  * added without a name is named after its page's title, fetched then and there (then kept as the
  * page's captured content); when that fails, the name is missing as before.
  */
-export function linkPages({ config, clock, peerAddress, capture }: AppDeps, guard: PageGuard) {
+export function linkPages({ config, clock, peerAddress, capture }: Network & { config: Pick<Config, "fetchContent">; clock: () => number; capture?: ContentCapture }, guard: PageGuard) {
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import { Conflict, QueryTooBroad, ValidationFailed, type AppError } from "../errors";
 import { parseId, readId } from "../ids";
 import { LINK_PAGE, SEARCH_PAGE } from "../shelf/limits";
@@ -16,7 +15,8 @@ import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
 import { drawHome } from "./home";
 import { drawSearch } from "./search";
-import { searcherOf, type Searcher } from "../search/searcher";
+import { searcherOf, type Searcher, type SearchPlace } from "../search/searcher";
+import type { Network } from "../request/arrival";
 import { bulkNoticeOf, noticeOf, withBulkNotice } from "./notices";
 import { oneValue } from "./query";
 import { formatNumber } from "../format";
@@ -140,7 +140,7 @@ function messageOf(error: AppError): string {
  * BULK_MAX_IDS, removing from the Inbox) shows the list again with the message, through the
  * route's `invalid`; another user's id or collection is the 404 page.
  */
-export function listPages(deps: AppDeps, guard: PageGuard) {
+export function listPages(deps: Network & SearchPlace & { clock: () => number }, guard: PageGuard) {
   const { config, clock, peerAddress } = deps;
   const searcher = searcherOf(deps);
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import type { SignInThrottle } from "../auth/throttle";
 import { formBody } from "../request/form-body";
 import { accountPages } from "./account";
@@ -12,6 +11,11 @@ import { linkPages } from "./links";
 import { listPages } from "./lists";
 import { searchPages } from "./search";
 
+/** What the signed-in pages take together: each page's own part. */
+type PagesDeps = Parameters<typeof importPages>[0] & Parameters<typeof homeRoutes>[0] & Parameters<typeof searchPages>[0]
+  & Parameters<typeof listPages>[0] & Parameters<typeof linkPages>[0] & Parameters<typeof healthPages>[0]
+  & Parameters<typeof collectionPages>[0] & Parameters<typeof accountPages>[0];
+
 /**
  * webPages: the signed-in web pages (home, search, all links and bulk actions, links, link health, collections, account, import / export), all
  * behind `guard` (the session). Their forms are read by `formBody` (at most 64 KiB); the
@@ -19,7 +23,7 @@ import { searchPages } from "./search";
  * `page` surface: its errors are HTML pages in the user's shell, and the OpenAPI document
  * leaves it out.
  */
-export function webPages(deps: AppDeps, guard: PageGuard, signIns: SignInThrottle) {
+export function webPages(deps: PagesDeps, guard: PageGuard, signIns: SignInThrottle) {
   return new Elysia()
     .use(importPages(deps, guard))
     .use(formBody())

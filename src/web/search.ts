@@ -1,11 +1,9 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
 import { QueryTooBroad, ValidationFailed } from "../errors";
 import { parseId } from "../ids";
 import { htmlResponse } from "../pages/html";
 import { searchPage, type SearchAsked } from "../pages/search";
-import type { Searcher } from "../search/searcher";
-import { searcherOf } from "../search/searcher";
+import { searcherOf, type Searcher, type SearchPlace } from "../search/searcher";
 import type { Shelf } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces } from "../surface";
 import type { PageGuard } from "./guard";
@@ -74,7 +72,7 @@ export async function drawSearch(searcher: Searcher, shelf: Shelf, query: Query,
  * a search too broad to run (QueryTooBroad); another user's collection is the 404 page. Each
  * search counts against the user's rate limit, as the API's does.
  */
-export function searchPages(deps: AppDeps, guard: PageGuard) {
+export function searchPages(deps: SearchPlace & { clock: () => number }, guard: PageGuard) {
   const searcher = searcherOf(deps);
   const show = (shelf: Shelf, query: Query, refused?: ValidationFailed | QueryTooBroad) => drawSearch(searcher, shelf, query, deps.clock(), refused);
 
