@@ -92,10 +92,12 @@ function withUnreadTitle<T>(unread: boolean, write: () => T): T {
  * page's captured content); when that fails, the name is missing as before.
  */
 export function linkPages({ config, clock, peerAddress, capture }: Network & { config: Pick<Config, "fetchContent">; clock: () => number; capture?: ContentCapture }, guard: PageGuard) {
+  /** Whether this server reads pages (`LINKSHELF_FETCH_CONTENT` on, and a capture given): a page's title can name a link, a page can be fetched again. */
+  const readsPages = config.fetchContent && capture !== undefined;
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
   const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
-    htmlResponse(linkFormPage({ user: shelf.viewer(), linkId, values, collections: shelf.collections.summaries(), errors, next, titleFromPage: capture !== undefined }), { status });
+    htmlResponse(linkFormPage({ user: shelf.viewer(), linkId, values, collections: shelf.collections.summaries(), errors, next, titleFromPage: readsPages }), { status });
 
   /** The add and edit forms: a refusal shows the form again, as typed, with the messages beside the fields. */
   const linkForm: Surface = {
@@ -121,7 +123,7 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
    * which a server fetch never replaces.
    */
   const recaptureOf = (source: ContentSource | undefined): RecaptureOffer =>
-    !config.fetchContent || !capture ? "off" : source === "browser" ? "browser" : "offered";
+    !readsPages ? "off" : source === "browser" ? "browser" : "offered";
 
   return new Elysia()
     .use(surfaces)
@@ -154,8 +156,8 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
     .post("/links", ({ request, body }) => guard.form(request, (shelf) =>
       save(request, body, async (values) => {
         const url = values.url.trim();
-        const titleWanted = values.name.trim() === "" && isHttpUrl(url) && capture !== undefined;
-        const page = titleWanted ? await capture.fetchNow(url) : undefined;
+        const titleWanted = readsPages && values.name.trim() === "" && isHttpUrl(url);
+        const page = titleWanted ? await capture?.fetchNow(url) : undefined;
         if (page) values.name = titleName(page.title);
         const link = withUnreadTitle(titleWanted && values.name.trim() === "", () => shelf.links.create(values, clock()));
         capture?.enqueue(link.id, shelf.user.id, link.url, page);
