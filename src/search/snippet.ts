@@ -195,8 +195,9 @@ export function makeSnippet(text: string, matches: readonly Match[]): Snippet {
     }
     if (inside.size > best.terms || (inside.size === best.terms && count > best.count)) best = { start: matches[i]!.start, terms: inside.size, count };
   }
-  const first = matches.length === 0 ? 0 : best.start;
-  let start = matches.length === 0 ? 0 : Math.max(0, first - LEAD);
+  // With no match, best.start is 0: the text's beginning.
+  const first = best.start;
+  let start = Math.max(0, first - LEAD);
   // Start at a word when one begins shortly after the cut.
   if (start > 0) {
     const space = text.slice(start, first).search(/\s/);
@@ -235,32 +236,34 @@ function skipSpace(text: string, i: number): number {
   return i;
 }
 
-/**
- * wordStart moves a cut inside a word on to the start of the next word, or back to its own
- * word's start when the next one starts past `limit` (the window's first match).
- */
-function wordStart(text: string, i: number, limit: number): number {
-  let next = i;
-  while (insideWord(text, next)) next += charAfter(text, next).length;
-  if (next === i || next <= limit) return next;
-  let back = i;
-  while (insideWord(text, back)) back -= charBefore(text, back).length;
-  return back;
+/** afterWord moves a cut inside a word forward to that word's end (a cut between words stays). */
+function afterWord(text: string, i: number): number {
+  while (insideWord(text, i)) i += charAfter(text, i).length;
+  return i;
 }
 
-/** wordEnd moves a cut inside a word back to the end of the word before it (staying after `floor`; else forward, to its own word's end). */
+/** beforeWord moves a cut inside a word back to that word's start, no further back than `floor`. */
+function beforeWord(text: string, i: number, floor = 0): number {
+  while (i > floor && insideWord(text, i)) i -= charBefore(text, i).length;
+  return i;
+}
+
+/**
+ * wordStart moves a cut inside a word on past that word (skipSpace then reaches the next one), or
+ * back to that word's start when going on would pass `limit` (the window's first match).
+ */
+function wordStart(text: string, i: number, limit: number): number {
+  const next = afterWord(text, i);
+  return next === i || next <= limit ? next : beforeWord(text, i);
+}
+
+/** wordEnd moves a cut inside a word back to that word's start, which ends the text before it (staying after `floor`; else forward, to the word's end). */
 function wordEnd(text: string, i: number, floor: number): number {
-  let back = i;
-  while (back > floor && insideWord(text, back)) back -= charBefore(text, back).length;
-  if (back > floor) return back;
-  let next = i;
-  while (insideWord(text, next)) next += charAfter(text, next).length;
-  return next;
+  const back = beforeWord(text, i, floor);
+  return back > floor ? back : afterWord(text, i);
 }
 
 /** firstMatchEnd is where the first match from `start` ends, its word included: the window keeps it whole. */
 function firstMatchEnd(text: string, matches: readonly Match[], start: number): number {
-  let end = matches.find((match) => match.start >= start)?.end ?? start;
-  while (insideWord(text, end)) end += charAfter(text, end).length;
-  return end;
+  return afterWord(text, matches.find((match) => match.start >= start)?.end ?? start);
 }
