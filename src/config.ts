@@ -81,21 +81,21 @@ export interface Setting {
  * this list, loadConfig, `deploy/compose.yaml`'s comments and the operations guide in step.
  */
 export const SETTINGS: readonly Setting[] = [
-  { name: "LINKSHELF_DATA_DIR", value: "DIR", help: "data directory (--data-dir; default ./data)" },
-  { name: "LINKSHELF_PORT", value: "N", help: "listening port (--port; default 3000)" },
-  { name: "LINKSHELF_HOST", value: "ADDR", help: "listening address (--host; default 0.0.0.0)" },
-  { name: "LINKSHELF_RATE_LIMIT", value: "N/S|off", help: "requests per key and window of S seconds (default 300/60)" },
+  { name: "LINKSHELF_DATA_DIR", value: "DIR", help: `data directory (--data-dir; default ${DEFAULTS.dataDir})` },
+  { name: "LINKSHELF_PORT", value: "N", help: `listening port (--port; default ${DEFAULTS.port})` },
+  { name: "LINKSHELF_HOST", value: "ADDR", help: `listening address (--host; default ${DEFAULTS.host})` },
+  { name: "LINKSHELF_RATE_LIMIT", value: "N/S|off", help: `requests per key and window of S seconds (default ${DEFAULTS.rateLimit})` },
   { name: "LINKSHELF_TRUST_PROXY", value: "1|LIST", help: "proxies whose X-Forwarded-For/-Proto count: 1 (loopback) or addresses/CIDRs" },
   { name: "LINKSHELF_FETCH_CONTENT", value: "on|off", help: "fetch saved links' pages for their text, for search (default on)" },
   { name: "LINKSHELF_FETCH_PRIVATE", value: "1", help: "also fetch pages on loopback and LAN addresses (default 0)" },
   { name: "LINKSHELF_FAVICON_ALLOW_PRIVATE", value: "1", help: "the icon proxy (and, an older name, page fetching) reaches LAN addresses" },
-  { name: "LINKSHELF_LINK_CHECK", value: "PERIOD|off", help: "how often each link is checked for health (default 7d)" },
-  { name: "LINKSHELF_LINK_CHECK_CONFIRM", value: "N/PERIOD", help: "a link is broken after N failures in a row over PERIOD (default 3/7d)" },
+  { name: "LINKSHELF_LINK_CHECK", value: "PERIOD|off", help: `how often each link is checked for health (default ${DEFAULTS.linkCheck})` },
+  { name: "LINKSHELF_LINK_CHECK_CONFIRM", value: "N/PERIOD", help: `a link is broken after N failures in a row over PERIOD (default ${DEFAULTS.linkCheckConfirm})` },
   { name: "LINKSHELF_LINK_CHECK_ALLOW_PRIVATE", value: "1", help: "also check links on loopback and LAN addresses (default 0)" },
   { name: "LINKSHELF_LOG", value: "access|off", help: "access: one log line per request (default off)" },
   { name: "LINKSHELF_BACKUP_EVERY", value: "PERIOD", help: "scheduled backups while serving, such as 24h (default off)" },
   { name: "LINKSHELF_BACKUP_DIR", value: "DIR", help: "the folder for scheduled backups (required with LINKSHELF_BACKUP_EVERY)" },
-  { name: "LINKSHELF_BACKUP_KEEP", value: "N", help: "how many of the newest backups stay (default 7)" },
+  { name: "LINKSHELF_BACKUP_KEEP", value: "N", help: `how many of the newest backups stay (default ${DEFAULTS.backupKeep})` },
 ];
 
 /** loadConfig resolves flag > environment > default for every setting and checks each. */

@@ -23,7 +23,7 @@ export interface RuntimeObject {
 }
 
 /** Every schema object the app creates at run time; the one place to declare them. */
-export const RUNTIME_OBJECTS: RuntimeObject[] = [USER_SEARCH_INDEX];
+const RUNTIME_OBJECTS: RuntimeObject[] = [USER_SEARCH_INDEX];
 
 /** One of SQLite's own statistics tables (`ANALYZE`, `PRAGMA optimize`): neither linkshelf's nor anyone's code. */
 const STATISTICS = /^sqlite_stat\d$/;
@@ -83,6 +83,12 @@ function firstDifference(sqlite: Database, actual: Omit<SchemaObject, "shadow">[
   const declaredOf = (name: string) => runtime.find((candidate) => candidate.name.exec(name)?.[0] === name);
   // Known before the loop: a copy (VACUUM INTO, a backup) may list shadow tables before their virtual table.
   const runtimeTables = actual.filter((object) => object.type === "table" && !byName.has(object.name) && declaredOf(object.name)).map((object) => object.name);
+  // SQLite's own word on which tables are a virtual table's shadow tables, read once.
+  const shadows = runtimeTables.length === 0 ? new Set<string>()
+    : new Set(sqlite.query<{ name: string }, []>("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'").all().map((row) => row.name));
+  /** A shadow table of a declared run-time table (its module names the suffix, without another `_`). */
+  const isRuntimeShadow = (name: string) =>
+    shadows.has(name) && runtimeTables.some((table) => name.startsWith(`${table}_`) && !name.slice(table.length + 1).includes("_"));
   for (const object of actual) {
     const wanted = byName.get(object.name);
     if (wanted) {
@@ -97,15 +103,9 @@ function firstDifference(sqlite: Database, actual: Omit<SchemaObject, "shadow">[
       if (normalize(declared.sql(object.name)) !== normalize(object.sql)) return `altered ${object.type} "${object.name}"`;
       continue;
     }
-    if (object.type === "table" && isShadowOf(sqlite, object.name, runtimeTables)) continue;
+    if (object.type === "table" && isRuntimeShadow(object.name)) continue;
     return `unexpected ${object.type} "${object.name}"`;
   }
   const missing = byName.values().next().value;
   return missing ? `missing ${missing.type} "${missing.name}"` : null;
-}
-
-/** isShadowOf: SQLite counts `name` a shadow table of one of `tables` (a virtual table's module names its suffix). */
-function isShadowOf(sqlite: Database, name: string, tables: string[]): boolean {
-  if (!tables.some((table) => name.startsWith(`${table}_`) && !name.slice(table.length + 1).includes("_"))) return false;
-  return sqlite.query<{ type: string }, [string]>("SELECT type FROM pragma_table_list(?) WHERE schema = 'main'").all(name)[0]?.type === "shadow";
 }

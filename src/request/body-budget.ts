@@ -64,7 +64,7 @@ interface AddressShare {
  * (the address the rate limit and the sign-in throttle use, see clientAddress), and refuses a
  * body that would pass BODY_LIMITS.
  */
-export class BodyBudget {
+class BodyBudget {
   private heldBytes = 0;
   private readonly addresses = new Map<string, AddressShare>();
 
