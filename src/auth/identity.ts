@@ -5,11 +5,14 @@ import { requestOrigin } from "../request/origin";
 import { userFromAuthorization } from "./bearer";
 import { SESSION_COOKIE, useSession } from "./sessions";
 
-/** sessionIdOf reads the session cookie of a request. */
-export function sessionIdOf(request: Request): string | undefined {
+/** cookieOf reads one cookie of a request. */
+export function cookieOf(request: Request, name: string): string | undefined {
   const header = request.headers.get("cookie");
-  return header === null ? undefined : new Bun.CookieMap(header).get(SESSION_COOKIE) ?? undefined;
+  return header === null ? undefined : new Bun.CookieMap(header).get(name) ?? undefined;
 }
+
+/** sessionIdOf reads the session cookie of a request. */
+export const sessionIdOf = (request: Request): string | undefined => cookieOf(request, SESSION_COOKIE);
 
 /** A session this request extended: the cookie goes back to the browser with the new expiry. */
 export interface RenewedSession {

@@ -10,6 +10,7 @@
  * the account knew.
  */
 import type { UserRow } from "../db/schema";
+import { cookieOf } from "./identity";
 
 export const KNOWN_BROWSER_COOKIE = "linkshelf_known";
 /** A year: a browser that signed in within the last year is known. */
@@ -34,9 +35,8 @@ export function knownBrowserValue(user: UserRow, now: number): string {
  * `crypto.timingSafeEqual` compares the MACs.)
  */
 export function isKnownBrowser(request: Request, user: UserRow, now: number): boolean {
-  const header = request.headers.get("cookie");
-  const value = header === null ? null : new Bun.CookieMap(header).get(KNOWN_BROWSER_COOKIE);
-  const parts = value === null ? null : VALUE_SHAPE.exec(value);
+  const value = cookieOf(request, KNOWN_BROWSER_COOKIE);
+  const parts = value === undefined ? null : VALUE_SHAPE.exec(value);
   if (!parts || Number(parts[1]) !== user.id) return false;
   const signedAt = Number(parts[2]);
   if (Math.abs(now - signedAt) >= KNOWN_BROWSER_TTL_MS) return false;

@@ -40,18 +40,11 @@ export function startBrowserSession(
 ): void {
   const session = createSession(db, userId, now);
   const secure = requestOrigin(request, { config, peerAddress }).scheme === "https";
-  cookie[SESSION_COOKIE]!.set({ value: session.id, httpOnly: true, sameSite: "lax", path: "/", secure, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+  const attributes = { httpOnly: true, sameSite: "lax", secure } as const;
+  cookie[SESSION_COOKIE]!.set({ ...attributes, value: session.id, path: "/", maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+  // Read again: the password hash the cookie is signed with may have changed just now (a rehash, a new password).
   const user = findUserById(db, userId);
-  if (user) {
-    cookie[KNOWN_BROWSER_COOKIE]!.set({
-      value: knownBrowserValue(user, now),
-      httpOnly: true,
-      sameSite: "lax",
-      path: KNOWN_BROWSER_PATH,
-      secure,
-      maxAge: Math.floor(KNOWN_BROWSER_TTL_MS / 1000),
-    });
-  }
+  if (user) cookie[KNOWN_BROWSER_COOKIE]!.set({ ...attributes, value: knownBrowserValue(user, now), path: KNOWN_BROWSER_PATH, maxAge: Math.floor(KNOWN_BROWSER_TTL_MS / 1000) });
 }
 
 /**

@@ -51,7 +51,7 @@ export class SignInThrottle {
 }
 
 /** What the log writes in place of an email field that holds no well-formed address. */
-export const NOT_AN_EMAIL = "<not an email>";
+const NOT_AN_EMAIL = "<not an email>";
 
 /**
  * An address as people type one: a local part without spaces or controls, `@`, and a host name

@@ -32,7 +32,7 @@ function cancelLocation(url: URL): string {
 const HANDOFF_ROUTE: Surface = { kind: "page", limited: false, callers: ["session"] };
 
 /** Requests to `/extension/authorize` per client address per 15 minutes, every method and answer counted. */
-export const HANDOFF_THROTTLE = { requests: 30, windowMs: 15 * 60 * 1000 } as const;
+const HANDOFF_THROTTLE = { requests: 30, windowMs: 15 * 60 * 1000 } as const;
 
 /**
  * refuseSubresource refuses a request the browser says is not a top-level page (an image, a

@@ -12,7 +12,7 @@ import type { ShelfTokens } from "./tokens";
 
 export const EXTENSION_TOKEN_NAME = "Browser extension";
 /** An approved extension is handed at most one new token in this time. */
-export const EXTENSION_MINT_INTERVAL_MS = 60_000;
+const EXTENSION_MINT_INTERVAL_MS = 60_000;
 
 /** An approved extension as the account page lists it. */
 export interface GrantInfo {
