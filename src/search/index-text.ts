@@ -56,7 +56,8 @@ const madeIndexes = new WeakMap<Database, Set<number>>();
 export function hasUserIndex(db: Db, userId: number): boolean {
   const sqlite = db.$client;
   if (madeIndexes.get(sqlite)?.has(userId)) return true;
-  const found = sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").all(userSearchTable(userId))[0]!.n > 0;
+  // By name (the table's columns), not a scan of sqlite_master, which grows with every user's index.
+  const found = sqlite.query<{ n: number }, [string]>("SELECT count(*) AS n FROM pragma_table_info(?)").all(userSearchTable(userId))[0]!.n > 0;
   // Remembered only once committed: a table made in a transaction that rolls back is gone again.
   if (found && !sqlite.inTransaction) madeIndexes.set(sqlite, (madeIndexes.get(sqlite) ?? new Set<number>()).add(userId));
   return found;
