@@ -210,8 +210,8 @@ export function indexPendingSlice(db: Db, maxLinks = 1000, maxMillis = Infinity)
  * server's search waits for it without holding the other requests (after an upgrade, every link
  * of the database is pending until the indexer has gone through them).
  */
-export async function indexPendingInSlices(db: Db, maxLinks = 1000, maxMillis = 20): Promise<void> {
-  while (indexPendingSlice(db, maxLinks, maxMillis).more) await new Promise((resolve) => setImmediate(resolve));
+export async function indexPendingInSlices(db: Db, maxLinks = 1000, maxMillis = 20, stopped = () => false): Promise<void> {
+  while (!stopped() && indexPendingSlice(db, maxLinks, maxMillis).more) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

@@ -12,9 +12,9 @@
  * next start.
  */
 import type { LogSink } from "../log";
-import { indexPendingSlice, watchMarks } from "./index-text";
+import { indexPendingInSlices, watchMarks } from "./index-text";
 
-type Db = Parameters<typeof indexPendingSlice>[0];
+type Db = Parameters<typeof indexPendingInSlices>[0];
 
 export const INDEXER_TIMING = {
   /** After the first wake, the indexer waits this long for more writes to index together. */
@@ -87,9 +87,7 @@ export class SearchIndexer {
    */
   private async pass(): Promise<void> {
     try {
-      while (!this.stopped && indexPendingSlice(this.db, this.timing.sliceLinks, this.timing.sliceMillis).more) {
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await indexPendingInSlices(this.db, this.timing.sliceLinks, this.timing.sliceMillis, () => this.stopped);
     } catch (error) {
       // The next write or search tries again; the marks stay until then.
       this.retryAt = performance.now() + this.timing.retryMillis;

@@ -67,7 +67,7 @@ interface Waiting {
 }
 
 /** How long past its budget a search on the worker may go unanswered before it is answered 422 and its worker replaced. */
-export const WORKER_GRACE_MILLIS = 250;
+const WORKER_GRACE_MILLIS = 250;
 
 /**
  * WorkerSearcher runs searches one at a time on a worker thread (`url`: src/search/worker.ts,

@@ -19,7 +19,7 @@ export const SNIPPET_CHARS = 200;
 /** Characters of context kept before the first match of the window. */
 const LEAD = 60;
 /** What stands where a snippet cuts the text, at either end. */
-export const ELLIPSIS = "…";
+const ELLIPSIS = "…";
 /** At most this many matches are weighed when choosing the window. */
 const MAX_MATCHES = 500;
 
