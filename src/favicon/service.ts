@@ -5,7 +5,8 @@ import type { Db } from "../db/client";
 import { faviconCache, type FaviconCacheRow } from "../db/schema";
 import { InvalidUrl } from "../errors";
 import { discoverIcons } from "./discover";
-import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type Connect, type OutboundPolicy, type Resolver } from "../outbound/fetch";
+import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type OutboundPolicy } from "../outbound/fetch";
+import { limitsOf, type OutboundOptions } from "../outbound/runs";
 import { placeholderSvg } from "./placeholder";
 import { Slots } from "./slots";
 import { sniffIcon } from "./sniff";
@@ -80,11 +81,7 @@ export function placeholderImage(hostname: string): FaviconImage {
 }
 
 /** What createApp may inject into the favicon proxy; each defaults to the real thing. */
-export interface FaviconOptions {
-  /** Host name to addresses; default: the system resolver. */
-  resolve?: Resolver;
-  /** Sends a GET to a checked address; default: Bun's fetch pinned to that address. */
-  connect?: Connect;
+export interface FaviconOptions extends OutboundOptions {
   /** The budget of one whole lookup (page, redirects, icons); default 5 s. */
   timeoutMillis?: number;
   /** Lookups at once, waiting lookups and their wait; default FAVICON_LIMITS. */
@@ -109,13 +106,10 @@ export interface FaviconStore {
 export function createFaviconService({ db, config, clock }: FaviconStore, options: FaviconOptions = {}) {
   const resolve = options.resolve ?? resolveSystem;
   const connect = options.connect ?? pinnedConnect();
-  const timeoutMillis = options.timeoutMillis ?? FAVICON_LIMITS.timeoutMillis;
+  const limits = limitsOf(FAVICON_LIMITS, options);
+  const timeoutMillis = limits.timeoutMillis;
   const inFlight = new Map<string, Promise<FaviconImage>>();
-  const slots = new Slots(
-    options.concurrentLookups ?? FAVICON_LIMITS.concurrentLookups,
-    options.queuedLookups ?? FAVICON_LIMITS.queuedLookups,
-    options.queueMillis ?? FAVICON_LIMITS.queueMillis,
-  );
+  const slots = new Slots(limits.concurrentLookups, limits.queuedLookups, limits.queueMillis);
 
   const evict = db.$client.prepare<unknown, [number, number, number]>(`
     DELETE FROM favicon_cache WHERE expires_at <= ?1 OR origin IN (
