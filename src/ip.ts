@@ -9,9 +9,14 @@ import { IPv4, IPv6 } from "ipaddr.js";
 /** An address as ipaddr.js holds it. */
 export type IpAddress = IPv4 | IPv6;
 
-/** parseIPv4 reads strict dotted decimal (`a.b.c.d`, no leading zeros). */
+/** Four decimal parts without leading zeros: the only IPv4 spelling read (each part then at most 255). */
+const FOUR_PART_DECIMAL = /^(0|[1-9]\d{0,2})(\.(0|[1-9]\d{0,2})){3}$/;
+
+/** parseIPv4 reads strict dotted decimal (`a.b.c.d`, no leading zeros), as the library's isValidFourPartDecimal does, parsing once. */
 export function parseIPv4(text: string): IPv4 | null {
-  return IPv4.isValidFourPartDecimal(text) ? IPv4.parse(text) : null;
+  if (!FOUR_PART_DECIMAL.test(text)) return null;
+  const octets = text.split(".").map(Number);
+  return octets.every((octet) => octet <= 255) ? new IPv4(octets) : null;
 }
 
 /**
@@ -27,10 +32,10 @@ function asIPv6(address: IpAddress): IPv6 {
 }
 
 /**
- * parseIPv6 reads an IPv6 address (optionally in brackets, optionally with a zone `%eth0`,
- * optionally ending in dotted IPv4) into its eight 16-bit groups.
+ * readIPv6 reads an IPv6 address (optionally in brackets, optionally with a zone `%eth0`,
+ * optionally ending in dotted IPv4).
  */
-export function parseIPv6(text: string): number[] | null {
+function readIPv6(text: string): IPv6 | null {
   let body = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
   const zone = body.indexOf("%");
   if (zone !== -1) body = body.slice(0, zone);
@@ -47,17 +52,22 @@ export function parseIPv6(text: string): number[] | null {
     const [high, low] = asIPv6(v4).parts.slice(6);
     body = `${body.slice(0, lastColon + 1)}${high!.toString(16)}:${low!.toString(16)}`;
   }
-  return IPv6.isValid(body) ? IPv6.parse(body).parts : null;
+  try {
+    return IPv6.parse(body);
+  } catch {
+    return null;
+  }
+}
+
+/** parseIPv6 reads an IPv6 address as readIPv6 does, into its eight 16-bit groups. */
+export function parseIPv6(text: string): number[] | null {
+  return readIPv6(text)?.parts ?? null;
 }
 
 /** parseAddress reads an IPv4 or IPv6 address in text form (as parseIPv4 and parseIPv6 do); null if it is not one. */
 export function parseAddress(text: string): IpAddress | null {
-  const v4 = parseIPv4(text);
-  if (v4 !== null) return v4;
-  const groups = parseIPv6(text);
-  return groups === null ? null : new IPv6(groups);
+  return parseIPv4(text) ?? readIPv6(text);
 }
-
 
 /** A range of addresses, kept in the IPv6 space (IPv4 as IPv4-mapped): its first address and prefix length (0-128). */
 export type IpRange = [IPv6, number];
