@@ -93,9 +93,19 @@ function scan(q: string): QueryTerm[] | string {
 /** The letters and digits of a term's last word: what its prefix starts with. */
 const lastWord = (text: string) => text.split(/[^\p{L}\p{N}\p{Co}]+/u).filter((word) => word !== "").at(-1) ?? "";
 
+/** A word ending in CJK characters, whose prefix may be one character. */
+const ENDS_CJK = new RegExp(`${CJK_RUN.source}$`, "u");
+
+/** tooShort: is the term a prefix whose last word is too short to start with (CJK excepted)? */
+function tooShort(term: QueryTerm): boolean {
+  if (!term.prefix) return false;
+  const word = lastWord(term.text);
+  return codePoints(word) < BREADTH_LIMITS.prefixChars && !ENDS_CJK.test(word);
+}
+
 /** checkBreadth refuses a query whose prefixes would make it read too much of the index (QueryTooBroad). */
 function checkBreadth(terms: QueryTerm[], written: string[]): void {
-  const short = terms.find((term) => term.prefix && codePoints(lastWord(term.text)) < BREADTH_LIMITS.prefixChars && !new RegExp(`${CJK_RUN.source}$`, "u").test(lastWord(term.text)));
+  const short = terms.find(tooShort);
   if (short) {
     throw new QueryTooBroad(`"${short.text}*" is too short a prefix: it would match too many words. Write at least ${BREADTH_LIMITS.prefixChars} letters or digits before the *.`);
   }
@@ -134,9 +144,10 @@ export function parseQuery(q: string | undefined): ParsedQuery {
     rules.fail("/q", terms.length === 0 ? "Expected a word with letters or digits to search for" : "Expected a word to find besides the ones to leave out");
   }
   rules.check();
-  const unwanted = terms.filter((term) => term.exclude);
-  checkBreadth(terms, terms.map(quoted));
-  let match = wanted.map(quoted).join(" AND ");
-  if (unwanted.length > 0) match = `(${match})${unwanted.map((term) => ` NOT ${quoted(term)}`).join("")}`;
+  const written = terms.map(quoted);
+  checkBreadth(terms, written);
+  const writtenOf = (exclude: boolean) => written.filter((_, i) => terms[i]!.exclude === exclude);
+  let match = writtenOf(false).join(" AND ");
+  if (wanted.length < terms.length) match = `(${match})${writtenOf(true).map((term) => ` NOT ${term}`).join("")}`;
   return { terms, match };
 }
