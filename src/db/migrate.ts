@@ -1,12 +1,12 @@
 import type { Database } from "bun:sqlite";
 import pkg from "../../package.json" with { type: "json" };
+import { createMigrationsTable, MIGRATIONS_TABLE, runMigrationSql } from "./migration-sql";
 import { readMigrations, type EmbeddedMigration } from "./migrations.macro" with { type: "macro" };
 
 /** The migrations of drizzle/, inlined at build time. */
 export const embeddedMigrations: EmbeddedMigration[] = readMigrations();
 
-/** The table drizzle's own migrator keeps, so drizzle-kit and linkshelf agree on what ran. */
-export const MIGRATIONS_TABLE = "__drizzle_migrations";
+export { MIGRATIONS_TABLE } from "./migration-sql";
 
 /**
  * The linkshelf release as a number for SQLite's `user_version` (0.2.0 is 2000: major × 10⁶ +
@@ -26,9 +26,7 @@ export function releaseOf(userVersion: number): string | null {
  * applied any). Returns the tags it applied.
  */
 export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[] = embeddedMigrations): string[] {
-  sqlite.run(
-    `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, created_at NUMERIC)`,
-  );
+  createMigrationsTable(sqlite);
   const applied: string[] = [];
   sqlite.transaction(() => {
     const last = sqlite
@@ -36,9 +34,7 @@ export function applyMigrations(sqlite: Database, migrations: EmbeddedMigration[
       .all()[0];
     for (const migration of migrations) {
       if (last && Number(last.created_at) >= migration.when) continue;
-      for (const statement of migration.sql.split("--> statement-breakpoint")) {
-        if (statement.trim()) sqlite.run(statement);
-      }
+      runMigrationSql(sqlite, migration.sql);
       const hash = new Bun.CryptoHasher("sha256").update(migration.sql).digest("hex");
       sqlite.run(`INSERT INTO ${MIGRATIONS_TABLE} (hash, created_at) VALUES (?, ?)`, [hash, migration.when]);
       applied.push(migration.tag);

@@ -5,6 +5,7 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createMigrationsTable, runMigrationSql } from "./migration-sql";
 
 export interface EmbeddedMigration {
   tag: string;
@@ -46,8 +47,8 @@ export interface MigratedSchemas {
 }
 
 /**
- * readSchemas applies the migrations of drizzle/ one by one to a private in-memory database, as
- * `applyMigrations` does (a test holds the two equal), and reads the schema after each: what the
+ * readSchemas applies the migrations of drizzle/ one by one to a private in-memory database,
+ * through the same statements as `applyMigrations` (migration-sql.ts; a test holds the two equal), and reads the schema after each: what the
  * schema check compares a database with, known at build time so that starting pays no migration.
  */
 export function readSchemas(): MigratedSchemas {
@@ -68,12 +69,10 @@ export function readSchemas(): MigratedSchemas {
         return keys.get(key)!;
       });
   try {
-    sqlite.run("CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, created_at NUMERIC)");
+    createMigrationsTable(sqlite);
     const steps = [read()];
     for (const migration of readMigrations()) {
-      for (const statement of migration.sql.split("--> statement-breakpoint")) {
-        if (statement.trim()) sqlite.run(statement);
-      }
+      runMigrationSql(sqlite, migration.sql);
       steps.push(read());
     }
     return { objects, steps };
