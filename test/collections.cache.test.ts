@@ -45,11 +45,13 @@ describe("GET /api/v1/collections, kept between changes", () => {
           id: inboxId, name: "Inbox", description: null, visibility: "PRIVATE", authorId: owner.user.id, author,
           links: [linkJson(second, [inboxId, reading.id]), linkJson(first, [inboxId])],
           icon: "📥", isDefault: true, createdAt: iso(owner.user.createdAt), updatedAt: iso(owner.user.createdAt), isOwner: true,
+          parentId: null, order: [{ kind: "link", id: first.id }, { kind: "link", id: second.id }],
         },
         {
           id: reading.id, name: "Reading 𝄞", description: "tabs\tand\nlines", visibility: "PUBLIC", authorId: owner.user.id, author,
           links: [linkJson(second, [inboxId, reading.id])],
           icon: "🇫🇷", isDefault: false, createdAt: reading.createdAt, updatedAt: reading.updatedAt, isOwner: true,
+          parentId: null, order: [{ kind: "link", id: second.id }],
         },
       ],
     };

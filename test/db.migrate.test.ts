@@ -41,7 +41,7 @@ const DATA_TABLES: Record<string, string> = {
   users: "*",
   collections: "id, user_id, name, description, visibility, icon, is_default, created_at, updated_at",
   links: "id, user_id, name, description, url, favorite, clicks, last_clicked_at, created_at, updated_at",
-  link_collections: "*",
+  link_collections: "link_id, collection_id",
   api_tokens: "id, user_id, name, token_hash, created_at, last_used_at",
 };
 const dump = (sqlite: Database) => Object.fromEntries(Object.entries(DATA_TABLES).map(([table, columns]) => [table, sqlite.query(`SELECT ${columns} FROM ${table} ORDER BY rowid`).all()]));
@@ -66,6 +66,53 @@ describe("embedded migrations", () => {
     const whens = embeddedMigrations.map((m) => m.when);
     expect(whens).toEqual([...whens].sort((a, b) => a - b));
     expect(new Set(whens).size).toBe(whens.length);
+  });
+});
+
+describe("the collection tree's migration", () => {
+  /** A database one migration short of the tree, holding collections an import named `A / B`, and links in them. */
+  function beforeTree() {
+    const sqlite = new Database(":memory:", { strict: true });
+    sqlite.run("PRAGMA foreign_keys = ON");
+    const at = embeddedMigrations.findIndex((m) => m.tag.endsWith("_collection_tree"));
+    applyMigrations(sqlite, embeddedMigrations.slice(0, at));
+    sqlite.run("INSERT INTO users (id, email, name, password_hash, created_at) VALUES (1, 'a@example.test', 'A', 'hash', 1), (2, 'b@example.test', 'B', 'hash', 1)");
+    const add = (user: number, name: string, isDefault = 0) =>
+      sqlite.query<{ id: number }, [number, string, number]>("INSERT INTO collections (user_id, name, visibility, icon, is_default, created_at, updated_at) VALUES (?, ?, 'PRIVATE', '📁', ?, 1, 1) RETURNING id").get(user, name, isDefault)!.id;
+    const ids = new Map<string, number>();
+    for (const name of ["Inbox", "zeta", "Bikes", "Bikes / Home", "Bikes / Home / Tools", "Orphan / X", "Dup", "Dup", "Dup / Y", "Inbox / Z", "Work / ", "A", "A / B / C", "Alpha"]) {
+      ids.set(name, add(1, name, name === "Inbox" ? 1 : 0));
+    }
+    // Another user's `Bikes` makes no path of user 1's.
+    add(2, "Inbox", 1);
+    ids.set("B's Bikes / Home", add(2, "Bikes / Home"));
+    sqlite.run("INSERT INTO links (id, user_id, name, url, created_at, updated_at) VALUES (1, 1, 'new', 'https://a.example/', 5, 5), (2, 1, 'old', 'https://b.example/', 3, 3)");
+    sqlite.run("INSERT INTO link_collections (link_id, collection_id) VALUES (1, ?), (2, ?), (1, ?)", [ids.get("Bikes")!, ids.get("Bikes")!, ids.get("Bikes / Home")!]);
+    return { sqlite, ids };
+  }
+
+  it("nests collections named like nested folders only when every part of the path is exactly one collection of the owner's", () => {
+    const { sqlite, ids } = beforeTree();
+    applyMigrations(sqlite);
+    const row = (id: number) => sqlite.query<{ name: string; parent_id: number | null }, [number]>("SELECT name, parent_id FROM collections WHERE id = ?").get(id)!;
+    expect(row(ids.get("Bikes / Home")!)).toEqual({ name: "Home", parent_id: ids.get("Bikes")! });
+    expect(row(ids.get("Bikes / Home / Tools")!)).toEqual({ name: "Tools", parent_id: ids.get("Bikes / Home")! });
+    // No `Orphan`, two `Dup`s, the Inbox, an empty last part, a missing `A / B`, another user's: unchanged.
+    for (const name of ["Orphan / X", "Dup / Y", "Inbox / Z", "Work / ", "A / B / C"]) expect(row(ids.get(name)!)).toEqual({ name, parent_id: null });
+    expect(row(ids.get("B's Bikes / Home")!)).toEqual({ name: "Bikes / Home", parent_id: null });
+  });
+
+  it("starts each order as the lists showed it: the Inbox first, then by name; sub-collections before links, links oldest first", () => {
+    const { sqlite, ids } = beforeTree();
+    applyMigrations(sqlite);
+    const top = sqlite.query<{ name: string }, []>("SELECT name FROM collections WHERE user_id = 1 AND parent_id IS NULL ORDER BY position").all().map((r) => r.name);
+    expect(top).toEqual(["Inbox", "A", "A / B / C", "Alpha", "Bikes", "Dup", "Dup", "Dup / Y", "Inbox / Z", "Orphan / X", "Work / ", "zeta"]);
+    const items = (parent: number) => [
+      ...sqlite.query<{ position: number; item: string }, [number]>("SELECT position, 'collection ' || name AS item FROM collections WHERE parent_id = ?").all(parent),
+      ...sqlite.query<{ position: number; item: string }, [number]>("SELECT lc.position, 'link ' || l.name AS item FROM link_collections lc JOIN links l ON l.id = lc.link_id WHERE lc.collection_id = ?").all(parent),
+    ].sort((a, b) => a.position - b.position).map((entry) => `${entry.position} ${entry.item}`);
+    expect(items(ids.get("Bikes")!)).toEqual(["0 collection Home", "1 link old", "2 link new"]);
+    expect(items(ids.get("Bikes / Home")!)).toEqual(["0 collection Tools", "1 link new"]);
   });
 });
 

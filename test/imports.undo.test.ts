@@ -129,7 +129,7 @@ describe("DELETE /api/v1/imports/:id", () => {
     const response = await del(env, `/api/v1/imports/${importId}`, { token: alice.token });
     expect(response.body).toEqual({ message: "Import undone.", links: 3, collections: 1 });
     expect(await urls(env, alice)).toEqual(["https://before.example/", "https://mine.example/"]);
-    expect(await collectionNames(env, alice)).toEqual(["Inbox", "Own", "Reading"]);
+    expect(await collectionNames(env, alice)).toEqual(["Inbox", "Reading", "Own"]);
     expect((await get(env, `/api/v1/links/${mine.id}`, { token: alice.token })).body.link.collectionIds).toEqual([reading.id]);
     expect((await get(env, `/api/v1/collections/${tools.id}`, { token: alice.token })).status).toBe(404);
   });

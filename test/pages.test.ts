@@ -390,8 +390,8 @@ describe("the home page", () => {
       "☰All links",
       "★Favorites",
       "📥 Inbox private, links: 0",
-      "🎨 art Public links: 0",
       "📚 Reading private, links: 1",
+      "🎨 art Public links: 0",
     ]);
     expect(attributes(page.text, "a.item[aria-current=page]")[0]!.href).toBe(`/?collection=${w.inbox}`);
   });

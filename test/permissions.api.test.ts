@@ -176,6 +176,39 @@ const scenarios: Scenario[] = [
   },
   { name: "PUT /collections/:id: another user gets 404 for the owner's Inbox", method: "PUT", url: "/api/v1/collections/{ownerInbox}", as: "other", body: collectionBody, expectStatus: 404, expectCode: "NOT_FOUND" },
 
+  {
+    name: "PUT /collections/:id: the owner cannot move their collection into another user's (422 at /parentId, as for an unknown id)",
+    method: "PUT", url: "/api/v1/collections/{ownerCollection}", as: "owner", body: (ids) => ({ ...collectionBody, parentId: ids.otherCollection }),
+    expectStatus: 422, expectCode: "VALIDATION_FAILED",
+    expect: async (response, { env, owner, ids }) => {
+      const unknown = await request(env, "PUT", `/api/v1/collections/${ids.ownerCollection}`, { token: owner.token, body: { ...collectionBody, parentId: 999999 } });
+      expect(response.body).toEqual(unknown.body);
+      expect(response.body.errors).toEqual([{ path: "/parentId", message: expect.any(String) }]);
+      const list = await request(env, "GET", "/api/v1/collections", { token: owner.token });
+      expect(list.body.collections.find((c: { id: number }) => c.id === ids.ownerCollection).parentId).toBeNull();
+    },
+  },
+
+  // PUT /api/v1/collections/:id/order
+  { name: "PUT /collections/:id/order: a guest is refused", method: "PUT", url: "/api/v1/collections/{ownerCollection}/order", as: "guest", body: { order: [] }, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "PUT /collections/:id/order: a revoked token is refused", method: "PUT", url: "/api/v1/collections/{ownerCollection}/order", as: "revoked", body: { order: [] }, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "PUT /collections/:id/order: the owner sets the order of their collection",
+    method: "PUT", url: "/api/v1/collections/{ownerCollection}/order", as: "owner", body: (ids) => ({ order: [{ kind: "link", id: ids.ownerLink }] }), expectStatus: 200,
+    expect: async (_, { env, owner, ids }) => {
+      const read = await request(env, "GET", `/api/v1/collections/${ids.ownerCollection}`, { token: owner.token });
+      expect(read.body.collection.order).toEqual([{ kind: "link", id: ids.ownerLink }]);
+    },
+  },
+  {
+    name: "PUT /collections/:id/order: another user gets 404 for the owner's collection, as for an id that does not exist",
+    method: "PUT", url: "/api/v1/collections/{ownerCollection}/order", as: "other", body: (ids) => ({ order: [{ kind: "link", id: ids.ownerLink }] }), expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other, ids }) => {
+      const missing = await request(env, "PUT", "/api/v1/collections/999999/order", { token: other.token, body: { order: [{ kind: "link", id: ids.ownerLink }] } });
+      expect(response.body).toEqual(missing.body);
+    },
+  },
+
   // DELETE /api/v1/collections/:id
   { name: "DELETE /collections/:id: a guest is refused", method: "DELETE", url: "/api/v1/collections/{ownerCollection}", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
   { name: "DELETE /collections/:id: a revoked token is refused", method: "DELETE", url: "/api/v1/collections/{ownerCollection}", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },

@@ -4,7 +4,8 @@ import type { Db } from "../shelf/shelf";
 import { recordWrites } from "./writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
-import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson } from "../contract/collections";
+import { MessageJson } from "../contract/common";
+import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson, OrderBody } from "../contract/collections";
 
 /** collectionRoutes: `/api/v1/collections`. */
 export function collectionRoutes({ db, clock }: { db: Db; clock: () => number }, { apiRoutes }: Guards) {
@@ -18,7 +19,7 @@ export function collectionRoutes({ db, clock }: { db: Db; clock: () => number },
       return body;
     }, apiRoute({
       tag: "collections", summary: "List your collections with their links",
-      ok: { description: "Every collection of yours, the Inbox included.", json: CollectionListJson },
+      ok: { description: "Every collection of yours, the Inbox included, as a tree: each one's `parentId` and `order`.", json: CollectionListJson },
     }))
     .get("/:id", ({ shelf, params }) => ({ collection: shelf.collections.get(parseId(params.id)) }), apiRoute({
       tag: "collections", summary: "Read one of your collections with its links", id: true,
@@ -27,13 +28,22 @@ export function collectionRoutes({ db, clock }: { db: Db; clock: () => number },
     .post("/", ({ shelf, body, status }) =>
       status(201, { message: "Collection created.", collection: shelf.collections.create(body, clock()) }), apiRoute({
       tag: "collections", summary: "Create a collection", body: CollectionBody,
-      ok: { status: 201, description: "Created, with no links.", json: CollectionCreatedJson },
+      ok: { status: 201, description: "Created, with no links, at the end of its parent's order (or the top level's).", json: CollectionCreatedJson },
+    }))
+    .put("/:id/order", ({ shelf, params, body }) => {
+      shelf.collections.setOrder(parseId(params.id), body.order, clock());
+      return { message: "Order saved." };
+    }, apiRoute({
+      tag: "collections", summary: "Set the order of a collection's links and sub-collections", body: OrderBody, id: true,
+      description: "The body names every current item of the collection once, in the new order: read the collection's `order`, rearrange it, send it back.",
+      ok: { description: "Saved.", json: MessageJson },
+      more: { 409: errorDoc("ORDER_STALE: the order does not name exactly the collection's current links and sub-collections, each once (an item was added, removed or moved since it was read): read the collection again.") },
     }))
     .use(recordWrites({ apiRoutes }, clock, {
       tag: "collections", noun: "Collection", records: (shelf) => shelf.collections, body: CollectionBody,
-      updateDescription: "An omitted description or icon keeps its stored value. The Inbox can be renamed, re-iconed and made public.",
-      deleteSummary: "Delete a collection (never its links)",
-      deleteDescription: "Links that were only in it move to the Inbox; links also elsewhere just leave it. One transaction.",
+      updateDescription: "An omitted description, icon or parentId keeps its stored value; a new parentId moves the collection (with its sub-collections) to the end of that parent's order. The Inbox can be renamed, re-iconed and made public, and stays at the top level.",
+      deleteSummary: "Delete a collection (never its links nor its sub-collections)",
+      deleteDescription: "Its sub-collections take its place in its parent's order; links that were only in it move to the end of the Inbox; links also elsewhere just leave it. One transaction.",
       deleteMore: { 409: errorDoc("DEFAULT_COLLECTION: the Inbox cannot be deleted.") },
     }));
 }

@@ -36,8 +36,16 @@ export const collections = sqliteTable("collections", {
   updatedAt: millis("updated_at").notNull(),
   /** The import that created the collection (undoing it removes the collection if empty); null otherwise. */
   importId: integer("import_id").references((): AnySQLiteColumn => imports.id, { onDelete: "set null" }),
+  /**
+   * The collection it is inside; null at the top level. No action on delete: deleting a
+   * collection moves its sub-collections up first (src/shelf/collections.ts), so none is lost.
+   */
+  parentId: integer("parent_id").references((): AnySQLiteColumn => collections.id),
+  /** Its place among its parent's items (links and sub-collections share one order), or among the top level. */
+  position: integer("position").notNull().default(0),
 }, (table) => [
   index("collections_user_idx").on(table.userId),
+  index("collections_parent_idx").on(table.userId, table.parentId, table.position),
   index("collections_import_idx").on(table.importId),
   check("collections_visibility_check", sql`${table.visibility} IN ('PUBLIC', 'PRIVATE')`),
   uniqueIndex("collections_one_default_per_user").on(table.userId).where(sql`${table.isDefault} = 1`),
@@ -68,9 +76,12 @@ export const links = sqliteTable("links", {
 export const linkCollections = sqliteTable("link_collections", {
   linkId: integer("link_id").notNull().references(() => links.id, { onDelete: "cascade" }),
   collectionId: integer("collection_id").notNull().references(() => collections.id, { onDelete: "cascade" }),
+  /** The link's place in the collection's order (shared with its sub-collections); new ones go at the end. */
+  position: integer("position").notNull().default(0),
 }, (table) => [
   primaryKey({ columns: [table.linkId, table.collectionId] }),
   index("link_collections_collection_idx").on(table.collectionId, table.linkId),
+  index("link_collections_position_idx").on(table.collectionId, table.position),
 ]);
 
 /**

@@ -1,35 +1,58 @@
 /**
  * A shelf's collections: every read and write of the `collections` table for one owner, and
- * the membership join the collection list and the export share. The Inbox rules live here:
- * it is listed first, keeps its own icon, and cannot be deleted.
+ * the membership join the collection list and the export share, and the tree they form
+ * (`parentId`, each collection's order: src/shelf/order.ts). The Inbox rules live here: it is
+ * listed first, keeps its own icon, stays at the top level, holds no sub-collections and cannot
+ * be deleted.
  */
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { collections, linkCollections, links, type CollectionRow, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { toCollectionJson, toLinkJson } from "./json";
 import { COLLECTION_LIMITS } from "./limits";
+import { byPosition, checkParent, itemsOf, nextPosition, sameItems, writeOrder, type Placed } from "./order";
 import { DEFAULT_ICON, type CollectionSummary } from "./types";
-import type { CollectionBody, CollectionJson } from "../contract/collections";
+import type { CollectionBody, CollectionJson, OrderItem } from "../contract/collections";
 import type { LinkJson } from "../contract/links";
 import { Rules } from "../rules";
 import type { ShelfLinks } from "./links";
 import { inboxId, INBOX, ownedCollection, type Owner } from "./scope";
 
-/** compareCollections orders collections as every list shows them: the Inbox first, then by name ignoring case, then by id. */
-export function compareCollections(a: { isDefault: boolean; name: string; id: number }, b: typeof a): number {
-  if (a.isDefault !== b.isDefault) return a.isDefault ? -1 : 1;
-  const nameA = a.name.toLowerCase();
-  const nameB = b.name.toLowerCase();
-  if (nameA !== nameB) return nameA < nameB ? -1 : 1;
-  return a.id - b.id;
+/**
+ * treeOrder lists collections as a tree, depth first: the top level in its order (the Inbox
+ * first), each collection followed by its sub-collections in theirs, each with its depth (1 at
+ * the top level). A collection whose parent is not among them is listed at the top level.
+ */
+export function treeOrder<Row extends CollectionRow>(rows: readonly Row[]): (Row & { depth: number })[] {
+  const ids = new Set(rows.map((row) => row.id));
+  const children = new Map<number | null, Row[]>();
+  for (const row of rows) {
+    const parent = row.parentId !== null && ids.has(row.parentId) ? row.parentId : null;
+    const list = children.get(parent);
+    if (list) list.push(row);
+    else children.set(parent, [row]);
+  }
+  const place = (row: Row) => ({ kind: "collection" as const, id: row.id, position: row.isDefault ? -Infinity : row.position });
+  const listed: (Row & { depth: number })[] = [];
+  const walk = (parent: number | null, depth: number) => {
+    const level = children.get(parent);
+    if (!level) return;
+    level.sort((a, b) => byPosition(place(a), place(b)));
+    for (const row of level) {
+      listed.push({ ...row, depth });
+      walk(row.id, depth + 1);
+    }
+  };
+  walk(null, 1);
+  return listed;
 }
 
-/** One link in one of its collections: the membership join's row. */
-export type Membership = LinkRow & { collectionId: number };
+/** One link in one of its collections, with its place in the collection's order: the membership join's row. */
+export type Membership = LinkRow & { collectionId: number; position: number };
 
 /** The columns of the membership join, in the order its rows are read (see memberships). */
 const MEMBERSHIP_COLUMNS = {
-  collectionId: linkCollections.collectionId, id: links.id, userId: links.userId, name: links.name,
+  collectionId: linkCollections.collectionId, position: linkCollections.position, id: links.id, userId: links.userId, name: links.name,
   description: links.description, url: links.url, favorite: links.favorite, clicks: links.clicks,
   lastClickedAt: links.lastClickedAt, createdAt: links.createdAt, updatedAt: links.updatedAt,
 };
@@ -40,8 +63,10 @@ const MEMBERSHIP_KEYS = Object.keys(MEMBERSHIP_COLUMNS) as (keyof Membership)[];
  * on update: an omitted description or icon keeps its value, and `null` or "" clears it (a
  * cleared icon is the default one again: the Inbox's own for the Inbox).
  */
-function checkCollection(input: CollectionBody, current?: CollectionRow) {
+function checkCollection(owner: Owner, input: CollectionBody, current?: CollectionRow) {
   const rules = new Rules();
+  const parentId = input.parentId === undefined ? current?.parentId ?? null : input.parentId;
+  if (parentId !== (current?.parentId ?? null)) checkParent(owner, current ?? null, parentId, rules);
   const name = rules.name("/name", input.name, 1, COLLECTION_LIMITS.name);
   const rawDescription = input.description === undefined ? current?.description ?? null : input.description;
   const description = rawDescription === null ? null : rules.text("/description", rawDescription, 0, COLLECTION_LIMITS.description) || null;
@@ -49,7 +74,7 @@ function checkCollection(input: CollectionBody, current?: CollectionRow) {
   const rawIcon = input.icon === undefined ? current?.icon ?? defaultIcon : input.icon;
   const icon = rawIcon.trim() === "" ? defaultIcon : rules.emoji("/icon", rawIcon);
   rules.check();
-  return { name, description, visibility: input.visibility, icon };
+  return { name, description, visibility: input.visibility, icon, parentId };
 }
 
 /** refuseInbox: the Inbox cannot be deleted (links without a collection live there). */
@@ -60,14 +85,14 @@ function refuseInbox(collection: CollectionRow): void {
 export class ShelfCollections {
   constructor(private readonly owner: Owner, private readonly links: ShelfLinks) {}
 
-  /** rows are the owner's collections, Inbox first, then by name. */
-  rows(): CollectionRow[] {
-    return this.owner.db.select().from(collections).where(eq(collections.userId, this.owner.user.id)).all().sort(compareCollections);
+  /** rows are the owner's collections as a tree (see treeOrder). */
+  rows(): (CollectionRow & { depth: number })[] {
+    return treeOrder(this.owner.db.select().from(collections).where(eq(collections.userId, this.owner.user.id)).all());
   }
 
-  /** summaries list the owner's collections (Inbox first, then by name) with their link counts. One query. */
+  /** summaries list the owner's collections as a tree (see treeOrder) with their link counts. One query. */
   summaries(): CollectionSummary[] {
-    return this.owner.db
+    const rows = this.owner.db
       .select({
         collection: collections,
         // Written out: drizzle would name the outer column `"id"`, without its table.
@@ -76,8 +101,8 @@ export class ShelfCollections {
       .from(collections)
       .where(eq(collections.userId, this.owner.user.id))
       .all()
-      .map((row) => ({ ...row.collection, linkCount: row.linkCount }))
-      .sort(compareCollections);
+      .map((row) => ({ ...row.collection, linkCount: row.linkCount }));
+    return treeOrder(rows);
   }
 
   /** summary is one of the owner's collections with its link count (another user's id: NotFound). */
@@ -99,9 +124,71 @@ export class ShelfCollections {
     return found;
   }
 
-  /** get is one of the owner's collections with its links, newest first (another user's id: NotFound). */
+  /** get is one of the owner's collections with its links, newest first, and its order (another user's id: NotFound). */
   get(id: number): CollectionJson {
-    return toCollectionJson(ownedCollection(this.owner, id), this.owner.user, this.links.inCollection(id));
+    return toCollectionJson(ownedCollection(this.owner, id), this.owner.user, this.links.inCollection(id), this.order(id));
+  }
+
+  /** order is the items of one of the owner's collections (another user's id: NotFound), or of the top level (null), in their order. */
+  order(id: number | null): OrderItem[] {
+    if (id !== null) ownedCollection(this.owner, id);
+    return itemsOf(this.owner, id).map(({ kind, id }) => ({ kind, id }));
+  }
+
+  /**
+   * setOrder puts a collection's items in the order given, which must name exactly its current
+   * links and sub-collections, each once (otherwise ORDER_STALE: the client read an order that
+   * has changed since). The collection's updatedAt moves.
+   */
+  setOrder(id: number, order: readonly OrderItem[], now: number): void {
+    const { db } = this.owner;
+    db.transaction(() => {
+      ownedCollection(this.owner, id);
+      if (!sameItems(order, itemsOf(this.owner, id))) {
+        throw new Conflict("ORDER_STALE", "The order must name exactly the collection's current links and sub-collections, each once: read the collection again.");
+      }
+      writeOrder(this.owner, id, order);
+      db.update(collections).set({ updatedAt: now }).where(eq(collections.id, id)).run();
+    }, { behavior: "immediate" });
+  }
+
+  /**
+   * shift moves an item of a collection (or a collection of the top level: null) one place
+   * earlier (-1) or later (1) in its order; at either end, or next to the Inbox, nothing moves.
+   * An item that is not there is NotFound.
+   */
+  shift(parentId: number | null, item: OrderItem, by: -1 | 1, now: number): void {
+    const { db } = this.owner;
+    db.transaction(() => {
+      if (parentId !== null) ownedCollection(this.owner, parentId);
+      const items = itemsOf(this.owner, parentId);
+      const at = items.findIndex((entry) => entry.kind === item.kind && entry.id === item.id);
+      if (at === -1) throw new NotFound();
+      const other = items[at + by];
+      if (!other || other.position === -Infinity || items[at]!.position === -Infinity) return;
+      [items[at], items[at + by]] = [other, items[at]!];
+      writeOrder(this.owner, parentId, items);
+      if (parentId !== null) db.update(collections).set({ updatedAt: now }).where(eq(collections.id, parentId)).run();
+    }, { behavior: "immediate" });
+  }
+
+  /** sortByName orders a collection's items (or the top level's: null) as a browser's "Sort by name" does: sub-collections first, each group by name ignoring case. */
+  sortByName(parentId: number | null, now: number): void {
+    const { db, user } = this.owner;
+    db.transaction(() => {
+      if (parentId !== null) ownedCollection(this.owner, parentId);
+      const items = itemsOf(this.owner, parentId);
+      const collectionNames = new Map(db.select({ id: collections.id, name: collections.name }).from(collections)
+        .where(eq(collections.userId, user.id)).all().map((row) => [row.id, row.name]));
+      const linkNames = new Map(parentId === null ? [] : db.select({ id: links.id, name: links.name }).from(links)
+        .where(sql`${links.id} IN (SELECT link_id FROM link_collections WHERE collection_id = ${parentId})`).all().map((row) => [row.id, row.name]));
+      const nameOf = (item: OrderItem) => ((item.kind === "link" ? linkNames : collectionNames).get(item.id) ?? "").toLowerCase();
+      const fixed = items.filter((item) => item.position === -Infinity);
+      const sorted = items.filter((item) => item.position !== -Infinity).sort((a, b) =>
+        a.kind !== b.kind ? (a.kind === "collection" ? -1 : 1) : nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : a.id - b.id);
+      writeOrder(this.owner, parentId, [...fixed, ...sorted]);
+      if (parentId !== null) db.update(collections).set({ updatedAt: now }).where(eq(collections.id, parentId)).run();
+    }, { behavior: "immediate" });
   }
 
   /**
@@ -134,7 +221,13 @@ export class ShelfCollections {
   listBody(): Uint8Array {
     const linkJsonById = new Map<number, LinkJson>();
     const linkIdsByCollection = new Map<number, number[]>();
-    for (const { collectionId, ...link } of this.memberships()) {
+    const placed = new Map<number, Placed[]>();
+    const place = (parentId: number, item: Placed) => {
+      const list = placed.get(parentId);
+      if (list) list.push(item);
+      else placed.set(parentId, [item]);
+    };
+    for (const { collectionId, position, ...link } of this.memberships()) {
       let json = linkJsonById.get(link.id);
       if (!json) {
         json = toLinkJson(link, []);
@@ -144,15 +237,19 @@ export class ShelfCollections {
       const ids = linkIdsByCollection.get(collectionId);
       if (ids) ids.push(link.id);
       else linkIdsByCollection.set(collectionId, [link.id]);
+      place(collectionId, { kind: "link", id: link.id, position });
     }
     const linkText = new Map<number, string>();
     for (const json of linkJsonById.values()) {
       json.collectionIds.sort((a, b) => a - b);
       linkText.set(json.id, JSON.stringify(json));
     }
+    const rows = this.rows();
+    for (const row of rows) if (row.parentId !== null) place(row.parentId, { kind: "collection", id: row.id, position: row.position });
 
-    const parts = this.rows().map((row) => {
-      const shell = JSON.stringify(toCollectionJson(row, this.owner.user, []));
+    const parts = rows.map((row) => {
+      const order = (placed.get(row.id) ?? []).sort(byPosition).map(({ kind, id }) => ({ kind, id }));
+      const shell = JSON.stringify(toCollectionJson(row, this.owner.user, [], order));
       // The only unescaped `"links":[]` in the shell is the key itself: a quote inside a JSON string is always escaped.
       const at = shell.indexOf(EMPTY_LINKS) + EMPTY_LINKS.length - 1;
       const linkList = (linkIdsByCollection.get(row.id) ?? []).map((id) => linkText.get(id)).join(",");
@@ -161,52 +258,77 @@ export class ShelfCollections {
     return new TextEncoder().encode(`{"collections":[${parts.join(",")}]}`);
   }
 
-  /** create makes an empty, non-default collection; an import passes its id. */
+  /** create makes an empty, non-default collection at the end of its parent's order (or the top level's); an import passes its id. */
   create(input: CollectionBody, now: number, importId: number | null = null): CollectionJson {
-    const values = checkCollection(input);
+    const values = checkCollection(this.owner, input);
+    const position = nextPosition(this.owner, values.parentId);
     const row = this.owner.db
       .insert(collections)
-      .values({ ...values, userId: this.owner.user.id, isDefault: false, createdAt: now, updatedAt: now, importId })
+      .values({ ...values, position, userId: this.owner.user.id, isDefault: false, createdAt: now, updatedAt: now, importId })
       .returning()
       .all()[0]!;
-    return toCollectionJson(row, this.owner.user, []);
+    return toCollectionJson(row, this.owner.user, [], []);
   }
 
-  /** update changes a collection's name, description, visibility and icon. */
+  /** update changes a collection's name, description, visibility, icon and parent; one that changes parent goes at the end of its new parent's order. */
   update(id: number, input: CollectionBody, now: number): void {
     const { db } = this.owner;
     db.transaction(() => {
-      const values = checkCollection(input, ownedCollection(this.owner, id));
-      db.update(collections).set({ ...values, updatedAt: now }).where(eq(collections.id, id)).run();
+      const current = ownedCollection(this.owner, id);
+      const values = checkCollection(this.owner, input, current);
+      const position = values.parentId === current.parentId ? current.position : nextPosition(this.owner, values.parentId);
+      db.update(collections).set({ ...values, position, updatedAt: now }).where(eq(collections.id, id)).run();
     }, { behavior: "immediate" });
   }
 
   /**
-   * delete deletes a collection but never a link: links that were only in it move to the
-   * Inbox, links that are elsewhere too just leave it. The Inbox cannot be deleted.
+   * delete deletes a collection but never a link nor a sub-collection: its sub-collections take
+   * its place in its parent's order (or the top level's), in their order; links that were only
+   * in it go to the end of the Inbox, links that are elsewhere too just leave it. The Inbox
+   * cannot be deleted.
    */
   delete(id: number): void {
     const { db } = this.owner;
     db.transaction(() => {
-      refuseInbox(ownedCollection(this.owner, id));
+      const row = ownedCollection(this.owner, id);
+      refuseInbox(row);
+      const children = itemsOf(this.owner, id).filter((item) => item.kind === "collection");
+      if (children.length > 0) {
+        db.update(collections).set({ parentId: row.parentId }).where(eq(collections.parentId, id)).run();
+        const siblings = itemsOf(this.owner, row.parentId).filter((item) => !children.some((child) => child.id === item.id));
+        const at = siblings.findIndex((item) => item.kind === "collection" && item.id === id);
+        siblings.splice(at, 1, ...children);
+        writeOrder(this.owner, row.parentId, siblings);
+      }
       const inbox = inboxId(this.owner);
+      const start = nextPosition(this.owner, inbox);
       db.run(sql`
-        INSERT INTO ${linkCollections} (link_id, collection_id)
-        SELECT lc.link_id, ${inbox} FROM ${linkCollections} AS lc
+        INSERT INTO ${linkCollections} (link_id, collection_id, position)
+        SELECT lc.link_id, ${inbox}, ${start} + row_number() OVER (ORDER BY lc.position, lc.link_id) - 1 FROM ${linkCollections} AS lc
         WHERE lc.collection_id = ${id}
           AND NOT EXISTS (SELECT 1 FROM ${linkCollections} AS other WHERE other.link_id = lc.link_id AND other.collection_id <> ${id})`);
       db.delete(collections).where(eq(collections.id, id)).run();
     }, { behavior: "immediate" });
   }
 
-  /** deleteEmptyImported deletes the owner's collections that an import created and that hold no link (inside the caller's transaction); returns how many. */
+  /**
+   * deleteEmptyImported deletes the owner's collections that an import created and that hold
+   * no link and no sub-collection (inside the caller's transaction), deepest first, so that a
+   * folder the import made only to hold others goes with them; returns how many.
+   */
   deleteEmptyImported(importId: number): number {
-    return this.owner.db.delete(collections)
-      .where(and(
-        eq(collections.userId, this.owner.user.id), eq(collections.importId, importId), eq(collections.isDefault, false),
-        sql`NOT EXISTS (SELECT 1 FROM ${linkCollections} WHERE ${linkCollections.collectionId} = ${collections.id})`,
-      ))
-      .returning({ id: collections.id }).all().length;
+    let deleted = 0;
+    for (;;) {
+      const round = this.owner.db.delete(collections)
+        .where(and(
+          eq(collections.userId, this.owner.user.id), eq(collections.importId, importId), eq(collections.isDefault, false),
+          sql`NOT EXISTS (SELECT 1 FROM ${linkCollections} WHERE ${linkCollections.collectionId} = ${collections.id})`,
+          sql`NOT EXISTS (SELECT 1 FROM ${collections} AS child WHERE child.parent_id = ${collections.id})`,
+        ))
+        .returning({ id: collections.id }).all().length;
+      if (round === 0) return deleted;
+      deleted += round;
+    }
   }
 
   /** deleteMany deletes those of `ids` that are the owner's collections, each as `delete` does, in one transaction. */

@@ -28,7 +28,7 @@ export function toLinkJson(row: Omit<LinkRow, "importId">, collectionIds: number
 }
 
 /** toCollectionJson shapes a collection the requesting user owns. */
-export function toCollectionJson(row: CollectionRow, author: UserRow, links: LinkJson[]): CollectionJson {
+export function toCollectionJson(row: CollectionRow, author: UserRow, links: LinkJson[], order: CollectionJson["order"]): CollectionJson {
   return {
     id: row.id,
     name: row.name,
@@ -42,6 +42,8 @@ export function toCollectionJson(row: CollectionRow, author: UserRow, links: Lin
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     isOwner: row.userId === author.id,
+    parentId: row.parentId,
+    order,
   };
 }
 

@@ -9,5 +9,8 @@ export const LINK_PAGE = { defaultLimit: 50, maxLimit: 100, maxQuery: 200 } as c
 /** The longest name and description of a collection, in code points after trimming. */
 export const COLLECTION_LIMITS = { name: 254, description: 254 } as const;
 
+/** How deep collections nest: a top-level collection is at depth 1 (a bookmark file's folders may nest as deep). */
+export const TREE_DEPTH = 64;
+
 /** Pages of search hits: 20 by default, at most 100. */
 export const SEARCH_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;

@@ -14,6 +14,7 @@ import { Rules } from "../rules";
 import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
+import { nextPosition } from "./order";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
 import { searchLinks, type SearchBudget } from "./search";
 
@@ -28,12 +29,17 @@ const linkQueries = preparedQueries((db) => ({
     })
     .returning()
     .prepare(),
-  clearMemberships: db.delete(linkCollections).where(eq(linkCollections.linkId, sql.placeholder("linkId"))).prepare(),
   addMembership: db
     .insert(linkCollections)
-    .values({ linkId: sql.placeholder("linkId"), collectionId: sql.placeholder("collectionId") })
+    .values({ linkId: sql.placeholder("linkId"), collectionId: sql.placeholder("collectionId"), position: sql.placeholder("position") })
     .prepare(),
 }));
+
+/** addMemberships puts a link at the end of each of those collections' orders. */
+function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[]): void {
+  const { addMembership } = linkQueries(owner.db);
+  for (const collectionId of collectionIds) addMembership.run({ linkId, collectionId, position: nextPosition(owner, collectionId) });
+}
 
 /** parseIdList reads the comma-separated ids of a group_concat, sorted ascending. */
 function parseIdList(list: string | null): number[] {
@@ -306,21 +312,24 @@ export class ShelfLinks {
     const { collectionIds, ...fields } = checkLink(this.owner, input, "");
     const queries = linkQueries(db);
     const row = queries.insertLink.all({ userId: user.id, ...fields, now, importId })[0]!;
-    for (const collectionId of collectionIds) queries.addMembership.run({ linkId: row.id, collectionId });
+    addMemberships(this.owner, row.id, collectionIds);
     deferIndexing(db, row.id);
     return toLinkJson(row, collectionIds);
   }
 
-  /** update replaces a link's fields and collections; an omitted description keeps its value. */
+  /**
+   * update replaces a link's fields and collections; an omitted description keeps its value. A
+   * collection it stays in keeps its place in that collection's order; a new one gets it at the end.
+   */
   update(id: number, input: UpdateLinkBody, now: number): LinkUpdate {
     const { db } = this.owner;
     return db.transaction(() => {
       const before = this.row(id);
       const { collectionIds, ...fields } = checkLink(this.owner, input, before.description);
       db.update(links).set({ ...fields, updatedAt: now }).where(eq(links.id, id)).run();
-      const queries = linkQueries(db);
-      queries.clearMemberships.run({ linkId: id });
-      for (const collectionId of collectionIds) queries.addMembership.run({ linkId: id, collectionId });
+      const kept = new Set(db.select({ id: linkCollections.collectionId }).from(linkCollections).where(eq(linkCollections.linkId, id)).all().map((row) => row.id));
+      db.delete(linkCollections).where(and(eq(linkCollections.linkId, id), sql`${linkCollections.collectionId} NOT IN (SELECT value FROM json_each(${JSON.stringify(collectionIds)}))`)).run();
+      addMemberships(this.owner, id, collectionIds.filter((collectionId) => !kept.has(collectionId)));
       indexLink(db, id);
       // What was found at the old address says nothing of the new one.
       if (fields.url !== before.url) db.delete(linkHealth).where(eq(linkHealth.linkId, id)).run();
@@ -367,9 +376,10 @@ export class ShelfLinks {
       const collection = input.collectionId === undefined ? undefined : ownedCollection(this.owner, input.collectionId);
       const touch = (favorite?: boolean) =>
         db.update(links).set({ updatedAt: now, ...(favorite === undefined ? {} : { favorite }) }).where(and(eq(links.userId, user.id), inArray(links.id, ids))).run();
+      // At the end of the collection's order, in the order the ids are given.
       const addTo = (collectionId: number, onlyHomeless = false) => db.run(sql`
-        INSERT OR IGNORE INTO ${linkCollections} (link_id, collection_id)
-        SELECT listed.value, ${collectionId} FROM json_each(${JSON.stringify(input.ids)}) AS listed
+        INSERT OR IGNORE INTO ${linkCollections} (link_id, collection_id, position)
+        SELECT listed.value, ${collectionId}, ${nextPosition(this.owner, collectionId)} + listed.key FROM json_each(${JSON.stringify(input.ids)}) AS listed
         ${onlyHomeless ? sql`WHERE NOT EXISTS (SELECT 1 FROM ${linkCollections} AS lc WHERE lc.link_id = listed.value)` : sql``}`);
       switch (input.action) {
         case "favorite":

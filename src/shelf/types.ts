@@ -57,8 +57,8 @@ export const COLLECTION_ACTIONS: readonly BulkAction[] = ["move", "add", "remove
 /** The icon of a collection that names none (the Inbox's is its own). */
 export const DEFAULT_ICON = "📁";
 
-/** A collection as the pages list it: no links, their count instead. */
-export type CollectionSummary = CollectionRow & { linkCount: number };
+/** A collection as the pages list it: no links, their count instead, and its depth in the tree (1 at the top level). */
+export type CollectionSummary = CollectionRow & { linkCount: number; depth: number };
 
 /** Where an import came from: the import page or `linkshelf import`. */
 export type ImportSource = ImportRow["source"];
