@@ -16,6 +16,7 @@ import { benchRedirect } from "./redirect";
 import { benchSearch } from "./search";
 import { benchSearchAbuse } from "./search-abuse";
 import { benchSlowUploads, caseLine, withinTarget } from "./slow-uploads";
+import { benchTree } from "./tree";
 
 const began = performance.now();
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", loadAverageAtStart: loadavg()[0]!, bun: Bun.version };
@@ -38,6 +39,8 @@ console.error("measuring GET /l/:id while the link checker works through 100,000
 const linkCheck = await benchLinkCheck(binary);
 console.error("measuring slow uploads from one address (10,000 sign-in forms, 280 saved pages) ...");
 const slowUploads = await benchSlowUploads(binary);
+console.error("measuring the collection tree in-process (2,000 collections 10 deep, 100,000 links) ...");
+const tree = await benchTree();
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -56,6 +59,10 @@ const rows: [Status, string, string, string, string][] = [
     `${collections.linkshelfMs.toFixed(2)} / ${collections.bareMs.toFixed(2)} ms, ${mb(collections.bodyBytes)}`, x(collections.ratio), `≤ ${collections.target}`],
   [status(queries.constant), "queries per GET /api/v1/collections",
     `${queries.small.built} built, ${queries.small.kept} kept (5 links) = ${queries.large.built}, ${queries.large.kept} (10,000)`, "", "constant"],
+  [status(tree.homeMs <= tree.homeTarget), "home page with the sidebar, server time",
+    `${tree.collections.toLocaleString("en")} collections ${tree.depth} deep, ${tree.links.toLocaleString("en")} links`, `${tree.homeMs.toFixed(1)} ms`, `≤ ${tree.homeTarget} ms`],
+  [status(tree.moveMs <= tree.writeTarget && tree.reorderMs <= tree.writeTarget), "move / reorder a collection, server time",
+    `the same shelf; reorder of ${tree.reorderItems} items`, `${tree.moveMs.toFixed(2)} / ${tree.reorderMs.toFixed(2)} ms`, `≤ ${tree.writeTarget} ms`],
   [status(create.linksPerSecond >= create.target && create.storedMatch), `POST /api/v1/links, ${create.connections} clients`,
     `${create.generator}: ${create.stored} stored for ${create.created} 201s received, indexed ≤ ${(create.indexCatchUpSeconds * 1000).toFixed(0)} ms after`, `${create.linksPerSecond.toFixed(0)}/s`, `≥ ${create.target}/s`],
   [status(footprint.rssRatio <= footprint.rssTarget, footprint.floorRssRatio > footprint.rssTarget), "idle RSS ÷ bare Bun.serve",
@@ -104,6 +111,7 @@ const lines = [
   `        idle RSS ${footprint.routesFloor.rssMiB.toFixed(1)} MiB = ${x(footprint.routesFloor.rssMiB / footprint.floor.rssMiB)} the floor, start ${footprint.routesFloor.startMs.toFixed(1)} ms = ${x(footprint.routesFloor.startMs / footprint.floor.startMs)} the floor`,
   `      idle RSS = anonymous + file-backed (the executable's pages): linkshelf ${footprint.linkshelf.anonMiB.toFixed(1)} + ${footprint.linkshelf.fileMiB.toFixed(1)},` +
     ` floor ${footprint.floor.anonMiB.toFixed(1)} + ${footprint.floor.fileMiB.toFixed(1)}, bare ${footprint.bare.anonMiB.toFixed(1)} + ${footprint.bare.fileMiB.toFixed(1)} MiB`,
+  `      GET /api/v1/collections of that shelf (${mb(tree.listBytes)}), server time: ${tree.listKeptMs.toFixed(1)} ms kept, ${tree.listBuiltMs.toFixed(0)} ms built after a write`,
   `      ${caseLine("slow sign-in forms", slowUploads.login)}`,
   `      ${caseLine("slow saved pages", slowUploads.content)}`,
   `      FLOOR: the target is below what the floor itself measures, so no app on this stack can meet it here.`,
@@ -114,7 +122,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
