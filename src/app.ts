@@ -8,7 +8,7 @@ import { bodyBudget } from "./request/body-budget";
 import { jsonBody } from "./request/json-body";
 import { GroupCommit } from "./db/group-commit";
 import type { AppDeps } from "./deps";
-import { NotFound, wellFormedRequest } from "./errors";
+import { NotFound } from "./errors";
 import { extensionRoutes } from "./extension/routes";
 import { API_PREFIX } from "./api/paths";
 import { collectionRoutes } from "./api/collections";
@@ -18,12 +18,13 @@ import { linkRoutes } from "./api/links";
 import { searchRoutes } from "./api/search";
 import { tokenRoutes } from "./api/tokens";
 import { faviconRoutes } from "./favicon/routes";
-import { accessLog, unexpectedErrorLog, type LogSink } from "./log";
+import { unexpectedErrorLog, type LogSink } from "./log";
 import { describeRoute } from "./openapi/describe";
 import { openApiRoutes } from "./openapi/routes";
 import { publicRoutes } from "./public/routes";
 import { redirectRoutes } from "./redirect/routes";
-import { API_ROUTE, errorAnswers, errorMapping, surfaces, type DeclaredRoute } from "./surface";
+import { requestPipeline } from "./request/pipeline";
+import { API_ROUTE, declarationsOf, errorAnswers, surfaces, type DeclaredRoute } from "./surface";
 import { errorPages } from "./web/error-pages";
 import { pageGuard } from "./web/guard";
 import { webPages } from "./web/routes";
@@ -31,7 +32,9 @@ import { webPages } from "./web/routes";
 /** createApp builds the whole HTTP surface around its dependencies. It never listens. */
 export function createApp(given: AppDeps) {
   const deps: AppDeps = { ...given, peerAddress: given.peerAddress ?? ((request) => app.server?.requestIP(request)?.address) };
-  const guard = guards(deps);
+  // The routes' declarations, read on the first request: what decides each route's rate limit and error answer.
+  const declared = declarationsOf((): readonly DeclaredRoute[] => app.routes);
+  const guard = guards({ ...deps, declared });
   // Looked up at each line, so a test's spy on console.error sees it.
   const log: LogSink = deps.log ?? ((line) => console.error(line));
   const commits = new GroupCommit(deps.db.$client);
@@ -54,13 +57,12 @@ export function createApp(given: AppDeps) {
     .all("/*", () => {
       throw new NotFound();
     }, { surface: { ...API_ROUTE, callers: false } });
-  const errors = errorAnswers({ report: unexpectedErrorLog(log, deps.clock), routes: (): readonly DeclaredRoute[] => app.routes, pages: errorPages(pages) });
-  const redirect = redirectRoutes(deps, { guards: guard, commits, errors, log });
+  const errors = errorAnswers({ report: unexpectedErrorLog(log, deps.clock), declared, pages: errorPages(pages) });
+  const pipeline = requestPipeline(deps, { log, ask: guard.requesterOf, errors });
+  const redirect = redirectRoutes(deps, { guards: guard, commits, pipeline });
   // Bun's router answers `/l/:id` itself when the app listens (see redirectRoutes).
   const app = new Elysia({ serve: { routes: redirect.native } })
-    .use(accessLog(deps, log))
-    .use(errorMapping(errors))
-    .use(wellFormedRequest)
+    .use(pipeline.hooks)
     .use(bodyBudget(deps))
     .use(surfaces)
     .get("/healthz", () => ({ status: "ok" }), {

@@ -109,8 +109,8 @@ export function accessLog(deps: AccessLogDeps, log: LogSink) {
 
 /**
  * loggedAccess wraps a handler that the server calls directly, outside the app's hooks (the
- * redirect's native route), so that its requests are logged like every other (accessLog);
- * with the access log off it is the handler itself.
+ * request pipeline's `serve`, for the redirect's native route), so that its requests are
+ * logged like every other (accessLog); with the access log off it is the handler itself.
  */
 export function loggedAccess<Asking extends Request, Rest extends unknown[]>(deps: AccessLogDeps, log: LogSink, handler: (request: Asking, ...rest: Rest) => Promise<Response>) {
   if (!deps.config.log.access) return handler;

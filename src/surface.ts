@@ -5,8 +5,8 @@
  * macro below): how its errors are answered (`kind`), whether it is rate-limited, who may call
  * it as the OpenAPI document says (or that the document leaves it out), and, for a form, how it
  * shows itself again when what was typed is refused. The declaration is kept in the route's
- * `detail`, so `app.routes` tells it back: the error mapping, the OpenAPI document and the tests
- * read it there, and a route without one fails a test.
+ * `detail`, so `app.routes` tells it back: the rate limit, the error mapping, the OpenAPI
+ * document and the tests read it there, and a route without one fails a test.
  */
 import { Elysia, type DocumentDecoration } from "elysia";
 import { AppError, errorResponse, toAppError } from "./errors";
@@ -38,7 +38,10 @@ export interface FailedRequest {
 
 export interface Surface {
   kind: SurfaceKind;
-  /** Counted against the rate limit (and answered with the RateLimit headers). */
+  /**
+   * Counted against the rate limit (and answered with the RateLimit headers): the guards that
+   * decide who is asking read it here, so it is what decides whether a route is limited.
+   */
   limited: boolean;
   /** Who may call it, as the OpenAPI document says; `false` leaves it out of the document. */
   callers: Caller[] | false;
@@ -98,29 +101,45 @@ function patternOf(path: string): RegExp {
 }
 
 /**
- * Routes by `METHOD path`, and by pattern for requests that never reached one (refused before
- * routing, or a method the path does not serve). Built on the first error, when every route exists.
+ * declarationsOf reads the declarations of an app's routes back, by the route Elysia matched,
+ * and by pattern for requests that never reached one (refused before routing, or a method the
+ * path does not serve). Read from `routes` on first use, when every route exists.
  */
-function declarationsOf(routes: readonly DeclaredRoute[]) {
-  const byRoute = new Map<string, Surface>();
-  const byPattern: { pattern: RegExp; surface: Surface }[] = [];
-  for (const route of routes) {
-    const surface = surfaceOf(route);
-    if (!surface) continue;
-    byRoute.set(`${route.method} ${route.path}`, surface);
-    byPattern.push({ pattern: patternOf(route.path), surface });
-  }
+export function declarationsOf(routes: () => readonly DeclaredRoute[]) {
+  let read: { byPath: Map<string, Record<string, Surface>>; byPattern: { pattern: RegExp; surface: Surface }[] } | undefined;
+  const declared = () => {
+    if (read) return read;
+    read = { byPath: new Map(), byPattern: [] };
+    for (const route of routes()) {
+      const surface = surfaceOf(route);
+      if (!surface) continue;
+      const methods = read.byPath.get(route.path) ?? {};
+      methods[route.method] = surface;
+      read.byPath.set(route.path, methods);
+      read.byPattern.push({ pattern: patternOf(route.path), surface });
+    }
+    return read;
+  };
+  /** of is the declaration of the route Elysia matched (`route`, its path as declared); a HEAD is answered by the GET route. */
+  const of = (method: string, route: string): Surface => {
+    const methods = declared().byPath.get(route);
+    return methods?.[method] ?? methods?.GET ?? methods?.ALL ?? UNDECLARED;
+  };
   return {
-    /** The route Elysia matched (`route`), else the first route whose path matches. */
+    of,
+    /** find is `of` for a request that reached a route, else the first route whose path matches. */
     find(method: string, route: string | undefined, url: string): Surface {
-      if (route) return byRoute.get(`${method} ${route}`) ?? byRoute.get(`GET ${route}`) ?? byRoute.get(`ALL ${route}`) ?? UNDECLARED;
+      if (route) return of(method, route);
       // Refused before any route ran: the API's paths answer as the API, every other as a `browser` route.
       const path = pathOf(url);
-      const near = byPattern.find((entry) => entry.pattern.test(path))?.surface;
+      const near = declared().byPattern.find((entry) => entry.pattern.test(path))?.surface;
       return near?.kind === "api" ? near : UNDECLARED;
     },
   };
 }
+
+/** The declarations of an app's routes (see declarationsOf). */
+export type Declarations = ReturnType<typeof declarationsOf>;
 
 /** What an HTML page of an error is drawn with: given by the page side (src/web/error-pages.ts). */
 export type ErrorPages = (failed: FailedRequest, error: AppError, surface: Surface) => Response | Promise<Response>;
@@ -128,8 +147,8 @@ export type ErrorPages = (failed: FailedRequest, error: AppError, surface: Surfa
 export interface ErrorMappingOptions {
   /** Where an unexpected error is reported (with detail; the client hears only 500 INTERNAL). */
   report: UnexpectedErrorLog;
-  /** The app's routes, read on the first error. */
-  routes: () => readonly DeclaredRoute[];
+  /** The declarations of the app's routes. */
+  declared: Declarations;
   /** The HTML answer of the `page` and `browser` surfaces. */
   pages: ErrorPages;
 }
@@ -154,8 +173,7 @@ export type ErrorAnswer = (failed: FailedRequest, error: unknown, place: ErrorPl
  * the failure (`headers`: the RateLimit ones, a renewed session's cookie) go with the answer.
  * It never throws: should shaping the answer fail, the answer is a fixed 500.
  */
-export function errorAnswers({ report, routes, pages }: ErrorMappingOptions): ErrorAnswer {
-  let declarations: ReturnType<typeof declarationsOf> | undefined;
+export function errorAnswers({ report, declared, pages }: ErrorMappingOptions): ErrorAnswer {
   return async (failed, error, { code = "UNKNOWN", route, surface: given }, headers) => {
     const { request } = failed;
     try {
@@ -164,13 +182,9 @@ export function errorAnswers({ report, routes, pages }: ErrorMappingOptions): Er
         report(request, error);
         appError = new AppError(500, "INTERNAL", "Something went wrong on the server.");
       }
-      const surface = given ?? (declarations ??= declarationsOf(routes())).find(request.method, route, request.url);
+      const surface = given ?? declared.find(request.method, route, request.url);
       const html = surface.kind === "page" || (surface.kind === "browser" && (request.headers.get("accept")?.includes("text/html") ?? false));
-      const response = html ? await pages(failed, appError, surface) : errorResponse(appError);
-      for (const [name, value] of Object.entries(headers)) {
-        if (typeof value === "string" && !response.headers.has(name)) response.headers.set(name, value);
-      }
-      return response;
+      return withHeaders(html ? await pages(failed, appError, surface) : errorResponse(appError), headers);
     } catch (failure) {
       try {
         report(request, failure);
@@ -182,11 +196,21 @@ export function errorAnswers({ report, routes, pages }: ErrorMappingOptions): Er
   };
 }
 
+/** withHeaders adds to a response the headers set before it was made (`set.headers`) that it does not set itself. */
+export function withHeaders(response: Response, headers: Record<string, unknown>): Response {
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value === "string" && !response.headers.has(name)) response.headers.set(name, value);
+  }
+  return response;
+}
+
 /** errorMapping answers, with `answer`, every error of every route; registered before every route. */
 export function errorMapping(answer: ErrorAnswer) {
   // The hook names the parts of the context it reads: Elysia prepares only those for each request.
   return new Elysia({ name: "linkshelf/error-mapping" }).onError({ as: "global" }, async ({ code, error, request, set, route, params }) => {
-    const response = await answer({ request, params: params ?? {} }, error, { code, route }, set.headers);
+    // Elysia adds `set.headers` (the RateLimit ones, a renewed session's cookie) to whatever this hook answers: given here too, a cookie would go twice.
+    const response = await answer({ request, params: params ?? {} }, error, { code, route }, {});
     // The access log reads the status from here.
     set.status = response.status;
     return response;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "bun:test";
 import { Elysia } from "elysia";
 import { API_ROUTE, SURFACE_KEY, surfaceOf, surfaces, undeclaredRoutes } from "../src/surface";
-import { createCollection, createLink, createUser, get, makeEnv, request, sessionCookie, snapshot } from "./helpers";
+import { createCollection, createLink, createUser, get, makeEnv, request, sessionCookie, shelfFor, snapshot, type ApiResponse } from "./helpers";
 
 const BROWSER = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
 
@@ -42,6 +42,43 @@ describe("route declarations", () => {
     // Both kinds are there.
     expect(expected.some((line) => line.endsWith("true"))).toBe(true);
     expect(expected.some((line) => line.endsWith("false"))).toBe(true);
+  });
+});
+
+describe("the rate limit a route declares", () => {
+  /** The budget of every key: each route is asked once more than it. */
+  const BUDGET = 2;
+
+  it("is the one it gets: a route declared limited is counted and refused past its budget, whoever asks; one not limited never is", async () => {
+    // The failed sign-ins of the forms are logged: kept out of the test's output.
+    const env = makeEnv({ LINKSHELF_RATE_LIMIT: `${BUDGET}/60` }, { log: () => {} });
+    const alice = await createUser(env);
+    // A credential of its own for each request, all of one user: a route may end the session or revoke the token it was sent.
+    const callers: Record<string, () => Record<string, string>> = {
+      anyone: () => ({}),
+      session: () => ({ cookie: sessionCookie(env, alice.user.id) }),
+      token: () => ({ authorization: `Bearer ${shelfFor(env, alice).tokens.create("limit", env.clock.now++).token}` }),
+    };
+    const seen: string[] = [];
+    const declared: string[] = [];
+    for (const route of env.app.routes) {
+      const path = route.path.replace(/:\w+/g, "1").replace("*", "anything");
+      for (const [caller, credentials] of Object.entries(callers)) {
+        // A new window: every key has its whole budget.
+        env.clock.now += 61_000;
+        const answers: ApiResponse[] = [];
+        for (let sent = 0; sent <= BUDGET; sent++) answers.push(await request(env, route.method === "ALL" ? "GET" : route.method, path, { headers: credentials() }));
+        const refused = answers.map((answer) => answer.status === 429 && answer.headers.has("retry-after"));
+        const counted = answers.map((answer) => answer.headers.has("ratelimit-limit"));
+        const limited = counted.every(Boolean) && refused.join() === [...Array(BUDGET).fill(false), true].join();
+        const never = !counted.some(Boolean) && !refused.some(Boolean);
+        const where = `${route.method} ${route.path} (${caller})`;
+        seen.push(`${where}: ${limited ? "limited" : never ? "not limited" : `neither: ${answers.map((answer) => answer.status).join(", ")}`}`);
+        declared.push(`${where}: ${surfaceOf(route)!.limited ? "limited" : "not limited"}`);
+      }
+    }
+    expect(seen).toEqual(declared);
+    expect(declared.filter((line) => line.endsWith(": limited")).length).toBeGreaterThan(30);
   });
 });
 

@@ -6,7 +6,7 @@ import { Unauthorized } from "../errors";
 import { clientAddress, type Network } from "../request/arrival";
 import { RateLimiter } from "../ratelimit/limiter";
 import { Shelf } from "../shelf/shelf";
-import { surfaces } from "../surface";
+import { surfaces, type Declarations, type Surface } from "../surface";
 import { userFromAuthorization } from "./bearer";
 import { renewedSessionCookie, resolveUser } from "./identity";
 
@@ -18,42 +18,50 @@ interface Asking {
   set: { headers: Record<string, string | number> };
 }
 
+/** A request's context in a hook: also the route it matched (its path as declared). */
+type Routed = Asking & { route: string };
+
 /**
  * guards builds, once per app, what decides who is asking: hooks of the routes that use them,
- * and for `/l/:id` a function its handler calls, so every path the router sends to such a route
- * (`/favicon/`, `/l/1/`) is decided and limited, and no other path is:
+ * and for `/l/:id` on Bun's router a function the request pipeline calls (src/request/pipeline.ts),
+ * so every path the router sends to such a route (`/favicon/`, `/l/1/`) is decided, and no other
+ * path is:
  *
- * - `requesterOf` (for `/l/:id`, a function the route calls itself) and `visitor` (a hook on
- *   `/favicon`): a token or a session decides the user, else anonymous (null); the route
- *   reads the user's shelf as `requester`. `requesterOf` extends a session in the last half of
- *   its life; `visitor` never does (see `askerOf`).
+ * - `requester` (a hook on `/l/:id`), `requesterOf` (the same, for the pipeline outside
+ *   Elysia's hooks) and `visitor` (a hook on `/favicon`): a token or a session decides the user,
+ *   else anonymous (null); the route reads the user's shelf as `requester`. `requester` and
+ *   `requesterOf` extend a session in the last half of its life; `visitor` never does (see `askerOf`).
  * - `apiUser` (on `/api/v1`): only a valid bearer token decides the user; anything else is
  *   401. A request with a body is decided in the parse step, before the body is read (the app
  *   uses it ahead of the JSON body parser), so a stranger's body is never read; one without a
  *   body before its query is validated. Routes read the user's shelf as `shelf`.
  *
- * All count the request against `user:<id>`, or `ip:<address>` when there is no valid
- * credential, and set the RateLimit headers. `limit` does the same for a page that asks for it
- * (the search page): its session's user, or its address. They are named and seeded per app, so every
- * feature can `.use()` them and they still run once per request.
+ * On a route whose declaration says it is `limited` (read in `declared`, by the route the
+ * request matched), all count the request against `user:<id>`, or `ip:<address>` when there
+ * is no valid credential, and set the RateLimit headers; on any other route they count
+ * nothing. `limit` does the same for a page (its session's user, or its address). They are
+ * named and seeded per app, so every feature can `.use()` them and they still run once per request.
  */
-export function guards({ db, config, clock, peerAddress }: Network & { db: Db; config: Pick<Config, "rateLimit">; clock: () => number }) {
+export function guards({ db, config, clock, peerAddress, declared }: Network & { db: Db; config: Pick<Config, "rateLimit">; clock: () => number; declared: Declarations }) {
   const seed = ++apps;
   const limiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
   /** Users decided in the parse step, read back when the route's context is derived. */
   const apiUsers = new WeakMap<Request, UserRow>();
 
-  /** limit counts a request against `user:<id>`, or its address without a user, and returns the RateLimit headers of its answer. */
-  const limit = (request: Request, user: UserRow | undefined, now: number): Record<string, string> => {
-    if (!limiter) return {};
+  /**
+   * limit counts a request to a route whose declaration (`surface`) says it is limited against `user:<id>`, or its address
+   * without a user, and returns the RateLimit headers of its answer (none elsewhere).
+   */
+  const limit = (request: Request, surface: Surface, user: UserRow | undefined, now: number): Record<string, string> => {
+    if (!limiter || !surface.limited) return {};
     return limiter.take(user ? `user:${user.id}` : `ip:${clientAddress(request, { config, peerAddress })}`, now);
   };
-  const count = ({ request, set }: Asking, user: UserRow | undefined, now: number) => void Object.assign(set.headers, limit(request, user, now));
+  const count = ({ request, set }: Asking, surface: Surface, user: UserRow | undefined, now: number) => void Object.assign(set.headers, limit(request, surface, user, now));
 
-  const decideApiUser = (context: Asking): UserRow => {
+  const decideApiUser = (context: Routed): UserRow => {
     const now = clock();
     const user = userFromAuthorization(db, context.request.headers.get("authorization"), now);
-    count(context, user, now);
+    count(context, declared.of(context.request.method, context.route), user, now);
     if (!user) throw new Unauthorized();
     apiUsers.set(context.request, user);
     return user;
@@ -66,30 +74,31 @@ export function guards({ db, config, clock, peerAddress }: Network & { db: Db; c
    * answer is. `/favicon` does not renew, since its answers are publicly cacheable and must
    * never carry a cookie.
    */
-  const askerOf = ({ request, set }: Asking, renew: boolean): Shelf | null => {
+  const askerOf = ({ request, set }: Asking, surface: Surface, renew: boolean): Shelf | null => {
     const now = clock();
     const who = resolveUser(db, request, now, renew);
     if (who?.renewed) set.headers["set-cookie"] = renewedSessionCookie(request, { config, peerAddress }, who.renewed, now);
-    count({ request, set }, who?.user, now);
+    count({ request, set }, surface, who?.user, now);
     return who ? new Shelf(db, who.user) : null;
   };
   const asker = (name: string, renew: boolean) => new Elysia({ name, seed })
-    .derive({ as: "scoped" }, ({ request, set }) => ({ requester: askerOf({ request, set }, renew) }));
+    .derive({ as: "scoped" }, ({ request, set, route }) => ({ requester: askerOf({ request, set }, declared.of(request.method, route), renew) }));
   const visitor = asker("linkshelf/visitor", false);
-  /** The requester of `/l/:id`, which answers outside Elysia's hooks where it can (see src/redirect/routes.ts): it renews sessions. */
-  const requesterOf = (asking: Asking) => askerOf(asking, true);
+  const requester = asker("linkshelf/requester", true);
+  /** requesterOf is `requester` for a route outside Elysia's hooks, which names its declaration itself (the redirect on Bun's router). */
+  const requesterOf = (asking: Asking, surface: Surface) => askerOf(asking, surface, true);
 
   // The hooks name the parts of the context they use: Elysia reads a hook's parameters to
   // decide what to prepare, and a whole `context` would make it read every request's body.
   const apiUser = new Elysia({ name: "linkshelf/api-user", seed })
     // Returning nothing hands the body on to the next parser.
-    .onParse({ as: "scoped" }, ({ request, set }) => void decideApiUser({ request, set }))
-    .derive({ as: "scoped" }, ({ request, set }) => ({ shelf: new Shelf(db, apiUsers.get(request) ?? decideApiUser({ request, set })) }));
+    .onParse({ as: "scoped" }, ({ request, set, route }) => void decideApiUser({ request, set, route }))
+    .derive({ as: "scoped" }, ({ request, set, route }) => ({ shelf: new Shelf(db, apiUsers.get(request) ?? decideApiUser({ request, set, route })) }));
 
   /** apiRoutes starts the `/api/v1` routes under `prefix`: route declarations, and the token's shelf as `shelf`. */
   const apiRoutes = <const Prefix extends string>(prefix: Prefix) => new Elysia({ prefix }).use(surfaces).use(apiUser);
 
-  return { requesterOf, visitor, apiUser, apiRoutes, limit };
+  return { requester, requesterOf, visitor, apiUser, apiRoutes, limit };
 }
 
 export type Guards = ReturnType<typeof guards>;

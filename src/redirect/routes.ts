@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
-import { checkWellFormed, NotFound } from "../errors";
-import { loggedAccess, type AccessLogDeps, type LogSink } from "../log";
+import { NotFound } from "../errors";
 import type { Db, Shelf } from "../shelf/shelf";
 import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { pathOf } from "../request/path";
-import { surfaces, type ErrorAnswer, type Surface } from "../surface";
+import type { RequestPipeline } from "../request/pipeline";
+import { surfaces, type Surface } from "../surface";
 import { ClickRecorder } from "../shelf/clicks";
 import { visibleLinkUrl } from "../shelf/visibility";
 
@@ -30,12 +30,11 @@ const redirectDoc = (summary: string, description: string): RouteDoc => ({
   },
 });
 
-/** What the redirect needs beside the app's dependencies: who is asking, the group commit, the error answers and the log. */
+/** What the redirect needs beside the app's dependencies: who is asking, the group commit and the request pipeline. */
 export interface RedirectParts {
   guards: Guards;
   commits: GroupCommit;
-  errors: ErrorAnswer;
-  log: LogSink;
+  pipeline: RequestPipeline<Shelf | null>;
 }
 
 /**
@@ -44,15 +43,14 @@ export interface RedirectParts {
  * when one of its collections is PUBLIC or the requester owns it; otherwise, and for unknown
  * or malformed ids, 404, so existence never leaks.
  *
- * The redirect is the one answer the server gives most often, so it does not go through
- * Elysia's hooks: `open` does, in order, what they do for every other route (the Host check,
- * deciding and counting the requester, the answer to an error as its surface says, the access
- * log), and is served two ways. `native` is the route Bun's own router calls on a listening
- * server (`serve.routes` of the app); `routes` holds the same paths for Elysia's router, which
- * answers `app.handle` (the tests) and the paths Bun's router does not match (`/l/1/`), by
- * calling `open` too.
+ * The redirect is the one answer the server gives most often, so it is served two ways, by
+ * the same `open`. `native` is the route Bun's own router calls on a listening server
+ * (`serve.routes` of the app): it goes through the request pipeline as one function
+ * (`pipeline.serve`, src/request/pipeline.ts), not through Elysia's per-request hooks.
+ * `routes` holds the same paths for Elysia's router, which answers `app.handle` (the tests) and
+ * the paths Bun's router does not match (`/l/1/`), through the same pipeline as the app's hooks.
  */
-export function redirectRoutes(deps: AccessLogDeps & { db: Db }, { guards, commits, errors, log }: RedirectParts) {
+export function redirectRoutes(deps: { db: Db; clock: () => number }, { guards, commits, pipeline }: RedirectParts) {
   const { db, clock } = deps;
   const clicks = new ClickRecorder(db, commits, clock);
 
@@ -67,27 +65,20 @@ export function redirectRoutes(deps: AccessLogDeps & { db: Db }, { guards, commi
   };
 
   /**
-   * open answers 302, or the 404 of every id the requester may not open. A browser without a
-   * session may just have been signed out: its 404 page offers to sign in and come back here.
-   * The same page for every id that is not visible, so nothing leaks. The RateLimit headers
-   * (and a renewed session's cookie) go with every answer but the refused Host's.
+   * open answers 302, or throws the 404 of every id the requester may not open. A browser
+   * without a session may just have been signed out: its 404 page offers to sign in and come
+   * back here. The same page for every id that is not visible, so nothing leaks.
    */
-  const open = async (request: Request, rawId: string): Promise<Response> => {
-    const headers: Record<string, string> = {};
-    try {
-      checkWellFormed(request);
-      const requester = guards.requesterOf({ request, set: { headers } });
-      const to = await location(request, rawId, requester);
-      if (to === undefined) throw new NotFound(undefined, requester === null ? { ...PRIVATE_OR_MISSING, next: pathOf(request.url) } : undefined);
-      return new Response(null, { status: 302, headers: { ...headers, location: to, "cache-control": "no-store" } });
-    } catch (error) {
-      return errors({ request, params: { id: rawId } }, error, { surface: REDIRECT_ROUTE }, headers);
-    }
+  const open = async (request: Request, rawId: string, requester: Shelf | null): Promise<Response> => {
+    const to = await location(request, rawId, requester);
+    if (to === undefined) throw new NotFound(undefined, requester === null ? { ...PRIVATE_OR_MISSING, next: pathOf(request.url) } : undefined);
+    return new Response(null, { status: 302, headers: { location: to, "cache-control": "no-store" } });
   };
 
-  const viaElysia = ({ request, params }: { request: Request; params: { id: string } }) => open(request, params.id);
+  const viaElysia = ({ request, params, requester }: { request: Request; params: { id: string }; requester: Shelf | null }) => open(request, params.id, requester);
   const routes = new Elysia()
     .use(surfaces)
+    .use(guards.requester)
     .get("/l/:id", viaElysia, {
       surface: REDIRECT_ROUTE,
       detail: describeRoute(redirectDoc(
@@ -100,7 +91,7 @@ export function redirectRoutes(deps: AccessLogDeps & { db: Db }, { guards, commi
       detail: describeRoute(redirectDoc("Check a link without counting a click", "Answers like GET, for link checkers and unfurlers.")),
     });
   // Bun names the parameter as the path does; typed for any path, as `serve.routes` takes them.
-  const served = loggedAccess(deps, log, (request: Bun.BunRequest) => open(request, request.params.id ?? ""));
+  const served = pipeline.serve(REDIRECT_ROUTE, (request, requester) => open(request, request.params.id ?? "", requester));
   const native = { "/l/:id": { GET: served, HEAD: served } };
   return { routes, native };
 }

@@ -3,6 +3,7 @@ import { sessionExists } from "../auth/sessions";
 import { Shelf, type Db } from "../shelf/shelf";
 import type { Network } from "../request/arrival";
 import { refuseCrossSite, toSignIn } from "../request/origin";
+import type { Surface } from "../surface";
 
 /** pathAndQuery is the part of a request's URL that `next` may carry back after sign-in. */
 function pathAndQuery(request: Request): string {
@@ -21,10 +22,11 @@ interface SignedIn {
 }
 
 /**
- * Counts a request against the rate limit of its user (the API's), or of its address without
- * one: the RateLimit headers of its answer; RateLimited over the limit.
+ * Counts a request to a route declared limited against the rate limit of its user (the
+ * API's), or of its address without one: the RateLimit headers of its answer (none on a route
+ * not declared limited); RateLimited over the limit.
  */
-export type LimitRequest = (request: Request, user: RequestUser["user"] | undefined, now: number) => Record<string, string>;
+export type LimitRequest = (request: Request, declared: Surface, user: RequestUser["user"] | undefined, now: number) => Record<string, string>;
 
 /**
  * pageGuard gives the signed-in pages their user's shelf from the session cookie only (`sessionUser`:
@@ -34,9 +36,9 @@ export type LimitRequest = (request: Request, user: RequestUser["user"] | undefi
  * (Forbidden, nothing runs), and after sign-in goes to `/` (a form cannot be replayed through
  * `next`). Errors are not caught here: they reach the error mapping, whose page side asks
  * `shelfOf` for the signed-in user (the error page is drawn in their shell) and `finish` for
- * the renewed cookie. A page that runs costly work (the search) asks to be `limited`: it counts
- * against its user's rate limit, the API's (its address's, on its way to sign in), and its
- * answer (an error page too) carries the RateLimit headers.
+ * the renewed cookie. A page that hands over its declaration is limited when it says so (the
+ * search, which runs costly work): it counts against its user's rate limit, the API's (its
+ * address's, on its way to sign in), and its answer (an error page too) carries the RateLimit headers.
  */
 export function pageGuard({ db, config, clock, peerAddress }: Network & { db: Db; clock: () => number }, limit: LimitRequest) {
   const network = { config, peerAddress };
@@ -55,11 +57,11 @@ export function pageGuard({ db, config, clock, peerAddress }: Network & { db: Db
     return withRenewedSession(response, request, network, found.who, found.now);
   };
 
-  const run = async (request: Request, handler: Handler, next: string, limited = false): Promise<Response> => {
+  const run = async (request: Request, handler: Handler, next: string, declared?: Surface): Promise<Response> => {
     const now = clock();
     const who = sessionUser(db, request, now);
     if (!who) {
-      const headers = limited ? limit(request, undefined, now) : {};
+      const headers = declared ? limit(request, declared, undefined, now) : {};
       const signIn = toSignIn(next);
       for (const [name, value] of Object.entries(headers)) signIn.headers.set(name, value);
       return signIn;
@@ -67,12 +69,12 @@ export function pageGuard({ db, config, clock, peerAddress }: Network & { db: Db
     const shelf = new Shelf(db, who.user);
     const found: SignedIn = { shelf, who, now };
     signedIn.set(request, found);
-    if (limited) found.limit = limit(request, who.user, now);
+    if (declared) found.limit = limit(request, declared, who.user, now);
     return finish(request, await handler(shelf));
   };
   return {
-    /** page runs a `GET` page for the signed-in user; `limited`: counted against the user's rate limit. */
-    page: (request: Request, handler: Handler, options: { limited?: boolean } = {}) => run(request, handler, pathAndQuery(request), options.limited),
+    /** page runs a `GET` page for the signed-in user; given the route's declaration, counted against the user's rate limit when it says so. */
+    page: (request: Request, handler: Handler, declared?: Surface) => run(request, handler, pathAndQuery(request), declared),
     /** form runs a `POST` for the signed-in user, refusing it when it came from another site. */
     form: (request: Request, handler: Handler) => {
       refuseCrossSite(request, network);

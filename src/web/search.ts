@@ -5,7 +5,7 @@ import { htmlResponse } from "../pages/html";
 import { searchPage, type SearchAsked } from "../pages/search";
 import { searcherOf, type Searcher, type SearchPlace } from "../search/searcher";
 import type { Shelf } from "../shelf/shelf";
-import { PAGE_ROUTE, surfaces } from "../surface";
+import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import type { PageGuard } from "./guard";
 import { bulkNoticeOf } from "./notices";
 import { oneValue } from "./query";
@@ -76,16 +76,15 @@ export function searchPages(deps: SearchPlace & { clock: () => number }, guard: 
   const searcher = searcherOf(deps);
   const show = (shelf: Shelf, query: Query, refused?: ValidationFailed | QueryTooBroad) => drawSearch(searcher, shelf, query, deps.clock(), refused);
 
-  return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query), { limited: true }), {
-    surface: {
-      ...PAGE_ROUTE,
-      limited: true,
-      invalid: ({ request }, error) => {
-        const shelf = guard.shelfOf(request);
-        if (!shelf) return error;
-        const asked = Object.fromEntries(new URL(request.url).searchParams);
-        return error instanceof ValidationFailed || error instanceof QueryTooBroad ? show(shelf, asked, error) : error;
-      },
+  const declared: Surface = {
+    ...PAGE_ROUTE,
+    limited: true,
+    invalid: ({ request }, error) => {
+      const shelf = guard.shelfOf(request);
+      if (!shelf) return error;
+      const asked = Object.fromEntries(new URL(request.url).searchParams);
+      return error instanceof ValidationFailed || error instanceof QueryTooBroad ? show(shelf, asked, error) : error;
     },
-  });
+  };
+  return new Elysia().use(surfaces).get("/search", ({ request, query }) => guard.page(request, (shelf) => show(shelf, query), declared), { surface: declared });
 }
