@@ -1,12 +1,13 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
 import type { GroupCommit } from "../db/group-commit";
-import { checkWellFormed, NotFound } from "../errors";
+import { NotFound } from "../errors";
 import { loggedAccess, type AccessLogDeps, type LogSink } from "../log";
 import type { Db, Shelf } from "../shelf/shelf";
 import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { pathOf } from "../request/path";
+import { checkWellFormed } from "../request/well-formed";
 import { surfaces, type ErrorAnswer, type Surface } from "../surface";
 import { ClickRecorder } from "../shelf/clicks";
 import { visibleLinkUrl } from "../shelf/visibility";
