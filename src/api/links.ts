@@ -1,11 +1,11 @@
 import type { Guards } from "../auth/requester";
 import type { ContentCapture } from "../capture/fetcher";
-import type { GroupCommit } from "../db/group-commit";
 import { recordWrites } from "./writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "../contract/links";
 import { countOf } from "../format";
+import type { WriteBatches } from "../shelf/types";
 
 /** What the answer of a bulk request says was done. */
 const BULK_DONE: Record<BulkAction, string> = {
@@ -14,7 +14,7 @@ const BULK_DONE: Record<BulkAction, string> = {
 };
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ clock, capture }: { clock: () => number; capture?: ContentCapture }, { apiRoutes }: Guards, commits: GroupCommit) {
+export function linkRoutes({ clock, capture }: { clock: () => number; capture?: ContentCapture }, { apiRoutes }: Guards, commits: WriteBatches) {
   return apiRoutes("/links")
     .get("/", ({ shelf, query }) => shelf.links.search(query), apiRoute({
       tag: "links", summary: "Search and page through your links, newest first", query: LinkSearchQuery,

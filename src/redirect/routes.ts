@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import type { GroupCommit } from "../db/group-commit";
 import { NotFound } from "../errors";
 import { loggedAccess, type AccessLogDeps, type LogSink } from "../log";
-import type { Db, Shelf } from "../shelf/shelf";
+import type { ShelfDb as Db, Shelf } from "../shelf/shelf";
 import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { pathOf } from "../request/path";
 import { checkWellFormed } from "../request/well-formed";
 import { surfaces, type ErrorAnswer, type Surface } from "../surface";
 import { ClickRecorder } from "../shelf/clicks";
+import type { WriteBatches as GroupCommit } from "../shelf/types";
 import { visibleLinkUrl } from "../shelf/visibility";
 
 const notVisible = {

@@ -16,8 +16,12 @@ import { ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
 
-/** The database a shelf is opened on: what a route or page holds to open one, without reaching into the database layer. */
-export type { Db };
+/**
+ * The database as the shelf names it: what a route, the page guard or the redirect holds to
+ * open a shelf or to call one of the shelf's functions (visibility.ts, clicks.ts), never to query
+ * it. Everything above the shelf names it so and imports nothing of src/db/.
+ */
+export type ShelfDb = Db;
 
 /** Who a signed-in page is drawn for: the user, and how many of their links are broken (the navigation shows it). */
 export interface Viewer extends UserRow {

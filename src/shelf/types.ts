@@ -1,4 +1,4 @@
-/** What the shelf's reads take and answer besides the wire types: queries, orders, pages, summaries, an import's record. */
+/** What the shelf takes and answers besides the wire types: queries, orders, pages, summaries and views, an import's record, the group commit it writes through. */
 import type { ContentJson } from "../contract/content";
 import type { ImportUndoneJson } from "../contract/imports";
 import type { BulkAction, LinkJson } from "../contract/links";
@@ -56,6 +56,22 @@ export const COLLECTION_ACTIONS: readonly BulkAction[] = ["move", "add", "remove
 
 /** The icon of a collection that names none (the Inbox's is its own). */
 export const DEFAULT_ICON = "📁";
+
+/** A PUBLIC collection as its page and its feed show it to anyone. */
+export type PublicCollectionView = Pick<CollectionRow, "id" | "name" | "icon" | "description" | "updatedAt">;
+
+/**
+ * Writes gathered into one transaction per turn of the event loop, each in a savepoint of its
+ * own, every one settled once that transaction is committed: the app's group commit
+ * (src/db/group-commit.ts). What the shelf's batched writes run through (a link created through
+ * the API, a page the extension saved, the clicks of `GET /l/:id`).
+ */
+export interface WriteBatches {
+  /** run queues `write` for this turn's transaction and resolves with its result once committed. */
+  run<T>(write: () => T): Promise<T>;
+  /** How many batches have begun to commit: work gathered per batch starts anew when it moves. */
+  readonly batches: number;
+}
 
 /** A collection as the pages list it: no links, their count instead. */
 export type CollectionSummary = CollectionRow & { linkCount: number };

@@ -1,6 +1,6 @@
 import { sessionUser, withRenewedSession, type RequestUser } from "../auth/identity";
 import { sessionExists } from "../auth/sessions";
-import { Shelf, type Db } from "../shelf/shelf";
+import { Shelf, type ShelfDb } from "../shelf/shelf";
 import type { Network } from "../request/arrival";
 import { refuseCrossSite, toSignIn } from "../request/origin";
 
@@ -38,7 +38,7 @@ export type LimitRequest = (request: Request, user: RequestUser["user"] | undefi
  * against its user's rate limit, the API's (its address's, on its way to sign in), and its
  * answer (an error page too) carries the RateLimit headers.
  */
-export function pageGuard({ db, config, clock, peerAddress }: Network & { db: Db; clock: () => number }, limit: LimitRequest) {
+export function pageGuard({ db, config, clock, peerAddress }: Network & { db: ShelfDb; clock: () => number }, limit: LimitRequest) {
   const network = { config, peerAddress };
   const signedIn = new WeakMap<Request, SignedIn>();
 
