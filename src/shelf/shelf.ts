@@ -15,6 +15,7 @@ import { ShelfImports } from "./imports";
 import { ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
+import type { AfterWrite } from "./types";
 
 /**
  * The database as the shelf names it: what a route, the page guard or the redirect holds to
@@ -36,13 +37,14 @@ export class Shelf implements Owner {
   readonly health: ShelfHealth;
   readonly imports: ShelfImports;
 
-  constructor(readonly db: Db, readonly user: UserRow) {
+  /** `afterWrite`: what follows the shelf's committed writes of links (the app gives its page capture; none in the CLI). */
+  constructor(readonly db: Db, readonly user: UserRow, readonly afterWrite?: AfterWrite) {
     this.links = new ShelfLinks(this);
     this.collections = new ShelfCollections(this, this.links);
     this.tokens = new ShelfTokens(this);
     this.extensions = new ShelfExtensions(this, this.tokens);
     this.health = new ShelfHealth(this, this.links);
-    this.imports = new ShelfImports(this, this.collections);
+    this.imports = new ShelfImports(this, this.collections, this.links);
   }
 
   /** viewer is the signed-in pages' view of the owner: the user and their count of broken links (one query). */

@@ -1,7 +1,8 @@
 /** What the shelf takes and answers besides the wire types: queries, orders, pages, summaries and views, an import's record, the group commit it writes through. */
 import type { ContentJson } from "../contract/content";
 import type { ImportUndoneJson } from "../contract/imports";
-import type { BulkAction, LinkJson } from "../contract/links";
+import type { CollectionBody } from "../contract/collections";
+import type { BulkAction, CreateLinkBody, LinkJson } from "../contract/links";
 import type { SearchPageJson } from "../contract/search";
 import type { CollectionRow, ImportRow } from "../db/schema";
 
@@ -73,6 +74,30 @@ export interface WriteBatches {
   readonly batches: number;
 }
 
+/** The readable content of a page, as the server's capture reads it (the shape the browser extension sends as well). */
+export interface CapturedContent {
+  title: string;
+  text: string;
+  excerpt: string;
+  byline: string;
+  lang: string;
+}
+
+/**
+ * What follows the shelf's writes of links, outside their transactions: the composition root
+ * gives it to the shelves of the API and the pages (the server's page capture, which queues each
+ * new page to be fetched). The shelf calls it once per link after the write is committed, never
+ * for a write rolled back; it must neither block nor throw.
+ */
+export interface AfterWrite {
+  /**
+   * linkSaved hears of a link whose page is new to it: created (by hand, through the API, by an
+   * import) or given another URL. `page` is that page when the writer read it already (the
+   * add-link form, for the link's name).
+   */
+  linkSaved(linkId: number, userId: number, url: string, page?: CapturedContent | null): void;
+}
+
 /** A collection as the pages list it: no links, their count instead. */
 export type CollectionSummary = CollectionRow & { linkCount: number };
 
@@ -87,6 +112,21 @@ export interface ImportRecordInput {
   collections: number;
   duplicates: number;
   skipped: number;
+}
+
+/** A collection an import makes: its fields and its date (the file's). */
+export interface ImportedCollection {
+  input: CollectionBody;
+  createdAt: number;
+}
+
+/**
+ * A link an import makes: its fields, its date (the file's), and its collections, each the id
+ * of one of the owner's or the name of a collection the same import makes.
+ */
+export interface ImportedLink extends Omit<CreateLinkBody, "collectionIds"> {
+  createdAt: number;
+  collections: (number | string)[];
 }
 
 /** What undoing an import removed. */

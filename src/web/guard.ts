@@ -1,6 +1,7 @@
 import { sessionUser, withRenewedSession, type RequestUser } from "../auth/identity";
 import { sessionExists } from "../auth/sessions";
 import { Shelf, type ShelfDb } from "../shelf/shelf";
+import type { AfterWrite } from "../shelf/types";
 import type { Network } from "../request/arrival";
 import { refuseCrossSite, toSignIn } from "../request/origin";
 
@@ -36,9 +37,10 @@ export type LimitRequest = (request: Request, user: RequestUser["user"] | undefi
  * `shelfOf` for the signed-in user (the error page is drawn in their shell) and `finish` for
  * the renewed cookie. A page that runs costly work (the search) asks to be `limited`: it counts
  * against its user's rate limit, the API's (its address's, on its way to sign in), and its
- * answer (an error page too) carries the RateLimit headers.
+ * answer (an error page too) carries the RateLimit headers. Its shelves tell `capture` (the
+ * app's page capture, as the shelf's AfterWrite) of the links they save.
  */
-export function pageGuard({ db, config, clock, peerAddress }: Network & { db: ShelfDb; clock: () => number }, limit: LimitRequest) {
+export function pageGuard({ db, config, clock, peerAddress, capture }: Network & { db: ShelfDb; clock: () => number; capture?: AfterWrite }, limit: LimitRequest) {
   const network = { config, peerAddress };
   const signedIn = new WeakMap<Request, SignedIn>();
 
@@ -64,7 +66,7 @@ export function pageGuard({ db, config, clock, peerAddress }: Network & { db: Sh
       for (const [name, value] of Object.entries(headers)) signIn.headers.set(name, value);
       return signIn;
     }
-    const shelf = new Shelf(db, who.user);
+    const shelf = new Shelf(db, who.user, capture);
     const found: SignedIn = { shelf, who, now };
     signedIn.set(request, found);
     if (limited) found.limit = limit(request, who.user, now);
