@@ -53,7 +53,7 @@ describe("a shelf's writes of links tell its AfterWrite", () => {
     const one = shelf.links.create({ name: "One", url: "https://one.example/", favorite: false }, env.clock.now++);
     const two = shelf.links.create({ name: "Two", url: "https://two.example/", favorite: false }, env.clock.now++, PAGE);
     const three = await shelf.links.createInBatch(new GroupCommit(env.db.$client), { name: "Three", url: "https://three.example/", favorite: false }, env.clock.now++);
-    shelf.links.update(one.id, { name: "One", url: "https://one.example/moved", favorite: false }, env.clock.now++);
+    shelf.links.update(one.id, { name: "One", url: "https://one.example/moved", favorite: false, collectionIds: [] }, env.clock.now++);
     const { importId } = await importBookmarks(shelf, FILE, env.clock.now++, { record: { source: "page", fileName: "b.html" } });
     const imported = env.db.$client.query("SELECT id, url FROM links WHERE import_id = ? ORDER BY id").all(importId!) as { id: number; url: string }[];
     expect(imported.map((link) => link.url)).toEqual(["https://a.example/", "https://b.example/"]);
@@ -87,7 +87,7 @@ describe("a shelf's writes of links tell its AfterWrite", () => {
     const bobs = new Shelf(env.db, bob.user).links.create({ name: "Bob's", url: "https://bob.example/", favorite: false }, env.clock.now++);
     expect(() => shelf.links.create({ name: "", url: "https://one.example/", favorite: false }, env.clock.now++)).toThrow();
     await expect(shelf.links.createInBatch(new GroupCommit(env.db.$client), { name: "x", url: "not a url", favorite: false }, env.clock.now++)).rejects.toThrow();
-    expect(() => shelf.links.update(bobs.id, { name: "Mine", url: "https://mine.example/", favorite: false }, env.clock.now++)).toThrow();
+    expect(() => shelf.links.update(bobs.id, { name: "Mine", url: "https://mine.example/", favorite: false, collectionIds: [] }, env.clock.now++)).toThrow();
     expect(after.told).toEqual([]);
   });
 });
@@ -104,7 +104,7 @@ describe("a route reaches the AfterWrite without naming it", () => {
     const route = guards(partsOf(env, after)).apiRoutes("/new")
       .post("/", ({ shelf }) => shelf.links.create({ name: "New", url: "https://new.example/", favorite: false }, env.clock.now++));
     const response = await route.handle(new Request("http://localhost/new", { method: "POST", headers: { authorization: `Bearer ${alice.token}` } }));
-    const link = await response.json();
+    const link = (await response.json()) as { id: number };
     expect(after.told).toEqual([{ linkId: link.id, userId: alice.user.id, url: "https://new.example/", page: undefined, inTransaction: false }]);
   });
 
@@ -117,7 +117,7 @@ describe("a route reaches the AfterWrite without naming it", () => {
     const pages = pageGuard(parts, guards(parts).limit);
     const request = new Request("http://localhost/move", { method: "POST", headers: { cookie: sessionCookie(env, alice.user.id), origin: "http://localhost" } });
     await pages.form(request, (shelf) => {
-      shelf.links.update(link.id, { name: "Old", url: "https://new.example/", favorite: false }, env.clock.now++);
+      shelf.links.update(link.id, { name: "Old", url: "https://new.example/", favorite: false, collectionIds: [] }, env.clock.now++);
       return new Response(null, { status: 204 });
     });
     expect(after.told).toEqual([{ linkId: link.id, userId: alice.user.id, url: "https://new.example/", page: undefined, inTransaction: false }]);

@@ -59,10 +59,11 @@ export class ShelfImports {
               idsByName.set(input.name, created.id);
               done.collections.push(created.id);
             } else {
-              const { createdAt, collections: placed, ...input } = links[at - collections.length]!;
-              const collectionIds = placed.map((place) => (typeof place === "number" ? place : idsByName.get(place)!));
-              const { id, url } = writeLink(this.owner, { ...input, collectionIds }, createdAt, importId);
-              done.links.push({ id, url });
+              const link = links[at - collections.length]!;
+              const collectionIds = link.collections.map((place) => (typeof place === "number" ? place : idsByName.get(place)!));
+              const { name, url, description, favorite } = link;
+              const created = writeLink(this.owner, { name, url, description, favorite, collectionIds }, link.createdAt, importId);
+              done.links.push({ id: created.id, url: created.url });
             }
             at++;
           }
