@@ -6,7 +6,8 @@
  */
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
-import { CAPTURE_LIMITS, cut, normalizeText, type CapturedContent } from "../src/capture/content";
+import { CAPTURE_LIMITS, cut, normalizeText } from "../src/capture/content";
+import type { CapturedContent } from "../src/shelf/types";
 import { decodePage } from "../src/capture/decode";
 
 /** Elements whose end starts a new line of text. */

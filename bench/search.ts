@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { openDatabase, closeDatabase } from "../src/db/client";
 import { indexPendingLinks } from "../src/search/index-text";
 import { unpackText } from "../src/search/text-store";
+import { writeLink } from "../src/shelf/links";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
 import { cli, createBenchUser, indexCatchUp, median, NO_REFUSAL_RATE_LIMIT, pinned, ROOT, rssMiB, serveCommand, start, stop, tempDir, timedLoad, type Generator } from "./lib";
@@ -152,7 +153,7 @@ export async function buildLibrary(options = { countText: true }): Promise<Searc
   for (let done = 0; done < LINKS; done += 1000) {
     db.transaction(() => {
       for (let i = done; i < done + 1000; i++) {
-        const link = shelf.links.write({
+        const link = writeLink(shelf, {
           name: language.sentence(3 + (i % 5)).slice(0, -1), url: `https://site${i % 997}.example/${language.word()}/${language.word()}-${i}`,
           description: i % 2 ? language.sentence(8) : "", favorite: i % 50 === 0,
         }, now + i);

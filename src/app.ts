@@ -6,6 +6,7 @@ import { authPages } from "./auth/routes";
 import { SignInThrottle } from "./auth/throttle";
 import { bodyBudget } from "./request/body-budget";
 import { jsonBody } from "./request/json-body";
+import { wellFormedRequest } from "./request/well-formed";
 import { GroupCommit } from "./db/group-commit";
 import type { AppDeps } from "./deps";
 import { NotFound } from "./errors";

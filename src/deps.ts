@@ -24,8 +24,10 @@ export interface AppDeps {
   /** The favicon proxy's resolver, connection and timeout; tests inject them, the defaults are real. */
   favicon?: FaviconOptions;
   /**
-   * The background capture of saved pages, which the links API, the link form and the import
-   * queue links to; the server builds it from its configuration. Absent: nothing is fetched.
+   * The background capture of saved pages; the server builds it from its configuration. Every
+   * shelf of a request is given it as its AfterWrite, so each link saved with a new page (by the
+   * API, a form, an import) is queued once committed; the link page also fetches with it. Absent:
+   * nothing is fetched.
    */
   capture?: ContentCapture;
   /** The link checker, for checks asked for now; the server builds it. Absent: nothing is checked (a check answers `unchecked`). */

@@ -1,4 +1,8 @@
-import { Elysia, ValidationError as ElysiaValidationError } from "elysia";
+/**
+ * The typed errors the shelf, the routes and the services throw, and the JSON error body they
+ * are answered with. Plain classes, no framework: the shelf throws them from under every route.
+ * What Elysia throws is mapped to them in src/request/elysia-errors.ts.
+ */
 import type { ErrorJson, FieldErrorJson } from "./contract/errors";
 
 /**
@@ -113,51 +117,9 @@ export class InvalidUrl extends AppError {
   }
 }
 
-
 /** errorResponse renders the contract's error body: the answer of the JSON surfaces. */
 export function errorResponse(error: AppError): Response {
   const body: ErrorJson = { message: error.message, code: error.code };
   if (error.errors) body.errors = error.errors;
   return Response.json(body, { status: error.status, headers: error.headers });
-}
-
-/** toAppError maps anything thrown while handling a request to the error the client sees; undefined for the unexpected. */
-export function toAppError(code: string | number, error: unknown): AppError | undefined {
-  if (error instanceof AppError) return error;
-  // Elysia wraps whatever a body parser throws in its own ParseError.
-  if (code === "PARSE") return error instanceof Error && error.cause instanceof AppError ? error.cause : new InvalidJson();
-  if (error instanceof ElysiaValidationError) return new ValidationFailed(fieldErrors(error));
-  if (code === "NOT_FOUND") return new NotFound();
-  return undefined;
-}
-
-/**
- * fieldErrors gives one error per path: TypeBox reports a missing field of a union type twice
- * ("Expected required property", then "Expected union value"), and the first says it best. A
- * union of literals (visibility) names its allowed values instead of "Expected union value".
- */
-function fieldErrors(error: ElysiaValidationError): FieldErrorJson[] {
-  const messages = new Map<string, string>();
-  for (const issue of error.all) {
-    if (messages.has(issue.path)) continue;
-    const literals = (issue.schema.anyOf as { const?: unknown }[] | undefined)?.map((member) => member.const);
-    const allowed = literals?.every((value) => typeof value === "string") ? `Expected ${literals.map((value) => JSON.stringify(value)).join(" or ")}` : undefined;
-    // A schema may say in words what it expects (`error`), instead of TypeBox's "Expected string to match '…'".
-    const own = typeof issue.schema.error === "string" ? issue.schema.error : undefined;
-    // A missing field (value undefined) keeps "Expected required property".
-    messages.set(issue.path, issue.value === undefined ? issue.message : (allowed ?? own ?? issue.message));
-  }
-  return [...messages].map(([path, message]) => ({ path, message }));
-}
-
-/**
- * wellFormedRequest refuses, before routing, a request whose URL cannot be formed: Bun hands
- * over a bare path when the `Host` header does not parse (`Host: a"b`), and such a request
- * would be routed by the wrong part of it.
- */
-export const wellFormedRequest = new Elysia({ name: "linkshelf/well-formed-request" }).onRequest(({ request }) => checkWellFormed(request));
-
-/** checkWellFormed is wellFormedRequest's check, for a handler the server calls outside the app's hooks. */
-export function checkWellFormed(request: Request): void {
-  if (!URL.canParse(request.url)) throw new BadRequest("The Host header of the request is missing or malformed.");
 }

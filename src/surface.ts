@@ -9,7 +9,8 @@
  * document and the tests read it there, and a route without one fails a test.
  */
 import { Elysia, type DocumentDecoration } from "elysia";
-import { AppError, errorResponse, toAppError } from "./errors";
+import { AppError, errorResponse } from "./errors";
+import { toAppError } from "./request/elysia-errors";
 import type { UnexpectedErrorLog } from "./log";
 import { pathOf } from "./request/path";
 

@@ -5,7 +5,7 @@
  * address at 127.0.0.1 and refuses to contact anything else.
  */
 import { describe, expect, it } from "bun:test";
-import type { CapturedContent } from "../src/capture/content";
+import type { CapturedContent } from "../src/shelf/types";
 import { CAPTURE_OFF, ContentFetcher, cpuShareOf, createContentCapture, FETCHER_LIMITS, type CaptureOptions } from "../src/capture/fetcher";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "../src/capture/page";
 import { loadConfig } from "../src/config";

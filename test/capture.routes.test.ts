@@ -5,7 +5,7 @@
  * 127.0.0.1 under made-up names; another user's link is never queued.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import type { CapturedContent } from "../src/capture/content";
+import type { CapturedContent } from "../src/shelf/types";
 import type { ContentCapture } from "../src/capture/fetcher";
 import { htmlPage } from "./capture.fixtures";
 import { capturingSite, type CapturingSite } from "./capture.site";

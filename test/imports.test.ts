@@ -153,6 +153,60 @@ describe("the modules of src/ import each other without circles", () => {
   });
 });
 
+/**
+ * reachedFrom walks every import of the given modules and of the modules they import, to the
+ * end: the local modules reached (repository-relative) and the packages named on the way.
+ */
+function reachedFrom(files: string[]): { modules: Set<string>; packages: Set<string> } {
+  const modules = new Set<string>();
+  const packages = new Set<string>();
+  const waiting = [...files];
+  while (waiting.length > 0) {
+    const file = waiting.pop()!;
+    if (modules.has(relative(REPO_ROOT, file))) continue;
+    modules.add(relative(REPO_ROOT, file));
+    if (!file.endsWith(".ts")) continue;
+    for (const specifier of specifiersOf(readFileSync(file, "utf8"))) {
+      const target = resolveLocal(file, specifier);
+      if (target === null) packages.add(specifier);
+      else waiting.push(target);
+    }
+  }
+  return { modules, packages };
+}
+
+/** The folders of routes and views, which the shelf never reaches. */
+const ABOVE_THE_SHELF = ["src/api/", "src/web/", "src/pages/"];
+/** The folders that reach the database only through the shelf. */
+const THROUGH_THE_SHELF = ["api", "web", "pages", "public", "redirect", "outbound"];
+
+describe("the shelf is the core", () => {
+  it("src/shelf/ reaches no route, no page and no Elysia, through any module it imports", () => {
+    const { modules, packages } = reachedFrom(sourceFiles(join(SRC, "shelf")));
+    expect([...modules].filter((module) => ABOVE_THE_SHELF.some((folder) => module.startsWith(folder))).sort()).toEqual([]);
+    expect([...packages].filter((name) => name === "elysia" || name.startsWith("elysia/")).sort()).toEqual([]);
+    // The walk goes past the shelf: it reaches the database and the typed errors.
+    expect(modules).toContain("src/db/schema.ts");
+    expect(modules).toContain("src/errors.ts");
+  });
+
+  it("routes, pages, public pages, the redirect and the way out import nothing of src/db/, type-only imports included", () => {
+    const db = join(SRC, "db") + "/";
+    const files = THROUGH_THE_SHELF.flatMap((folder) => sourceFiles(join(SRC, folder)));
+    const reaching = files.flatMap((file) => specifiersOf(readFileSync(file, "utf8"))
+      .filter((specifier) => resolveLocal(file, specifier)?.startsWith(db))
+      .map((specifier) => `${relative(REPO_ROOT, file)}: ${specifier}`));
+    expect(reaching).toEqual([]);
+    expect(files.length).toBeGreaterThan(40);
+  });
+
+  it("the walk sees what a module imports through another", () => {
+    const { modules, packages } = reachedFrom([join(SRC, "request", "well-formed.ts")]);
+    expect(modules).toContain("src/contract/errors.ts");
+    expect(packages).toContain("elysia");
+  });
+});
+
 describe("the wire contract stands alone", () => {
   it("src/contract/ imports nothing but TypeBox and its own modules", () => {
     const contract = join(SRC, "contract");

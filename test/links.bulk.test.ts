@@ -4,6 +4,7 @@
  * database byte for byte as it was. The number of statements does not grow with the ids.
  */
 import { describe, expect, it } from "bun:test";
+import { writeLink } from "../src/shelf/links";
 import { createCollection, createLink, createUser, get, inboxOf, makeEnv, post, refused, shelfFor, START, type TestEnv, type TestUser } from "./helpers";
 
 const bulk = (env: TestEnv, as: TestUser, body: unknown) => post(env, "/api/v1/links/bulk", { token: as.token, body });
@@ -16,7 +17,7 @@ const bulkRefused = (env: TestEnv, as: TestUser, body: unknown, status: number, 
 function linksOf(env: TestEnv, as: TestUser, n: number, collectionIds?: number[]): number[] {
   const shelf = shelfFor(env, as);
   return env.db.transaction(() => Array.from({ length: n }, (_, at) =>
-    shelf.links.write({ name: `Page ${at}`, url: `https://example.org/${at}`, favorite: false, collectionIds }, START + at).id));
+    writeLink(shelf, { name: `Page ${at}`, url: `https://example.org/${at}`, favorite: false, collectionIds }, START + at).id));
 }
 
 async function setup() {

@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import fc from "fast-check";
+import { writeLink } from "../src/shelf/links";
 import { Shelf } from "../src/shelf/shelf";
 import { storeFetchedContent } from "../src/shelf/contents";
 import { RANKING } from "../src/shelf/search";
@@ -272,7 +273,7 @@ describe("GET /api/v1/search: ranking many matches", () => {
       const shelf = new Shelf(env.db, who.user);
       for (let i = 0; i < count; i++) {
         const field = i % 5;
-        const link = shelf.links.write({
+        const link = writeLink(shelf, {
           name: field === 0 ? `Otter ${"notes ".repeat(i % 7)}${i}` : `Link ${i}`, url: field === 1 ? `https://otter.example/${i}` : `https://a.example/${i}`,
           description: field === 2 ? `About otters and ${"rivers ".repeat(i % 4)}` : "", favorite: i % 3 === 0,
         }, env.clock.now++);

@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { INDEXER_TIMING, SearchIndexer } from "../src/search/indexer";
 import { indexPendingLinks } from "../src/search/index-text";
+import { writeLink } from "../src/shelf/links";
 import { createLink, createUser, get, makeEnv, put, sessionCookie, shelfFor, submitForm, type TestEnv, type TestUser } from "./helpers";
 
 const TIMING = { ...INDEXER_TIMING, delayMillis: 5, retryMillis: 200 };
@@ -47,7 +48,7 @@ const indexedIds = (env: TestEnv, word: string) => indexes(env)
 function manyLinks(env: TestEnv, as: TestUser, n: number): void {
   const shelf = shelfFor(env, as);
   env.db.transaction(() => {
-    for (let i = 0; i < n; i++) shelf.links.write({ name: `Filler ${i}`, url: `https://filler.example/${i}`, favorite: false }, env.clock.now);
+    for (let i = 0; i < n; i++) writeLink(shelf, { name: `Filler ${i}`, url: `https://filler.example/${i}`, favorite: false }, env.clock.now);
   });
 }
 

@@ -1,6 +1,5 @@
 import type { Guards } from "../auth/requester";
-import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
-import type { Db } from "../shelf/shelf";
+import { KeptLists } from "../shelf/collections";
 import { recordWrites } from "./writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
@@ -8,13 +7,13 @@ import { MessageJson } from "../contract/common";
 import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson, OrderBody } from "../contract/collections";
 
 /** collectionRoutes: `/api/v1/collections`. */
-export function collectionRoutes({ db, clock }: { db: Db; clock: () => number }, { apiRoutes }: Guards) {
+export function collectionRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards) {
   // The list is the extension's start-up read and can be megabytes: each user's answer is
-  // kept, encoded, until anything in the database changes (see src/db/stamp.ts).
-  const answers = new StampedAnswers<Uint8Array>();
+  // kept, encoded, until anything in the database changes.
+  const kept = new KeptLists();
   return apiRoutes("/collections")
     .get("/", ({ shelf, set }) => {
-      const body = answers.get(readDatabaseStamp(db), shelf.user.id, () => shelf.collections.listBody());
+      const body = shelf.collections.listBody(kept);
       set.headers["content-type"] = "application/json;charset=utf-8";
       return body;
     }, apiRoute({

@@ -1,11 +1,10 @@
 import type { Guards } from "../auth/requester";
-import type { ContentCapture } from "../capture/fetcher";
-import type { GroupCommit } from "../db/group-commit";
 import { recordWrites } from "./writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "../contract/links";
 import { countOf } from "../format";
+import type { WriteBatches } from "../shelf/types";
 
 /** What the answer of a bulk request says was done. */
 const BULK_DONE: Record<BulkAction, string> = {
@@ -14,7 +13,7 @@ const BULK_DONE: Record<BulkAction, string> = {
 };
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ clock, capture }: { clock: () => number; capture?: ContentCapture }, { apiRoutes }: Guards, commits: GroupCommit) {
+export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards, commits: WriteBatches) {
   return apiRoutes("/links")
     .get("/", ({ shelf, query }) => shelf.links.search(query), apiRoute({
       tag: "links", summary: "Search and page through your links, newest first", query: LinkSearchQuery,
@@ -35,11 +34,8 @@ export function linkRoutes({ clock, capture }: { clock: () => number; capture?: 
       ok: { description: "The link.", json: LinkItemJson },
     }))
     .post("/", async ({ shelf, body, status }) => {
-      const now = clock();
-      // Links are created in bursts (an import, the extension saving tabs): one commit per turn of
-      // the event loop. The group commit gives each write a savepoint of its own: `write`, not `create`.
-      const link = await commits.run(() => shelf.links.write(body, now));
-      capture?.enqueue(link.id, shelf.user.id, link.url);
+      // Links are created in bursts (an import, the extension saving tabs): one commit per turn of the event loop.
+      const link = await shelf.links.createInBatch(commits, body, clock());
       return status(201, { message: "Link created.", link });
     }, apiRoute({
       tag: "links", summary: "Create a link", body: CreateLinkBody,
@@ -64,9 +60,6 @@ export function linkRoutes({ clock, capture }: { clock: () => number; capture?: 
     }))
     .use(recordWrites({ apiRoutes }, clock, {
       tag: "links", noun: "Link", records: (shelf) => shelf.links, body: UpdateLinkBody, deleteSummary: "Delete a link",
-      updated: (shelf, id, { url, urlChanged }) => {
-        if (urlChanged) capture?.enqueue(id, shelf.user.id, url);
-      },
       updateDescription: "Replaces name, url, favorite and collections; an omitted description keeps its value. Clicks are kept.",
     }));
 }

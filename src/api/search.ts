@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import type { GroupCommit } from "../db/group-commit";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { surfaces } from "../surface";
 import { readJsonBody } from "../request/json-body";
 import { toSearchPageJson } from "../shelf/json";
 import { SEARCH_PAGE } from "../shelf/limits";
+import type { WriteBatches } from "../shelf/types";
 import { CONTENT_LIMITS } from "../contract/content-limits";
 import { ContentBody, ContentItemJson, ContentSavedJson } from "../contract/content";
 import { SearchPageJson } from "../contract/search";
@@ -19,7 +19,7 @@ import { searcherOf, type SearchPlace } from "../search/searcher";
  * `GET /api/v1/search` (full-text search). Registered before the API's JSON parser: the
  * content's body has its own, larger limit.
  */
-export function searchRoutes(deps: SearchPlace & { clock: () => number }, { apiUser }: Guards, commits: GroupCommit) {
+export function searchRoutes(deps: SearchPlace & { clock: () => number }, { apiUser }: Guards, commits: WriteBatches) {
   const { clock } = deps;
   const searcher = searcherOf(deps);
   return new Elysia()

@@ -10,19 +10,17 @@ import { apiRoute, type ResponseDoc } from "../openapi/describe";
 import type { Shelf } from "../shelf/shelf";
 
 /** The part of a shelf that keeps one kind of record (`shelf.links`, `shelf.collections`). */
-interface Records<Input, Updated> {
-  update(id: number, input: Input, now: number): Updated;
+interface Records<Input> {
+  update(id: number, input: Input, now: number): void;
   delete(id: number): void;
 }
 
-export interface RecordWrites<Body extends TSchema, Updated> {
+export interface RecordWrites<Body extends TSchema> {
   /** The OpenAPI tag, and the record's name in the answers ("Link" -> "Link updated."). */
   tag: string;
   noun: string;
   /** Where the records are kept in a shelf. */
-  records: (shelf: Shelf) => Records<Static<Body>, Updated>;
-  /** What to do once an update is written (the links queue a changed URL's page for capture). */
-  updated?: (shelf: Shelf, id: number, updated: Updated) => void;
+  records: (shelf: Shelf) => Records<Static<Body>>;
   /** The PUT's body and what it does. */
   body: Body;
   updateDescription: string;
@@ -33,13 +31,11 @@ export interface RecordWrites<Body extends TSchema, Updated> {
 }
 
 /** recordWrites is the `PUT /:id` and `DELETE /:id` of one kind of record, for the plugin of its prefix. */
-export function recordWrites<Body extends TSchema, Updated>({ apiRoutes }: Pick<Guards, "apiRoutes">, clock: () => number, writes: RecordWrites<Body, Updated>) {
+export function recordWrites<Body extends TSchema>({ apiRoutes }: Pick<Guards, "apiRoutes">, clock: () => number, writes: RecordWrites<Body>) {
   const { tag, noun } = writes;
   return apiRoutes("")
     .put("/:id", ({ shelf, params, body }) => {
-      const id = parseId(params.id);
-      const updated = writes.records(shelf).update(id, body as Static<Body>, clock());
-      writes.updated?.(shelf, id, updated);
+      writes.records(shelf).update(parseId(params.id), body as Static<Body>, clock());
       return { message: `${noun} updated.` };
     }, apiRoute({
       tag, summary: `Update a ${noun.toLowerCase()}`, body: writes.body, id: true, description: writes.updateDescription,

@@ -2,17 +2,14 @@
  * Import and export of Netscape bookmark files: folders are collections, bookmarks are links.
  * An import never publishes anything: it creates only private collections and adds only to
  * private ones (see placements), and its report lists every collection it puts links in.
- * Every link and collection an import makes goes through the user's shelf (`links.write`,
- * `collections.create`), the methods behind the API, so the same rules apply; an import is
- * written in short transactions and is all or nothing.
+ * The user's shelf writes what an import decides (`shelf.imports.write`), with the rules behind
+ * the API, in short transactions, all or nothing.
  */
-import { COLLECTION_LIMITS, LINK_LIMITS } from "../shelf/limits";
-import type { CollectionBody } from "../contract/collections";
+import { COLLECTION_LIMITS, IMPORT_CHUNK, LINK_LIMITS } from "../shelf/limits";
 import type { CollectionRow } from "../db/schema";
-import { Conflict } from "../errors";
 import { cleanName, codePoints, isHttpUrl, MAX_URL_LENGTH, Rules } from "../rules";
 import { formatNumber } from "../format";
-import type { ImportRecordInput, ImportSource } from "../shelf/types";
+import type { ImportedCollection, ImportedLink, ImportSource } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
 
@@ -44,13 +41,6 @@ export interface ImportDestination {
   insteadOf: string | null;
 }
 
-/** An import whose record was undone while it was being written stops, and removes what it wrote. */
-export class ImportUndone extends Conflict {
-  constructor() {
-    super("IMPORT_UNDONE", "The import was undone while it was being written: it stopped, and nothing it wrote was kept.");
-  }
-}
-
 /** Where a confirmed import comes from, for its record (the import page, or the CLI with the file's path). */
 export interface ImportOrigin {
   source: ImportSource;
@@ -71,31 +61,24 @@ const STAND_IN_SUFFIX = " (imported)";
  */
 const PATH_KEEP = 1024;
 
-/** One link the import will create: the first entry of its URL, in every collection the URL appears in. */
-interface PlannedLink {
+/**
+ * One link the import will create: the first entry of its URL, in every collection the URL
+ * appears in (`collections`, set once every entry is read: the ids of the user's, the names of
+ * the import's own).
+ */
+interface PlannedLink extends ImportedLink {
   name: string;
   url: string;
   description: string;
-  favorite: boolean;
-  createdAt: number;
   /** The names of the folders it is in (as collectionNames gives them); null is outside any folder. */
-  collections: Set<string | null>;
-}
-
-/** A collection the import will create, with the name its links refer to it by. */
-interface PlannedCollection {
-  name: string;
-  input: CollectionBody;
-  createdAt: number;
+  folders: Set<string | null>;
 }
 
 /** What an import will write, worked out from the file and the user's shelf without writing. */
 interface ImportPlan {
   report: ImportReport;
-  collections: PlannedCollection[];
+  collections: ImportedCollection[];
   links: PlannedLink[];
-  /** Where the links of a folder go (by the folder's name; null: outside any folder). */
-  place: (folder: string | null) => Placement;
 }
 
 /** Where the links of one folder go. */
@@ -109,52 +92,43 @@ interface Placement {
 }
 
 /**
- * Links or collections written in one transaction of a confirmed import, at most: with the
- * time limit below, a transaction holds the database for a few tens of milliseconds.
- */
-const CHUNK_ITEMS = 1000;
-/** A transaction of an import stops taking entries once it has run this long. */
-const CHUNK_MILLIS = 20;
-
-/**
  * importBookmarks stores the bookmarks of a Netscape bookmark file for a user. The file is
  * its text, or what parseNetscape read of it (the import page reads a file once, for the
  * preview and the import it confirms). It works out the whole import first without writing;
  * with `dryRun` it stops there, so the report is the one a real import would give and nothing
- * is stored. Otherwise it writes in short transactions (CHUNK_ITEMS / CHUNK_MILLIS), letting the
- * event loop run between them, so a server keeps answering during a large import. It is still
- * all or nothing: when a transaction fails, what the earlier ones of this import created is
- * removed (removeImported), and the error is thrown. `created` hears of every link the import
- * made (its id and URL), once all of it is committed. With `record`, the import is recorded
- * (src/shelf/imports.ts) in its first transaction, its links and collections carry the record's
- * id (so it can be undone), and the answer has `importId`; a failed import leaves no record, and
- * one undone while it is written stops (ImportUndone), removes what it wrote, and stays undone.
+ * is stored. Otherwise the shelf writes it (`shelf.imports.write`) in short transactions
+ * (IMPORT_CHUNK), letting the event loop run between them, so a server keeps answering during a
+ * large import. It is still all or nothing: when a transaction fails, what the earlier ones of
+ * this import created is removed, and the error is thrown. Once all of it is committed, the
+ * shelf's `afterWrite` hears of every link it made (the server's page capture queues them). With
+ * `record`, the import is recorded in its first transaction, its links and collections carry the
+ * record's id (so it can be undone), and the answer has `importId`; a failed import leaves no
+ * record, and one undone while it is written stops, removes what it wrote, and stays undone.
  */
 export async function importBookmarks(
   shelf: Shelf, file: string | NetscapeDocument, now: number,
-  options: { dryRun?: boolean; created?: (links: { id: number; url: string }[]) => void; record?: ImportOrigin } = {},
+  options: { dryRun?: boolean; record?: ImportOrigin } = {},
 ): Promise<ImportReport & { importId?: number }> {
   const document = typeof file === "string" ? parseNetscape(file) : file;
   const plan = await planImport(shelf, document, now);
   if (options.dryRun) return plan.report;
-  // Links and collections are counted as their transactions commit (writePlan).
+  // Links and collections are counted as their transactions commit.
   const record = options.record && {
     ...options.record, links: 0, collections: 0,
     duplicates: plan.report.duplicates.length, skipped: plan.report.skipped.length,
   };
-  const { created, importId } = await writePlan(shelf, plan, record, now);
-  options.created?.(created);
+  const importId = await shelf.imports.write(plan.collections, plan.links, record, now);
   return importId === null ? plan.report : { ...plan.report, importId };
 }
 
 /**
  * pauses gives the points where a long loop lets the event loop run: `due()` once the current
- * slice has run CHUNK_MILLIS, then `await next()` starts the next slice after a macrotask.
+ * slice has run IMPORT_CHUNK.millis, then `await next()` starts the next slice after a macrotask.
  */
 function pauses() {
   let started = performance.now();
   return {
-    due: () => performance.now() - started >= CHUNK_MILLIS,
+    due: () => performance.now() - started >= IMPORT_CHUNK.millis,
     next: async () => {
       await new Promise((resolve) => setImmediate(resolve));
       started = performance.now();
@@ -165,7 +139,7 @@ function pauses() {
 /**
  * planImport reads the user's links and collections and decides everything an import does,
  * writing nothing: its report, with the destinations the preview, the report page and
- * `--dry-run` list, is what the import then does. It lets the event loop run every CHUNK_MILLIS (a file of 100,000 bookmarks
+ * `--dry-run` list, is what the import then does. It lets the event loop run every IMPORT_CHUNK.millis (a file of 100,000 bookmarks
  * takes a few hundred milliseconds to plan).
  */
 async function planImport(shelf: Shelf, document: NetscapeDocument, now: number): Promise<ImportPlan> {
@@ -197,10 +171,10 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
     const key = urlKey(url);
     const collection = collectionName(bookmark.folder);
     const plan = planned.get(key);
-    if (stored.has(key) || plan?.collections.has(collection)) {
+    if (stored.has(key) || plan?.folders.has(collection)) {
       report.duplicates.push({ name, url });
     } else if (plan) {
-      plan.collections.add(collection);
+      plan.folders.add(collection);
     } else {
       planned.set(key, {
         name,
@@ -208,7 +182,8 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
         description: fit(bookmark.description, LINK_LIMITS.description),
         favorite: bookmark.favorite,
         createdAt: pastDate(bookmark.addDate, now),
-        collections: new Set([collection]),
+        folders: new Set([collection]),
+        collections: [],
       });
     }
   }
@@ -218,8 +193,10 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
   const count = (name: string) => linksIn.set(name, (linksIn.get(name) ?? 0) + 1);
   for (const plan of planned.values()) {
     if (pause.due()) await pause.next();
-    if (plan.collections.size === 1) for (const folder of plan.collections) count(place(folder).name);
-    else new Set(Array.from(plan.collections, (folder) => place(folder).name)).forEach(count);
+    const placed = Array.from(plan.folders, place);
+    plan.collections = placed.map((placement) => placement.id ?? placement.name);
+    if (placed.length === 1) count(placed[0]!.name);
+    else new Set(placed.map((placement) => placement.name)).forEach(count);
   }
   const hasContent = new Set<NetscapeFolder>();
   for (const bookmark of document.bookmarks) if (bookmark.folder) hasContent.add(bookmark.folder);
@@ -230,7 +207,7 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
     !((hasContent.has(folder) && folder.icon === null) || folder.browserRoot || cleanName(folder.name) === "");
 
   // The bookmarks outside any folder first (the Inbox, or its private stand-in), then each folder in the order of the file.
-  const newCollections: PlannedCollection[] = [];
+  const newCollections: ImportedCollection[] = [];
   const destinations = new Map<string, ImportDestination>();
   for (const folder of [null, ...document.folders]) {
     if (pause.due()) await pause.next();
@@ -248,14 +225,14 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
       const description = folder === null || folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
       const icon = folder !== null && folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
       const input = { name: placement.name, description, visibility: "PRIVATE" as const, icon };
-      newCollections.push({ name: placement.name, input, createdAt: folder === null ? now : pastDate(folder.addDate, now) });
+      newCollections.push({ input, createdAt: folder === null ? now : pastDate(folder.addDate, now) });
       report.collectionsCreated.push(placement.name);
     }
     destinations.set(placement.name, { name: placement.name, isNew, visibility: "PRIVATE", links, insteadOf: placement.insteadOf });
   }
   report.linksCreated = planned.size;
   report.destinations = [...destinations.values()];
-  return { report, collections: newCollections, links: [...planned.values()], place };
+  return { report, collections: newCollections, links: [...planned.values()] };
 }
 
 /**
@@ -304,82 +281,6 @@ function placements(rows: CollectionRow[], fileNames: ReadonlySet<string>): (fol
     }
     return placement;
   };
-}
-
-/**
- * writePlan writes what planImport decided: the record of the import when asked, the
- * collections, then the links (through writeLink, createLink's rules and insert), in
- * transactions of at most CHUNK_ITEMS entries and about CHUNK_MILLIS each, yielding to the event
- * loop between them. When one fails, the links and collections the earlier ones created are
- * removed (removeImported), with the record, and the error is thrown. Returns the links created
- * and the record's id (null when not recorded).
- */
-async function writePlan(shelf: Shelf, plan: ImportPlan, record: ImportRecordInput | undefined, now: number): Promise<{ created: { id: number; url: string }[]; importId: number | null }> {
-  const idsByName = new Map<string, number>();
-  const made = { links: [] as number[], collections: [] as number[], importId: null as number | null };
-  const createdLinks: { id: number; url: string }[] = [];
-  const total = plan.collections.length + plan.links.length;
-  let next = 0;
-  try {
-    while (next < total || (record && made.importId === null)) {
-      const chunk = shelf.db.transaction(() => {
-        const done = { links: [] as number[], collections: [] as number[], created: [] as { id: number; url: string }[] };
-        if (made.importId !== null && !shelf.imports.stands(made.importId)) throw new ImportUndone();
-        const importId = made.importId ?? (record ? shelf.imports.record(record, now) : null);
-        const started = performance.now();
-        let at = next;
-        while (at < total && at - next < CHUNK_ITEMS && (at === next || performance.now() - started < CHUNK_MILLIS)) {
-          if (at < plan.collections.length) {
-            const planned = plan.collections[at]!;
-            const created = shelf.collections.create(planned.input, planned.createdAt, importId);
-            idsByName.set(planned.name, created.id);
-            done.collections.push(created.id);
-          } else {
-            const link = plan.links[at - plan.collections.length]!;
-            const collectionIds = [...link.collections].map((folder) => {
-              const placement = plan.place(folder);
-              return placement.id ?? idsByName.get(placement.name)!;
-            });
-            const created = shelf.links.write({ name: link.name, description: link.description, url: link.url, favorite: link.favorite, collectionIds }, link.createdAt, importId);
-            done.links.push(created.id);
-            done.created.push({ id: created.id, url: created.url });
-          }
-          at++;
-        }
-        // The record counts what is committed: an import stopped midway (a killed server) says what it wrote.
-        if (importId !== null) shelf.imports.wrote(importId, { links: done.links.length, collections: done.collections.length });
-        return { done, at, importId };
-      }, { behavior: "immediate" });
-      made.importId = chunk.importId;
-      made.links.push(...chunk.done.links);
-      createdLinks.push(...chunk.done.created);
-      made.collections.push(...chunk.done.collections);
-      next = chunk.at;
-      if (next < total) await new Promise((resolve) => setImmediate(resolve));
-    }
-  } catch (error) {
-    // An import undone while it was written keeps its record, undone; what it wrote since the undo goes.
-    if (error instanceof ImportUndone) made.importId = null;
-    if (made.links.length + made.collections.length > 0 || made.importId !== null) await removeImported(shelf, made);
-    throw error;
-  }
-  return { created: createdLinks, importId: made.importId };
-}
-
-/**
- * removeImported takes back what the committed transactions of a failed import created: its
- * links, CHUNK_ITEMS per transaction with the event loop running between them (removing 60,000
- * links at once held the database for over half a second), then in one last transaction its
- * collections, the way deleteCollection removes one (a link put there since then, and nowhere
- * else, goes to the Inbox), and the import's record.
- */
-async function removeImported(shelf: Shelf, made: { links: number[]; collections: number[]; importId: number | null }): Promise<void> {
-  for (let at = 0; at < made.links.length; at += CHUNK_ITEMS) {
-    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
-    shelf.links.deleteMany(made.links.slice(at, at + CHUNK_ITEMS));
-  }
-  shelf.collections.deleteMany(made.collections);
-  if (made.importId !== null) shelf.imports.forget(made.importId);
 }
 
 const byAge = (a: { isDefault: boolean; id: number }, b: { isDefault: boolean; id: number }) =>

@@ -1,13 +1,5 @@
-/** What a capture of a page holds, its limits, and the text rules every capture follows. */
-
-/** The readable content of a page (the shape the browser extension sends as well). */
-export interface CapturedContent {
-  title: string;
-  text: string;
-  excerpt: string;
-  byline: string;
-  lang: string;
-}
+/** The limits of a capture of a page, and the text rules every capture follows (what it holds: CapturedContent of src/shelf/types.ts). */
+import type { CapturedContent } from "../shelf/types";
 
 export const CAPTURE_LIMITS = {
   /** The text kept, in UTF-16 code units (JavaScript string length, as search offsets count): 1 MiB of them. */

@@ -10,7 +10,8 @@
  * either way without blocks that are mostly link text (menus, "more coverage" lists).
  */
 import { Parser } from "htmlparser2";
-import { normalizeText, within, type CapturedContent } from "./content";
+import type { CapturedContent } from "../shelf/types";
+import { normalizeText, within } from "./content";
 import { decodePage } from "./decode";
 
 /** Elements whose text is never read. */

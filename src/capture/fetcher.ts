@@ -7,7 +7,7 @@ import type { Config } from "../config";
 import { limitsOf, OutboundRuns, type OutboundOptions } from "../outbound/runs";
 import type { LogSink } from "../log";
 import { Alarm, REAL_TIMERS, type Timers } from "../outbound/alarm";
-import type { CapturedContent } from "./content";
+import type { AfterWrite, CapturedContent } from "../shelf/types";
 import type { Between } from "./extract";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT, type PageResult } from "./page";
 
@@ -40,8 +40,11 @@ export const FETCHER_LIMITS = {
  */
 export type StoreContent = (linkId: number, userId: number, content: CapturedContent, now: number) => void;
 
-/** What createApp's parts use: queue a link, fetch a page at once, stop. */
-export interface ContentCapture {
+/**
+ * What createApp's parts use: queue a link, fetch a page at once, stop; and, as the shelves'
+ * AfterWrite, queue each link a shelf saved with a new page (`linkSaved`, as `enqueue`).
+ */
+export interface ContentCapture extends AfterWrite {
   /**
    * enqueue queues a link's page to be fetched, or (with `content`, read just now) stores
    * that without fetching again. A link already waiting is queued again with its new URL.
@@ -148,6 +151,7 @@ export function cpuShareOf(
 /** The fetcher of a server started with `LINKSHELF_FETCH_CONTENT=off`: nothing is ever fetched. */
 export const CAPTURE_OFF: ContentCapture = {
   enqueue: () => undefined,
+  linkSaved: () => undefined,
   fetchNow: async () => null,
   stop: async () => undefined,
   problemOf: () => undefined,
@@ -230,6 +234,10 @@ export class ContentFetcher implements ContentCapture {
     }
     host.waiting.push(job);
     this.pump();
+  }
+
+  linkSaved(linkId: number, userId: number, url: string, page?: CapturedContent | null): void {
+    this.enqueue(linkId, userId, url, page);
   }
 
   async fetchNow(url: string): Promise<CapturedContent | null> {

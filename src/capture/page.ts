@@ -7,7 +7,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { AddressKind } from "../outbound/address";
 import { guardedGet, readCapped, Refused, TooManyRedirects, type OutboundPolicy } from "../outbound/fetch";
-import type { CapturedContent } from "./content";
+import type { CapturedContent } from "../shelf/types";
 import type { Between } from "./extract";
 
 const MiB = 1024 * 1024;

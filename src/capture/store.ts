@@ -6,7 +6,7 @@
 import type { Db } from "../db/client";
 import { CONTENT_LIMITS, LANGUAGE_TAG } from "../contract/content-limits";
 import { storeFetchedContent as storeContent } from "../shelf/contents";
-import type { CapturedContent } from "./content";
+import type { CapturedContent } from "../shelf/types";
 import type { StoreContent } from "./fetcher";
 
 /** cut keeps at most `max` code points of a page's field. */

@@ -9,7 +9,8 @@ import { refuseCrossSite, toSignIn } from "../request/origin";
 import { consentPage } from "../pages/extension";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
-import { Shelf, type Db } from "../shelf/shelf";
+import { Shelf, type ShelfDb } from "../shelf/shelf";
+import type { AfterWrite } from "../shelf/types";
 import { surfaces, type Surface } from "../surface";
 import { callbackLocation, checkRedirectUri, RedirectUriRefused } from "./redirect-uri";
 
@@ -65,7 +66,7 @@ const redirectUriQuery = {
  * minute. Only a top-level page mints (refuseSubresource); each address may ask 30 times in
  * 15 minutes.
  */
-export function extensionRoutes({ db, config, clock, peerAddress }: Network & { db: Db; clock: () => number }) {
+export function extensionRoutes({ db, config, clock, peerAddress, capture }: Network & { db: ShelfDb; clock: () => number; capture?: AfterWrite }) {
   const network = { config, peerAddress };
   const perAddress = new SignInThrottle(HANDOFF_THROTTLE.requests, HANDOFF_THROTTLE.windowMs);
 
@@ -88,7 +89,7 @@ export function extensionRoutes({ db, config, clock, peerAddress }: Network & { 
       const back = url.pathname + url.search;
       return { refusal: toSignIn(back) };
     }
-    return { check, who, shelf: new Shelf(db, who.user), now, action: url.pathname + url.search };
+    return { check, who, shelf: new Shelf(db, who.user, capture), now, action: url.pathname + url.search };
   };
 
   return new Elysia()

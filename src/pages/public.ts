@@ -1,11 +1,11 @@
-import type { CollectionRow } from "../db/schema";
 import type { LinkJson } from "../contract/links";
+import type { PublicCollectionView } from "../shelf/types";
 import { html, type Html } from "./html";
 import { faviconFor, hostOf } from "./links";
 import { pager, shell } from "./shell";
 
 export interface PublicCollectionOptions {
-  collection: CollectionRow;
+  collection: PublicCollectionView;
   authorName: string;
   links: LinkJson[];
   older?: string;

@@ -1,6 +1,6 @@
-import type { CollectionRow } from "../db/schema";
 import { iso } from "../timestamps";
 import type { LinkJson } from "../contract/links";
+import type { PublicCollectionView } from "../shelf/types";
 
 /**
  * Characters XML 1.0 does not allow at all (C0 controls but tab, LF and CR; lone surrogates;
@@ -16,7 +16,7 @@ export function escapeXml(text: string): string {
 }
 
 export interface FeedInput {
-  collection: CollectionRow;
+  collection: PublicCollectionView;
   authorName: string;
   /** Newest first. */
   links: LinkJson[];

@@ -4,7 +4,7 @@ import type { Network } from "../request/arrival";
 import { ownOrigin } from "../request/origin";
 import { NotFound, ValidationFailed } from "../errors";
 import { readId } from "../ids";
-import type { Db } from "../shelf/shelf";
+import type { ShelfDb } from "../shelf/shelf";
 import { publicCollection as findPublicCollection } from "../shelf/visibility";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
@@ -16,7 +16,7 @@ import { atomFeed } from "./atom";
 export const FEED_ENTRIES = 50;
 
 /** publicCollection finds a PUBLIC collection by a path id; private, unknown and malformed ids alike are NotFound. */
-function publicCollection(db: Db, rawId: string) {
+function publicCollection(db: ShelfDb, rawId: string) {
   const id = readId(rawId);
   const found = id === undefined ? undefined : findPublicCollection(db, id);
   if (!found) throw new NotFound();
@@ -33,7 +33,7 @@ const PUBLIC_ROUTE: Surface = { kind: "page", limited: false, callers: ["anyone"
  * Anything unexpected is a 500, like everywhere else. Links go through `/l/:id`, so a
  * visitor's click counts.
  */
-export function publicRoutes({ db, config, peerAddress }: Network & { db: Db }) {
+export function publicRoutes({ db, config, peerAddress }: Network & { db: ShelfDb }) {
   return new Elysia()
     .use(surfaces)
     .get("/c/:id", ({ params, query }) => {

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import type { GroupCommit } from "../db/group-commit";
 import { NotFound } from "../errors";
-import type { Db, Shelf } from "../shelf/shelf";
+import type { ShelfDb, Shelf } from "../shelf/shelf";
+import type { WriteBatches } from "../shelf/types";
 import { readId } from "../ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { pathOf } from "../request/path";
@@ -33,7 +33,7 @@ const redirectDoc = (summary: string, description: string): RouteDoc => ({
 /** What the redirect needs beside the app's dependencies: who is asking, the group commit and the request pipeline. */
 export interface RedirectParts {
   guards: Guards;
-  commits: GroupCommit;
+  commits: WriteBatches;
   pipeline: RequestPipeline<Shelf | null>;
 }
 
@@ -50,7 +50,7 @@ export interface RedirectParts {
  * `routes` holds the same paths for Elysia's router, which answers `app.handle` (the tests) and
  * the paths Bun's router does not match (`/l/1/`), through the same pipeline as the app's hooks.
  */
-export function redirectRoutes(deps: { db: Db; clock: () => number }, { guards, commits, pipeline }: RedirectParts) {
+export function redirectRoutes(deps: { db: ShelfDb; clock: () => number }, { guards, commits, pipeline }: RedirectParts) {
   const { db, clock } = deps;
   const clicks = new ClickRecorder(db, commits, clock);
 

@@ -13,7 +13,7 @@
  * 5. the access log line is written, with the status that went out.
  */
 import { Elysia } from "elysia";
-import { checkWellFormed, wellFormedRequest } from "../errors";
+import { checkWellFormed, wellFormedRequest } from "./well-formed";
 import { accessLog, loggedAccess, type AccessLogDeps, type LogSink } from "../log";
 import { errorMapping, withHeaders, type ErrorAnswer, type Surface } from "../surface";
 

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
-import type { GroupCommit } from "../db/group-commit";
 import { links } from "../db/schema";
+import type { WriteBatches } from "./types";
 import { visibleLinkUrl } from "./visibility";
 
 /** The requests of one batch that open the same link as the same viewer: one decision, one UPDATE. */
@@ -46,7 +46,7 @@ const clickQueries = preparedQueries((db) => ({
 export class ClickRecorder {
   private batch: ClickBatch | undefined;
 
-  constructor(private readonly db: Db, private readonly commits: GroupCommit, private readonly clock: () => number) {}
+  constructor(private readonly db: Db, private readonly commits: WriteBatches, private readonly clock: () => number) {}
 
   /**
    * open counts one click of a link when the viewer (null: anonymous) may open it, and resolves

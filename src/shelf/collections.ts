@@ -7,6 +7,7 @@
  */
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { collections, linkCollections, links, type CollectionRow, type LinkRow } from "../db/schema";
+import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { Conflict, NotFound } from "../errors";
 import { toCollectionJson, toLinkJson } from "./json";
 import { COLLECTION_LIMITS } from "./limits";
@@ -45,6 +46,20 @@ export function treeOrder<Row extends CollectionRow>(rows: readonly Row[]): (Row
   };
   walk(null, 1);
   return listed;
+}
+
+/**
+ * KeptLists keeps each user's collection list body (`GET /api/v1/collections`, the extension's
+ * start-up read, which can be megabytes) until anything in the database changes
+ * (src/db/stamp.ts). The route that answers the list keeps one.
+ */
+export class KeptLists {
+  private readonly bodies = new StampedAnswers<Uint8Array>();
+
+  /** of is the owner's body kept at the database's present stamp, or `build()` kept now. */
+  of({ db, user }: Owner, build: () => Uint8Array): Uint8Array {
+    return this.bodies.get(readDatabaseStamp(db), user.id, build);
+  }
 }
 
 /** One link in one of its collections, with its place in the collection's order: the membership join's row. */
@@ -216,9 +231,11 @@ export class ShelfCollections {
    * their links (newest first), `{"collections":[...]}` encoded as UTF-8 once, so that it can
    * be kept and sent many times. Two queries, however many collections and links there are.
    * Each link is stringified once, on its own, then spliced into its collections; one
-   * JSON.stringify over the whole nested list measured several times slower here.
+   * JSON.stringify over the whole nested list measured several times slower here. With
+   * `kept`, the body kept there since the database last changed, when there is one.
    */
-  listBody(): Uint8Array {
+  listBody(kept?: KeptLists): Uint8Array {
+    if (kept) return kept.of(this.owner, () => this.listBody());
     const linkJsonById = new Map<number, LinkJson>();
     const linkIdsByCollection = new Map<number, number[]>();
     const placed = new Map<number, Placed[]>();

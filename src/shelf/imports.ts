@@ -1,35 +1,123 @@
 /**
- * A shelf's imports: the record of every confirmed import of a bookmark file, and undoing one.
- * The links and collections an import creates carry its id (`import_id`), written by
- * `links.write` and `collections.create` when the importer passes it.
+ * A shelf's imports: writing a confirmed import of a bookmark file, the record of every one,
+ * and undoing one. The links and collections an import creates carry its id (`import_id`).
  */
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { imports, links } from "../db/schema";
-import { NotFound } from "../errors";
+import { Conflict, NotFound } from "../errors";
 import { toImportJson } from "./json";
-import type { ImportRecordInput, ImportUndone } from "./types";
+import { IMPORT_CHUNK } from "./limits";
+import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { deleteLinks } from "./links";
+import { deleteLinks, linkSaved, writeLink, type ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 
+/** An import whose record was undone while it was being written stops, and removes what it wrote. */
+class UndoneWhileWriting extends Conflict {
+  constructor() {
+    super("IMPORT_UNDONE", "The import was undone while it was being written: it stopped, and nothing it wrote was kept.");
+  }
+}
+
+/** What an import has written in its committed transactions so far. */
+interface Made {
+  links: { id: number; url: string }[];
+  collections: number[];
+  importId: number | null;
+}
+
 export class ShelfImports {
-  constructor(private readonly owner: Owner, private readonly collections: ShelfCollections) {}
+  constructor(private readonly owner: Owner, private readonly collections: ShelfCollections, private readonly links: ShelfLinks) {}
+
+  /**
+   * write writes an import as its reader decided it: the record when asked (`record`, in the
+   * first transaction), the collections, then the links, in transactions of IMPORT_CHUNK with the
+   * event loop running between them. All or nothing: when one fails, what the earlier ones
+   * created is removed, with the record, and the error is thrown; an import undone meanwhile stops
+   * (`IMPORT_UNDONE`), removes what it wrote since, and stays undone. Once all of it is committed,
+   * each link it created is told to `afterWrite`. Returns the record's id (null when not recorded).
+   */
+  async write(collections: ImportedCollection[], links: ImportedLink[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
+    const { db } = this.owner;
+    const idsByName = new Map<string, number>();
+    const made: Made = { links: [], collections: [], importId: null };
+    const total = collections.length + links.length;
+    let next = 0;
+    try {
+      while (next < total || (record && made.importId === null)) {
+        const chunk = db.transaction(() => {
+          const done: Omit<Made, "importId"> = { links: [], collections: [] };
+          if (made.importId !== null && !this.stands(made.importId)) throw new UndoneWhileWriting();
+          const importId = made.importId ?? (record ? this.record(record, now) : null);
+          const started = performance.now();
+          let at = next;
+          while (at < total && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
+            if (at < collections.length) {
+              const { input, createdAt } = collections[at]!;
+              const created = this.collections.create(input, createdAt, importId);
+              idsByName.set(input.name, created.id);
+              done.collections.push(created.id);
+            } else {
+              const link = links[at - collections.length]!;
+              const collectionIds = link.collections.map((place) => (typeof place === "number" ? place : idsByName.get(place)!));
+              const { name, url, description, favorite } = link;
+              const created = writeLink(this.owner, { name, url, description, favorite, collectionIds }, link.createdAt, importId);
+              done.links.push({ id: created.id, url: created.url });
+            }
+            at++;
+          }
+          // The record counts what is committed: an import stopped midway (a killed server) says what it wrote.
+          if (importId !== null) this.wrote(importId, { links: done.links.length, collections: done.collections.length });
+          return { done, at, importId };
+        }, { behavior: "immediate" });
+        made.importId = chunk.importId;
+        made.links.push(...chunk.done.links);
+        made.collections.push(...chunk.done.collections);
+        next = chunk.at;
+        if (next < total) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (error) {
+      // An import undone while it was written keeps its record, undone; what it wrote since the undo goes.
+      if (error instanceof UndoneWhileWriting) made.importId = null;
+      if (made.links.length + made.collections.length > 0 || made.importId !== null) await this.remove(made);
+      throw error;
+    }
+    for (const link of made.links) linkSaved(this.owner, link);
+    return made.importId;
+  }
+
+  /**
+   * remove takes back what the committed transactions of a failed import created: its links,
+   * IMPORT_CHUNK.items per transaction with the event loop running between them (removing 60,000
+   * links at once held the database for over half a second), then in one last transaction its
+   * collections, the way deleting one does (a link put there since then, and nowhere else, goes
+   * to the Inbox), and the import's record.
+   */
+  private async remove(made: Made): Promise<void> {
+    const ids = made.links.map((link) => link.id);
+    for (let at = 0; at < ids.length; at += IMPORT_CHUNK.items) {
+      if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+      this.links.deleteMany(ids.slice(at, at + IMPORT_CHUNK.items));
+    }
+    this.collections.deleteMany(made.collections);
+    if (made.importId !== null) this.forget(made.importId);
+  }
 
   /** record stores an import's record (inside the transaction of its first writes) and returns its id. */
-  record(input: ImportRecordInput, now: number): number {
+  private record(input: ImportRecordInput, now: number): number {
     return this.owner.db.insert(imports).values({ ...input, userId: this.owner.user.id, createdAt: now }).returning({ id: imports.id }).get()!.id;
   }
 
   /** wrote adds what one transaction of an import wrote to its record's counts (inside that transaction). */
-  wrote(id: number, written: { links: number; collections: number }): void {
+  private wrote(id: number, written: { links: number; collections: number }): void {
     this.owner.db.update(imports)
       .set({ links: sql`${imports.links} + ${written.links}`, collections: sql`${imports.collections} + ${written.collections}` })
       .where(and(eq(imports.id, id), eq(imports.userId, this.owner.user.id))).run();
   }
 
   /** forget deletes the record of an import that failed (what it wrote is removed first). */
-  forget(id: number): void {
+  private forget(id: number): void {
     this.owner.db.delete(imports).where(and(eq(imports.id, id), eq(imports.userId, this.owner.user.id))).run();
   }
 
@@ -39,7 +127,7 @@ export class ShelfImports {
   }
 
   /** stands says whether the owner's import with that id exists and is not undone (an import being written checks it between its transactions). */
-  stands(id: number): boolean {
+  private stands(id: number): boolean {
     return this.owner.db.select({ id: imports.id }).from(imports)
       .where(and(eq(imports.id, id), eq(imports.userId, this.owner.user.id), isNull(imports.undoneAt))).get() !== undefined;
   }

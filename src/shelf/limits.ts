@@ -12,5 +12,12 @@ export const COLLECTION_LIMITS = { name: 254, description: 254 } as const;
 /** How deep collections nest: a top-level collection is at depth 1 (a bookmark file's folders may nest as deep). */
 export const TREE_DEPTH = 64;
 
+/**
+ * A confirmed import is written in transactions of at most `items` links or collections, each
+ * taking no more entries once it has run `millis`, with the event loop running between them: a
+ * transaction holds the database for a few tens of milliseconds. Its planning pauses as often.
+ */
+export const IMPORT_CHUNK = { items: 1000, millis: 20 } as const;
+
 /** Pages of search hits: 20 by default, at most 100. */
 export const SEARCH_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;

@@ -8,7 +8,7 @@ import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { toLinkJson } from "./json";
 import { LINK_LIMITS, LINK_PAGE } from "./limits";
-import { COLLECTION_ACTIONS, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults } from "./types";
+import { COLLECTION_ACTIONS, type CapturedContent, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults, type WriteBatches } from "./types";
 import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
@@ -128,10 +128,24 @@ function checkLink(owner: Owner, input: CreateLinkBody, keptDescription: string)
   return { name, description, url, favorite: input.favorite, collectionIds };
 }
 
-/** What an update changed that a caller may act on: a new URL is a new page to capture. */
-export interface LinkUpdate {
-  url: string;
-  urlChanged: boolean;
+/**
+ * writeLink stores a new link (clicks 0) in its collections, or the Inbox, inside the caller's
+ * transaction: the rules and the insert of every link written. The caller's transaction is what
+ * rolls back a failure, and the caller tells `afterWrite` once it is committed (linkSaved).
+ */
+export function writeLink(owner: Owner, input: CreateLinkBody, now: number, importId: number | null = null): LinkJson {
+  const { db, user } = owner;
+  const { collectionIds, ...fields } = checkLink(owner, input, "");
+  const queries = linkQueries(db);
+  const row = queries.insertLink.all({ userId: user.id, ...fields, now, importId })[0]!;
+  addMemberships(owner, row.id, collectionIds);
+  deferIndexing(db, row.id);
+  return toLinkJson(row, collectionIds);
+}
+
+/** linkSaved tells the owner's `afterWrite` of a link whose page is new (created, or given another URL), once its write is committed. */
+export function linkSaved(owner: Owner, link: { id: number; url: string }, page?: CapturedContent | null): void {
+  owner.afterWrite?.linkSaved(link.id, owner.user.id, link.url, page);
 }
 
 export class ShelfLinks {
@@ -297,33 +311,35 @@ export class ShelfLinks {
     return this.owner.db.select({ url: links.url }).from(links).where(eq(links.userId, this.owner.user.id)).all().map((row) => row.url);
   }
 
-  /** create stores a new link (clicks 0) in its collections, or the Inbox, in a transaction of its own. */
-  create(input: CreateLinkBody, now: number): LinkJson {
-    return this.owner.db.transaction(() => this.write(input, now), { behavior: "immediate" });
+  /**
+   * create stores a new link (clicks 0) in its collections, or the Inbox, in a transaction of its
+   * own, then tells `afterWrite`; `page` is the link's page when the caller read it already.
+   */
+  create(input: CreateLinkBody, now: number, page?: CapturedContent | null): LinkJson {
+    const link = this.owner.db.transaction(() => writeLink(this.owner, input, now), { behavior: "immediate" });
+    linkSaved(this.owner, link, page);
+    return link;
   }
 
   /**
-   * write is `create` inside the caller's transaction: the same rules and the same insert,
-   * without a transaction (a savepoint) of its own. An import writes thousands of links per
-   * transaction with it; the caller's transaction is what rolls back a failure.
+   * createInBatch is `create` through the group commit: links are created in bursts (an import
+   * through the API, the extension saving tabs), one commit per turn of the event loop, each write
+   * in a savepoint of its own. Resolves once committed, after telling `afterWrite`.
    */
-  write(input: CreateLinkBody, now: number, importId: number | null = null): LinkJson {
-    const { db, user } = this.owner;
-    const { collectionIds, ...fields } = checkLink(this.owner, input, "");
-    const queries = linkQueries(db);
-    const row = queries.insertLink.all({ userId: user.id, ...fields, now, importId })[0]!;
-    addMemberships(this.owner, row.id, collectionIds);
-    deferIndexing(db, row.id);
-    return toLinkJson(row, collectionIds);
+  async createInBatch(batches: WriteBatches, input: CreateLinkBody, now: number): Promise<LinkJson> {
+    const link = await batches.run(() => writeLink(this.owner, input, now));
+    linkSaved(this.owner, link);
+    return link;
   }
 
   /**
-   * update replaces a link's fields and collections; an omitted description keeps its value. A
-   * collection it stays in keeps its place in that collection's order; a new one gets it at the end.
+   * update replaces a link's fields and collections (an omitted description keeps its value); a
+   * new URL is told to `afterWrite` once committed. A collection the link stays in keeps its place
+   * in that collection's order; a new one gets it at the end.
    */
-  update(id: number, input: UpdateLinkBody, now: number): LinkUpdate {
+  update(id: number, input: UpdateLinkBody, now: number): void {
     const { db } = this.owner;
-    return db.transaction(() => {
+    const newUrl = db.transaction(() => {
       const before = this.row(id);
       const { collectionIds, ...fields } = checkLink(this.owner, input, before.description);
       db.update(links).set({ ...fields, updatedAt: now }).where(eq(links.id, id)).run();
@@ -331,10 +347,12 @@ export class ShelfLinks {
       db.delete(linkCollections).where(and(eq(linkCollections.linkId, id), sql`${linkCollections.collectionId} NOT IN (SELECT value FROM json_each(${JSON.stringify(collectionIds)}))`)).run();
       addMemberships(this.owner, id, collectionIds.filter((collectionId) => !kept.has(collectionId)));
       indexLink(db, id);
+      const moved = fields.url !== before.url;
       // What was found at the old address says nothing of the new one.
-      if (fields.url !== before.url) db.delete(linkHealth).where(eq(linkHealth.linkId, id)).run();
-      return { url: fields.url, urlChanged: fields.url !== before.url };
+      if (moved) db.delete(linkHealth).where(eq(linkHealth.linkId, id)).run();
+      return moved ? fields.url : undefined;
     }, { behavior: "immediate" });
+    if (newUrl !== undefined) linkSaved(this.owner, { id, url: newUrl });
   }
 
   /** toggleFavorite flips a link's favorite flag, as an update would (updatedAt moves). */

@@ -8,11 +8,13 @@ import { preparedQueries, type Db } from "../db/client";
 import { apiTokens, collections, extensionGrants, type CollectionRow, type UserRow } from "../db/schema";
 import { NotFound } from "../errors";
 import type { Rules } from "../rules";
+import type { AfterWrite } from "./types";
 
-/** Whose shelf: every query of `src/shelf/` is scoped to `user.id`. */
+/** Whose shelf: every query of `src/shelf/` is scoped to `user.id`; `afterWrite` follows its committed writes of links (none: nothing does). */
 export interface Owner {
   readonly db: Db;
   readonly user: UserRow;
+  readonly afterWrite?: AfterWrite;
 }
 
 /** The collection every user has, made with the user; it cannot be deleted. */

@@ -15,9 +15,14 @@ import { ShelfImports } from "./imports";
 import { ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
+import type { AfterWrite } from "./types";
 
-/** The database a shelf is opened on: what a route or page holds to open one, without reaching into the database layer. */
-export type { Db };
+/**
+ * The database as the shelf names it: what a route, the page guard or the redirect holds to
+ * open a shelf or to call one of the shelf's functions (visibility.ts, clicks.ts), never to query
+ * it. Everything above the shelf names it so and imports nothing of src/db/.
+ */
+export type ShelfDb = Db;
 
 /** Who a signed-in page is drawn for: the user, and how many of their links are broken (the navigation shows it). */
 export interface Viewer extends UserRow {
@@ -32,13 +37,14 @@ export class Shelf implements Owner {
   readonly health: ShelfHealth;
   readonly imports: ShelfImports;
 
-  constructor(readonly db: Db, readonly user: UserRow) {
+  /** `afterWrite`: what follows the shelf's committed writes of links (the app gives its page capture; none in the CLI). */
+  constructor(readonly db: Db, readonly user: UserRow, readonly afterWrite?: AfterWrite) {
     this.links = new ShelfLinks(this);
     this.collections = new ShelfCollections(this, this.links);
     this.tokens = new ShelfTokens(this);
     this.extensions = new ShelfExtensions(this, this.tokens);
     this.health = new ShelfHealth(this, this.links);
-    this.imports = new ShelfImports(this, this.collections);
+    this.imports = new ShelfImports(this, this.collections, this.links);
   }
 
   /** viewer is the signed-in pages' view of the owner: the user and their count of broken links (one query). */

@@ -1,7 +1,8 @@
-/** What the shelf's reads take and answer besides the wire types: queries, orders, pages, summaries, an import's record. */
+/** What the shelf takes and answers besides the wire types: queries, orders, pages, summaries and views, an import's record, the group commit it writes through. */
 import type { ContentJson } from "../contract/content";
 import type { ImportUndoneJson } from "../contract/imports";
-import type { BulkAction, LinkJson } from "../contract/links";
+import type { CollectionBody } from "../contract/collections";
+import type { BulkAction, CreateLinkBody, LinkJson } from "../contract/links";
 import type { SearchPageJson } from "../contract/search";
 import type { CollectionRow, ImportRow } from "../db/schema";
 
@@ -57,6 +58,47 @@ export const COLLECTION_ACTIONS: readonly BulkAction[] = ["move", "add", "remove
 /** The icon of a collection that names none (the Inbox's is its own). */
 export const DEFAULT_ICON = "📁";
 
+/** A PUBLIC collection as its page and its feed show it to anyone. */
+export type PublicCollectionView = Pick<CollectionRow, "id" | "name" | "icon" | "description" | "updatedAt">;
+
+/**
+ * Writes gathered into one transaction per turn of the event loop, each in a savepoint of its
+ * own, every one settled once that transaction is committed: the app's group commit
+ * (src/db/group-commit.ts). What the shelf's batched writes run through (a link created through
+ * the API, a page the extension saved, the clicks of `GET /l/:id`).
+ */
+export interface WriteBatches {
+  /** run queues `write` for this turn's transaction and resolves with its result once committed. */
+  run<T>(write: () => T): Promise<T>;
+  /** How many batches have begun to commit: work gathered per batch starts anew when it moves. */
+  readonly batches: number;
+}
+
+/** The readable content of a page, as the server's capture reads it (the shape the browser extension sends as well). */
+export interface CapturedContent {
+  title: string;
+  text: string;
+  excerpt: string;
+  byline: string;
+  lang: string;
+}
+
+/**
+ * What follows the shelf's writes of links, outside their transactions: the composition root
+ * gives it to the shelves of the API and the pages (the server's page capture, which queues each
+ * new page to be fetched). The shelf calls it once per link after the write is committed, never
+ * for a write rolled back; it must neither block nor throw.
+ */
+export interface AfterWrite {
+  /**
+   * linkSaved hears of a link whose page is new to it: created (by hand, through the API, by an
+   * import) or given another URL. `page` is that page when the writer read it already (the
+   * add-link form, for the link's name).
+   */
+  linkSaved(linkId: number, userId: number, url: string, page?: CapturedContent | null): void;
+}
+
+
 /** A collection as the pages list it: no links, their count instead, and its depth in the tree (1 at the top level). */
 export type CollectionSummary = CollectionRow & { linkCount: number; depth: number };
 
@@ -71,6 +113,21 @@ export interface ImportRecordInput {
   collections: number;
   duplicates: number;
   skipped: number;
+}
+
+/** A collection an import makes: its fields and its date (the file's). */
+export interface ImportedCollection {
+  input: CollectionBody;
+  createdAt: number;
+}
+
+/**
+ * A link an import makes: its fields, its date (the file's), and its collections, each the id
+ * of one of the owner's or the name of a collection the same import makes.
+ */
+export interface ImportedLink extends Omit<CreateLinkBody, "collectionIds"> {
+  createdAt: number;
+  collections: (number | string)[];
 }
 
 /** What undoing an import removed. */

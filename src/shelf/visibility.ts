@@ -5,8 +5,8 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
-import { collections, links, users, type CollectionRow } from "../db/schema";
-import type { LinkPage, LinkQuery } from "./types";
+import { collections, links, users } from "../db/schema";
+import type { LinkPage, LinkQuery, PublicCollectionView } from "./types";
 import { ShelfLinks } from "./links";
 
 /** `/l/:id` asks this at every click: built once per database. */
@@ -37,7 +37,7 @@ export function visibleLinkUrl(db: Db, id: number, viewerId: number | null): str
 
 /** A PUBLIC collection as anyone sees it: the collection, its owner's name, and its links. */
 export interface PublicCollection {
-  collection: CollectionRow;
+  collection: PublicCollectionView;
   authorName: string;
   /** A page of its links, newest first (a cursor that names no page is a ValidationFailed). */
   links(query: Omit<LinkQuery, "collectionId" | "q" | "favorite">): LinkPage;
@@ -46,7 +46,10 @@ export interface PublicCollection {
 /** publicCollection is a PUBLIC collection; private and unknown ids alike are undefined. */
 export function publicCollection(db: Db, id: number): PublicCollection | undefined {
   const found = db
-    .select({ collection: collections, author: users })
+    .select({
+      collection: { id: collections.id, name: collections.name, icon: collections.icon, description: collections.description, updatedAt: collections.updatedAt },
+      author: users,
+    })
     .from(collections)
     .innerJoin(users, eq(users.id, collections.userId))
     .where(and(eq(collections.id, id), eq(collections.visibility, "PUBLIC")))

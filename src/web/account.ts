@@ -3,7 +3,7 @@ import { passwords as processPasswords, type Passwords } from "../auth/passwords
 import { startBrowserSession } from "../auth/routes";
 import { SignInThrottle, signInFailedLine } from "../auth/throttle";
 import { checkTokenName } from "../auth/secrets";
-import type { Db, Shelf } from "../shelf/shelf";
+import type { Shelf, ShelfDb } from "../shelf/shelf";
 import type { LogSink } from "../log";
 import { clientAddress, type Network } from "../request/arrival";
 import { parseId } from "../ids";
@@ -38,7 +38,7 @@ const newTokens = () => new Pending<{ name: string; token: string }>({ ttlMs: 5 
  * extensions the user allowed and remove one (with the tokens minted for it), list the recorded
  * imports (each standing one links to its undo page, src/web/imports.ts), sign out.
  */
-export function accountPages(deps: Network & { db: Db; clock: () => number; passwords?: Passwords; log?: LogSink }, guard: PageGuard, signIns: SignInThrottle) {
+export function accountPages(deps: Network & { db: ShelfDb; clock: () => number; passwords?: Passwords; log?: LogSink }, guard: PageGuard, signIns: SignInThrottle) {
   const { db, clock, config, passwords = processPasswords, log = console.error } = deps;
   const fresh = newTokens();
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the

@@ -1,6 +1,7 @@
 import { sessionUser, withRenewedSession, type RequestUser } from "../auth/identity";
 import { sessionExists } from "../auth/sessions";
-import { Shelf, type Db } from "../shelf/shelf";
+import { Shelf, type ShelfDb } from "../shelf/shelf";
+import type { AfterWrite } from "../shelf/types";
 import type { Network } from "../request/arrival";
 import { refuseCrossSite, toSignIn } from "../request/origin";
 import type { Surface } from "../surface";
@@ -38,9 +39,9 @@ export type LimitRequest = (request: Request, declared: Surface, user: RequestUs
  * `shelfOf` for the signed-in user (the error page is drawn in their shell) and `finish` for
  * the renewed cookie. A page that hands over its declaration is limited when it says so (the
  * search, which runs costly work): it counts against its user's rate limit, the API's (its
- * address's, on its way to sign in), and its answer (an error page too) carries the RateLimit headers.
+ * address's, on its way to sign in), and its answer (an error page too) carries the RateLimit headers. Its shelves tell `capture` (the app's page capture, as the shelf's AfterWrite) of the links they save.
  */
-export function pageGuard({ db, config, clock, peerAddress }: Network & { db: Db; clock: () => number }, limit: LimitRequest) {
+export function pageGuard({ db, config, clock, peerAddress, capture }: Network & { db: ShelfDb; clock: () => number; capture?: AfterWrite }, limit: LimitRequest) {
   const network = { config, peerAddress };
   const signedIn = new WeakMap<Request, SignedIn>();
 
@@ -66,7 +67,7 @@ export function pageGuard({ db, config, clock, peerAddress }: Network & { db: Db
       for (const [name, value] of Object.entries(headers)) signIn.headers.set(name, value);
       return signIn;
     }
-    const shelf = new Shelf(db, who.user);
+    const shelf = new Shelf(db, who.user, capture);
     const found: SignedIn = { shelf, who, now };
     signedIn.set(request, found);
     if (declared) found.limit = limit(request, declared, who.user, now);

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import { Conflict } from "../errors";
-import type { ContentCapture } from "../capture/fetcher";
 import { checkLinkNow, type CheckNowDeps } from "../health/checker";
 import type { Network } from "../request/arrival";
 import { parseId } from "../ids";
@@ -18,8 +17,8 @@ import { noticeOf, withNotice } from "./notices";
  * the health page), and use a moved link's new URL (an update through the shelf, like the
  * edit form's). Deleting goes through the link's own delete confirmation.
  */
-export function healthPages(deps: CheckNowDeps & Network & { capture?: ContentCapture }, guard: PageGuard) {
-  const { clock, config, capture } = deps;
+export function healthPages(deps: CheckNowDeps & Network, guard: PageGuard) {
+  const { clock, config } = deps;
   /** Where a health form returns: its `next` (a link's own page), else the health page. */
   const backTo = (request: Request, body: unknown) => {
     const next = formField(body, "next");
@@ -51,8 +50,7 @@ export function healthPages(deps: CheckNowDeps & Network & { capture?: ContentCa
       const link = shelf.links.get(parseId(params.id));
       const movedTo = shelf.health.movedTo(link.id);
       if (movedTo === null) throw new Conflict("NOT_MOVED", "The link checker found no new address for this link.");
-      const { url } = shelf.links.update(link.id, { ...link, url: movedTo }, clock());
-      capture?.enqueue(link.id, shelf.user.id, url);
+      shelf.links.update(link.id, { ...link, url: movedTo }, clock());
       return seeOther(withNotice("/health", "link-moved"));
     }), { surface: PAGE_ROUTE });
 }

@@ -6,7 +6,7 @@ import { firstRunPage } from "../pages/auth";
 import { homePage, type HomeView } from "../pages/home";
 import { htmlResponse } from "../pages/html";
 import { seeOther } from "../request/origin";
-import type { Db, Shelf } from "../shelf/shelf";
+import type { Shelf, ShelfDb } from "../shelf/shelf";
 import { PAGE_ROUTE, surfaces } from "../surface";
 import { countUsers } from "../users/service";
 import type { PageGuard } from "./guard";
@@ -72,7 +72,7 @@ export function drawHome(shelf: Shelf, query: Query, refused?: AppError, refusal
  * route's `invalid`. A search (`?q=`, the address of earlier versions' search box) goes to
  * the search page, `/search?q=`.
  */
-export function homeRoutes({ db, setupCode }: { db: Db; setupCode?: string }, guard: PageGuard) {
+export function homeRoutes({ db, setupCode }: { db: ShelfDb; setupCode?: string }, guard: PageGuard) {
   return new Elysia().use(surfaces).get("/", ({ request, query }) => {
     const q = oneValue(query.q)?.trim() ?? "";
     return q === "" ? guard.page(request, (shelf) => drawHome(shelf, query)) : seeOther(`/search?${new URLSearchParams({ q })}`);

@@ -1,6 +1,5 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
-import type { ContentCapture } from "../capture/fetcher";
 import { formBody } from "../request/form-body";
 import { readLimitedBytes } from "../request/limited";
 import type { NetscapeDocument } from "../bookmarks/netscape";
@@ -126,7 +125,7 @@ async function readUpload(request: Request): Promise<{ fileName: string; bytes: 
  * The upload route reads its own body (up to MAX_IMPORT_FILE_BYTES): it is registered before
  * `formBody`, whose 64 KiB limit covers the routes after it.
  */
-export function importPages({ clock, capture }: { clock: () => number; capture?: ContentCapture }, guard: PageGuard) {
+export function importPages({ clock }: { clock: () => number }, guard: PageGuard) {
   const waiting = new Pending<ImportState>({ ttlMs: IMPORT_TTL_MS, maxEntries: MAX_WAITING, maxBytes: MAX_WAITING_BYTES, sizeOf });
   const page = (user: Viewer, error?: string, status = 200) =>
     htmlResponse(importPage({ user, error, maxBytes: MAX_IMPORT_FILE_BYTES }), { status });
@@ -185,10 +184,7 @@ export function importPages({ clock, capture }: { clock: () => number; capture?:
       const state = waiting.get(params.key, shelf.user.id, now);
       if (!state) return page(shelf.viewer(), EXPIRED, 404);
       if (state.kind === "preview") {
-        const running = importBookmarks(shelf, state.document, now, {
-          record: { source: "page", fileName: state.fileName },
-          created: (links) => links.forEach((link) => capture?.enqueue(link.id, shelf.user.id, link.url)),
-        });
+        const running = importBookmarks(shelf, state.document, now, { record: { source: "page", fileName: state.fileName } });
         waiting.replace(params.key, shelf.user.id, { ...state, kind: "importing", running }, now);
         try {
           const { importId, ...report } = await running;

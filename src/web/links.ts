@@ -159,8 +159,7 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
         const titleWanted = readsPages && values.name.trim() === "" && isHttpUrl(url);
         const page = titleWanted ? await capture?.fetchNow(url) : undefined;
         if (page) values.name = titleName(page.title);
-        const link = withUnreadTitle(titleWanted && values.name.trim() === "", () => shelf.links.create(values, clock()));
-        capture?.enqueue(link.id, shelf.user.id, link.url, page);
+        withUnreadTitle(titleWanted && values.name.trim() === "", () => shelf.links.create(values, clock(), page));
       }, "link-added")), { surface: linkForm })
     .get("/links/:id/edit", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
@@ -169,10 +168,7 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
     }), { surface: PAGE_ROUTE })
     .post("/links/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const id = parseId(params.id);
-      return save(request, body, (values) => {
-        const { url, urlChanged } = shelf.links.update(id, values, clock());
-        if (urlChanged) capture?.enqueue(id, shelf.user.id, url);
-      }, "link-saved");
+      return save(request, body, (values) => shelf.links.update(id, values, clock()), "link-saved");
     }), { surface: linkForm })
     .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
