@@ -48,14 +48,18 @@ function parseIdList(list: string | null): number[] {
 
 const NEWEST_FIRST = [desc(links.createdAt), desc(links.id)];
 
-/** The order of each sort of the all-links view, ending with the id so that pages never overlap. */
-const SORT_ORDERS: Record<LinkSort, SQL[]> = {
+/** The order of each sort of a view, ending with the id so that pages never overlap; `order` is the order of the view's collection. */
+const SORT_ORDERS: Record<Exclude<LinkSort, "order">, SQL[]> = {
   newest: NEWEST_FIRST,
   oldest: [asc(links.createdAt), asc(links.id)],
   clicks: [desc(links.clicks), sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), desc(links.id)],
   recent: [sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), desc(links.id)],
   name: [sql`${links.name} COLLATE NOCASE`, asc(links.id)],
 };
+
+/** sortOf is the order of a view (checked by viewFilters: `order` comes with a collection). */
+const sortOf = ({ sort, collectionId }: LinkListQuery): SQL[] => sort !== "order" ? SORT_ORDERS[sort]
+  : [sql`(SELECT lc.position FROM link_collections lc WHERE lc.link_id = links.id AND lc.collection_id = ${collectionId})`, asc(links.id)];
 
 const isBroken = sql`${links.id} IN (SELECT link_id FROM link_health WHERE broken = 1 AND ignored = 0)`;
 
@@ -227,6 +231,7 @@ export class ShelfLinks {
     if (!Number.isInteger(limit) || limit < 1 || limit > LINK_PAGE.maxLimit) rules.fail("/limit", `Expected a whole number from 1 to ${LINK_PAGE.maxLimit}`);
     const offset = query.offset ?? 0;
     if (!Number.isSafeInteger(offset) || offset < 0) rules.fail("/offset", "Expected a whole number from 0");
+    if (query.sort === "order" && query.collectionId === undefined) rules.fail("/sort", "Expected a collection: only a collection has an order of its own");
     rules.check();
     if (query.collectionId !== undefined) ownedCollection(this.owner, query.collectionId);
     return [
@@ -246,7 +251,7 @@ export class ShelfLinks {
     const limit = query.limit ?? LINK_PAGE.defaultLimit;
     const { db, user } = this.owner;
     const total = db.select({ n: sql<number>`count(*)` }).from(links).where(and(eq(links.userId, user.id), ...where)).get()!.n;
-    return { links: this.select(where, SORT_ORDERS[query.sort], limit, query.offset ?? 0), total };
+    return { links: this.select(where, sortOf(query), limit, query.offset ?? 0), total };
   }
 
   /**
@@ -257,7 +262,7 @@ export class ShelfLinks {
     const where = this.viewFilters({ ...query, limit: undefined, offset: undefined });
     return this.owner.db.select({ id: links.id }).from(links)
       .where(and(eq(links.userId, this.owner.user.id), ...where))
-      .orderBy(...SORT_ORDERS[query.sort])
+      .orderBy(...sortOf(query))
       .limit(max + 1)
       .all()
       .map((row) => row.id);
