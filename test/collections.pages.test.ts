@@ -93,6 +93,9 @@ describe("a collection's page", () => {
     const byName = await open(t.env, `/?collection=${t.bikes.id}&sort=name`, t.cookie);
     expect(texts(byName.text, ".links .title")).toEqual(["Apex frames", "Zebra wheels"]);
     expect(attributes(byName.text, ".links button.move")).toEqual([]);
+    const view = await open(t.env, `/links?sort=order&collection=${t.bikes.id}`, t.cookie);
+    expect(texts(view.text, ".links .title")).toEqual(["Zebra wheels", "Apex frames"]);
+    expect(texts((await open(t.env, "/links?sort=order", t.cookie)).text, "#sort option[selected]")).toEqual(["Newest first"]);
   });
 
   it("moves links and sub-collections up and down, and sorts them A–Z, without scripts", async () => {

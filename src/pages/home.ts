@@ -7,7 +7,7 @@ import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell, type Pages } from "./shell";
 import { countOf, formatNumber } from "../format";
-import { branchOf, filterBox, nest, type TreeNode } from "./tree";
+import { branchOf, filterBox } from "./tree";
 
 /** The sorts as a view's select names them (`order` only for a view of one collection). */
 const SORT_LABELS: Record<LinkSort, string> = {
@@ -55,21 +55,34 @@ export interface HomeOptions {
  * collectionsSidebar lists the views and the collections as a tree in their order, marking the
  * one `view` shows (none on other pages). The top two levels show; deeper ones are folded in a
  * `<details>` per collection, open along the shown collection's branch and below it. Once
- * there are more than FILTER_FROM collections, a filter box. One pass over `collections`.
+ * there are more than FILTER_FROM collections, a filter box. One pass over `collections`
+ * (depth first: a collection's sub-collections follow it), so nothing is copied once per level.
  */
 export function collectionsSidebar(collections: CollectionSummary[], view?: SidebarView): Html {
   const current = (active: boolean) => (active ? html` aria-current="page"` : "");
   const shown = view?.kind === "collection" ? view.collection.id : undefined;
   const open = new Set(shown === undefined ? [] : branchOf(collections, shown).map((collection) => collection.id));
-  const item = ({ collection, children }: TreeNode): Html => {
-    const inside = children.length === 0 ? undefined : html`<ul>${children.map(item)}</ul>`;
-    return html`<li data-name="${collection.name}"><a class="item" href="/?collection=${collection.id}"${current(collection.id === shown)}>
+  const inside = new Map<number, number>();
+  for (const { parentId } of collections) if (parentId !== null) inside.set(parentId, (inside.get(parentId) ?? 0) + 1);
+  const tree: Html[] = [];
+  const closers: Html[] = [];
+  collections.forEach((collection, at) => {
+    tree.push(html`<li data-name="${collection.name}"><a class="item" href="/?collection=${collection.id}"${current(collection.id === shown)}>
 <span aria-hidden="true">${collection.icon}</span>
 <span class="name">${collection.name}</span>
 ${collection.visibility === "PUBLIC" ? html`<span class="badge">Public</span>` : html`<span class="visually-hidden">private,</span>`}
 <span class="count"><span class="visually-hidden">links: </span>${formatNumber(collection.linkCount)}</span>
-</a>${collection.depth < 2 || !inside ? inside : html`<details${open.has(collection.id) ? html` open` : ""}><summary>${countOf(children.length, "collection")}<span class="visually-hidden"> in ${collection.name}</span></summary>${inside}</details>`}</li>`;
-  };
+</a>`);
+    const depth = collections[at + 1]?.depth ?? 1;
+    if (depth > collection.depth) {
+      const fold = collection.depth >= 2;
+      tree.push(fold ? html`<details${open.has(collection.id) ? html` open` : ""}><summary>${countOf(inside.get(collection.id) ?? 0, "collection")}<span class="visually-hidden"> in ${collection.name}</span></summary><ul>` : html`<ul>`);
+      closers.push(fold ? html`</ul></details></li>` : html`</ul></li>`);
+      return;
+    }
+    tree.push(html`</li>`);
+    for (let level = collection.depth; level > depth; level--) tree.push(closers.pop()!);
+  });
   return html`<nav class="sidebar card" aria-label="Collections">
 <h2>Views</h2>
 <ul class="views">
@@ -79,7 +92,7 @@ ${collection.visibility === "PUBLIC" ? html`<span class="badge">Public</span>` :
 <h2 class="gap">Collections</h2>
 ${filterBox(collections, "sidebar-tree")}
 <ul class="tree" id="sidebar-tree">
-${nest(collections).map(item)}
+${tree}
 </ul>
 <a class="new" href="/collections/new">+ New collection</a>
 </nav>`;

@@ -47,22 +47,3 @@ export function subtreeOf(collections: readonly CollectionSummary[], id: number)
   while (end < collections.length && collections[end]!.depth > collections[start]!.depth) end++;
   return collections.slice(start, end);
 }
-
-/** A collection with its sub-collections, as the sidebar nests them. */
-export interface TreeNode {
-  collection: CollectionSummary;
-  children: TreeNode[];
-}
-
-/** nest turns the depth-first list into the top level's nodes, each holding its sub-collections: one pass. */
-export function nest(collections: readonly CollectionSummary[]): TreeNode[] {
-  const roots: TreeNode[] = [];
-  const path: TreeNode[] = [];
-  for (const collection of collections) {
-    const node: TreeNode = { collection, children: [] };
-    path.length = Math.min(path.length, collection.depth - 1);
-    (path.at(-1)?.children ?? roots).push(node);
-    path.push(node);
-  }
-  return roots;
-}
