@@ -98,7 +98,7 @@ ${tree}
 </nav>`;
 }
 
-/** moveButtons are the "Move up" and "Move down" buttons of one item of a collection's order (none where it cannot go), posting `by` to `action` (a button's formaction inside the bulk form). */
+/** moveButtons are the "Move up" and "Move down" buttons of one item of an order (none where it cannot go), posting `by` to their form, or to `formaction` (inside the bulk form). */
 function moveButtons(name: string, up: boolean, down: boolean, formaction?: string): Html | undefined {
   if (!up && !down) return undefined;
   const target = formaction === undefined ? "" : html` formaction="${formaction}"`;
