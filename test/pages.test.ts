@@ -441,21 +441,24 @@ describe("the home page", () => {
     expect(attributes((await open(w.env, "/", w.aliceCookie)).text, "form[role=search]")).toEqual([expect.objectContaining({ action: "/search", method: "get" })]);
   });
 
-  it("pages a big collection 50 at a time, newest first, without gaps or repeats", async () => {
+  it("pages a big collection 50 at a time, in its own order by default or newest first, without gaps or repeats", async () => {
     const w = await world();
     for (let i = 0; i < 119; i++) await createLink(w.env, w.alice, { name: `L${i}`, url: `https://l${i}.example/`, collectionIds: [w.reading.id] });
-    const seen: string[] = [];
-    let path: string | undefined = `/?collection=${w.reading.id}`;
-    const sizes: number[] = [];
-    while (path) {
-      const page = await open(w.env, path, w.aliceCookie);
-      const names = texts(page.text, ".links .title");
-      sizes.push(names.length);
-      seen.push(...names);
-      path = attributes(page.text, ".pager a").find((a) => a.href!.includes("cursor="))?.href;
-    }
-    expect(sizes).toEqual([50, 50, 20]);
-    expect(seen).toEqual([...Array.from({ length: 119 }, (_, i) => `L${118 - i}`), "Bun"]);
+    const read = async (start: string) => {
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      for (let path: string | undefined = start; path;) {
+        const page = await open(w.env, path, w.aliceCookie);
+        const names = texts(page.text, ".links .title");
+        sizes.push(names.length);
+        seen.push(...names);
+        path = attributes(page.text, ".pager a[rel=next]")[0]?.href;
+      }
+      return { sizes, seen };
+    };
+    const inOrder = ["Bun", ...Array.from({ length: 119 }, (_, i) => `L${i}`)];
+    expect(await read(`/?collection=${w.reading.id}`)).toEqual({ sizes: [50, 50, 20], seen: inOrder });
+    expect(await read(`/?collection=${w.reading.id}&sort=newest`)).toEqual({ sizes: [50, 50, 20], seen: inOrder.toReversed() });
   });
 
   it("runs a fixed number of queries however many collections and links there are", async () => {
@@ -480,11 +483,13 @@ describe("the home page", () => {
     }
   });
 
-  it("says so when a page address was tampered with", async () => {
+  it("reads a tampered page number as the first page, and says so past the end", async () => {
     const w = await world();
-    const page = await open(w.env, `/?collection=${w.reading.id}&cursor=garbage`, w.aliceCookie);
-    expect(page.status).toBe(422);
-    expect(texts(page.text, "[role=status]")).toEqual(["That page of links does not exist: start again from the newest."]);
+    const garbage = await open(w.env, `/?collection=${w.reading.id}&page=garbage&sort=nonsense`, w.aliceCookie);
+    expect(texts(garbage.text, ".links .title")).toEqual(["Bun"]);
+    expect(attributes(garbage.text, "#sort option[selected]").map((option) => option.value)).toEqual(["order"]);
+    const past = await open(w.env, `/?collection=${w.reading.id}&page=9`, w.aliceCookie);
+    expect(texts(past.text, ".empty")).toEqual(["No more links: this page is past the end."]);
   });
 
   it("shows only notices it knows (the text never comes from the address)", async () => {

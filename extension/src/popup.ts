@@ -13,6 +13,7 @@ import { byId, say } from "./dom";
 import { findSaved, sameUrl, type SavedMatch } from "./normalize";
 import { forgetToken, loadState } from "./state";
 import { linkName, saveAllTabs, summarize, type SaveAllReport, type TabEntry } from "./tabs";
+import { FILTER_FROM, shownBy, treeLabel, treeRows } from "./tree";
 import { webext } from "./webext";
 
 const ext = webext();
@@ -136,19 +137,34 @@ function editLink(match: SavedMatch): void {
   say(byId("duplicate"), `${savedWhere(match)} Update it here, or save it again as a new link.`, "warning");
 }
 
+/**
+ * filterBy shows the filter box `id` once there are more than FILTER_FROM collections: what is
+ * typed hides the items (each named by its collection, in order) whose name does not hold it.
+ */
+function filterBy(id: string, items: readonly HTMLElement[]): void {
+  const input = byId<HTMLInputElement>(id);
+  input.hidden = collections.length <= FILTER_FROM;
+  // Enter filters; it never saves the form around the box.
+  input.onkeydown = (event) => void (event.key === "Enter" && event.preventDefault());
+  input.oninput = () => items.forEach((item, at) => void (item.hidden = !shownBy(collections[at]!.name, input.value)));
+}
+
+/** renderCollections ticks collections as a tree, each indented by its depth, with a filter box. */
 function renderCollections(): void {
   const fieldset = byId("collections");
-  fieldset.replaceChildren(fieldset.querySelector("legend")!);
-  for (const collection of collections) {
+  const labels = treeRows(collections).map(({ collection, depth }) => {
     const label = document.createElement("label");
     label.className = "check";
+    label.style.paddingLeft = `${(depth - 1) * 1.1}rem`;
     const box = document.createElement("input");
     box.type = "checkbox";
     box.value = String(collection.id);
     box.checked = collection.isDefault;
     label.append(box, ` ${collection.icon} ${collection.name}`);
-    fieldset.append(label);
-  }
+    return label;
+  });
+  fieldset.replaceChildren(fieldset.querySelector("legend")!, ...labels);
+  filterBy("collections-filter", labels);
 }
 
 function renderFavorites(origin: string, favorites: readonly LinkJson[]): void {
@@ -273,17 +289,17 @@ async function runSaveAll(client: Client, page: CurrentPage): Promise<void> {
   else saveAll.disabled = false;
 }
 
-/** renderSaveAll offers the collections to save all tabs into, the Inbox chosen. */
+/** renderSaveAll offers the collections to save all tabs into as a tree, indented, with a filter box, the Inbox chosen. */
 function renderSaveAll(): void {
-  saveAllCollection.replaceChildren(
-    ...collections.map((collection) => {
-      const option = document.createElement("option");
-      option.value = String(collection.id);
-      option.textContent = `${collection.icon} ${collection.name}`;
-      option.selected = collection.isDefault;
-      return option;
-    }),
-  );
+  const options = treeRows(collections).map((row) => {
+    const option = document.createElement("option");
+    option.value = String(row.collection.id);
+    option.textContent = treeLabel(row);
+    option.selected = row.collection.isDefault;
+    return option;
+  });
+  saveAllCollection.replaceChildren(...options);
+  filterBy("save-all-filter", options);
   byId("save-all-section").hidden = false;
 }
 

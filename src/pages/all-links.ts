@@ -1,10 +1,11 @@
 import type { CollectionSummary, LinkSort } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
 import { bulkForm } from "./bulk";
-import { collectionsSidebar } from "./home";
+import { collectionsSidebar, sortOptions } from "./home";
 import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
+import { filterBox, treeOptions } from "./tree";
 import { countOf, formatNumber } from "../format";
 import { LINK_PAGE } from "../shelf/limits";
 import type { LinkJson } from "../contract/links";
@@ -17,15 +18,6 @@ export interface AllLinksView {
   broken: boolean;
   page: number;
 }
-
-/** The sorts as the view's select names them. */
-const SORT_LABELS: Record<LinkSort, string> = {
-  newest: "Newest first",
-  oldest: "Oldest first",
-  clicks: "Most clicked",
-  recent: "Recently clicked",
-  name: "Name A–Z",
-};
 
 export interface AllLinksOptions {
   user: Viewer;
@@ -50,12 +42,13 @@ function viewForm({ view, collections }: AllLinksOptions): Html {
   return html`<form class="refine view" method="get" action="/links">
 <div><label for="sort">Order</label>
 <select id="sort" name="sort">
-${Object.entries(SORT_LABELS).map(([sort, label]) => html`<option value="${sort}"${sort === view.sort ? html` selected` : ""}>${label}</option>`)}
+${sortOptions(view.sort, view.collectionId !== undefined)}
 </select></div>
 <div><label for="collection">In</label>
+${filterBox(collections, "collection")}
 <select id="collection" name="collection">
 <option value="">All collections</option>
-${collections.map((collection) => html`<option value="${collection.id}"${collection.id === view.collectionId ? html` selected` : ""}>${collection.icon} ${collection.name}</option>`)}
+${treeOptions(collections, view.collectionId)}
 </select></div>
 <div>
 <label class="choice"><input type="checkbox" name="favorites" value="on"${view.favorites ? html` checked` : ""}> Favorites only</label>

@@ -8,6 +8,7 @@ import { BULK_MAX_IDS, type LinkJson } from "../contract/links";
 import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
+import { filterBox, treeOptions } from "./tree";
 import { countOf, formatNumber } from "../format";
 
 export interface BulkFormOptions {
@@ -63,9 +64,10 @@ ${options.links.length === 0 ? undefined : html`<fieldset class="bulk-bar">
 ${actions.map(([action, label]) => html`<option value="${action}">${label}</option>`)}
 </select></div>
 <div><label for="bulk-collection">Collection (move, add)</label>
+${filterBox(options.collections, "bulk-collection")}
 <select id="bulk-collection" name="collectionId">
 <option value="" selected>Choose a collection…</option>
-${options.collections.map((collection) => html`<option value="${collection.id}">${collection.icon} ${collection.name}</option>`)}
+${treeOptions(options.collections)}
 </select></div>
 </div>
 <div class="actions">

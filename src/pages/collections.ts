@@ -4,6 +4,8 @@ import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type 
 import { html, type Html } from "./html";
 import { shell } from "./shell";
 import { countOf } from "../format";
+import { readId } from "../ids";
+import { filterBox, subtreeOf, treeOptions } from "./tree";
 
 /** What a collection form holds: as stored, or as typed when the service refused it. */
 export interface CollectionFormValues {
@@ -14,12 +16,16 @@ export interface CollectionFormValues {
   /** The icon chosen among ICON_CHOICES. */
   iconChoice: string;
   visibility: string;
+  /** The parent chosen, as the picker's value ("": the top level); undefined where there is no picker (the Inbox's form). */
+  parentId?: string;
 }
 
 export interface CollectionFormOptions {
   user: Viewer;
   /** Absent: a new collection. */
   collection?: CollectionSummary;
+  /** Every collection of the user, as `summaries()` lists them: the parent picker's tree. */
+  collections: CollectionSummary[];
   values: CollectionFormValues;
   errors: FieldErrors;
 }
@@ -35,7 +41,26 @@ const VISIBILITIES = [
   { value: "PUBLIC", label: "Public", hint: "Anyone with the address can read it and its feed, and open its links." },
 ] as const;
 
-/** collectionFormPage: create or edit a collection (name, description, emoji icon, visibility). */
+/**
+ * parentPicker chooses where a collection goes: the top level or inside another, the tree
+ * indented; never the Inbox, nor (editing) the collection itself or one of its sub-collections.
+ * The Inbox's own form has none: it stays at the top level.
+ */
+function parentPicker({ collections, collection, values, errors }: CollectionFormOptions): Html | undefined {
+  if (values.parentId === undefined) return undefined;
+  const inside = new Set(collection ? subtreeOf(collections, collection.id).map((child) => child.id) : []);
+  const offered = collections.filter((other) => !other.isDefault && !inside.has(other.id));
+  const messages = errors.get("parentId");
+  return html`<label for="parentId">Inside</label>
+${filterBox(offered, "parentId", "Filter the collections to put it in")}
+<select id="parentId" name="parentId"${messages?.length ? html` aria-describedby="parentId-error" aria-invalid="true"` : ""}>
+<option value="">Top level</option>
+${treeOptions(offered, readId(values.parentId))}
+</select>
+${fieldMessages("parentId", messages)}`;
+}
+
+/** collectionFormPage: create or edit a collection (name, description, emoji icon, visibility, parent). */
 export function collectionFormPage(options: CollectionFormOptions): Html {
   const { values, errors, collection } = options;
   const visibilityErrors = errors.get("visibility");
@@ -44,6 +69,7 @@ export function collectionFormPage(options: CollectionFormOptions): Html {
 ${errorSummary(errors, "The collection")}
 <form method="post" action="${collection ? `/collections/${collection.id}` : "/collections"}" novalidate>
 ${textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
+${parentPicker(options)}
 ${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 254 characters" })}
 ${textField({ name: "icon", label: "Icon", value: values.icon, errors, hint: "One emoji, such as a flag; it wins over a choice below; both empty: the default icon", autocomplete: "off", extra: html` spellcheck="false"` })}
 <fieldset>

@@ -4,6 +4,7 @@ import type { LinkJson } from "../contract/links";
 import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
+import { filterBox } from "./tree";
 import { countOf } from "../format";
 
 /** Built on first use: a date format loads ICU's locale data, a few milliseconds at every start otherwise. */
@@ -44,9 +45,10 @@ export function pickBox(link: LinkJson): Html {
  * linkItem is one row of a link list inside the bulk form (src/pages/bulk.ts): its checkbox,
  * icon, name (through `/l/:id`, so opening it counts a click), host, description, clicks and
  * last click; a favorite toggle (a button of the bulk form posting to the link's own toggle,
- * which returns to the form's `next`), the link's page and its edit form. A `broken` link is marked.
+ * which returns to the form's `next`), the link's page and its edit form, after the `moves`
+ * given (a collection's order). A `broken` link is marked.
  */
-export function linkItem(link: LinkJson, broken = false): Html {
+export function linkItem(link: LinkJson, broken = false, moves?: Html): Html {
   const clicks = countOf(link.clicks, "click");
   return html`<li data-link="${link.id}">
 ${pickBox(link)}
@@ -58,6 +60,7 @@ ${link.description ? html`<p class="description">${link.description}</p>` : unde
 <div class="meta">${clicks} · ${link.lastClickedAt ? html`last click ${when(link.lastClickedAt)}` : "never clicked"}</div>
 </div>
 <div class="row-actions">
+${moves}
 <button type="submit" formaction="/links/${link.id}/favorite" class="star" aria-pressed="${link.favorite ? "true" : "false"}" aria-label="Favorite: ${link.name}" title="${link.favorite ? "Remove from favorites" : "Mark as favorite"}">${link.favorite ? "★" : "☆"}</button>
 <a href="/links/${link.id}" aria-label="Details of ${link.name}">Details</a>
 <a class="edit" href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>
@@ -87,7 +90,7 @@ export interface LinkFormOptions {
   titleFromPage?: boolean;
 }
 
-/** linkFormPage: add or edit a link; collections as a group of checkboxes (none: the Inbox). */
+/** linkFormPage: add or edit a link; collections as a group of checkboxes, the tree indented (none ticked: the Inbox). */
 export function linkFormPage(options: LinkFormOptions): Html {
   const { values, errors, linkId } = options;
   const editing = linkId !== undefined;
@@ -107,8 +110,9 @@ ${textField({ name: "description", label: "Description (optional)", value: value
 <fieldset${invalidGroup("collectionIds", collectionErrors)}>
 <legend>Collections</legend>
 <p class="hint" id="collections-hint">None ticked: the link goes to the Inbox.</p>
-<div class="choices">
-${options.collections.map((collection) => html`<label class="choice"><input type="checkbox" name="collectionIds" value="${collection.id}"${chosen.has(collection.id) ? html` checked` : ""}> <span aria-hidden="true">${collection.icon}</span> ${collection.name}</label>`)}
+${filterBox(options.collections, "collection-choices")}
+<div class="tree-choices" id="collection-choices">
+${options.collections.map((collection) => html`<label class="choice" style="--depth: ${collection.depth}" data-name="${collection.name}"><input type="checkbox" name="collectionIds" value="${collection.id}"${chosen.has(collection.id) ? html` checked` : ""}> <span aria-hidden="true">${collection.icon}</span> ${collection.name}</label>`)}
 </div>
 ${fieldMessages("collectionIds", collectionErrors)}
 </fieldset>

@@ -1,5 +1,6 @@
 import type { LinkJson } from "../contract/links";
 import type { PublicCollectionView } from "../shelf/types";
+import type { PublicChild } from "../shelf/visibility";
 import { html, type Html } from "./html";
 import { faviconFor, hostOf } from "./links";
 import { pager, shell } from "./shell";
@@ -8,12 +9,15 @@ export interface PublicCollectionOptions {
   collection: PublicCollectionView;
   authorName: string;
   links: LinkJson[];
+  /** Its PUBLIC sub-collections, each linked to its own public page. */
+  children: PublicChild[];
   older?: string;
   first?: string;
 }
 
 /**
- * publicCollectionPage: a PUBLIC collection, read-only, for anyone. Links go through `/l/:id`
+ * publicCollectionPage: a PUBLIC collection, read-only, for anyone: its PUBLIC sub-collections
+ * (each a link to its own page), then its links. Links go through `/l/:id`
  * (clicks count); no click counts, favorites or edit controls are shown to visitors.
  */
 export function publicCollectionPage(options: PublicCollectionOptions): Html {
@@ -26,6 +30,8 @@ export function publicCollectionPage(options: PublicCollectionOptions): Html {
 </div>
 <p class="muted">A public collection by ${options.authorName}.</p>
 ${collection.description ? html`<p>${collection.description}</p>` : undefined}
+${options.children.length === 0 ? undefined : html`<h2>Collections inside</h2>
+<ul class="children">${options.children.map((child) => html`<li><span aria-hidden="true">${child.icon}</span> <a href="/c/${child.id}">${child.name}</a></li>`)}</ul>`}
 ${options.links.length === 0 ? html`<p class="empty">No links here yet.</p>` : html`<ul class="links public">
 ${options.links.map((link) => html`<li>
 ${faviconFor(link.url)}

@@ -48,7 +48,10 @@ p { margin: .25rem 0 .75rem; }
 .sidebar .name { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .sidebar .count { font-size: .85rem; font-variant-numeric: tabular-nums; opacity: .8; }
 .sidebar .new { display: inline-block; margin-top: .6rem; font-size: .9rem; }
-@media (max-width: 47.99rem) { .sidebar ul { display: flex; flex-wrap: wrap; gap: .25rem; }
+.sidebar ul ul { padding-left: .9rem; }
+.sidebar summary { font-size: .8rem; color: var(--muted); padding: .1rem .5rem; cursor: pointer; }
+.filter input { padding: .35rem .6rem; margin: 0 0 .4rem; }
+@media (max-width: 47.99rem) { .sidebar ul.views { display: flex; flex-wrap: wrap; gap: .25rem; }
   .sidebar a.item { border: 1px solid var(--border); } .sidebar .name { max-width: 9rem; } }
 .badge { display: inline-block; font-size: .75rem; font-weight: 600; padding: .05rem .45rem; border-radius: 999px;
   border: 1px solid var(--border); color: var(--muted); vertical-align: middle; }
@@ -75,6 +78,21 @@ p { margin: .25rem 0 .75rem; }
   .links.pickable > li { grid-template-columns: 1.1rem 1.25rem minmax(0, 1fr); }
   .links > li > .row-actions { grid-column: -2; }
 }
+.crumbs ol { list-style: none; margin: 0 0 .4rem; padding: 0; display: flex; flex-wrap: wrap; gap: .2rem; font-size: .9rem; }
+.crumbs li + li::before { content: "›"; margin-right: .2rem; color: var(--muted); }
+.crumbs a[aria-current] { color: var(--text); text-decoration: none; }
+.arrange { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin-bottom: 1rem; }
+.arrange form { margin: 0; }
+.sort { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.sort label { margin: 0; }
+.sort select { width: auto; }
+.children { list-style: none; margin: 0 0 1rem; padding: 0; }
+.children > li { display: flex; flex-wrap: wrap; align-items: center; gap: .2rem .6rem; padding: .4rem 0; border-top: 1px solid var(--border); }
+.children > li:first-child { border-top: 0; }
+.children form { margin: 0 0 0 auto; }
+.moves { display: inline-flex; gap: .2rem; }
+button.move { background: none; border: 1px solid var(--border); color: var(--accent); padding: 0 .45rem; font-weight: 400; }
+.tree-choices .choice { margin-left: calc((var(--depth) - 1) * 1.25rem); }
 .links .pick { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }
 [hidden] { display: none !important; }
 .bulk-bar { border: 1px solid var(--border); border-radius: 8px; padding: .5rem .8rem .8rem; margin: 0 0 .75rem; }
@@ -113,7 +131,6 @@ input, textarea, select { width: 100%; font: inherit; padding: .55rem .7rem; bor
 textarea { min-height: 5rem; resize: vertical; }
 input[type="checkbox"], input[type="radio"] { width: auto; margin: 0; accent-color: var(--accent); }
 .choice { display: flex; align-items: center; gap: .5rem; font-weight: 400; margin: .35rem 0; }
-.choices { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 0 1rem; }
 [aria-invalid="true"] { border-color: var(--error); }
 .field-error { color: var(--error); font-size: .9rem; margin: .3rem 0 0; }
 .error { background: var(--error-bg); color: var(--error); border-radius: 8px; padding: .6rem .8rem; margin: .5rem 0 1rem; }

@@ -33,9 +33,10 @@ ${SHORTCUTS.map(([key, what]) => html`<dt><kbd>${key}</kbd></dt><dd>${what}</dd>
 }
 
 /**
- * SHORTCUTS_JS: the list pages' keyboard shortcuts (SHORTCUTS) and the "Select all on this
- * page" checkbox. A key does nothing while a text field, text area or select has the focus,
- * nor with Ctrl, Alt or ⌘, nor while the help dialog is open.
+ * SHORTCUTS_JS: the list pages' keyboard shortcuts (SHORTCUTS), the "Select all on this
+ * page" checkbox and the collection lists' filter boxes (src/pages/tree.ts: an item whose name
+ * holds the words shows with its parents, their folds opened). A key does nothing while a text
+ * field, text area or select has the focus, nor with Ctrl, Alt or ⌘, nor while the help dialog is open.
  */
 export const SHORTCUTS_JS = `(function () {
   var rows = function () { return Array.prototype.slice.call(document.querySelectorAll("li[data-link]")); };
@@ -48,6 +49,26 @@ export const SHORTCUTS_JS = `(function () {
       document.querySelectorAll("input.pick").forEach(function (pick) { pick.checked = box.checked; });
     });
   }
+  document.querySelectorAll("[data-filter-box]").forEach(function (box) {
+    box.hidden = false;
+    var input = box.querySelector("input");
+    var list = document.getElementById(input.getAttribute("data-filter"));
+    // Enter filters; it never submits the form around the box.
+    input.addEventListener("keydown", function (event) { if (event.key === "Enter") event.preventDefault(); });
+    input.addEventListener("input", function () {
+      var words = input.value.trim().toLowerCase();
+      var items = list.querySelectorAll("[data-name]");
+      items.forEach(function (item) { item.hidden = words !== "" && item.getAttribute("data-name").toLowerCase().indexOf(words) === -1; });
+      if (words === "") return;
+      items.forEach(function (item) {
+        if (item.hidden) return;
+        for (var up = item.parentElement; up && up !== list; up = up.parentElement) {
+          if (up.hasAttribute("data-name")) up.hidden = false;
+          if (up.tagName === "DETAILS") up.open = true;
+        }
+      });
+    });
+  });
   var dialog = document.getElementById("shortcuts");
   var typing = function (el) {
     if (!el || !el.tagName) return false;

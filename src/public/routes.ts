@@ -45,6 +45,7 @@ export function publicRoutes({ db, config, peerAddress }: Network & { db: ShelfD
         collection: found.collection,
         authorName: found.authorName,
         links: page.links,
+        children: found.children(),
         older: page.nextCursor === null ? undefined : `${self}?cursor=${encodeURIComponent(page.nextCursor)}`,
         first: cursor === undefined ? undefined : self,
       }));
@@ -53,7 +54,7 @@ export function publicRoutes({ db, config, peerAddress }: Network & { db: ShelfD
       surface: { ...PUBLIC_ROUTE, invalid: (_, error) => (error instanceof ValidationFailed ? new NotFound() : error) },
       detail: describeRoute({
         tag: "public", summary: "A public collection's page",
-        description: "Read-only HTML for anyone: the collection, its owner's name and its links (newest first, 50 a page), each through /l/{id} so clicks count.",
+        description: "Read-only HTML for anyone: the collection, its owner's name, its public sub-collections and its links (newest first, 50 a page), each through /l/{id} so clicks count.",
         query: { cursor: { description: "The next page, from the page's \"Older links\" link.", required: false } },
         responses: {
           200: { description: "The page.", media: ["text/html"] },

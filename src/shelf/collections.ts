@@ -168,9 +168,10 @@ export class ShelfCollections {
   }
 
   /**
-   * shift moves an item of a collection (or a collection of the top level: null) one place
-   * earlier (-1) or later (1) in its order; at either end, or next to the Inbox, nothing moves.
-   * An item that is not there is NotFound.
+   * shift moves an item of a collection (or a collection of the top level: null) past the
+   * nearest item of its kind earlier (-1) or later (1) in its order, as the pages show a
+   * collection's sub-collections apart from its links; at either end, or next to the Inbox,
+   * nothing moves. An item that is not there is NotFound.
    */
   shift(parentId: number | null, item: OrderItem, by: -1 | 1, now: number): void {
     const { db } = this.owner;
@@ -179,9 +180,11 @@ export class ShelfCollections {
       const items = itemsOf(this.owner, parentId);
       const at = items.findIndex((entry) => entry.kind === item.kind && entry.id === item.id);
       if (at === -1) throw new NotFound();
-      const other = items[at + by];
+      let to = at + by;
+      while (items[to] && items[to]!.kind !== item.kind) to += by;
+      const other = items[to];
       if (!other || other.position === -Infinity || items[at]!.position === -Infinity) return;
-      [items[at], items[at + by]] = [other, items[at]!];
+      [items[at], items[to]] = [other, items[at]!];
       writeOrder(this.owner, parentId, items);
       if (parentId !== null) db.update(collections).set({ updatedAt: now }).where(eq(collections.id, parentId)).run();
     }, { behavior: "immediate" });

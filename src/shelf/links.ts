@@ -3,6 +3,7 @@
  * one owner. The API, the web pages, the importer and the CLI reach links only through here.
  */
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { preparedQueries } from "../db/client";
 import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
@@ -48,14 +49,20 @@ function parseIdList(list: string | null): number[] {
 
 const NEWEST_FIRST = [desc(links.createdAt), desc(links.id)];
 
-/** The order of each sort of the all-links view, ending with the id so that pages never overlap. */
-const SORT_ORDERS: Record<LinkSort, SQL[]> = {
+/** The order of each sort of a view, ending with the id so that pages never overlap; `order` is the order of the view's collection. */
+const SORT_ORDERS: Record<Exclude<LinkSort, "order">, SQL[]> = {
   newest: NEWEST_FIRST,
   oldest: [asc(links.createdAt), asc(links.id)],
   clicks: [desc(links.clicks), sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), desc(links.id)],
   recent: [sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), desc(links.id)],
   name: [sql`${links.name} COLLATE NOCASE`, asc(links.id)],
 };
+
+/** What a view is read in: the order of one of SORT_ORDERS, or a collection's own order (its memberships' positions). */
+type ViewOrder = SQL[] | { collectionId: number };
+
+/** sortOf is the order of a view (checked by viewFilters: `order` comes with a collection). */
+const sortOf = ({ sort, collectionId }: LinkListQuery): ViewOrder => (sort === "order" ? { collectionId: collectionId! } : SORT_ORDERS[sort]);
 
 const isBroken = sql`${links.id} IN (SELECT link_id FROM link_health WHERE broken = 1 AND ignored = 0)`;
 
@@ -152,7 +159,7 @@ export class ShelfLinks {
   constructor(private readonly owner: Owner) {}
 
   /** select reads the owner's links matching `where`, each with its collection ids, in `order`. */
-  private select(where: (SQL | undefined)[], order: SQL[], limit?: number, offset = 0): LinkJson[] {
+  private select(where: (SQL | undefined)[], order: ViewOrder, limit?: number, offset = 0): LinkJson[] {
     const query = this.owner.db
       .select({
         link: links,
@@ -160,10 +167,23 @@ export class ShelfLinks {
         collectionIds: sql<string | null>`(SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = links.id)`,
       })
       .from(links)
-      .where(and(eq(links.userId, this.owner.user.id), ...where))
-      .orderBy(...order);
-    const rows = limit === undefined ? query.all() : query.limit(limit).offset(offset).all();
+      .$dynamic();
+    const ordered = this.inOrder(query, where, order);
+    const rows = limit === undefined ? ordered.all() : ordered.limit(limit).offset(offset).all();
     return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds)));
+  }
+
+  /**
+   * inOrder narrows a read of links to the owner's matching `where`, in `order`; in a
+   * collection's own order, through its memberships, read in their order from their index:
+   * from the collection's links, not all of the owner's.
+   */
+  private inOrder<Query extends SQLiteSelect>(query: Query, where: (SQL | undefined)[], order: ViewOrder): Query {
+    if (Array.isArray(order)) return query.where(and(eq(links.userId, this.owner.user.id), ...where)).orderBy(...order);
+    // `+` keeps SQLite from reading every one of the owner's links by the user's index instead.
+    // Every caller names its columns, so the join leaves the rows' shape as it was.
+    return query.innerJoin(linkCollections, and(eq(linkCollections.linkId, links.id), eq(linkCollections.collectionId, order.collectionId)))
+      .where(and(sql`+${links.userId} = ${this.owner.user.id}`, ...where)).orderBy(asc(linkCollections.position), asc(links.id)) as unknown as Query;
   }
 
   /** row is the owner's link with that id; another user's id is NotFound like an unknown one. */
@@ -241,10 +261,12 @@ export class ShelfLinks {
     if (!Number.isInteger(limit) || limit < 1 || limit > LINK_PAGE.maxLimit) rules.fail("/limit", `Expected a whole number from 1 to ${LINK_PAGE.maxLimit}`);
     const offset = query.offset ?? 0;
     if (!Number.isSafeInteger(offset) || offset < 0) rules.fail("/offset", "Expected a whole number from 0");
+    if (query.sort === "order" && query.collectionId === undefined) rules.fail("/sort", "Expected a collection: only a collection has an order of its own");
     rules.check();
     if (query.collectionId !== undefined) ownedCollection(this.owner, query.collectionId);
     return [
-      query.collectionId === undefined ? undefined : inCollection(query.collectionId),
+      // A collection's own order reads its memberships (inOrder): no other condition needed.
+      query.collectionId === undefined || query.sort === "order" ? undefined : inCollection(query.collectionId),
       query.favorite ? eq(links.favorite, true) : undefined,
       query.broken ? isBroken : undefined,
     ];
@@ -258,9 +280,8 @@ export class ShelfLinks {
   list(query: LinkListQuery): LinkListPage {
     const where = this.viewFilters(query);
     const limit = query.limit ?? LINK_PAGE.defaultLimit;
-    const { db, user } = this.owner;
-    const total = db.select({ n: sql<number>`count(*)` }).from(links).where(and(eq(links.userId, user.id), ...where)).get()!.n;
-    return { links: this.select(where, SORT_ORDERS[query.sort], limit, query.offset ?? 0), total };
+    const total = this.inOrder(this.owner.db.select({ n: sql<number>`count(*)` }).from(links).$dynamic(), where, sortOf(query)).get()!.n;
+    return { links: this.select(where, sortOf(query), limit, query.offset ?? 0), total };
   }
 
   /**
@@ -269,9 +290,7 @@ export class ShelfLinks {
    */
   matchingIds(query: LinkListQuery, max: number): number[] {
     const where = this.viewFilters({ ...query, limit: undefined, offset: undefined });
-    return this.owner.db.select({ id: links.id }).from(links)
-      .where(and(eq(links.userId, this.owner.user.id), ...where))
-      .orderBy(...SORT_ORDERS[query.sort])
+    return this.inOrder(this.owner.db.select({ id: links.id }).from(links).$dynamic(), where, sortOf(query))
       .limit(max + 1)
       .all()
       .map((row) => row.id);

@@ -19,8 +19,11 @@ export interface LinkQuery {
   limit?: number;
 }
 
-/** The orders of the all-links view: newest first, oldest first, most clicked, recently clicked, name A–Z. */
-export const LINK_SORTS = ["newest", "oldest", "clicks", "recent", "name"] as const;
+/**
+ * The orders of a view of links: a collection's own order (a view of one collection only),
+ * newest first, oldest first, most clicked, recently clicked, name A–Z.
+ */
+export const LINK_SORTS = ["order", "newest", "oldest", "clicks", "recent", "name"] as const;
 export type LinkSort = (typeof LINK_SORTS)[number];
 
 /** A view of every link of a shelf: an order, filters, and a page by offset. */

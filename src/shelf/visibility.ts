@@ -1,11 +1,11 @@
 /**
  * What anyone may see without owning it: a link in a PUBLIC collection (through `/l/:id`) and
- * a PUBLIC collection's page and feed. The one place that decides visibility; a private link
+ * a PUBLIC collection's page (with its PUBLIC sub-collections) and feed. The one place that decides visibility; a private link
  * or collection answers exactly like an unknown id.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
-import { collections, links, users } from "../db/schema";
+import { collections, links, users, type CollectionRow } from "../db/schema";
 import type { LinkPage, LinkQuery, PublicCollectionView } from "./types";
 import { ShelfLinks } from "./links";
 
@@ -41,7 +41,12 @@ export interface PublicCollection {
   authorName: string;
   /** A page of its links, newest first (a cursor that names no page is a ValidationFailed). */
   links(query: Omit<LinkQuery, "collectionId" | "q" | "favorite">): LinkPage;
+  /** Its PUBLIC sub-collections, in its order: a PRIVATE one is never among them. */
+  children(): PublicChild[];
 }
+
+/** A PUBLIC sub-collection as a public page links to it. */
+export type PublicChild = Pick<CollectionRow, "id" | "name" | "icon">;
 
 /** publicCollection is a PUBLIC collection; private and unknown ids alike are undefined. */
 export function publicCollection(db: Db, id: number): PublicCollection | undefined {
@@ -61,5 +66,8 @@ export function publicCollection(db: Db, id: number): PublicCollection | undefin
     collection,
     authorName: author.name,
     links: (query) => authorLinks.search({ ...query, collectionId: collection.id }),
+    children: () => db.select({ id: collections.id, name: collections.name, icon: collections.icon }).from(collections)
+      .where(and(eq(collections.parentId, collection.id), eq(collections.visibility, "PUBLIC")))
+      .orderBy(asc(collections.position), asc(collections.id)).all(),
   };
 }

@@ -3,15 +3,17 @@ import type { CollectionSummary } from "../shelf/types";
 import type { CollectionBody } from "../contract/collections";
 import type { Shelf } from "../shelf/shelf";
 import { ValidationFailed } from "../errors";
-import { parseId } from "../ids";
+import { parseId, readId } from "../ids";
 import { collectionDeletePage, collectionFormPage, iconValues, type CollectionFormValues } from "../pages/collections";
 import { fieldErrorsOf, type FieldErrors } from "../pages/form";
-import { formField, submittedForm } from "../request/form-body";
-import { seeOther } from "../request/origin";
+import { formField, formValues, submittedForm } from "../request/form-body";
+import type { Network } from "../request/arrival";
+import { ownOrigin, safeNext, seeOther } from "../request/origin";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import { htmlResponse } from "../pages/html";
 import type { PageGuard } from "./guard";
 import { withNotice } from "./notices";
+import { oneValue } from "./query";
 
 /** collectionInput turns a form into the service's input; visibility is the one thing the service's types (not its rules) decide. */
 function collectionInput(values: CollectionFormValues): CollectionBody {
@@ -19,25 +21,41 @@ function collectionInput(values: CollectionFormValues): CollectionBody {
     throw new ValidationFailed([{ path: "/visibility", message: "Expected PUBLIC or PRIVATE" }]);
   }
   // An empty icon is the default icon; an empty description clears it (as `""` does on the API). The typed icon wins over the chosen one.
-  return { name: values.name, description: values.description, icon: values.icon.trim() || values.iconChoice, visibility: values.visibility };
+  // A parent that is not an id is read as 0, which the service refuses; no picker (the Inbox's form) keeps the parent.
+  const parentId = values.parentId === undefined ? undefined : values.parentId === "" ? null : readId(values.parentId) ?? 0;
+  return { name: values.name, description: values.description, icon: values.icon.trim() || values.iconChoice, visibility: values.visibility, parentId };
+}
+
+/** byOf reads a move's `by`: `up` or `down`. */
+function byOf(body: unknown): -1 | 1 {
+  const by = formField(body, "by");
+  if (by !== "up" && by !== "down") throw new ValidationFailed([{ path: "/by", message: "Expected up or down" }]);
+  return by === "up" ? -1 : 1;
 }
 
 /**
- * collectionPages: create (`/collections/new`), edit (`/collections/:id/edit`) and delete
- * (`/collections/:id/delete`, a confirmation form; the Inbox cannot be deleted) through the
- * collections service, the API's own write path. A refusal shows the form again (the routes'
- * declared `invalid`).
+ * collectionPages: create (`/collections/new`, `?parent=ID` chosen as its parent), edit
+ * (`/collections/:id/edit`) and delete (`/collections/:id/delete`, a confirmation form; the
+ * Inbox cannot be deleted) through the collections service, the API's own write path. A
+ * refusal shows the form again (the routes' declared `invalid`). The order's forms move a
+ * collection among its parent's items (`/collections/:id/shift`), a link among its
+ * collection's (`/collections/:id/links/:link/shift`), both with `by=up|down`, or sort a
+ * collection's items A–Z (`/collections/:id/sort`), then go back to `next` (303).
  */
-export function collectionPages({ clock }: { clock: () => number }, guard: PageGuard) {
+export function collectionPages({ clock, config, peerAddress }: Network & { clock: () => number }, guard: PageGuard) {
   const form = (shelf: Shelf, values: CollectionFormValues, errors: FieldErrors, collection?: CollectionSummary, status = 200) =>
-    htmlResponse(collectionFormPage({ user: shelf.viewer(), collection, values, errors }), { status });
+    htmlResponse(collectionFormPage({ user: shelf.viewer(), collection, collections: shelf.collections.summaries(), values, errors }), { status });
   const typed = (body: unknown): CollectionFormValues => ({
     name: formField(body, "name"),
     description: formField(body, "description"),
     icon: formField(body, "icon"),
     iconChoice: formField(body, "icon-choice"),
     visibility: formField(body, "visibility"),
+    parentId: formValues(body, "parentId").length === 0 ? undefined : formField(body, "parentId"),
   });
+  /** back is where an order's form returns: its `next` on this server, else the collection's page. */
+  const back = (request: Request, body: unknown, id: number) =>
+    seeOther(formField(body, "next") === "" ? `/?collection=${id}` : safeNext(formField(body, "next"), ownOrigin(request, { config, peerAddress })));
 
   /** The create and edit forms: a refusal shows the form again, as typed, with the messages beside the fields. */
   const collectionForm: Surface = {
@@ -52,16 +70,17 @@ export function collectionPages({ clock }: { clock: () => number }, guard: PageG
 
   return new Elysia()
     .use(surfaces)
-    .get("/collections/new", ({ request }) => guard.page(request, (shelf) =>
-      form(shelf, { name: "", description: "", icon: "", iconChoice: "", visibility: "PRIVATE" }, new Map())), { surface: PAGE_ROUTE })
+    .get("/collections/new", ({ request, query }) => guard.page(request, (shelf) =>
+      form(shelf, { name: "", description: "", icon: "", iconChoice: "", visibility: "PRIVATE", parentId: oneValue(query.parent) ?? "" }, new Map())), { surface: PAGE_ROUTE })
     .post("/collections", ({ request, body }) => guard.form(request, (shelf) => {
       const created = shelf.collections.create(collectionInput(typed(body)), clock());
       return seeOther(withNotice(`/?collection=${created.id}`, "collection-created"));
     }), { surface: collectionForm })
     .get("/collections/:id/edit", ({ request, params }) => guard.page(request, (shelf) => {
       const collection = shelf.collections.summary(parseId(params.id));
-      const { name, description, icon, visibility } = collection;
-      return form(shelf, { name, description: description ?? "", ...iconValues(icon), visibility }, new Map(), collection);
+      const { name, description, icon, visibility, parentId } = collection;
+      const parent = collection.isDefault ? undefined : String(parentId ?? "");
+      return form(shelf, { name, description: description ?? "", ...iconValues(icon), visibility, parentId: parent }, new Map(), collection);
     }), { surface: PAGE_ROUTE })
     .post("/collections/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const collection = shelf.collections.summary(parseId(params.id));
@@ -74,5 +93,20 @@ export function collectionPages({ clock }: { clock: () => number }, guard: PageG
     .post("/collections/:id/delete", ({ request, params }) => guard.form(request, (shelf) => {
       shelf.collections.delete(parseId(params.id));
       return seeOther(withNotice("/", "collection-deleted"));
+    }), { surface: PAGE_ROUTE })
+    .post("/collections/:id/shift", ({ request, params, body }) => guard.form(request, (shelf) => {
+      const collection = shelf.collections.summary(parseId(params.id));
+      shelf.collections.shift(collection.parentId, { kind: "collection", id: collection.id }, byOf(body), clock());
+      return back(request, body, collection.id);
+    }), { surface: PAGE_ROUTE })
+    .post("/collections/:id/links/:link/shift", ({ request, params, body }) => guard.form(request, (shelf) => {
+      const id = parseId(params.id);
+      shelf.collections.shift(id, { kind: "link", id: parseId(params.link) }, byOf(body), clock());
+      return back(request, body, id);
+    }), { surface: PAGE_ROUTE })
+    .post("/collections/:id/sort", ({ request, params, body }) => guard.form(request, (shelf) => {
+      const id = parseId(params.id);
+      shelf.collections.sortByName(id, clock());
+      return back(request, body, id);
     }), { surface: PAGE_ROUTE });
 }

@@ -23,13 +23,18 @@ import { formatNumber } from "../format";
 
 type Query = Record<string, unknown>;
 
-/** viewOf reads an all-links view from an address's query (or a bulk form's `view-*` fields): an unknown sort is the newest first, a collection that is not an id NotFound. */
+/**
+ * viewOf reads an all-links view from an address's query (or a bulk form's `view-*` fields):
+ * an unknown sort is the newest first, as is a collection's order without a collection; a
+ * collection that is not an id NotFound.
+ */
 function viewOf(read: (name: string) => string | undefined): AllLinksView {
   const sort = read("sort") ?? "";
   const collection = read("collection") ?? "";
   const page = Number(read("page") ?? "1");
+  const known = (LINK_SORTS as readonly string[]).includes(sort) && (sort !== "order" || collection !== "");
   return {
-    sort: (LINK_SORTS as readonly string[]).includes(sort) ? (sort as LinkSort) : "newest",
+    sort: known ? (sort as LinkSort) : "newest",
     collectionId: collection === "" ? undefined : parseId(collection),
     favorites: read("favorites") === "on",
     broken: read("broken") === "on",
@@ -173,7 +178,7 @@ export function listPages(deps: Network & SearchPlace & { clock: () => number },
           const query = Object.fromEntries(next.searchParams);
           const refusal = { message: messageOf(error), status: error.status };
           if (next.pathname === "/links") return drawAllLinks(shelf, query, refusal);
-          if (next.pathname === "/") return drawHome(shelf, query, undefined, refusal);
+          if (next.pathname === "/") return drawHome(shelf, query, refusal);
           // A search too broad to run is not run again: the search page shows why, beside the box.
           if (next.pathname === "/search") {
             return error instanceof QueryTooBroad ? drawSearch(searcher, shelf, query, clock(), error) : drawSearch(searcher, shelf, query, clock(), undefined, refusal);
