@@ -25,7 +25,7 @@ const linkQueries = preparedQueries((db) => ({
     .values({
       userId: sql.placeholder("userId"), name: sql.placeholder("name"), description: sql.placeholder("description"),
       url: sql.placeholder("url"), favorite: sql.placeholder("favorite"),
-      createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("now"), importId: sql.placeholder("importId"),
+      createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("updatedAt"), importId: sql.placeholder("importId"),
     })
     .returning()
     .prepare(),
@@ -305,16 +305,28 @@ export class ShelfLinks {
   /**
    * write is `create` inside the caller's transaction: the same rules and the same insert,
    * without a transaction (a savepoint) of its own. An import writes thousands of links per
-   * transaction with it; the caller's transaction is what rolls back a failure.
+   * transaction with it; the caller's transaction is what rolls back a failure. An import
+   * passes its id, and the link's last change as its file says (else it is `now`).
    */
-  write(input: CreateLinkBody, now: number, importId: number | null = null): LinkJson {
+  write(input: CreateLinkBody, now: number, importId: number | null = null, updatedAt = now): LinkJson {
     const { db, user } = this.owner;
     const { collectionIds, ...fields } = checkLink(this.owner, input, "");
     const queries = linkQueries(db);
-    const row = queries.insertLink.all({ userId: user.id, ...fields, now, importId })[0]!;
+    const row = queries.insertLink.all({ userId: user.id, ...fields, now, updatedAt, importId })[0]!;
     addMemberships(this.owner, row.id, collectionIds);
     deferIndexing(db, row.id);
     return toLinkJson(row, collectionIds);
+  }
+
+  /**
+   * addTo puts one of the owner's links at the end of one of the owner's collections' order
+   * (either unknown, or another user's: NotFound), inside the caller's transaction; the link's
+   * updatedAt stays. An import adds a link it met before to the next folder it is in.
+   */
+  addTo(id: number, collectionId: number): void {
+    this.row(id);
+    ownedCollection(this.owner, collectionId);
+    addMemberships(this.owner, id, [collectionId]);
   }
 
   /**
