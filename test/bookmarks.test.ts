@@ -3,8 +3,11 @@
  * test/fixtures/bookmarks/ are written by hand the way Chromium and Firefox export (Chromium:
  * CRLF, PERSONAL_TOOLBAR_FOLDER="true", "Other bookmarks" at the top level, ICON data URLs,
  * raw `&` in HREFs; Firefox: <DD> descriptions, SHORTCUTURL, TAGS, place: queries, <HR>
- * glued to the next line, UNFILED_BOOKMARKS_FOLDER), plus odd encodings. The import is called
- * as the web pages and the CLI call it; what it stored is read back through the API.
+ * glued to the next line, UNFILED_BOOKMARKS_FOLDER), plus odd encodings; chromium-tree.html and
+ * firefox-tree.html follow each browser's writer (bookmark_html_writer.cc, BookmarkHTMLUtils)
+ * with folders nested several levels, links and folders interleaved, separators and `place:`
+ * entries, for the round trip. The import is called as the web pages and the CLI call it; what
+ * it stored is read back through the API.
  */
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
@@ -860,6 +863,86 @@ describe("exporting", () => {
     const html = exportBookmarks(shelfFor(env, alice));
     expect(parseNetscape(html)).toEqual({ folders: [], bookmarks: [] });
     expect(html.endsWith("<DL><p>\n</DL><p>\n")).toBe(true);
+  });
+});
+
+/** outline writes a shape as indented lines: `📁 name` for a folder, `name <page>` for a link. */
+function outline(shape: Shape, indent = ""): string[] {
+  return shape.flatMap((item) => ("folder" in item ? [`${indent}📁 ${item.folder}`, ...outline(item.items, `${indent}  `)] : [`${indent}${item.name} <${item.page}>`]));
+}
+
+describe("the round trip of a browser's export", () => {
+  /** roundTrip imports a file into an empty shelf and exports it; the export, imported into another empty shelf, exports the same bytes. */
+  async function roundTrip(name: string): Promise<string> {
+    const { env, alice, bob } = await newEnv();
+    await importBookmarks(shelfFor(env, alice), fixture(name), NOW);
+    const exported = exportBookmarks(shelfFor(env, alice));
+    await importBookmarks(shelfFor(env, bob), exported, NOW);
+    expect(exportBookmarks(shelfFor(env, bob))).toBe(exported);
+    return exported;
+  }
+
+  it("gives Chromium's folders back with their nesting and order: the bookmarks bar a folder like any other, the loose bookmarks first", async () => {
+    const exported = await roundTrip("chromium-tree.html");
+    const { inbox, folders } = readBack(exported);
+    expect(outline(inbox)).toEqual(["Loose in Other bookmarks <https://loose.example/>", "Second loose <https://loose.example/second>"]);
+    // The bookmarklet, chrome:// and the repeat in the same folder are not importable; the rest keeps its place.
+    expect(outline(folders)).toEqual([
+      "📁 Bookmarks bar",
+      "  News <https://news.example/>",
+      "  📁 Work",
+      "    Board & backlog <https://tracker.example/board?team=a&view=b>",
+      "    📁 Projects",
+      "      Alpha <https://alpha.example/>",
+      "      📁 Archive",
+      "        Alpha <v1> <https://alpha.example/v1>",
+      "        📁 2023",
+      "          Alpha \"2023\" <https://alpha.example/2023>",
+      "      Beta <https://beta.example/>",
+      "    Wiki <https://wiki.example/>",
+      "    📁 Empty",
+      "  Mail <https://mail.example/>",
+      "📁 Recipes",
+      "  Wiki <https://wiki.example/>",
+      "  📁 Bread",
+      "    No-knead 'easy' <https://bread.example/no-knead>",
+      "  Cake <https://cake.example/>",
+    ]);
+    // Dates travel: ADD_DATE, and LAST_MODIFIED where the file has one (else the ADD_DATE).
+    expect(exported).toContain('<DT><H3 ADD_DATE="1700000000" LAST_MODIFIED="1700009000" LINKSHELF_ICON="📁">Bookmarks bar</H3>');
+    expect(exported).toContain('<DT><H3 ADD_DATE="1700000030" LAST_MODIFIED="1700000030" LINKSHELF_ICON="📁">Archive</H3>');
+    expect(exported).toContain('<DT><A HREF="https://news.example/" ADD_DATE="1700000001" LAST_MODIFIED="1700000001">News</A>');
+  });
+
+  it("gives Firefox's folders back with their nesting and order: the menu's items loose, the toolbar and Other Bookmarks folders like any other", async () => {
+    const exported = await roundTrip("firefox-tree.html");
+    const { inbox, folders } = readBack(exported);
+    expect(outline(inbox)).toEqual([
+      "Getting Started <https://www.mozilla.org/en-US/firefox/central/>",
+      "Wikipedia <https://www.wikipedia.org/w/index.php?search=%s&title=Special:Search>",
+    ]);
+    // Separators, place: queries and file: links are not importable; the rest keeps its place.
+    expect(outline(folders)).toEqual([
+      "📁 Mozilla Firefox",
+      "  Get Help <https://support.mozilla.org/en-US/products/firefox>",
+      "  📁 Add-ons",
+      "    Firefox Add-ons <https://addons.mozilla.org/>",
+      "    📁 Themes",
+      "      Dark themes <https://addons.mozilla.org/themes/dark>",
+      "  About Us & \"Mozilla\" <https://www.mozilla.org/en-US/about/>",
+      "📁 Bookmarks Toolbar",
+      "  📁 Daily",
+      "    LWN.net <https://lwn.net/>",
+      "    Hacker News <https://news.ycombinator.com/>",
+      "  GitHub <https://github.com/>",
+      "  📁 Later",
+      "📁 Other Bookmarks",
+      "  📁 Reading",
+      "    RFC 9110: HTTP Semantics <https://www.rfc-editor.org/rfc/rfc9110>",
+      "  LWN.net <https://lwn.net/>",
+    ]);
+    expect(exported).toContain('<DT><A HREF="https://www.mozilla.org/en-US/about/" ADD_DATE="1690000302" LAST_MODIFIED="1690000350">About Us &amp; &quot;Mozilla&quot;</A>');
+    expect(exported).toContain('<DT><H3 ADD_DATE="1690000910" LAST_MODIFIED="1690000920" LINKSHELF_ICON="📁">Daily</H3>');
   });
 });
 
