@@ -67,7 +67,7 @@ export interface ImportOrigin {
  */
 const STAND_IN_SUFFIX = " (imported)";
 /** The name of the collection a folder without a name becomes. */
-export const UNNAMED_FOLDER = "Unnamed folder";
+const UNNAMED_FOLDER = "Unnamed folder";
 
 /** One link the import will create: the first entry of its URL, in every collection the URL appears in. */
 interface PlannedLink {
