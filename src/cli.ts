@@ -309,8 +309,8 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
 
 /**
  * describeImport is the import's report for a terminal: a summary line (counts only), then
- * tab-separated lines: one per destination collection (`collection NAME new|existing VISIBILITY LINKS`, and
- * for a private stand-in `instead of public NAME`), then one per entry that was not imported
+ * tab-separated lines: one per destination collection (`collection PATH new|existing VISIBILITY LINKS`, PATH
+ * its place in the tree such as `Bikes › Home`, and for a private stand-in `instead of public NAME`), then one per entry that was not imported
  * (`duplicate URL NAME`, `skipped URL NAME REASON`).
  */
 function describeImport(report: ImportReport, dryRun: boolean): string[] {
@@ -319,8 +319,8 @@ function describeImport(report: ImportReport, dryRun: boolean): string[] {
     `${dryRun ? "dry run, nothing stored: would import" : "imported"} ${countOf(report.linksCreated, "link")}; `
       + `${countOf(created.length, "new collection")}; ${countOf(report.duplicates.length, "duplicate")}; ${formatNumber(report.skipped.length)} skipped`,
   ];
-  for (const { name, isNew, visibility, links, insteadOf } of report.destinations) {
-    const fields = ["collection", name, isNew ? "new" : "existing", visibility, countOf(links, "link")];
+  for (const { name, path, isNew, visibility, links, insteadOf } of report.destinations) {
+    const fields = ["collection", [...path, name].join(" › "), isNew ? "new" : "existing", visibility, countOf(links, "link")];
     if (insteadOf !== null) fields.push(`instead of public ${insteadOf}`);
     lines.push(fields.map(oneLine).join("\t"));
   }

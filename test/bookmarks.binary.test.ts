@@ -78,9 +78,9 @@ describe("linkshelf import", () => {
     expect(entries).toEqual([
       "collection\tInbox\texisting\tPRIVATE\t2 links",
       "collection\tMozilla Firefox\tnew\tPRIVATE\t2 links",
-      "collection\tMozilla Firefox / Add-ons\tnew\tPRIVATE\t1 link",
+      "collection\tMozilla Firefox › Add-ons\tnew\tPRIVATE\t1 link",
       "collection\tBookmarks Toolbar\tnew\tPRIVATE\t2 links",
-      "collection\tDaily\tnew\tPRIVATE\t2 links",
+      "collection\tBookmarks Toolbar › Daily\tnew\tPRIVATE\t2 links",
       "collection\tOther Bookmarks\tnew\tPRIVATE\t2 links",
       "skipped\tplace:parent=menu________&sort=12&maxResults=10\tRecent Tags\tlinkshelf keeps only http and https links, not place: ones.",
       "skipped\tfile:///home/me/notes.txt\tMy notes\tlinkshelf keeps only http and https links, not file: ones.",
@@ -89,7 +89,7 @@ describe("linkshelf import", () => {
       "skipped\tplace:sort=8&maxResults=10\tMost Visited\tlinkshelf keeps only http and https links, not place: ones.",
     ]);
     const served = await collectionsOf(token);
-    expect(served.map((c) => c.name)).toEqual(["Inbox", "Bookmarks Toolbar", "Daily", "Mozilla Firefox", "Mozilla Firefox / Add-ons", "Other Bookmarks"]);
+    expect(served.map((c) => c.name)).toEqual(["Inbox", "Mozilla Firefox", "Add-ons", "Bookmarks Toolbar", "Daily", "Other Bookmarks"]);
     expect(served[0]!.links).toContain("Getting Started <https://www.mozilla.org/en-US/firefox/central/> Firefox's welcome page & tour");
 
     const again = await cli(["import", join(FIXTURES, "firefox.html"), "--email", email]);
@@ -116,7 +116,7 @@ describe("linkshelf import", () => {
     expect(lines(result.stdout)[0]).toBe("dry run, nothing stored: would import 8 links; 5 new collections; 0 duplicates; 2 skipped");
     // The collections one per line, each new one named once.
     const named = lines(result.stdout).filter((line) => line.startsWith("collection\t")).map((line) => line.split("\t").slice(1, 3).join(" "));
-    expect(named).toEqual(expect.arrayContaining(["Bookmarks bar new", "Dev new", "Dev / JavaScript new", "Dev / Empty ideas new", "Recipes new"]));
+    expect(named).toEqual(expect.arrayContaining(["Bookmarks bar new", "Bookmarks bar › Dev new", "Bookmarks bar › Dev › JavaScript new", "Bookmarks bar › Dev › Empty ideas new", "Recipes new"]));
     expect(result.stdout).not.toContain("recorded");
     expect(counts(email)).toEqual(before);
     expect(queryFile(dbPath, "SELECT count(*) AS n FROM imports i JOIN users u ON u.id = i.user_id WHERE u.email = ?", [email])).toEqual([{ n: 0 }]);
@@ -412,7 +412,7 @@ describe("the import page while the server runs", () => {
 });
 
 describe("linkshelf export", () => {
-  it("writes the file on stdout, and importing it for another user reproduces the same collections and links", async () => {
+  it("writes the file on stdout, and importing it for another user reproduces the same collections and links, and the same file", async () => {
     const first = await newUser();
     expect((await cli(["import", join(FIXTURES, "chromium.html"), "--email", first.email])).exitCode).toBe(0);
     expect((await cli(["import", join(FIXTURES, "odd.html"), "--email", first.email])).exitCode).toBe(0);
@@ -428,9 +428,10 @@ describe("linkshelf export", () => {
     const second = await newUser();
     const imported = await cli(["import", file, "--email", second.email]);
     expect(imported.exitCode).toBe(0);
-    expect(lines(imported.stdout)[0]).toBe("imported 18 links; 9 new collections; 0 duplicates; 0 skipped");
+    expect(lines(imported.stdout)[0]).toBe("imported 18 links; 10 new collections; 0 duplicates; 0 skipped");
     expect(await collectionsOf(second.token)).toEqual(await collectionsOf(first.token));
     expect(counts(second.email)).toEqual(counts(first.email));
+    expect((await cli(["export", "--email", second.email])).stdout).toBe(exported.stdout);
   }, SLOW);
 
   it("lists import and export in --help", async () => {

@@ -75,8 +75,10 @@ describe.skipIf(!e2e.present)("the import / export page in Chromium", () => {
       expect(new URL(page.url()).pathname).toBe("/import");
 
       const counts = await importThroughPage(page, FIXTURE);
-      // The collections it created: the destinations listed as new (the Inbox, if listed, is an existing one).
-      const created = await page.locator(".destinations li").filter({ has: page.locator(".facts", { hasText: /^New collection/ }) }).locator(".entry").allTextContents();
+      // The collections it created: the destinations listed as new (the Inbox, if listed, is an existing one), each by its place in the tree.
+      const paths = await page.locator(".destinations li").filter({ has: page.locator(".facts", { hasText: /^New collection/ }) }).locator(".entry").allTextContents();
+      expect(paths).toContain("Bookmarks bar › Dev › JavaScript");
+      const created = paths.map((path) => path.split(" › ").at(-1)!);
       expect(created.length).toBeGreaterThan(1);
       expect(counts.slice(0, 2)).toEqual([String(holdings(owner.id).links.length), String(created.length)]);
       expect(await page.getByRole("status").textContent()).toContain(`Imported ${counts[0]} links`);

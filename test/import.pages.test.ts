@@ -14,6 +14,7 @@ import { importBookmarks } from "../src/bookmarks/service";
 import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../src/web/imports";
 import { Pending } from "../src/web/pending";
 import { createCollection, createLink, createUser, get, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
+import { attributes } from "./html";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 const CHROMIUM = readFileSync(join(FIXTURES, "chromium.html"));
@@ -155,8 +156,9 @@ describe("importing through the page", () => {
     expect(texts(preview.text, ".file strong")).toEqual([`Chromium export ${"long".repeat(60)}.html`]);
     expect(texts(preview.text, ".counts dt")).toEqual(["New links", "New collections", "Duplicates", "Skipped"]);
     expect(texts(preview.text, ".counts dd")).toEqual([expected.linksCreated, expected.collectionsCreated.length, expected.duplicates.length, expected.skipped.length].map(String));
-    // Every destination, new or existing, with its visibility and how many links go there.
-    expect(texts(preview.text, ".destinations li")).toEqual(expected.destinations.map((d) => `${d.name} ${d.isNew ? "New" : "Existing"} collection · Private · ${d.links} link${d.links === 1 ? "" : "s"}`));
+    // Every destination, new or existing, by its place in the tree, with its visibility and how many links go there.
+    expect(texts(preview.text, ".destinations li")).toContain("Bookmarks bar › Dev › JavaScript New collection · Private · 2 links");
+    expect(texts(preview.text, ".destinations li")).toEqual(expected.destinations.map((d) => `${[...d.path, d.name].join(" › ")} ${d.isNew ? "New" : "Existing"} collection · Private · ${d.links} link${d.links === 1 ? "" : "s"}`));
     expect(expected.destinations.filter((d) => d.isNew).map((d) => d.name)).toEqual(expected.collectionsCreated);
     expect(expected.destinations.filter((d) => !d.isNew).map((d) => d.name)).toEqual(["Inbox"]);
     const listed = texts(preview.text, ".entries li");
@@ -315,6 +317,24 @@ describe("importing through the page", () => {
       expect(texts(response.text, "#file-error")).toEqual(["Choose a bookmarks file to import."]);
     }
     expect(snapshot(env)).toBe(before);
+  });
+});
+
+describe("the tree in the preview and the report", () => {
+  it("lists each destination by its place in the tree, and the report links each to its own collection, not a namesake elsewhere", async () => {
+    const { env, alice, aliceCookie } = await twoUsers();
+    const home = await createCollection(env, alice, { name: "Home" });
+    const elsewhere = await createCollection(env, alice, { name: "Bikes" });
+    const html = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><H3>Home</H3>\n<DL><p>\n<DT><H3>Bikes</H3>\n<DL><p>\n<DT><A HREF="https://bikes.example/">Bikes</A>\n</DL><p>\n</DL><p>\n</DL><p>\n`;
+    const key = keyOf(await upload(env, html, aliceCookie));
+    const preview = await open(env, `/import/${key}`, aliceCookie);
+    expect(texts(preview.text, ".destinations .entry")).toEqual(["Home › Bikes"]);
+
+    expect((await confirm(env, key, aliceCookie)).status).toBe(303);
+    const report = await open(env, `/import/${key}`, aliceCookie);
+    const made = env.db.$client.query("SELECT id FROM collections WHERE parent_id = ?").get(home.id) as { id: number };
+    expect(made.id).not.toBe(elsewhere.id);
+    expect(attributes(report.text, ".destinations .entry a")).toEqual([{ href: `/?collection=${made.id}` }]);
   });
 });
 

@@ -16,10 +16,10 @@ export interface NetscapeFolder {
   name: string;
   /** The text of a `<DD>` right after the heading, trimmed ("" when none). */
   description: string;
-  /** ADD_DATE in milliseconds, null when absent or unreadable (LAST_MODIFIED is not read). */
+  /** ADD_DATE in milliseconds, null when absent or unreadable. */
   addDate: number | null;
-  /** A browser's own root folder (PERSONAL_TOOLBAR_FOLDER, UNFILED_BOOKMARKS_FOLDER), not one the user made. */
-  browserRoot: boolean;
+  /** LAST_MODIFIED in milliseconds, null when absent or unreadable. */
+  lastModified: number | null;
   /** LINKSHELF_ICON, as linkshelf's export writes it (unchecked); null when absent. */
   icon: string | null;
   parent: NetscapeFolder | null;
@@ -34,10 +34,13 @@ export interface NetscapeBookmark {
   href: string;
   description: string;
   addDate: number | null;
+  lastModified: number | null;
   /** LINKSHELF_FAVORITE="true", as linkshelf's export writes it. */
   favorite: boolean;
   /** The folder it is in; null outside any folder. */
   folder: NetscapeFolder | null;
+  /** How many folders the file opens before it: its place among the folders, in the file's order. */
+  foldersBefore: number;
 }
 
 export interface NetscapeDocument {
@@ -137,8 +140,10 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
       href: (attributes.href ?? "").trim(),
       description: "",
       addDate: readDate(attributes.add_date),
+      lastModified: readDate(attributes.last_modified),
       favorite: attributes.linkshelf_favorite === "true",
       folder: top().folder,
+      foldersBefore: folders.length,
     };
     if (bookmarks.length === IMPORT_LIMITS.bookmarks) {
       throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.bookmarks)} bookmarks, the most linkshelf imports from one file. Split it into smaller files.`);
@@ -188,7 +193,7 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
           name: text.trim(),
           description: "",
           addDate: readDate(attributes.add_date),
-              browserRoot: "personal_toolbar_folder" in attributes || "unfiled_bookmarks_folder" in attributes,
+          lastModified: readDate(attributes.last_modified),
           icon: attributes.linkshelf_icon ?? null,
           parent,
           depth,
@@ -224,7 +229,7 @@ const tooDeep = () =>
   new BookmarkFileRefused(`The file nests folders more than ${IMPORT_LIMITS.depth} deep, deeper than linkshelf imports. Move the deepest folders up, or split the file.`);
 
 /**
- * readDate reads ADD_DATE, which is seconds since the epoch; some tools
+ * readDate reads ADD_DATE or LAST_MODIFIED, which are seconds since the epoch; some tools
  * write milliseconds or microseconds, told apart by size (seconds stay below 10^11 until the
  * year 5138). Anything that is not a plain positive integer is null.
  */
@@ -296,6 +301,7 @@ function charsetParameter(contentType: string): string | null {
 // Writing
 
 export interface RenderBookmark {
+  kind: "link";
   name: string;
   url: string;
   description: string;
@@ -306,28 +312,31 @@ export interface RenderBookmark {
 }
 
 export interface RenderFolder {
+  kind: "folder";
   name: string;
   description: string | null;
-  /** null for a folder that only holds other folders (no collection of its own). */
-  icon: string | null;
+  icon: string;
   addDate: number;
   lastModified: number;
-  bookmarks: RenderBookmark[];
-  /** Folders inside this one, written after its bookmarks. */
-  folders: RenderFolder[];
+  /** Its bookmarks and folders, in their order. */
+  items: RenderItem[];
 }
+
+/** A bookmark or a folder, as renderNetscape writes it. */
+export type RenderItem = RenderBookmark | RenderFolder;
 
 /**
  * renderNetscape writes a bookmark file laid out exactly as Chromium writes one (uppercase
  * tags, one item per line, `<DL><p>` / `</DL><p>` lines, dates in seconds), because
  * Chromium's importer reads it line by line rather than as HTML; Firefox parses it as HTML.
- * `<DD>` lines carry descriptions (Chromium skips them). Loose bookmarks come first, outside
- * any folder; folders nest as given. What only linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on
- * a folder, LINKSHELF_FAVORITE on a favorite. Chromium's reader finds attributes by substring:
+ * `<DD>` lines carry descriptions (Chromium skips them). The items outside any folder come
+ * first, as given; each folder's bookmarks and folders follow in their order. What only
+ * linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on a folder,
+ * LINKSHELF_FAVORITE on a favorite. Chromium's reader finds attributes by substring:
  * LINKSHELF_FAVORITE contains none of the names it seeks on an <A> (HREF, ICON, ADD_DATE,
  * SHORTCUTURL, POST_DATA, FEEDURL), and on an <H3> it seeks only ADD_DATE and PERSONAL_TOOLBAR_FOLDER.
  */
-export function renderNetscape(loose: RenderBookmark[], folders: RenderFolder[]): string {
+export function renderNetscape(items: readonly RenderItem[]): string {
   const lines = [
     "<!DOCTYPE NETSCAPE-Bookmark-file-1>",
     "<!-- This is an automatically generated file.",
@@ -338,22 +347,21 @@ export function renderNetscape(loose: RenderBookmark[], folders: RenderFolder[])
     "<H1>Bookmarks</H1>",
     "<DL><p>",
   ];
-  const writeBookmark = (bookmark: RenderBookmark, indent: string) => {
-    const favorite = bookmark.favorite ? ' LINKSHELF_FAVORITE="true"' : "";
-    lines.push(`${indent}<DT><A HREF="${escapeHtml(bookmark.url)}" ADD_DATE="${seconds(bookmark.addDate)}" LAST_MODIFIED="${seconds(bookmark.lastModified)}"${favorite}>${escapeHtml(bookmark.name)}</A>`);
-    if (bookmark.description !== "") lines.push(`${indent}<DD>${escapeHtml(bookmark.description)}`);
-  };
-  const writeFolder = (folder: RenderFolder, indent: string) => {
-    const icon = folder.icon === null ? "" : ` LINKSHELF_ICON="${escapeHtml(folder.icon)}"`;
-    lines.push(`${indent}<DT><H3 ADD_DATE="${seconds(folder.addDate)}" LAST_MODIFIED="${seconds(folder.lastModified)}"${icon}>${escapeHtml(folder.name)}</H3>`);
-    if (folder.description) lines.push(`${indent}<DD>${escapeHtml(folder.description)}`);
+  const write = (item: RenderItem, indent: string) => {
+    const dates = `ADD_DATE="${seconds(item.addDate)}" LAST_MODIFIED="${seconds(item.lastModified)}"`;
+    if (item.kind === "link") {
+      const favorite = item.favorite ? ' LINKSHELF_FAVORITE="true"' : "";
+      lines.push(`${indent}<DT><A HREF="${escapeHtml(item.url)}" ${dates}${favorite}>${escapeHtml(item.name)}</A>`);
+      if (item.description !== "") lines.push(`${indent}<DD>${escapeHtml(item.description)}`);
+      return;
+    }
+    lines.push(`${indent}<DT><H3 ${dates} LINKSHELF_ICON="${escapeHtml(item.icon)}">${escapeHtml(item.name)}</H3>`);
+    if (item.description) lines.push(`${indent}<DD>${escapeHtml(item.description)}`);
     lines.push(`${indent}<DL><p>`);
-    for (const bookmark of folder.bookmarks) writeBookmark(bookmark, `${indent}    `);
-    for (const inner of folder.folders) writeFolder(inner, `${indent}    `);
+    for (const inner of item.items) write(inner, `${indent}    `);
     lines.push(`${indent}</DL><p>`);
   };
-  for (const bookmark of loose) writeBookmark(bookmark, "    ");
-  for (const folder of folders) writeFolder(folder, "    ");
+  for (const item of items) write(item, "    ");
   lines.push("</DL><p>");
   return lines.join("\n") + "\n";
 }

@@ -1,17 +1,20 @@
 /**
- * Import and export of Netscape bookmark files: folders are collections, bookmarks are links.
- * An import never publishes anything: it creates only private collections and adds only to
+ * Import and export of Netscape bookmark files: folders are collections, nested as in the file
+ * (a browser's own folders, such as Chromium's "Bookmarks bar", are top-level collections like
+ * any other), bookmarks are links, each collection's links and sub-collections in the file's
+ * order. An import never publishes anything: it creates only private collections and adds only to
  * private ones (see placements), and its report lists every collection it puts links in.
- * The user's shelf writes what an import decides (`shelf.imports.write`), with the rules behind
- * the API, in short transactions, all or nothing.
+ * The user's shelf writes what an import decides (`shelf.imports.write`), step by step in the
+ * file's order, with the rules behind the API, in short transactions, all or nothing.
  */
 import { COLLECTION_LIMITS, IMPORT_CHUNK, LINK_LIMITS } from "../shelf/limits";
 import type { CollectionRow } from "../db/schema";
 import { cleanName, codePoints, isHttpUrl, MAX_URL_LENGTH, Rules } from "../rules";
 import { formatNumber } from "../format";
-import type { ImportedCollection, ImportedLink, ImportSource } from "../shelf/types";
+import type { ImportedCollection, ImportedLink, ImportSource, ImportStep, ImportTarget } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
-import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderBookmark, type RenderFolder } from "./netscape";
+import { byPosition, type Placed } from "../shelf/order";
+import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
 
 export interface ImportReport {
   linksCreated: number;
@@ -31,6 +34,8 @@ export interface ImportReport {
 /** A collection an import puts links in, or creates empty. */
 export interface ImportDestination {
   name: string;
+  /** The names of the collections it sits inside, the top level's first; empty at the top level. */
+  path: string[];
   /** True when the import creates it; false when it adds to a collection the user has. */
   isNew: boolean;
   /** Always PRIVATE: an import creates only private collections and adds only to private ones. */
@@ -47,48 +52,58 @@ export interface ImportOrigin {
   fileName: string;
 }
 
-/** Separates the names of nested folders in a collection's name: `Work / Projects`. */
-const FOLDER_SEPARATOR = " / ";
 /**
  * Ends the name of the private collection that takes a folder's links in place of a PUBLIC
  * collection of the folder's name (`Reading (imported)`, then `Reading (imported 2)`...).
  */
 const STAND_IN_SUFFIX = " (imported)";
-/**
- * How much of a folder path is kept while names are built: more than any collection name can
- * hold (254 code points, at most 508 UTF-16 units), so cutting there changes no result, and a
- * file nested thousands of folders deep costs linear time.
- */
-const PATH_KEEP = 1024;
+/** The name of the collection a folder without a name becomes. */
+const UNNAMED_FOLDER = "Unnamed folder";
 
-/**
- * One link the import will create: the first entry of its URL, in every collection the URL
- * appears in (`collections`, set once every entry is read: the ids of the user's, the names of
- * the import's own).
- */
-interface PlannedLink extends ImportedLink {
+/** One link the import will create: the first entry of its URL, in every collection the URL appears in. */
+interface PlannedLink {
   name: string;
   url: string;
   description: string;
-  /** The names of the folders it is in (as collectionNames gives them); null is outside any folder. */
-  folders: Set<string | null>;
+  favorite: boolean;
+  createdAt: number;
+  updatedAt: number;
+  /** Where its entries go, each once. */
+  placements: Set<Placement>;
 }
+
+/**
+ * Where one folder of the file goes (or the bookmarks outside any folder): a collection of the
+ * user's at the same place in the tree, or one the import creates there.
+ */
+interface Placement {
+  name: string;
+  /** The user's PRIVATE collection it adds to; null when the import creates it. */
+  id: number | null;
+  /** The placement of the folder around it; null at the top level. */
+  parent: Placement | null;
+  /** The names of the collections it sits inside, the top level's first. */
+  path: string[];
+  /** The user's PUBLIC collection the folder's name matched, left alone; null when none. */
+  insteadOf: string | null;
+  /** Links the import puts in it. */
+  links: number;
+  /** For one the import would create: what it is made of. */
+  made: { description: string | null; icon: string | undefined; createdAt: number; updatedAt: number };
+  /** Whether the import creates it: it is new and gets links, is empty in the file, or holds one that is created. */
+  created: boolean;
+}
+
+/** One write of a confirmed import, in the order of the file: a folder's collection, a link, or a link met before in another folder. */
+type Step =
+  | { kind: "collection"; placement: Placement }
+  | { kind: "link" | "member"; link: PlannedLink; placement: Placement };
 
 /** What an import will write, worked out from the file and the user's shelf without writing. */
 interface ImportPlan {
   report: ImportReport;
-  collections: ImportedCollection[];
-  links: PlannedLink[];
-}
-
-/** Where the links of one folder go. */
-interface Placement {
-  /** The destination collection's name. */
-  name: string;
-  /** The user's PRIVATE collection of that name; null when the import creates it. */
-  id: number | null;
-  /** The user's PUBLIC collection the folder's name matched, left alone; null when none. */
-  insteadOf: string | null;
+  /** The writes, in the order of the file: so each collection's links and sub-collections keep the file's order. */
+  steps: Step[];
 }
 
 /**
@@ -117,7 +132,7 @@ export async function importBookmarks(
     ...options.record, links: 0, collections: 0,
     duplicates: plan.report.duplicates.length, skipped: plan.report.skipped.length,
   };
-  const importId = await shelf.imports.write(plan.collections, plan.links, record, now);
+  const importId = await shelf.imports.write(importSteps(plan.steps), record, now);
   return importId === null ? plan.report : { ...plan.report, importId };
 }
 
@@ -139,28 +154,40 @@ function pauses() {
 /**
  * planImport reads the user's links and collections and decides everything an import does,
  * writing nothing: its report, with the destinations the preview, the report page and
- * `--dry-run` list, is what the import then does. It lets the event loop run every IMPORT_CHUNK.millis (a file of 100,000 bookmarks
- * takes a few hundred milliseconds to plan).
+ * `--dry-run` list, is what the import then does. It walks the file in its order, folders and
+ * bookmarks as they come, so that the steps it plans keep each folder's order. It lets the
+ * event loop run every IMPORT_CHUNK.millis (a file of 100,000 bookmarks takes a few hundred
+ * milliseconds to plan).
  */
 async function planImport(shelf: Shelf, document: NetscapeDocument, now: number): Promise<ImportPlan> {
   const report: ImportReport = { linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [], destinations: [] };
-
-  const collectionName = collectionNames(document.folders);
-  const fileNames = new Set<string>();
-  for (const folder of document.folders) {
-    const name = collectionName(folder);
-    if (name !== null) fileNames.add(name);
-  }
-  const place = placements(shelf.collections.rows(), fileNames);
+  const place = placements(shelf.collections.rows(), document.folders, now);
   const pause = pauses();
   const stored = new Set<string>();
   for (const url of shelf.links.urls()) {
     if (pause.due()) await pause.next();
     stored.add(urlKey(url));
   }
+
+  const loose = place(null);
+  const steps: Step[] = [{ kind: "collection", placement: loose }];
+  const folderPlacements: Placement[] = [];
+  const placementOf = new Map<NetscapeFolder, Placement>();
+  let opened = 0;
+  /** openFolders places the folders the file opens before the `upTo`th. */
+  const openFolders = (upTo: number) => {
+    for (; opened < upTo; opened++) {
+      const folder = document.folders[opened]!;
+      const placement = place(folder);
+      folderPlacements.push(placement);
+      placementOf.set(folder, placement);
+      if (placement.id === null) steps.push({ kind: "collection", placement });
+    }
+  };
   const planned = new Map<string, PlannedLink>();
   for (const bookmark of document.bookmarks) {
     if (pause.due()) await pause.next();
+    openFolders(bookmark.foldersBefore);
     const url = bookmark.href;
     const name = linkName(bookmark);
     const problem = urlProblem(url);
@@ -169,144 +196,179 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
       continue;
     }
     const key = urlKey(url);
-    const collection = collectionName(bookmark.folder);
-    const plan = planned.get(key);
-    if (stored.has(key) || plan?.folders.has(collection)) {
+    const placement = bookmark.folder === null ? loose : placementOf.get(bookmark.folder)!;
+    const link = planned.get(key);
+    if (stored.has(key) || link?.placements.has(placement)) {
       report.duplicates.push({ name, url });
-    } else if (plan) {
-      plan.folders.add(collection);
+      continue;
+    }
+    placement.links++;
+    if (link) {
+      link.placements.add(placement);
+      steps.push({ kind: "member", link, placement });
     } else {
-      planned.set(key, {
-        name,
-        url,
-        description: fit(bookmark.description, LINK_LIMITS.description),
-        favorite: bookmark.favorite,
-        createdAt: pastDate(bookmark.addDate, now),
-        folders: new Set([collection]),
-        collections: [],
-      });
+      const createdAt = pastDate(bookmark.addDate, now);
+      const fresh: PlannedLink = {
+        name, url, description: fit(bookmark.description, LINK_LIMITS.description), favorite: bookmark.favorite,
+        createdAt, updatedAt: bookmark.lastModified === null ? createdAt : pastDate(bookmark.lastModified, now), placements: new Set([placement]),
+      };
+      planned.set(key, fresh);
+      steps.push({ kind: "link", link: fresh, placement });
     }
   }
+  openFolders(document.folders.length);
 
-  // Links per destination, each link once in each (two folders may share one destination).
-  const linksIn = new Map<string, number>();
-  const count = (name: string) => linksIn.set(name, (linksIn.get(name) ?? 0) + 1);
-  for (const plan of planned.values()) {
-    if (pause.due()) await pause.next();
-    const placed = Array.from(plan.folders, place);
-    plan.collections = placed.map((placement) => placement.id ?? placement.name);
-    if (placed.length === 1) count(placed[0]!.name);
-    else new Set(placed.map((placement) => placement.name)).forEach(count);
-  }
+  // A new folder is created when it gets links, is empty in the file, or holds one that is created; children first.
   const hasContent = new Set<NetscapeFolder>();
   for (const bookmark of document.bookmarks) if (bookmark.folder) hasContent.add(bookmark.folder);
   for (const folder of document.folders) if (folder.parent) hasContent.add(folder.parent);
-  // An empty folder in the file is kept as an empty collection; an unnamed one or a browser's own root is not,
-  // nor one that holds only folders, unless linkshelf's export wrote it for a collection of its own (LINKSHELF_ICON).
-  const keptEmpty = (folder: NetscapeFolder) =>
-    !((hasContent.has(folder) && folder.icon === null) || folder.browserRoot || cleanName(folder.name) === "");
+  for (let at = document.folders.length - 1; at >= 0; at--) {
+    const placement = folderPlacements[at]!;
+    placement.created ||= placement.id === null && (placement.links > 0 || !hasContent.has(document.folders[at]!));
+    if (placement.created && placement.parent?.id === null) placement.parent.created = true;
+  }
+  loose.created = loose.id === null && loose.links > 0;
 
   // The bookmarks outside any folder first (the Inbox, or its private stand-in), then each folder in the order of the file.
-  const newCollections: ImportedCollection[] = [];
-  const destinations = new Map<string, ImportDestination>();
-  for (const folder of [null, ...document.folders]) {
-    if (pause.due()) await pause.next();
-    const name = folder === null ? null : collectionName(folder);
-    if (folder !== null && name === null) continue;
-    const placement = place(name);
-    if (destinations.has(placement.name)) continue;
-    const links = linksIn.get(placement.name) ?? 0;
-    const isNew = placement.id === null;
-    const create = isNew && (links > 0 || (folder !== null && keptEmpty(folder)));
-    // Not a destination (yet): a collection of the user's that gets no link, or a folder not kept.
-    if (!create && (isNew || links === 0)) continue;
-    if (create) {
-      // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
-      const description = folder === null || folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description);
-      const icon = folder !== null && folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined;
-      const input = { name: placement.name, description, visibility: "PRIVATE" as const, icon };
-      newCollections.push({ input, createdAt: folder === null ? now : pastDate(folder.addDate, now) });
-      report.collectionsCreated.push(placement.name);
-    }
-    destinations.set(placement.name, { name: placement.name, isNew, visibility: "PRIVATE", links, insteadOf: placement.insteadOf });
+  for (const placement of [loose, ...folderPlacements]) {
+    if (!placement.created && (placement.id === null || placement.links === 0)) continue;
+    if (placement.created) report.collectionsCreated.push(placement.name);
+    const { name, path, links, insteadOf } = placement;
+    report.destinations.push({ name, path, isNew: placement.created, visibility: "PRIVATE", links, insteadOf });
   }
   report.linksCreated = planned.size;
-  report.destinations = [...destinations.values()];
-  return { report, collections: newCollections, links: [...planned.values()] };
+  return { report, steps: steps.filter((step) => step.kind !== "collection" || step.placement.created) };
+}
+
+/** One level of the user's tree (the top level, or one collection's sub-collections), as placements reads it. */
+interface Level {
+  /** Its PRIVATE collections (not the Inbox) by name, in the level's order; each is taken by one folder at most. */
+  private: Map<string, CollectionRow[]>;
+  /** Names its PUBLIC collections have (the Inbox's included when it is PUBLIC). */
+  public: Set<string>;
+  /** Names any of its collections has. */
+  taken: Set<string>;
+  /** Stand-in names given at this level so far. */
+  given: Set<string>;
 }
 
 /**
- * placements decides where the links of each folder go, by the folder's name (null: outside
- * any folder), so that an import never publishes anything:
- * - into the user's PRIVATE collection of that name (the first of it, the Inbox first; the
- *   bookmarks outside any folder into the Inbox), when there is one;
- * - into a new private collection of that name, when the user has no collection of it;
- * - otherwise (only PUBLIC collections have the name, or the Inbox is PUBLIC) into a private
- *   stand-in, `Name (imported)`, or `Name (imported 2)`, 3... past names that only public
- *   collections have or that the file's folders have themselves. An existing private stand-in
- *   is added to, so importing the same file again merges there. The name is cut to leave room
- *   for its ending (COLLECTION_LIMITS.name in all), and two cut names are never one stand-in.
- * An import never changes any collection's visibility.
+ * placements decides where each folder of the file goes, parents before their children (null:
+ * the bookmarks outside any folder), so that an import never publishes anything. A folder
+ * inside one the import creates is created too. Otherwise, at its place in the user's tree
+ * (the top level, or inside the collection its parent folder goes to), it goes:
+ * - into the user's PRIVATE collection of its name there (the first one no other folder of the
+ *   file took, in the level's order); the bookmarks outside any folder into the Inbox. The Inbox
+ *   holds no sub-collections: a folder named like it is a collection of its own;
+ * - into a new private collection of its name, when no collection there has it;
+ * - otherwise (only PUBLIC collections there have the name, or the Inbox is PUBLIC) into a
+ *   private stand-in there, `Name (imported)`, or `Name (imported 2)`, 3... past names that
+ *   public collections there have, that the file's folders there have themselves, or that
+ *   another folder took. An existing private stand-in is added to, so importing the same file
+ *   again merges there. The name is cut to leave room for its ending (COLLECTION_LIMITS.name in all).
+ * A folder without a name is UNNAMED_FOLDER. An import never changes any collection's visibility.
  */
-function placements(rows: CollectionRow[], fileNames: ReadonlySet<string>): (folder: string | null) => Placement {
-  const privateByName = new Map<string, CollectionRow>();
-  const taken = new Set<string>();
-  for (const row of [...rows].sort(byAge)) {
-    taken.add(row.name);
-    if (row.visibility === "PRIVATE" && !privateByName.has(row.name)) privateByName.set(row.name, row);
+function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], now: number): (folder: NetscapeFolder | null) => Placement {
+  const levels = new Map<number | null, Level>();
+  const levelOf = (parentId: number | null): Level => {
+    let level = levels.get(parentId);
+    if (!level) {
+      level = { private: new Map(), public: new Set(), taken: new Set(), given: new Set() };
+      levels.set(parentId, level);
+    }
+    return level;
+  };
+  let inbox: CollectionRow | undefined;
+  for (const row of rows) {
+    const level = levelOf(row.parentId);
+    level.taken.add(row.name);
+    if (row.visibility === "PUBLIC") level.public.add(row.name);
+    if (row.isDefault) inbox = row;
+    else if (row.visibility === "PRIVATE") level.private.set(row.name, [...(level.private.get(row.name) ?? []), row]);
   }
-  const inbox = rows.find((row) => row.isDefault)!;
-  /** Stand-in names given so far, each with the name it stands in for. */
-  const standsFor = new Map<string, string>();
-  const standIn = (name: string): Placement => {
+  /** The names of the folders of the file inside each folder (null: at the top of the file). */
+  const fileNames = new Map<NetscapeFolder | null, Set<string>>();
+  for (const folder of folders) {
+    const names = fileNames.get(folder.parent) ?? new Set<string>();
+    names.add(folderName(folder));
+    fileNames.set(folder.parent, names);
+  }
+  const placed = new Map<NetscapeFolder, Placement>();
+  const made = (folder: NetscapeFolder | null) => {
+    const createdAt = pastDate(folder?.addDate ?? null, now);
+    return {
+      // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
+      description: folder === null || folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description),
+      icon: folder !== null && folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined,
+      createdAt,
+      updatedAt: folder === null || folder.lastModified === null ? createdAt : pastDate(folder.lastModified, now),
+    };
+  };
+  const placement = (name: string, id: number | null, parent: Placement | null, insteadOf: string | null, folder: NetscapeFolder | null): Placement =>
+    ({ name, id, parent, path: parent === null ? [] : [...parent.path, parent.name], insteadOf, links: 0, made: made(folder), created: false });
+  /** standIn is the private collection that takes a folder's links instead of a PUBLIC collection of its name. */
+  const standIn = (level: Level, name: string, parent: Placement | null, folder: NetscapeFolder | null): Placement => {
+    const inFile = fileNames.get(folder?.parent ?? null);
     for (let count = 1; ; count++) {
       const suffix = count === 1 ? STAND_IN_SUFFIX : ` (imported ${count})`;
       const candidate = `${fit(name, COLLECTION_LIMITS.name - suffix.length)}${suffix}`;
-      if (fileNames.has(candidate) || (standsFor.get(candidate) ?? name) !== name) continue;
-      const own = privateByName.get(candidate);
-      if (own || !taken.has(candidate)) {
-        standsFor.set(candidate, name);
-        return { name: candidate, id: own?.id ?? null, insteadOf: name };
+      if (inFile?.has(candidate) || level.given.has(candidate)) continue;
+      const own = level.private.get(candidate)?.shift();
+      if (own || !level.taken.has(candidate)) {
+        level.given.add(candidate);
+        return placement(candidate, own?.id ?? null, parent, name, folder);
       }
     }
   };
-  const placed = new Map<string | null, Placement>();
   return (folder) => {
-    let placement = placed.get(folder);
-    if (!placement) {
-      const name = folder ?? inbox.name;
-      const own = folder === null ? (inbox.visibility === "PRIVATE" ? inbox : undefined) : privateByName.get(folder);
-      placement = own ? { name, id: own.id, insteadOf: null } : taken.has(name) ? standIn(name) : { name, id: null, insteadOf: null };
-      placed.set(folder, placement);
+    if (folder === null) {
+      const top = levelOf(null);
+      return inbox!.visibility === "PRIVATE" ? placement(inbox!.name, inbox!.id, null, null, null) : standIn(top, inbox!.name, null, null);
     }
-    return placement;
+    const parent = folder.parent === null ? null : placed.get(folder.parent)!;
+    const name = folderName(folder);
+    let found: Placement;
+    if (parent !== null && parent.id === null) {
+      found = placement(name, null, parent, null, folder);
+    } else {
+      const level = levelOf(parent?.id ?? null);
+      const own = level.private.get(name)?.shift();
+      found = own ? placement(name, own.id, parent, null, folder)
+        : level.public.has(name) ? standIn(level, name, parent, folder) : placement(name, null, parent, null, folder);
+    }
+    placed.set(folder, found);
+    return found;
   };
 }
 
-const byAge = (a: { isDefault: boolean; id: number }, b: { isDefault: boolean; id: number }) =>
-  Number(b.isDefault) - Number(a.isDefault) || a.id - b.id;
-
 /**
- * collectionNames names the collection each folder's bookmarks go to: the names of the folder
- * and its ancestors joined by " / " (`Work / Projects`), leaving out unnamed folders and a
- * browser's own root folders above it (Chromium's "Bookmarks bar", Firefox's "Bookmarks
- * Toolbar" / "Other Bookmarks": their subfolders stand on their own, their own bookmarks go to
- * a collection of that name). Null (no named folder) is the Inbox. Built in one pass over the
- * folders, parents first, each path from its parent's.
+ * importSteps is the plan's steps as the shelf writes them: a placement the import creates
+ * becomes the step that makes its collection, and the others name the user's collection by id.
  */
-function collectionNames(folders: NetscapeFolder[]): (folder: NetscapeFolder | null) => string | null {
-  /** The path a folder's subfolders continue ("" for none), cut at PATH_KEEP. */
-  const pathForChildren = new Map<NetscapeFolder, string>();
-  const names = new Map<NetscapeFolder, string | null>();
-  for (const folder of folders) {
-    const above = folder.parent === null ? "" : pathForChildren.get(folder.parent)!;
-    const ownName = cleanName(folder.name);
-    const own = ownName === "" ? above : above === "" ? ownName : `${above}${FOLDER_SEPARATOR}${ownName}`;
-    const path = own.slice(0, PATH_KEEP);
-    pathForChildren.set(folder, folder.browserRoot ? above : path);
-    names.set(folder, path === "" ? null : fit(path, COLLECTION_LIMITS.name));
-  }
-  return (folder) => (folder === null ? null : names.get(folder)!);
+function importSteps(steps: readonly Step[]): ImportStep[] {
+  const made = new Map<Placement, ImportedCollection>();
+  const written = new Map<PlannedLink, ImportedLink>();
+  const target = (placement: Placement): ImportTarget => placement.id ?? made.get(placement)!;
+  return steps.map((step): ImportStep => {
+    const { placement } = step;
+    if (step.kind === "collection") {
+      const { description, icon, createdAt, updatedAt } = placement.made;
+      const parent = placement.parent === null ? null : target(placement.parent);
+      const collection: ImportedCollection = { kind: "collection", input: { name: placement.name, description, visibility: "PRIVATE", icon }, parent, createdAt, updatedAt };
+      made.set(placement, collection);
+      return collection;
+    }
+    if (step.kind === "member") return { kind: "member", link: written.get(step.link)!, into: target(placement) };
+    const { name, url, description, favorite, createdAt, updatedAt } = step.link;
+    const link: ImportedLink = { kind: "link", name, url, description, favorite, createdAt, updatedAt, into: target(placement) };
+    written.set(step.link, link);
+    return link;
+  });
+}
+
+/** folderName is the name of the collection a folder becomes: its own, made to pass the name rule and cut to the limit, or UNNAMED_FOLDER. */
+function folderName(folder: NetscapeFolder): string {
+  return fit(cleanName(folder.name), COLLECTION_LIMITS.name) || UNNAMED_FOLDER;
 }
 
 /**
@@ -371,70 +433,38 @@ function urlKey(url: string): string {
 }
 
 /**
- * exportBookmarks writes all of a user's links as a Netscape bookmark file: one folder per
- * collection (Inbox first, then by name), one `<A>` per membership (a link in two collections
- * appears in both), newest first. The Inbox's links stand outside any folder, where an import
- * (ours, or a browser's) takes them back to the Inbox / the import's own folder. Collections
- * named like nested folders (`Dev / Rust`, as an import names them) are written nested, so
- * a browser shows Rust inside Dev and an import gives the same names back.
+ * exportBookmarks writes all of a user's links as a Netscape bookmark file: the Inbox's links
+ * outside any folder, in the Inbox's order (where an import, ours or a browser's, takes them
+ * back to the Inbox / the import's own folder), then every other collection as a folder, in the
+ * tree's order, each with its links and sub-collections interleaved in the collection's order
+ * (a link in two collections appears in both). Every date an import reads back is written
+ * (ADD_DATE and LAST_MODIFIED of links and collections), so that importing the file into an
+ * empty linkshelf and exporting again gives the same bytes.
  */
 export function exportBookmarks(shelf: Shelf): string {
-  const byCollection = new Map<number, RenderBookmark[]>();
-  for (const { collectionId, name, url, description, createdAt, updatedAt, favorite } of shelf.collections.memberships()) {
-    const bookmark: RenderBookmark = { name, url, description, addDate: createdAt, lastModified: updatedAt, favorite };
-    const list = byCollection.get(collectionId);
-    if (list) list.push(bookmark);
-    else byCollection.set(collectionId, [bookmark]);
-  }
-  let loose: RenderBookmark[] = [];
-  const folders: RenderFolder[] = [];
-  for (const row of shelf.collections.rows()) {
-    const bookmarks = byCollection.get(row.id) ?? [];
-    if (row.isDefault) loose = bookmarks;
-    else folders.push({ name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, bookmarks, folders: [] });
-  }
-  return renderNetscape(loose, nestFolders(folders));
-}
-
-/**
- * folderPath splits a collection's name into the folder names an import joined into it
- * (`Dev / Rust` -> Dev, Rust). A name with an empty or space-edged part cannot come from
- * one, and stays one folder.
- */
-function folderPath(name: string): string[] {
-  const parts = name.split(FOLDER_SEPARATOR);
-  return parts.every((part) => part !== "" && part === part.trim()) ? parts : [name];
-}
-
-/**
- * nestFolders puts each collection's folder inside the folder of the collection its name
- * continues (`Dev / Rust` inside `Dev`), named by its last part. A missing parent is made as a
- * folder of folders only, which an import does not turn into a collection, so importing the
- * export again changes nothing. Order is kept: parents where they or their first child come.
- */
-function nestFolders(folders: RenderFolder[]): RenderFolder[] {
-  const top: RenderFolder[] = [];
-  const byPath = new Map<string, RenderFolder>();
-  for (const folder of folders) if (!byPath.has(folder.name)) byPath.set(folder.name, folder);
-  const placed = new Set<RenderFolder>();
-  /** place puts a folder (by its path) where it belongs, making missing parents; returns it. */
-  const place = (path: string[], folder: RenderFolder | undefined, first: RenderFolder): RenderFolder => {
-    const fullName = path.join(FOLDER_SEPARATOR);
-    const target = folder ?? byPath.get(fullName) ?? {
-      name: fullName, description: null, icon: null, addDate: first.addDate, lastModified: first.lastModified, bookmarks: [], folders: [],
-    };
-    if (placed.has(target)) return target;
-    placed.add(target);
-    byPath.set(fullName, byPath.get(fullName) ?? target);
-    if (path.length === 1) {
-      top.push(target);
-    } else {
-      const parent = place(path.slice(0, -1), undefined, first);
-      target.name = path.at(-1)!;
-      parent.folders.push(target);
-    }
-    return target;
+  const placed = new Map<number, (Placed & { item: RenderItem })[]>();
+  const place = (parentId: number, entry: Placed & { item: RenderItem }) => {
+    const list = placed.get(parentId);
+    if (list) list.push(entry);
+    else placed.set(parentId, [entry]);
   };
-  for (const folder of folders) place(folderPath(folder.name), folder, folder);
-  return top;
+  for (const { collectionId, position, id, name, url, description, createdAt, updatedAt, favorite } of shelf.collections.memberships()) {
+    place(collectionId, { kind: "link", id, position, item: { kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite } });
+  }
+  const folders = new Map<number, RenderFolder>();
+  const top: RenderItem[] = [];
+  let inbox: number | null = null;
+  for (const row of shelf.collections.rows()) {
+    if (row.isDefault) {
+      inbox = row.id;
+      continue;
+    }
+    const folder: RenderFolder = { kind: "folder", name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, items: [] };
+    folders.set(row.id, folder);
+    if (row.parentId === null) top.push(folder);
+    else place(row.parentId, { kind: "collection", id: row.id, position: row.position, item: folder });
+  }
+  const inOrder = (id: number) => (placed.get(id) ?? []).sort(byPosition).map((entry) => entry.item);
+  for (const [id, folder] of folders) folder.items = inOrder(id);
+  return renderNetscape([...(inbox === null ? [] : inOrder(inbox)), ...top]);
 }

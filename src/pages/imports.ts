@@ -98,18 +98,20 @@ function more(total: number): Html | undefined {
 const visibilityText = { PRIVATE: "Private", PUBLIC: "Public" } as const;
 
 /**
- * destinationItem: a collection the import puts links in, new or existing, its visibility and
- * how many links go there; a stand-in says which public collection it keeps the links out of.
+ * destinationItem: a collection the import puts links in, new or existing, where it sits in the
+ * tree (`Bikes › Home`), its visibility and how many links go there; a stand-in says which
+ * public collection it keeps the links out of.
  */
-function destinationItem(destination: ImportDestination, collectionLink: (name: string) => string | undefined): Html {
-  const href = collectionLink(destination.name);
-  return html`<li><span class="entry">${href ? html`<a href="${href}">${destination.name}</a>` : destination.name}</span>
+function destinationItem(destination: ImportDestination, collectionLink: (destination: ImportDestination) => string | undefined): Html {
+  const href = collectionLink(destination);
+  const path = [...destination.path, destination.name].join(" › ");
+  return html`<li><span class="entry">${href ? html`<a href="${href}">${path}</a>` : path}</span>
 <span class="facts">${destination.isNew ? "New" : "Existing"} collection · ${visibilityText[destination.visibility]} · ${countOf(destination.links, "link")}</span>
 ${destination.insteadOf === null ? undefined : html`<span class="instead">Your collection ${destination.insteadOf} is public: the import does not add to it.</span>`}</li>`;
 }
 
 /** details: where the links go, then every duplicate and skipped entry (up to LISTED_ENTRIES each). */
-function details(report: ImportReport, done: boolean, collectionLink: (name: string) => string | undefined): Html {
+function details(report: ImportReport, done: boolean, collectionLink: (destination: ImportDestination) => string | undefined): Html {
   const { destinations, duplicates, skipped } = report;
   return html`${destinations.length > 0 ? html`<section class="card" aria-labelledby="destinations-heading">
 <h2 id="destinations-heading">${done ? "Where the links went" : "Where the links go"}</h2>
@@ -168,8 +170,8 @@ export interface ImportReportOptions {
   report: ImportReport;
   /** The import's record, when it was recorded: the page offers to undo it. */
   importId?: number;
-  /** The address of a collection by name, for the ones that still exist. */
-  collectionLink: (name: string) => string | undefined;
+  /** The address of a destination's collection (by its place in the tree), for the ones that still exist. */
+  collectionLink: (destination: ImportDestination) => string | undefined;
 }
 
 /** importReportPage: what the import stored, and what it left out and why. */

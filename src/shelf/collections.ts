@@ -278,13 +278,16 @@ export class ShelfCollections {
     return new TextEncoder().encode(`{"collections":[${parts.join(",")}]}`);
   }
 
-  /** create makes an empty, non-default collection at the end of its parent's order (or the top level's); an import passes its id. */
-  create(input: CollectionBody, now: number, importId: number | null = null): CollectionJson {
+  /**
+   * create makes an empty, non-default collection at the end of its parent's order (or the top
+   * level's); an import passes its id, and the collection's last change as its file says (else it is `now`).
+   */
+  create(input: CollectionBody, now: number, importId: number | null = null, updatedAt = now): CollectionJson {
     const values = checkCollection(this.owner, input);
     const position = nextPosition(this.owner, values.parentId);
     const row = this.owner.db
       .insert(collections)
-      .values({ ...values, position, userId: this.owner.user.id, isDefault: false, createdAt: now, updatedAt: now, importId })
+      .values({ ...values, position, userId: this.owner.user.id, isDefault: false, createdAt: now, updatedAt, importId })
       .returning()
       .all()[0]!;
     return toCollectionJson(row, this.owner.user, [], []);

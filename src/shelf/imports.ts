@@ -7,7 +7,7 @@ import { imports, links } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { toImportJson } from "./json";
 import { IMPORT_CHUNK } from "./limits";
-import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportUndone } from "./types";
+import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
 import { deleteLinks, linkSaved, writeLink, type ShelfLinks } from "./links";
@@ -31,38 +31,43 @@ export class ShelfImports {
   constructor(private readonly owner: Owner, private readonly collections: ShelfCollections, private readonly links: ShelfLinks) {}
 
   /**
-   * write writes an import as its reader decided it: the record when asked (`record`, in the
-   * first transaction), the collections, then the links, in transactions of IMPORT_CHUNK with the
-   * event loop running between them. All or nothing: when one fails, what the earlier ones
-   * created is removed, with the record, and the error is thrown; an import undone meanwhile stops
-   * (`IMPORT_UNDONE`), removes what it wrote since, and stays undone. Once all of it is committed,
-   * each link it created is told to `afterWrite`. Returns the record's id (null when not recorded).
+   * write writes an import as its reader decided it, step by step in the file's order (each new
+   * item at the end of its collection's order): the record when asked (`record`, in the first
+   * transaction), then its collections, links and repeated links, in transactions of
+   * IMPORT_CHUNK with the event loop running between them. All or nothing: when one fails, what
+   * the earlier ones created is removed, with the record, and the error is thrown; an import
+   * undone meanwhile stops (`IMPORT_UNDONE`), removes what it wrote since, and stays undone.
+   * Once all of it is committed, each link it created is told to `afterWrite`. Returns the
+   * record's id (null when not recorded).
    */
-  async write(collections: ImportedCollection[], links: ImportedLink[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
+  async write(steps: readonly ImportStep[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
     const { db } = this.owner;
-    const idsByName = new Map<string, number>();
+    const collectionIds = new Map<ImportedCollection, number>();
+    const linkIds = new Map<ImportedLink, number>();
+    const idOf = (target: ImportTarget) => (typeof target === "number" ? target : collectionIds.get(target)!);
     const made: Made = { links: [], collections: [], importId: null };
-    const total = collections.length + links.length;
     let next = 0;
     try {
-      while (next < total || (record && made.importId === null)) {
+      while (next < steps.length || (record && made.importId === null)) {
         const chunk = db.transaction(() => {
           const done: Omit<Made, "importId"> = { links: [], collections: [] };
           if (made.importId !== null && !this.stands(made.importId)) throw new UndoneWhileWriting();
           const importId = made.importId ?? (record ? this.record(record, now) : null);
           const started = performance.now();
           let at = next;
-          while (at < total && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
-            if (at < collections.length) {
-              const { input, createdAt } = collections[at]!;
-              const created = this.collections.create(input, createdAt, importId);
-              idsByName.set(input.name, created.id);
+          while (at < steps.length && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
+            const step = steps[at]!;
+            if (step.kind === "collection") {
+              const parentId = step.parent === null ? null : idOf(step.parent);
+              const created = this.collections.create({ ...step.input, parentId }, step.createdAt, importId, step.updatedAt);
+              collectionIds.set(step, created.id);
               done.collections.push(created.id);
+            } else if (step.kind === "member") {
+              this.links.addTo(linkIds.get(step.link)!, idOf(step.into));
             } else {
-              const link = links[at - collections.length]!;
-              const collectionIds = link.collections.map((place) => (typeof place === "number" ? place : idsByName.get(place)!));
-              const { name, url, description, favorite } = link;
-              const created = writeLink(this.owner, { name, url, description, favorite, collectionIds }, link.createdAt, importId);
+              const { name, url, description, favorite } = step;
+              const created = writeLink(this.owner, { name, url, description, favorite, collectionIds: [idOf(step.into)] }, step.createdAt, importId, step.updatedAt);
+              linkIds.set(step, created.id);
               done.links.push({ id: created.id, url: created.url });
             }
             at++;
@@ -75,7 +80,7 @@ export class ShelfImports {
         made.links.push(...chunk.done.links);
         made.collections.push(...chunk.done.collections);
         next = chunk.at;
-        if (next < total) await new Promise((resolve) => setImmediate(resolve));
+        if (next < steps.length) await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       // An import undone while it was written keeps its record, undone; what it wrote since the undo goes.

@@ -26,7 +26,7 @@ const linkQueries = preparedQueries((db) => ({
     .values({
       userId: sql.placeholder("userId"), name: sql.placeholder("name"), description: sql.placeholder("description"),
       url: sql.placeholder("url"), favorite: sql.placeholder("favorite"),
-      createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("now"), importId: sql.placeholder("importId"),
+      createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("updatedAt"), importId: sql.placeholder("importId"),
     })
     .returning()
     .prepare(),
@@ -140,11 +140,11 @@ function checkLink(owner: Owner, input: CreateLinkBody, keptDescription: string)
  * transaction: the rules and the insert of every link written. The caller's transaction is what
  * rolls back a failure, and the caller tells `afterWrite` once it is committed (linkSaved).
  */
-export function writeLink(owner: Owner, input: CreateLinkBody, now: number, importId: number | null = null): LinkJson {
+export function writeLink(owner: Owner, input: CreateLinkBody, now: number, importId: number | null = null, updatedAt = now): LinkJson {
   const { db, user } = owner;
   const { collectionIds, ...fields } = checkLink(owner, input, "");
   const queries = linkQueries(db);
-  const row = queries.insertLink.all({ userId: user.id, ...fields, now, importId })[0]!;
+  const row = queries.insertLink.all({ userId: user.id, ...fields, now, updatedAt, importId })[0]!;
   addMemberships(owner, row.id, collectionIds);
   deferIndexing(db, row.id);
   return toLinkJson(row, collectionIds);
@@ -349,6 +349,17 @@ export class ShelfLinks {
     const link = await batches.run(() => writeLink(this.owner, input, now));
     linkSaved(this.owner, link);
     return link;
+  }
+
+  /**
+   * addTo puts one of the owner's links at the end of one of the owner's collections' order
+   * (either unknown, or another user's: NotFound), inside the caller's transaction; the link's
+   * updatedAt stays. An import adds a link it met before to the next folder it is in.
+   */
+  addTo(id: number, collectionId: number): void {
+    this.row(id);
+    ownedCollection(this.owner, collectionId);
+    addMemberships(this.owner, id, [collectionId]);
   }
 
   /**

@@ -118,20 +118,35 @@ export interface ImportRecordInput {
   skipped: number;
 }
 
-/** A collection an import makes: its fields and its date (the file's). */
+/** Where an import puts something: one of the owner's collections (its id), or a collection the same import makes (its step). */
+export type ImportTarget = number | ImportedCollection;
+
+/** A collection an import makes, inside `parent` (null: the top level): its fields and its dates (the file's). */
 export interface ImportedCollection {
-  input: CollectionBody;
+  kind: "collection";
+  input: Omit<CollectionBody, "parentId">;
+  parent: ImportTarget | null;
   createdAt: number;
+  updatedAt: number;
 }
 
-/**
- * A link an import makes: its fields, its date (the file's), and its collections, each the id
- * of one of the owner's or the name of a collection the same import makes.
- */
+/** A link an import makes in one collection: its fields and its dates (the file's). */
 export interface ImportedLink extends Omit<CreateLinkBody, "collectionIds"> {
+  kind: "link";
+  into: ImportTarget;
   createdAt: number;
-  collections: (number | string)[];
+  updatedAt: number;
 }
+
+/** A link the same import made, met again in another collection. */
+export interface ImportedMembership {
+  kind: "member";
+  link: ImportedLink;
+  into: ImportTarget;
+}
+
+/** One write of an import, in the order of its file: so each collection's items keep the file's order. */
+export type ImportStep = ImportedCollection | ImportedLink | ImportedMembership;
 
 /** What undoing an import removed. */
 export type ImportUndone = Omit<ImportUndoneJson, "message">;

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { formBody } from "../request/form-body";
 import { readLimitedBytes } from "../request/limited";
 import type { NetscapeDocument } from "../bookmarks/netscape";
-import type { ImportReport } from "../bookmarks/service";
+import type { ImportDestination, ImportReport } from "../bookmarks/service";
 import { PayloadTooLarge, ValidationFailed } from "../errors";
 import { htmlResponse } from "../pages/html";
 import { importPage, importPreviewPage, importReportPage, sizeText, undoImportPage } from "../pages/imports";
@@ -70,7 +70,8 @@ const ENTRY_OVERHEAD_BYTES = 160;
 /** reportBytes estimates what a report holds in memory (two bytes a character). */
 function reportBytes(report: ImportReport): number {
   let chars = report.collectionsCreated.join("").length;
-  for (const destination of report.destinations) chars += destination.name.length + (destination.insteadOf?.length ?? 0);
+  // A path's names are the destinations' own strings again: only its slots count (four characters' worth each).
+  for (const destination of report.destinations) chars += destination.name.length + (destination.insteadOf?.length ?? 0) + 4 * destination.path.length;
   for (const entry of report.duplicates) chars += entry.name.length + entry.url.length;
   for (const entry of report.skipped) chars += entry.name.length + entry.url.length + entry.reason.length;
   return 2 * chars;
@@ -167,9 +168,19 @@ export function importPages({ clock }: { clock: () => number }, guard: PageGuard
       const state = waiting.get(params.key, shelf.user.id, clock());
       if (!state) return page(shelf.viewer(), EXPIRED, 404);
       if (state.kind === "done") {
-        // Every destination is private: a public collection of the same name is never the one meant.
-        const ids = new Map(shelf.collections.summaries().filter((c) => c.visibility === "PRIVATE").map((c) => [c.name, c.id] as const).reverse());
-        const collectionLink = (name: string) => (ids.has(name) ? `/?collection=${ids.get(name)}` : undefined);
+        // By place in the tree, the first of a name there; every destination is private: a public collection is never the one meant.
+        const paths = new Map<number, string[]>();
+        const ids = new Map<string, number>();
+        for (const { id, name, parentId, visibility } of shelf.collections.summaries()) {
+          const path = [...(parentId === null ? [] : paths.get(parentId) ?? []), name];
+          paths.set(id, path);
+          const key = JSON.stringify(path);
+          if (visibility === "PRIVATE" && !ids.has(key)) ids.set(key, id);
+        }
+        const collectionLink = ({ path, name }: ImportDestination) => {
+          const id = ids.get(JSON.stringify([...path, name]));
+          return id === undefined ? undefined : `/?collection=${id}`;
+        };
         return htmlResponse(importReportPage({ user: shelf.viewer(), fileName: state.fileName, report: state.report, importId: state.importId, collectionLink }));
       }
       return htmlResponse(importPreviewPage({
