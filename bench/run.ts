@@ -16,6 +16,7 @@ import { benchRedirect } from "./redirect";
 import { benchSearch } from "./search";
 import { benchSearchAbuse } from "./search-abuse";
 import { benchSlowUploads, caseLine, withinTarget } from "./slow-uploads";
+import { benchImport } from "./import";
 import { benchTree } from "./tree";
 
 const began = performance.now();
@@ -41,6 +42,8 @@ console.error("measuring slow uploads from one address (10,000 sign-in forms, 28
 const slowUploads = await benchSlowUploads(binary);
 console.error("measuring the collection tree in-process (2,000 collections 10 deep, 100,000 links) ...");
 const tree = await benchTree();
+console.error("measuring the import of a 2,300-link bookmarks file in 200 nested folders ...");
+const importFile = await benchImport();
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -63,6 +66,9 @@ const rows: [Status, string, string, string, string][] = [
     `${tree.collections.toLocaleString("en")} collections ${tree.depth} deep, ${tree.links.toLocaleString("en")} links`, `${tree.homeMs.toFixed(1)} ms`, `≤ ${tree.homeTarget} ms`],
   [status(tree.moveMs <= tree.writeTarget && tree.reorderMs <= tree.writeTarget), "move / reorder a collection, server time",
     `the same shelf; reorder of ${tree.reorderItems} items`, `${tree.moveMs.toFixed(2)} / ${tree.reorderMs.toFixed(2)} ms`, `≤ ${tree.writeTarget} ms`],
+  [status(importFile.previewMs <= importFile.budgetMs && importFile.confirmMs <= importFile.budgetMs), "bookmarks file import: preview / confirm",
+    `${importFile.links.toLocaleString("en")} links in ${importFile.folders} nested folders, in-process; export ${importFile.exportMs.toFixed(0)} ms, same bytes again`,
+    `${importFile.previewMs.toFixed(0)} / ${importFile.confirmMs.toFixed(0)} ms`, `≤ ${importFile.budgetMs} ms`],
   [status(create.linksPerSecond >= create.target && create.storedMatch), `POST /api/v1/links, ${create.connections} clients`,
     `${create.generator}: ${create.stored} stored for ${create.created} 201s received, indexed ≤ ${(create.indexCatchUpSeconds * 1000).toFixed(0)} ms after`, `${create.linksPerSecond.toFixed(0)}/s`, `≥ ${create.target}/s`],
   [status(footprint.rssRatio <= footprint.rssTarget, footprint.floorRssRatio > footprint.rssTarget), "idle RSS ÷ bare Bun.serve",
@@ -122,7 +128,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
