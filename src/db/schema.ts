@@ -199,3 +199,53 @@ export const linkHealth = sqliteTable("link_health", {
 ]);
 
 export type LinkHealthRow = typeof linkHealth.$inferSelect;
+
+/**
+ * The trash: one row per link or collection deleted by its owner, holding everything needed to
+ * put it back as it was (`data`: its rows, memberships with their places, saved page text and
+ * health; for a collection, what its deletion moved or took with it). The deleted rows
+ * themselves are gone from their tables, so nothing else ever sees them. Purged after the
+ * configured days; `links` and `collections` count what restoring it brings back.
+ */
+export const trash = sqliteTable("trash", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  kind: text("kind", { enum: ["link", "collection"] }).notNull(),
+  itemId: integer("item_id").notNull(),
+  name: text("name").notNull(),
+  deletedAt: millis("deleted_at").notNull(),
+  links: integer("links").notNull(),
+  collections: integer("collections").notNull(),
+  data: text("data").notNull(),
+}, (table) => [
+  uniqueIndex("trash_item_idx").on(table.userId, table.kind, table.itemId),
+  index("trash_user_deleted_idx").on(table.userId, table.deletedAt, table.id),
+  index("trash_deleted_idx").on(table.deletedAt),
+  check("trash_kind_check", sql`${table.kind} IN ('link', 'collection')`),
+]);
+
+export type TrashRow = typeof trash.$inferSelect;
+
+/**
+ * The change feed: the newest change of each of a user's links and collections, in one sequence
+ * (`seq`, growing across users). Triggers on `links`, `collections` and `link_collections`
+ * (drizzle/0011) write it in the same transaction as every change, so no write path can skip
+ * it; clicks are not changes. An item's row stays after it is deleted (a tombstone) until the
+ * trash lets it go.
+ */
+export const changes = sqliteTable("changes", {
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  /** No foreign key: the triggers that write it also run while a user's rows are deleted with the user. */
+  userId: integer("user_id").notNull(),
+  kind: text("kind", { enum: ["link", "collection"] }).notNull(),
+  itemId: integer("item_id").notNull(),
+}, (table) => [
+  uniqueIndex("changes_item_idx").on(table.userId, table.kind, table.itemId),
+  index("changes_user_seq_idx").on(table.userId, table.seq),
+]);
+
+/** The newest change of each user that the feed no longer remembers (its item purged): an older cursor is expired. */
+export const changeFloors = sqliteTable("change_floors", {
+  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  seq: integer("seq").notNull(),
+});
