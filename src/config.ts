@@ -29,6 +29,8 @@ export interface Config {
   log: LogOptions;
   /** Scheduled backups while serving; null when `LINKSHELF_BACKUP_EVERY` is unset. */
   backup: BackupSchedule | null;
+  /** How many days a deleted link or collection stays in the trash (`LINKSHELF_TRASH_DAYS`); 0 deletes at once. */
+  trashDays: number;
 }
 
 export interface LinkCheckConfig {
@@ -65,7 +67,10 @@ export interface ConfigFlags {
 /** A configuration the server cannot start with; main prints its message and exits 2. */
 export class ConfigError extends Error {}
 
-export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60", backupKeep: 7, linkCheck: "7d", linkCheckConfirm: "3/7d" } as const;
+export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60", backupKeep: 7, linkCheck: "7d", linkCheckConfirm: "3/7d", trashDays: 30 } as const;
+
+/** The longest a deleted item may stay in the trash, in days: ten years. */
+export const MAX_TRASH_DAYS = 3650;
 
 /** One environment setting as `--help`, the docs and the compose file name it. */
 export interface Setting {
@@ -92,6 +97,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: "LINKSHELF_LINK_CHECK", value: "PERIOD|off", help: `how often each link is checked for health (default ${DEFAULTS.linkCheck})` },
   { name: "LINKSHELF_LINK_CHECK_CONFIRM", value: "N/PERIOD", help: `a link is broken after N failures in a row over PERIOD (default ${DEFAULTS.linkCheckConfirm})` },
   { name: "LINKSHELF_LINK_CHECK_ALLOW_PRIVATE", value: "1", help: "also check links on loopback and LAN addresses (default 0)" },
+  { name: "LINKSHELF_TRASH_DAYS", value: "N", help: `days a deleted link or collection stays in the trash; 0 deletes at once (default ${DEFAULTS.trashDays})` },
   { name: "LINKSHELF_LOG", value: "access|off", help: "access: one log line per request (default off)" },
   { name: "LINKSHELF_BACKUP_EVERY", value: "PERIOD", help: "scheduled backups while serving, such as 24h (default off)" },
   { name: "LINKSHELF_BACKUP_DIR", value: "DIR", help: "the folder for scheduled backups (required with LINKSHELF_BACKUP_EVERY)" },
@@ -117,7 +123,16 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     },
     log: parseLog(env.LINKSHELF_LOG),
     backup: parseBackup(env),
+    trashDays: parseTrashDays(env.LINKSHELF_TRASH_DAYS),
   };
+}
+
+/** parseTrashDays reads LINKSHELF_TRASH_DAYS: a whole number of days from 0 (no trash) to MAX_TRASH_DAYS. */
+function parseTrashDays(value: string | undefined): number {
+  if (value === undefined || value === "") return DEFAULTS.trashDays;
+  const days = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!(days <= MAX_TRASH_DAYS)) throw new ConfigError(`invalid LINKSHELF_TRASH_DAYS "${value}": expected a whole number of days from 0 to ${MAX_TRASH_DAYS}`);
+  return days;
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

@@ -32,7 +32,16 @@ describe("loadConfig", () => {
       linkCheck: { periodMs: 7 * 86_400_000, allowPrivate: false, confirmFailures: 3, confirmSpanMs: 7 * 86_400_000 },
       log: { access: false },
       backup: null,
+      trashDays: 30,
     });
+  });
+
+  it("keeps deleted items 30 days by default, LINKSHELF_TRASH_DAYS from 0 (no trash) to 3650, and refuses anything else", () => {
+    expect(loadConfig({}, { LINKSHELF_TRASH_DAYS: "" }).trashDays).toBe(30);
+    for (const days of ["0", "1", "30", "3650"]) expect(loadConfig({}, { LINKSHELF_TRASH_DAYS: days }).trashDays).toBe(Number(days));
+    for (const value of ["3651", "-1", "1.5", "7d", " 7", "10000", "abc"]) {
+      expect(loadError({}, { LINKSHELF_TRASH_DAYS: value }).message).toContain("LINKSHELF_TRASH_DAYS");
+    }
   });
 
   it("turns the access log on with LINKSHELF_LOG=access, and off with off or an empty value", () => {

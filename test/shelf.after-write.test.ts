@@ -77,7 +77,7 @@ describe("a shelf's writes of links tell its AfterWrite", () => {
     shelf.links.bulk({ ids: [link.id, other.id], action: "move", collectionId: reading.id }, env.clock.now++);
     shelf.links.bulk({ ids: [link.id], action: "favorite" }, env.clock.now++);
     shelf.links.toggleFavorite(link.id, env.clock.now++);
-    shelf.links.delete(other.id);
+    shelf.links.delete(other.id, env.clock.now++);
     await importBookmarks(shelf, FILE, env.clock.now++, { dryRun: true });
     expect(after.told).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { recordWrites } from "./writes";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { MessageJson } from "../contract/common";
-import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson, OrderBody } from "../contract/collections";
+import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson, DeleteCollectionQuery, OrderBody } from "../contract/collections";
 
 /** collectionRoutes: `/api/v1/collections`. */
 export function collectionRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards) {
@@ -41,8 +41,9 @@ export function collectionRoutes({ clock }: { clock: () => number }, { apiRoutes
     .use(recordWrites({ apiRoutes }, clock, {
       tag: "collections", noun: "Collection", records: (shelf) => shelf.collections, body: CollectionBody,
       updateDescription: "An omitted description, icon or parentId keeps its stored value; a new parentId moves the collection (with its sub-collections) to the end of that parent's order. The Inbox can be renamed, re-iconed and made public, and stays at the top level.",
-      deleteSummary: "Delete a collection (never its links nor its sub-collections)",
-      deleteDescription: "Its sub-collections take its place in its parent's order; links that were only in it move to the end of the Inbox; links also elsewhere just leave it. One transaction.",
+      deleteSummary: "Delete a collection into the trash (never its links nor its sub-collections, unless asked)",
+      deleteDescription: "Into the trash (for LINKSHELF_TRASH_DAYS; at once with 0). Its sub-collections take its place in its parent's order; links that were only in it move to the end of the Inbox; links also elsewhere just leave it. With `?contents=1` its sub-collections and the links that were in no other collection go to the trash with it, as one item. One transaction.",
+      deleteQuery: DeleteCollectionQuery,
       deleteMore: { 409: errorDoc("DEFAULT_COLLECTION: the Inbox cannot be deleted.") },
     }));
 }

@@ -59,7 +59,8 @@ export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Gu
       },
     }))
     .use(recordWrites({ apiRoutes }, clock, {
-      tag: "links", noun: "Link", records: (shelf) => shelf.links, body: UpdateLinkBody, deleteSummary: "Delete a link",
+      tag: "links", noun: "Link", records: (shelf) => shelf.links, body: UpdateLinkBody, deleteSummary: "Delete a link into the trash",
+      deleteDescription: "Into the trash, with its collections, clicks, saved page text and health (for LINKSHELF_TRASH_DAYS; at once with 0): `POST /api/v1/trash/restore` brings it back as it was.",
       updateDescription: "Replaces name, url, favorite and collections; an omitted description keeps its value. Clicks are kept.",
     }));
 }

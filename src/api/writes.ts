@@ -12,7 +12,8 @@ import type { Shelf } from "../shelf/shelf";
 /** The part of a shelf that keeps one kind of record (`shelf.links`, `shelf.collections`). */
 interface Records<Input> {
   update(id: number, input: Input, now: number): void;
-  delete(id: number): void;
+  /** `withContents`: the DELETE's `?contents=1`, for the records whose writes name a `deleteQuery`. */
+  delete(id: number, now: number, withContents?: boolean): void;
 }
 
 export interface RecordWrites<Body extends TSchema> {
@@ -28,6 +29,8 @@ export interface RecordWrites<Body extends TSchema> {
   deleteSummary: string;
   deleteDescription?: string;
   deleteMore?: Record<number, ResponseDoc>;
+  /** The DELETE's query, when it takes `contents` (collections: `?contents=1` deletes with the contents). */
+  deleteQuery?: TSchema;
 }
 
 /** recordWrites is the `PUT /:id` and `DELETE /:id` of one kind of record, for the plugin of its prefix. */
@@ -41,11 +44,11 @@ export function recordWrites<Body extends TSchema>({ apiRoutes }: Pick<Guards, "
       tag, summary: `Update a ${noun.toLowerCase()}`, body: writes.body, id: true, description: writes.updateDescription,
       ok: { description: "Updated.", json: MessageJson },
     }))
-    .delete("/:id", ({ shelf, params }) => {
-      writes.records(shelf).delete(parseId(params.id));
+    .delete("/:id", ({ shelf, params, query }) => {
+      writes.records(shelf).delete(parseId(params.id), clock(), (query as { contents?: string } | undefined)?.contents === "1");
       return { message: `${noun} deleted.` };
     }, apiRoute({
-      tag, summary: writes.deleteSummary, id: true, description: writes.deleteDescription, more: writes.deleteMore,
+      tag, summary: writes.deleteSummary, id: true, description: writes.deleteDescription, more: writes.deleteMore, query: writes.deleteQuery,
       ok: { description: "Deleted.", json: MessageJson },
     }));
 }

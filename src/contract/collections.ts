@@ -67,3 +67,11 @@ export const CollectionCreatedJson = Type.Object({ message: Type.String(), colle
 export type CollectionCreatedJson = Static<typeof CollectionCreatedJson>;
 export const CollectionItemJson = Type.Object({ collection: CollectionJson });
 export type CollectionItemJson = Static<typeof CollectionItemJson>;
+
+/** The query of `DELETE /api/v1/collections/:id`. */
+export const DeleteCollectionQuery = Type.Object({
+  contents: Type.Optional(Type.Union([Type.Literal("0"), Type.Literal("1")], {
+    description: "1: delete it with its sub-collections and the links that are in no other collection (into the trash, as one item).",
+  })),
+});
+export type DeleteCollectionQuery = Static<typeof DeleteCollectionQuery>;

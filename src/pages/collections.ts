@@ -95,13 +95,18 @@ ${collection?.isDefault ? html`<p class="hint">The Inbox cannot be deleted: link
 }
 
 /** collectionDeletePage asks before deleting, and says what happens to the links. */
-export function collectionDeletePage(user: Viewer, collection: CollectionSummary): Html {
+export function collectionDeletePage(user: Viewer, collection: CollectionSummary, trashDays: number): Html {
   const count = `Its ${countOf(collection.linkCount, "link")}`;
   return deletePage({
     user,
+    trashDays,
+    also: {
+      label: "Delete with its links", name: "contents", value: "1",
+      consequence: "Delete with its links: its sub-collections and the links that are in no other collection go with it, and one restore brings all of it back.",
+    },
     what: "collection",
     subject: html`<span aria-hidden="true">${collection.icon}</span> <strong>${collection.name}</strong>`,
-    consequence: `${count} stay: a link that is in no other collection moves to the Inbox.`,
+    consequence: `${count} stay: a link that is in no other collection moves to the Inbox, and its sub-collections move up to its place.`,
     address: `/collections/${collection.id}`,
   });
 }

@@ -1,3 +1,4 @@
+import { countOf } from "../format";
 import type { FieldErrorJson } from "../contract/errors";
 import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
@@ -76,8 +77,12 @@ export interface DeletePageOptions {
   what: string;
   /** What is about to be deleted, as the page names it. */
   subject: Html;
-  /** What happens besides (the sentence "This cannot be undone." follows). */
+  /** What happens besides (a sentence on the trash follows). */
   consequence: string;
+  /** How many days the deleted thing stays in the trash; 0: it is deleted at once ("This cannot be undone."). */
+  trashDays: number;
+  /** A second way to delete it, as another submit button of the form (a collection: with its links). */
+  also?: { label: string; name: string; value: string; consequence: string };
   /** The thing's own address: the form posts to `<address>/delete`; Cancel goes to `<address>/edit`. */
   address: string;
   /** Where to go afterwards (the `next` field), when the form carries one. */
@@ -85,14 +90,17 @@ export interface DeletePageOptions {
 }
 
 /** deletePage asks before deleting: a form, so it works without scripts. */
-export function deletePage({ user, what, subject, consequence, address, next }: DeletePageOptions): Html {
+export function deletePage({ user, what, subject, consequence, address, next, trashDays, also }: DeletePageOptions): Html {
+  const after = trashDays > 0 ? `It goes to the trash, where you can restore it for ${countOf(trashDays, "day")}.` : "This cannot be undone.";
   const content = html`<div class="narrow card">
 <h1>Delete this ${what}?</h1>
 <p>${subject}</p>
-<p>${consequence} This cannot be undone.</p>
+<p>${consequence} ${after}</p>
+${also === undefined ? undefined : html`<p>${also.consequence}</p>`}
 <form method="post" action="${address}/delete" class="form-actions">
 ${next === undefined ? undefined : html`<input type="hidden" name="next" value="${next}">`}
 <button type="submit" class="danger">Delete ${what}</button>
+${also === undefined ? undefined : html`<button type="submit" class="danger" name="${also.name}" value="${also.value}">${also.label}</button>`}
 <a href="${address}/edit">Cancel</a>
 </form>
 </div>`;

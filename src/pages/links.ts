@@ -128,9 +128,10 @@ ${editing ? html`<a href="/links/${linkId}" class="push">Details and saved page<
 }
 
 /** linkDeletePage asks before deleting: a form, so it works without scripts. */
-export function linkDeletePage(user: Viewer, link: LinkJson, next: string): Html {
+export function linkDeletePage(user: Viewer, link: LinkJson, next: string, trashDays: number): Html {
   return deletePage({
     user,
+    trashDays,
     what: "link",
     subject: html`<strong>${link.name}</strong><br><span class="muted">${link.url}</span>`,
     consequence: `It leaves every collection, with its ${countOf(link.clicks, "click")}.`,

@@ -12,6 +12,7 @@ import { Conflict, NotFound } from "../errors";
 import { toCollectionJson, toLinkJson } from "./json";
 import { COLLECTION_LIMITS } from "./limits";
 import { byPosition, checkParent, itemsOf, nextPosition, sameItems, writeOrder, type Placed } from "./order";
+import { discardCollection } from "./trash";
 import { DEFAULT_ICON, type CollectionSummary } from "./types";
 import type { CollectionBody, CollectionJson, OrderItem } from "../contract/collections";
 import type { LinkJson } from "../contract/links";
@@ -305,61 +306,49 @@ export class ShelfCollections {
   }
 
   /**
-   * delete deletes a collection but never a link nor a sub-collection: its sub-collections take
-   * its place in its parent's order (or the top level's), in their order; links that were only
-   * in it go to the end of the Inbox, links that are elsewhere too just leave it. The Inbox
-   * cannot be deleted.
+   * delete deletes one of the owner's collections, never a link nor a sub-collection, in one
+   * transaction (see discardCollection): plain, its sub-collections take its place and its lone
+   * links go to the Inbox; `withContents`, it goes to the trash with its subtree and the links
+   * only in it. The Inbox cannot be deleted.
    */
-  delete(id: number): void {
-    const { db } = this.owner;
-    db.transaction(() => {
+  delete(id: number, now: number, withContents = false): void {
+    this.owner.db.transaction(() => {
       const row = ownedCollection(this.owner, id);
       refuseInbox(row);
-      const children = itemsOf(this.owner, id).filter((item) => item.kind === "collection");
-      if (children.length > 0) {
-        db.update(collections).set({ parentId: row.parentId }).where(eq(collections.parentId, id)).run();
-        const siblings = itemsOf(this.owner, row.parentId).filter((item) => !children.some((child) => child.id === item.id));
-        const at = siblings.findIndex((item) => item.kind === "collection" && item.id === id);
-        siblings.splice(at, 1, ...children);
-        writeOrder(this.owner, row.parentId, siblings);
-      }
-      const inbox = inboxId(this.owner);
-      const start = nextPosition(this.owner, inbox);
-      db.run(sql`
-        INSERT INTO ${linkCollections} (link_id, collection_id, position)
-        SELECT lc.link_id, ${inbox}, ${start} + row_number() OVER (ORDER BY lc.position, lc.link_id) - 1 FROM ${linkCollections} AS lc
-        WHERE lc.collection_id = ${id}
-          AND NOT EXISTS (SELECT 1 FROM ${linkCollections} AS other WHERE other.link_id = lc.link_id AND other.collection_id <> ${id})`);
-      db.delete(collections).where(eq(collections.id, id)).run();
+      discardCollection(this.owner, row, now, withContents);
     }, { behavior: "immediate" });
   }
 
   /**
    * deleteEmptyImported deletes the owner's collections that an import created and that hold
    * no link and no sub-collection (inside the caller's transaction), deepest first, so that a
-   * folder the import made only to hold others goes with them; returns how many.
+   * folder the import made only to hold others goes with them: each into the trash, as a
+   * delete does; returns how many.
    */
-  deleteEmptyImported(importId: number): number {
+  deleteEmptyImported(importId: number, now: number): number {
     let deleted = 0;
     for (;;) {
-      const round = this.owner.db.delete(collections)
+      const empty = this.owner.db.select().from(collections)
         .where(and(
           eq(collections.userId, this.owner.user.id), eq(collections.importId, importId), eq(collections.isDefault, false),
           sql`NOT EXISTS (SELECT 1 FROM ${linkCollections} WHERE ${linkCollections.collectionId} = ${collections.id})`,
           sql`NOT EXISTS (SELECT 1 FROM ${collections} AS child WHERE child.parent_id = ${collections.id})`,
-        ))
-        .returning({ id: collections.id }).all().length;
-      if (round === 0) return deleted;
-      deleted += round;
+        )).all();
+      if (empty.length === 0) return deleted;
+      for (const row of empty) discardCollection(this.owner, row, now, false);
+      deleted += empty.length;
     }
   }
 
-  /** deleteMany deletes those of `ids` that are the owner's collections, each as `delete` does, in one transaction. */
-  deleteMany(ids: readonly number[]): void {
-    const { db } = this.owner;
+  /**
+   * deleteMany deletes those of `ids` that are the owner's collections for good, each as a plain
+   * delete does but never into the trash (a failed import's own), in one transaction.
+   */
+  deleteMany(ids: readonly number[], now: number): void {
     const wanted = new Set(ids);
-    db.transaction(() => {
-      for (const row of this.rows()) if (wanted.has(row.id)) this.delete(row.id);
+    const once = { ...this.owner, trashDays: 0 };
+    this.owner.db.transaction(() => {
+      for (const row of this.rows()) if (wanted.has(row.id) && !row.isDefault) discardCollection(once, row, now, false);
     }, { behavior: "immediate" });
   }
 }

@@ -10,7 +10,8 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { deleteLinks, linkSaved, writeLink, type ShelfLinks } from "./links";
+import { linkSaved, writeLink, type ShelfLinks } from "./links";
+import { discardLinks } from "./trash";
 import type { Owner } from "./scope";
 
 /** An import whose record was undone while it was being written stops, and removes what it wrote. */
@@ -85,7 +86,7 @@ export class ShelfImports {
     } catch (error) {
       // An import undone while it was written keeps its record, undone; what it wrote since the undo goes.
       if (error instanceof UndoneWhileWriting) made.importId = null;
-      if (made.links.length + made.collections.length > 0 || made.importId !== null) await this.remove(made);
+      if (made.links.length + made.collections.length > 0 || made.importId !== null) await this.remove(made, now);
       throw error;
     }
     for (const link of made.links) linkSaved(this.owner, link);
@@ -99,13 +100,13 @@ export class ShelfImports {
    * collections, the way deleting one does (a link put there since then, and nowhere else, goes
    * to the Inbox), and the import's record.
    */
-  private async remove(made: Made): Promise<void> {
+  private async remove(made: Made, now: number): Promise<void> {
     const ids = made.links.map((link) => link.id);
     for (let at = 0; at < ids.length; at += IMPORT_CHUNK.items) {
       if (at > 0) await new Promise((resolve) => setImmediate(resolve));
       this.links.deleteMany(ids.slice(at, at + IMPORT_CHUNK.items));
     }
-    this.collections.deleteMany(made.collections);
+    this.collections.deleteMany(made.collections, now);
     if (made.importId !== null) this.forget(made.importId);
   }
 
@@ -155,8 +156,9 @@ export class ShelfImports {
     const { db } = this.owner;
     return db.transaction(() => {
       this.get(id);
-      const removedLinks = deleteLinks(this.owner, eq(links.importId, id));
-      const removedCollections = this.collections.deleteEmptyImported(id);
+      const ids = db.select({ id: links.id }).from(links).where(and(eq(links.userId, this.owner.user.id), eq(links.importId, id))).all().map((link) => link.id);
+      const removedLinks = discardLinks(this.owner, ids, now);
+      const removedCollections = this.collections.deleteEmptyImported(id, now);
       db.update(imports).set({ undoneAt: now }).where(eq(imports.id, id)).run();
       return { links: removedLinks, collections: removedCollections };
     }, { behavior: "immediate" });

@@ -16,6 +16,7 @@ import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../se
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { nextPosition } from "./order";
+import { deleteLinks, discardLinks } from "./trash";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
 import { searchLinks, type SearchBudget } from "./search";
 
@@ -71,17 +72,6 @@ const inCollection = (collectionId: number) =>
 
 /** listed is the ids of a JSON array of ids, as a subquery (one bound parameter however many ids). */
 const listed = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
-
-/**
- * deleteLinks deletes the owner's links matching `where` (their memberships and saved content
- * go with them) and their search index rows, inside the caller's transaction; returns how many.
- * The one delete of links: single, bulk, a failed import's and an undone import's.
- */
-export function deleteLinks({ db, user }: Owner, where: SQL): number {
-  const deleted = db.delete(links).where(and(eq(links.userId, user.id), where)).returning({ id: links.id }).all();
-  unindexLinks(db, user.id, deleted.map((row) => row.id));
-  return deleted.length;
-}
 
 /**
  * checkBulk applies the rules of a bulk request: 1 to BULK_MAX_IDS positive ids, each once; a
@@ -394,15 +384,15 @@ export class ShelfLinks {
     }, { behavior: "immediate" });
   }
 
-  /** delete deletes one of the owner's links (its memberships go with it). */
-  delete(id: number): void {
+  /** delete deletes one of the owner's links: into the trash (src/shelf/trash.ts), with its memberships, text and health. */
+  delete(id: number, now: number): void {
     this.owner.db.transaction(() => {
       this.row(id);
-      deleteLinks(this.owner, eq(links.id, id));
+      discardLinks(this.owner, [id], now);
     }, { behavior: "immediate" });
   }
 
-  /** deleteMany deletes those of `ids` that are the owner's links, in one transaction. */
+  /** deleteMany deletes those of `ids` that are the owner's links for good (never into the trash: a failed import's own), in one transaction. */
   deleteMany(ids: readonly number[]): void {
     this.owner.db.transaction(() => void deleteLinks(this.owner, inArray(links.id, listed(ids))), { behavior: "immediate" });
   }
@@ -435,7 +425,7 @@ export class ShelfLinks {
           touch(input.action === "favorite");
           break;
         case "delete":
-          deleteLinks(this.owner, inArray(links.id, ids));
+          discardLinks(this.owner, input.ids, now);
           break;
         case "move":
           db.delete(linkCollections).where(and(inArray(linkCollections.linkId, ids), sql`${linkCollections.collectionId} <> ${collection!.id}`)).run();

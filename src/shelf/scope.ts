@@ -15,6 +15,8 @@ export interface Owner {
   readonly db: Db;
   readonly user: UserRow;
   readonly afterWrite?: AfterWrite;
+  /** How many days the owner's deleted items stay in the trash (src/shelf/trash.ts); 0 deletes at once. */
+  readonly trashDays?: number;
 }
 
 /** The collection every user has, made with the user; it cannot be deleted. */

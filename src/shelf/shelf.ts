@@ -15,6 +15,7 @@ import { ShelfImports } from "./imports";
 import { ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
+import { ShelfTrash } from "./trash";
 import type { AfterWrite } from "./types";
 
 /**
@@ -36,15 +37,21 @@ export class Shelf implements Owner {
   readonly extensions: ShelfExtensions;
   readonly health: ShelfHealth;
   readonly imports: ShelfImports;
+  readonly trash: ShelfTrash;
 
-  /** `afterWrite`: what follows the shelf's committed writes of links (the app gives its page capture; none in the CLI). */
-  constructor(readonly db: Db, readonly user: UserRow, readonly afterWrite?: AfterWrite) {
+  /**
+   * `afterWrite`: what follows the shelf's committed writes of links (the app gives its page
+   * capture; none in the CLI). `trashDays`: how long deleted items stay in the trash (the app's
+   * LINKSHELF_TRASH_DAYS; 30 when not given, 0 deletes at once).
+   */
+  constructor(readonly db: Db, readonly user: UserRow, readonly afterWrite?: AfterWrite, readonly trashDays?: number) {
     this.links = new ShelfLinks(this);
     this.collections = new ShelfCollections(this, this.links);
     this.tokens = new ShelfTokens(this);
     this.extensions = new ShelfExtensions(this, this.tokens);
     this.health = new ShelfHealth(this, this.links);
     this.imports = new ShelfImports(this, this.collections, this.links);
+    this.trash = new ShelfTrash(this);
   }
 
   /** viewer is the signed-in pages' view of the owner: the user and their count of broken links (one query). */

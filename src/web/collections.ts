@@ -88,10 +88,10 @@ export function collectionPages({ clock, config, peerAddress }: Network & { cloc
       return seeOther(withNotice(`/?collection=${collection.id}`, "collection-saved"));
     }), { surface: collectionForm })
     .get("/collections/:id/delete", ({ request, params }) => guard.page(request, (shelf) =>
-      htmlResponse(collectionDeletePage(shelf.viewer(), shelf.collections.deletable(parseId(params.id))))
+      htmlResponse(collectionDeletePage(shelf.viewer(), shelf.collections.deletable(parseId(params.id)), shelf.trash.days))
     ), { surface: PAGE_ROUTE })
-    .post("/collections/:id/delete", ({ request, params }) => guard.form(request, (shelf) => {
-      shelf.collections.delete(parseId(params.id));
+    .post("/collections/:id/delete", ({ request, params, body }) => guard.form(request, (shelf) => {
+      shelf.collections.delete(parseId(params.id), clock(), formField(body, "contents") === "1");
       return seeOther(withNotice("/", "collection-deleted"));
     }), { surface: PAGE_ROUTE })
     .post("/collections/:id/shift", ({ request, params, body }) => guard.form(request, (shelf) => {

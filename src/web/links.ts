@@ -172,10 +172,10 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
     }), { surface: linkForm })
     .get("/links/:id/delete", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
-      return htmlResponse(linkDeletePage(shelf.viewer(), link, nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`)));
+      return htmlResponse(linkDeletePage(shelf.viewer(), link, nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`), shelf.trash.days));
     }), { surface: PAGE_ROUTE })
     .post("/links/:id/delete", ({ request, params, body }) => guard.form(request, (shelf) => {
-      shelf.links.delete(parseId(params.id));
+      shelf.links.delete(parseId(params.id), clock());
       return seeOther(withNotice(nextOf(request, formField(body, "next")), "link-deleted"));
     }), { surface: PAGE_ROUTE })
     .post("/links/:id/favorite", ({ request, params, body }) => guard.form(request, (shelf) => {
