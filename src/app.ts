@@ -18,6 +18,8 @@ import { importRoutes } from "./api/imports";
 import { linkRoutes } from "./api/links";
 import { searchRoutes } from "./api/search";
 import { tokenRoutes } from "./api/tokens";
+import { trashRoutes } from "./api/trash";
+import { changeRoutes } from "./api/changes";
 import { faviconRoutes } from "./favicon/routes";
 import { unexpectedErrorLog, type LogSink } from "./log";
 import { describeRoute } from "./openapi/describe";
@@ -55,6 +57,8 @@ export function createApp(given: AppDeps) {
     .use(collectionRoutes(deps, guard))
     .use(importRoutes(deps, guard))
     .use(tokenRoutes(guard))
+    .use(trashRoutes(guard))
+    .use(changeRoutes(guard))
     .all("/*", () => {
       throw new NotFound();
     }, { surface: { ...API_ROUTE, callers: false } });

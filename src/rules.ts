@@ -47,6 +47,13 @@ export class Rules {
     this.errors.push({ path, message });
   }
 
+  /** pageLimit is the size of a page asked for (`page.defaultLimit` when none), which must be a whole number from 1 to `page.maxLimit`, at `/limit`. */
+  pageLimit(value: number | undefined, page: { defaultLimit: number; maxLimit: number }): number {
+    const limit = value ?? page.defaultLimit;
+    if (!Number.isInteger(limit) || limit < 1 || limit > page.maxLimit) this.fail("/limit", `Expected a whole number from 1 to ${page.maxLimit}`);
+    return limit;
+  }
+
   /** text trims `value` and requires min..max code points. */
   text(path: string, value: string, min: number, max: number): string {
     const trimmed = value.trim();

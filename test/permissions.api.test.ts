@@ -25,6 +25,8 @@ interface Ids {
   otherCollection: number;
   ownerImport: number;
   otherImport: number;
+  ownerTrashed: number;
+  otherTrashed: number;
 }
 
 interface Fixture {
@@ -70,6 +72,14 @@ async function makeFixture(): Promise<Fixture> {
   const importFile = (url: string) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="${url}">Imported</A>\n</DL><p>\n`;
   const ownerImport = await importBookmarks(new Shelf(env.db, owner.user), importFile(ownerLink.url), env.clock.now++, { record: { source: "page", fileName: "owner.html" } });
   const otherImport = await importBookmarks(new Shelf(env.db, other.user), importFile(otherLink.url), env.clock.now++, { record: { source: "cli", fileName: "other.html" } });
+  // Each has one link in the trash.
+  const trashed = async (as: TestUser, name: string) => {
+    const link = await createLink(env, as, { name, url: `https://trashed.example/${as.user.id}` });
+    new Shelf(env.db, as.user).links.delete(link.id, env.clock.now++);
+    return link.id as number;
+  };
+  const ownerTrashed = await trashed(owner, "Owner's trashed");
+  const otherTrashed = await trashed(other, "Other's trashed");
   const { token: revokedToken, info } = new Shelf(env.db, owner.user).tokens.create("revoked", env.clock.now++);
   new Shelf(env.db, owner.user).tokens.revoke(info.id);
   return {
@@ -85,6 +95,8 @@ async function makeFixture(): Promise<Fixture> {
       otherCollection: otherCollection.id,
       ownerImport: ownerImport.importId!,
       otherImport: otherImport.importId!,
+      ownerTrashed,
+      otherTrashed,
     },
   };
 }
@@ -360,6 +372,91 @@ const scenarios: Scenario[] = [
     expect: (response, { ids }) => {
       expect(response.body.imports.map((i: { id: number }) => i.id)).toEqual([ids.otherImport]);
       expect(response.text).not.toContain("owner.html");
+    },
+  },
+
+  // GET /api/v1/trash
+  { name: "GET /trash: a guest is refused", method: "GET", url: "/api/v1/trash", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /trash: a revoked token is refused", method: "GET", url: "/api/v1/trash", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /trash: the owner sees their own trash",
+    method: "GET", url: "/api/v1/trash", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => expect(response.body.items.map((i: { id: number }) => i.id)).toEqual([ids.ownerTrashed]),
+  },
+  {
+    name: "GET /trash: another user sees only their own trash, never the owner's",
+    method: "GET", url: "/api/v1/trash", as: "other", expectStatus: 200,
+    expect: (response, { ids }) => {
+      expect(response.body.items.map((i: { id: number }) => i.id)).toEqual([ids.otherTrashed]);
+      expect(response.text).not.toContain("Owner's");
+    },
+  },
+
+  // POST /api/v1/trash/restore
+  { name: "POST /trash/restore: a guest is refused", method: "POST", url: "/api/v1/trash/restore", as: "guest", body: (ids) => ({ links: [ids.ownerTrashed] }), expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "POST /trash/restore: a revoked token is refused", method: "POST", url: "/api/v1/trash/restore", as: "revoked", body: (ids) => ({ links: [ids.ownerTrashed] }), expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "POST /trash/restore: the owner restores their link",
+    method: "POST", url: "/api/v1/trash/restore", as: "owner", body: (ids) => ({ links: [ids.ownerTrashed] }), expectStatus: 200,
+    expect: async (_, { env, owner, ids }) => {
+      expect((await request(env, "GET", `/api/v1/links/${ids.ownerTrashed}`, { token: owner.token })).status).toBe(200);
+    },
+  },
+  {
+    name: "POST /trash/restore: another user gets 404 for the owner's trashed link, as for an unknown id, and it stays in the owner's trash",
+    method: "POST", url: "/api/v1/trash/restore", as: "other", body: (ids) => ({ links: [ids.ownerTrashed] }), expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other, owner, ids }) => {
+      const missing = await request(env, "POST", "/api/v1/trash/restore", { token: other.token, body: { links: [999999] } });
+      expect(response.body).toEqual(missing.body);
+      const trash = await request(env, "GET", "/api/v1/trash", { token: owner.token });
+      expect(trash.body.items.map((i: { id: number }) => i.id)).toEqual([ids.ownerTrashed]);
+    },
+  },
+
+  // DELETE /api/v1/trash
+  { name: "DELETE /trash: a guest is refused", method: "DELETE", url: "/api/v1/trash", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "DELETE /trash: a revoked token is refused", method: "DELETE", url: "/api/v1/trash", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "DELETE /trash: the owner empties their own trash, never another user's",
+    method: "DELETE", url: "/api/v1/trash", as: "owner", expectStatus: 200,
+    expect: async (response, { env, other, ids }) => {
+      expect(response.body.items).toBe(1);
+      const theirs = await request(env, "GET", "/api/v1/trash", { token: other.token });
+      expect(theirs.body.items.map((i: { id: number }) => i.id)).toEqual([ids.otherTrashed]);
+    },
+  },
+  {
+    name: "DELETE /trash: another user empties only their own trash",
+    method: "DELETE", url: "/api/v1/trash", as: "other", expectStatus: 200,
+    expect: async (_, { env, owner, ids }) => {
+      const mine = await request(env, "GET", "/api/v1/trash", { token: owner.token });
+      expect(mine.body.items.map((i: { id: number }) => i.id)).toEqual([ids.ownerTrashed]);
+    },
+  },
+
+  // GET /api/v1/changes
+  { name: "GET /changes: a guest is refused", method: "GET", url: "/api/v1/changes", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /changes: a revoked token is refused", method: "GET", url: "/api/v1/changes", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /changes: the owner reads the changes of their own links and collections",
+    method: "GET", url: "/api/v1/changes?limit=1000", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => {
+      const named = response.body.changes.map((c: { kind: string; id: number }) => `${c.kind} ${c.id}`);
+      expect(named).toContain(`link ${ids.ownerLink}`);
+      expect(named).toContain(`link ${ids.ownerTrashed}`);
+      expect(named).not.toContain(`link ${ids.otherLink}`);
+      expect(named).not.toContain(`collection ${ids.otherCollection}`);
+    },
+  },
+  {
+    name: "GET /changes: another user reads only their own, never the owner's",
+    method: "GET", url: "/api/v1/changes?limit=1000", as: "other", expectStatus: 200,
+    expect: (response, { ids }) => {
+      const named = response.body.changes.map((c: { kind: string; id: number }) => `${c.kind} ${c.id}`);
+      expect(named).not.toContain(`link ${ids.ownerLink}`);
+      expect(named).not.toContain(`link ${ids.ownerTrashed}`);
+      expect(named).not.toContain(`collection ${ids.ownerCollection}`);
+      expect(response.text).not.toContain("Owner's");
     },
   },
 

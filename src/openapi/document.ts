@@ -19,6 +19,8 @@ const TAGS = [
   { name: "health", description: "Dead links found before you click them: the link checker's findings, checking one now, ignoring one." },
   { name: "collections", description: "Collections of links; every user has an Inbox that cannot be deleted." },
   { name: "imports", description: "The record of your imports of bookmark files, and undoing one." },
+  { name: "trash", description: "Deleted links and collections, kept for LINKSHELF_TRASH_DAYS: list, restore as they were, or empty." },
+  { name: "changes", description: "The change feed: every link and collection changed since a cursor, as it is now (a sync client's one read)." },
   { name: "tokens", description: "The API token a request presents: revoking it (a client's sign-out)." },
   { name: "redirect", description: "Opening a link through the service counts its clicks." },
   { name: "favicon", description: "Site icons, fetched by the server so clients never contact third parties." },

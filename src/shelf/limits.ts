@@ -21,3 +21,9 @@ export const IMPORT_CHUNK = { items: 1000, millis: 20 } as const;
 
 /** Pages of search hits: 20 by default, at most 100. */
 export const SEARCH_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
+
+/** Pages of the change feed: 100 changes by default, at most 1,000. */
+export const CHANGES_PAGE = { defaultLimit: 100, maxLimit: 1000 } as const;
+
+/** Pages of the trash: 50 items by default, at most 200. */
+export const TRASH_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;

@@ -217,10 +217,7 @@ export class ShelfLinks {
   search(query: LinkQuery): LinkPage {
     const rules = new Rules();
     const q = query.q === undefined ? "" : rules.text("/q", query.q, 0, LINK_PAGE.maxQuery);
-    const limit = query.limit ?? LINK_PAGE.defaultLimit;
-    if (!Number.isInteger(limit) || limit < 1 || limit > LINK_PAGE.maxLimit) {
-      rules.fail("/limit", `Expected a whole number from 1 to ${LINK_PAGE.maxLimit}`);
-    }
+    const limit = rules.pageLimit(query.limit, LINK_PAGE);
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     if (query.cursor !== undefined && !after) rules.fail("/cursor", "Expected the nextCursor of a previous page");
     rules.check();
@@ -247,8 +244,7 @@ export class ShelfLinks {
    */
   private viewFilters(query: LinkListQuery): (SQL | undefined)[] {
     const rules = new Rules();
-    const limit = query.limit ?? LINK_PAGE.defaultLimit;
-    if (!Number.isInteger(limit) || limit < 1 || limit > LINK_PAGE.maxLimit) rules.fail("/limit", `Expected a whole number from 1 to ${LINK_PAGE.maxLimit}`);
+    rules.pageLimit(query.limit, LINK_PAGE);
     const offset = query.offset ?? 0;
     if (!Number.isSafeInteger(offset) || offset < 0) rules.fail("/offset", "Expected a whole number from 0");
     if (query.sort === "order" && query.collectionId === undefined) rules.fail("/sort", "Expected a collection: only a collection has an order of its own");

@@ -200,8 +200,7 @@ function rankedPage(candidates: Iterable<Candidate>, count: number, maxMultiplie
 export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget = SEARCH_BUDGET): SearchResults {
   const query = parseQuery(input.q);
   const rules = new Rules();
-  const limit = input.limit ?? SEARCH_PAGE.defaultLimit;
-  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_PAGE.maxLimit) rules.fail("/limit", `Expected a whole number from 1 to ${SEARCH_PAGE.maxLimit}`);
+  const limit = rules.pageLimit(input.limit, SEARCH_PAGE);
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
   if (input.cursor !== undefined && !after) rules.fail("/cursor", "Expected the nextCursor of a previous page");
   rules.check();

@@ -8,6 +8,7 @@
  */
 import type { Db } from "../db/client";
 import type { UserRow } from "../db/schema";
+import { ShelfChanges } from "./changes";
 import { ShelfCollections } from "./collections";
 import { ShelfExtensions } from "./extensions";
 import { ShelfHealth } from "./health";
@@ -38,6 +39,7 @@ export class Shelf implements Owner {
   readonly health: ShelfHealth;
   readonly imports: ShelfImports;
   readonly trash: ShelfTrash;
+  readonly changes: ShelfChanges;
 
   /**
    * `afterWrite`: what follows the shelf's committed writes of links (the app gives its page
@@ -52,6 +54,7 @@ export class Shelf implements Owner {
     this.health = new ShelfHealth(this, this.links);
     this.imports = new ShelfImports(this, this.collections, this.links);
     this.trash = new ShelfTrash(this);
+    this.changes = new ShelfChanges(this, this.links);
   }
 
   /** viewer is the signed-in pages' view of the owner: the user and their count of broken links (one query). */

@@ -13,11 +13,13 @@ import {
   changeFloors, changes, collections, imports, linkCollections, linkContents, linkHealth, links, trash,
   type CollectionRow, type LinkContentRow, type LinkHealthRow, type LinkRow, type TrashRow,
 } from "../db/schema";
-import { NotFound, ValidationFailed } from "../errors";
+import { NotFound } from "../errors";
+import { Rules } from "../rules";
 import { deferIndexing, unindexLinks } from "../search/index-text";
 import { iso } from "../timestamps";
 import type { TrashItemJson, TrashPageJson } from "../contract/trash";
 import { itemsOf, nextPosition, writeOrder, type Placed } from "./order";
+import { TRASH_PAGE } from "./limits";
 import { inboxId, type Owner } from "./scope";
 
 /**
@@ -212,9 +214,15 @@ export class ShelfTrash {
   }
 
   /** page lists the owner's trash, newest first: `limit` items after `cursor` (the previous page's `nextCursor`). */
-  page(limit: number, cursor?: string): TrashPageJson {
+  page(wanted?: number, cursor?: string): TrashPageJson {
     const { db, user } = this.owner;
-    const after = cursor === undefined ? undefined : readCursor(cursor);
+    const rules = new Rules();
+    const limit = rules.pageLimit(wanted, TRASH_PAGE);
+    // A cursor is what `nextCursor` wrote: `deletedAt.id`.
+    const match = cursor === undefined ? null : /^(\d{1,15})\.(\d{1,15})$/.exec(cursor);
+    if (cursor !== undefined && !match) rules.fail("/cursor", "Expected the nextCursor of a previous page");
+    rules.check();
+    const after = match ? { deletedAt: Number(match[1]), id: Number(match[2]) } : undefined;
     const rows = db.select({ id: trash.id, kind: trash.kind, itemId: trash.itemId, name: trash.name, deletedAt: trash.deletedAt, links: trash.links, collections: trash.collections })
       .from(trash)
       .where(and(eq(trash.userId, user.id), after && or(lt(trash.deletedAt, after.deletedAt), and(eq(trash.deletedAt, after.deletedAt), lt(trash.id, after.id)))))
@@ -348,13 +356,6 @@ function writePositions(owner: Owner, parentId: number | null, items: readonly P
     if (item.kind === "collection") db.update(collections).set({ position: item.position }).where(and(eq(collections.userId, user.id), eq(collections.id, item.id))).run();
     else db.update(linkCollections).set({ position: item.position }).where(and(eq(linkCollections.collectionId, parentId!), eq(linkCollections.linkId, item.id))).run();
   }
-}
-
-/** readCursor reads a trash page's cursor (`deletedAt.id`, as `nextCursor` writes it); anything else is a 422 at /cursor. */
-function readCursor(cursor: string): { deletedAt: number; id: number } {
-  const match = /^(\d{1,15})\.(\d{1,15})$/.exec(cursor);
-  if (!match) throw new ValidationFailed([{ path: "/cursor", message: "Expected the nextCursor of a previous page" }]);
-  return { deletedAt: Number(match[1]), id: Number(match[2]) };
 }
 
 /**

@@ -1,0 +1,16 @@
+import type { Guards } from "../auth/requester";
+import { apiRoute, errorDoc } from "../openapi/describe";
+import { ChangesJson, ChangesQuery } from "../contract/changes";
+
+/** changeRoutes: `/api/v1/changes`, the requester's change feed. */
+export function changeRoutes({ apiRoutes }: Guards) {
+  return apiRoutes("/changes")
+    .get("/", ({ shelf, query }) => shelf.changes.page(query.since, query.limit), apiRoute({
+      tag: "changes", summary: "Read what changed since a cursor", query: ChangesQuery,
+      description: "Every link and collection of yours created, edited, moved, reordered, deleted or restored since `since`, each once, as it is now, "
+        + "in the order of their newest changes; a deleted one is `{kind, id, deleted: true}`. Clicks are not changes. Without `since`: everything, "
+        + "from the beginning. Keep `cursor` and ask again; `more` says a next page is there at once. limit: 1-1000, default 100.",
+      ok: { description: "A page of changes.", json: ChangesJson },
+      more: { 410: errorDoc("CURSOR_EXPIRED: the cursor is older than what the server still remembers (a deleted item it named left the trash): read everything again, without since.") },
+    }));
+}
