@@ -12,7 +12,7 @@ export function tagged(request: Request, set: { headers: Record<string, string |
   const etag = strongEtag(body);
   if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers: { etag } });
   set.headers.etag = etag;
-  set.headers["content-type"] = "application/json";
+  set.headers["content-type"] = "application/json;charset=utf-8";
   return body;
 }
 

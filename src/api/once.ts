@@ -70,6 +70,10 @@ export function writeOnce({ clock }: { clock: () => number }, { apiUser }: Pick<
   /** The keys whose first request is being answered, as `<user id> <key>`. */
   const claims = new Set<string>();
   const keyed = new WeakMap<Request, Keyed>();
+  const release = (request: Request): void => {
+    const claimed = keyed.get(request);
+    if (claimed) claims.delete(claimed.claim);
+  };
   return new Elysia({ name: "linkshelf/write-once", seed: ++apps })
     .use(apiUser)
     // Elysia types a scoped derive's value as possibly missing in a hook; apiUser derives it for every request, or refuses it.
@@ -82,17 +86,17 @@ export function writeOnce({ clock }: { clock: () => number }, { apiUser }: Pick<
       const kept = shelf.keys.find(key, clock());
       if (kept) {
         if (kept.hash !== hash) throw new IdempotencyKeyReused();
-        return new Response(kept.body, { status: kept.status, headers: { "content-type": "application/json", "idempotent-replayed": "true" } });
+        return new Response(kept.body, { status: kept.status, headers: { "content-type": "application/json;charset=utf-8", "idempotent-replayed": "true" } });
       }
       const claim = `${shelf.user.id} ${key}`;
       if (claims.has(claim)) throw new Conflict("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still being answered: retry in a moment.");
       claims.add(claim);
       keyed.set(request, { key, hash, claim });
     })
-    .onAfterResponse({ as: "scoped" }, ({ request }) => {
-      const claimed = keyed.get(request);
-      if (claimed) claims.delete(claimed.claim);
-    })
+    // A claim is released once its write is over (committed or not), before the answer goes out; when the handler
+    // never reached `write`, once it answered (a refusal ahead of it: once the answer is out).
+    .onAfterHandle({ as: "scoped" }, ({ request }) => release(request))
+    .onAfterResponse({ as: "scoped" }, ({ request }) => release(request))
     .derive({ as: "scoped" }, ({ request, shelf: derived, set }) => ({
       /** write runs `change` on the request's shelf in one transaction with its key's answer; resolves with the answer once committed. */
       write: async <Answer>(change: (shelf: Shelf) => Answer, status = 200): Promise<Answer> => {
@@ -103,7 +107,7 @@ export function writeOnce({ clock }: { clock: () => number }, { apiUser }: Pick<
           const answer = change(new Shelf(shelf.db, shelf.user, after));
           if (claimed) shelf.keys.keep(claimed.key, { hash: claimed.hash, status, body: JSON.stringify(answer) }, clock());
           return answer;
-        });
+        }).finally(() => release(request));
         after.committed();
         set.status = status;
         return answer;
