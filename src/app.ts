@@ -20,6 +20,7 @@ import { searchRoutes } from "./api/search";
 import { tokenRoutes } from "./api/tokens";
 import { trashRoutes } from "./api/trash";
 import { changeRoutes } from "./api/changes";
+import { writeOnce } from "./api/once";
 import { faviconRoutes } from "./favicon/routes";
 import { unexpectedErrorLog, type LogSink } from "./log";
 import { describeRoute } from "./openapi/describe";
@@ -41,6 +42,8 @@ export function createApp(given: AppDeps) {
   // Looked up at each line, so a test's spy on console.error sees it.
   const log: LogSink = deps.log ?? ((line) => console.error(line));
   const commits = new GroupCommit(deps.db.$client);
+  // Every write of the API: one job of the group commit, with its Idempotency-Key's answer.
+  const once = writeOnce(deps, guard, commits);
   // One budget per address for every form that checks a password or the setup code.
   const signIns = new SignInThrottle();
   // The signed-in pages' guard: their error pages are drawn in the shell of the user it let in.
@@ -50,14 +53,14 @@ export function createApp(given: AppDeps) {
   const api = new Elysia({ prefix: API_PREFIX })
     .use(surfaces)
     .use(guard.apiUser)
-    .use(searchRoutes(deps, guard, commits))
-    .use(healthRoutes(deps, guard))
+    .use(searchRoutes(deps, guard, once))
+    .use(healthRoutes(deps, guard, once))
     .use(jsonBody)
-    .use(linkRoutes(deps, guard, commits))
-    .use(collectionRoutes(deps, guard))
-    .use(importRoutes(deps, guard))
-    .use(tokenRoutes(guard))
-    .use(trashRoutes(guard))
+    .use(linkRoutes(deps, guard, once))
+    .use(collectionRoutes(deps, guard, once))
+    .use(importRoutes(deps, guard, once))
+    .use(tokenRoutes(guard, once))
+    .use(trashRoutes(guard, once))
     .use(changeRoutes(guard))
     .all("/*", () => {
       throw new NotFound();

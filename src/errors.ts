@@ -87,6 +87,20 @@ export class Conflict extends AppError {
   }
 }
 
+/** An `If-Match` that names none of the item's current ETags: it changed since the client read it. */
+export class PreconditionFailed extends AppError {
+  constructor() {
+    super(412, "PRECONDITION_FAILED", "The item changed since you read it: read it again and reapply your change.");
+  }
+}
+
+/** An `Idempotency-Key` the client used before with another request (another method, path or body). */
+export class IdempotencyKeyReused extends AppError {
+  constructor() {
+    super(422, "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with another request in the last 24 hours: choose a new key for a new request.");
+  }
+}
+
 export class InvalidJson extends AppError {
   constructor(message = "The request body is not valid JSON.") {
     super(400, "INVALID_JSON", message);

@@ -669,6 +669,33 @@ const scenarios: Scenario[] = [
   },
 ];
 
+/** Keys and ETags: another user's are invisible, and another user's item is 404 whatever its If-Match says. */
+scenarios.push(
+  {
+    name: "POST /links with a key: another user's same key and body is their own request, and never replays the owner's answer",
+    method: "POST", url: "/api/v1/links", as: "other", body: linkBody, headers: { "idempotency-key": "shared" }, expectStatus: 201,
+    expect: async (response, { env, owner, other }) => {
+      const keyed = (token: string) => request(env, "POST", "/api/v1/links", { token, body: linkBody, headers: { "idempotency-key": "shared" } });
+      const owners = await keyed(owner.token);
+      expect({ status: owners.status, replayed: owners.headers.get("idempotent-replayed") }).toEqual({ status: 201, replayed: null });
+      expect(owners.body.link.id).not.toBe(response.body.link.id);
+      expect((await keyed(other.token)).body.link.id).toBe(response.body.link.id);
+    },
+  },
+  {
+    name: "PUT /links/:id with If-Match: another user gets 404, never 412",
+    method: "PUT", url: "/api/v1/links/{ownerLink}", as: "other", body: { ...linkBody, collectionIds: [] }, headers: { "if-match": "\"stale\"" },
+    expectStatus: 404, expectCode: "NOT_FOUND",
+  },
+  { name: "DELETE /links/:id with If-Match: another user gets 404, never 412", method: "DELETE", url: "/api/v1/links/{ownerLink}", as: "other", headers: { "if-match": "\"stale\"" }, expectStatus: 404, expectCode: "NOT_FOUND" },
+  {
+    name: "PUT /collections/:id/order with If-Match: another user gets 404, never 412",
+    method: "PUT", url: "/api/v1/collections/{ownerCollection}/order", as: "other", body: { order: [] }, headers: { "if-match": "\"stale\"" }, expectStatus: 404, expectCode: "NOT_FOUND",
+  },
+  { name: "DELETE /collections/:id with If-Match: another user gets 404, never 412", method: "DELETE", url: "/api/v1/collections/{ownerCollection}", as: "other", headers: { "if-match": "*" }, expectStatus: 404, expectCode: "NOT_FOUND" },
+  { name: "GET /links/:id with If-None-Match *: another user gets 404, never 304", method: "GET", url: "/api/v1/links/{ownerLink}", as: "other", headers: { "if-none-match": "*" }, expectStatus: 404, expectCode: "NOT_FOUND" },
+);
+
 describe("permissions", () => {
   it("covers every API route with a guest, the owner, another user and a revoked token", () => {
     // The API routes are those declared callable with a bearer token (src/surface.ts), read from the app itself.

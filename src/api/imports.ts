@@ -1,20 +1,19 @@
 import type { Guards } from "../auth/requester";
+import type { WriteOnce } from "./once";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { ImportListJson, ImportUndoneJson } from "../contract/imports";
 
 /** importRoutes: `/api/v1/imports`, the record of the requester's imports and undoing one. */
-export function importRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards) {
+export function importRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards, once: WriteOnce) {
   return apiRoutes("/imports")
+    .use(once)
     .get("/", ({ shelf }) => ({ imports: shelf.imports.list() }), apiRoute({
       tag: "imports", summary: "List your imports of bookmark files, newest first",
       description: "Every confirmed import, from the import page or linkshelf import; dry runs and previews are not recorded.",
       ok: { description: "Your imports, undone ones included (undoneAt set).", json: ImportListJson },
     }))
-    .delete("/:id", ({ shelf, params }) => {
-      const undone = shelf.imports.undo(parseId(params.id), clock());
-      return { message: "Import undone.", ...undone };
-    }, apiRoute({
+    .delete("/:id", ({ params, write }) => write((shelf) => ({ message: "Import undone.", ...shelf.imports.undo(parseId(params.id), clock()) })), apiRoute({
       tag: "imports", summary: "Undo an import", id: true,
       description: "In one transaction: deletes the links the import created that still exist, wherever they are now and edited or not, " +
         "then the collections it created that are left empty. Links that were there before the import (its duplicates) are never touched; " +

@@ -4,7 +4,7 @@ import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "../contract/links";
 import { countOf } from "../format";
-import type { WriteBatches } from "../shelf/types";
+import type { WriteOnce } from "./once";
 
 /** What the answer of a bulk request says was done. */
 const BULK_DONE: Record<BulkAction, string> = {
@@ -13,8 +13,9 @@ const BULK_DONE: Record<BulkAction, string> = {
 };
 
 /** linkRoutes: `/api/v1/links`. */
-export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards, commits: WriteBatches) {
+export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards, once: WriteOnce) {
   return apiRoutes("/links")
+    .use(once)
     .get("/", ({ shelf, query }) => shelf.links.search(query), apiRoute({
       tag: "links", summary: "Search and page through your links, newest first", query: LinkSearchQuery,
       description: "q: one substring of names, URLs and descriptions (up to 200 characters; ASCII letters ignore case). " +
@@ -29,23 +30,16 @@ export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Gu
       tag: "links", summary: "List favorite links, in the order the extension pins them",
       ok: { description: "The favorite links.", json: FavoritesJson },
     }))
-    .get("/:id", ({ shelf, params }) => ({ link: shelf.links.get(parseId(params.id)) }), apiRoute({
-      tag: "links", summary: "Read one of your links", id: true,
-      ok: { description: "The link.", json: LinkItemJson },
-    }))
-    .post("/", async ({ shelf, body, status }) => {
-      // Links are created in bursts (an import, the extension saving tabs): one commit per turn of the event loop.
-      const link = await shelf.links.createInBatch(commits, body, clock());
-      return status(201, { message: "Link created.", link });
-    }, apiRoute({
+    // Links are created in bursts (an import, the extension saving tabs): `write` commits once per turn of the event loop.
+    .post("/", ({ body, write }) => write((shelf) => ({ message: "Link created.", link: shelf.links.create(body, clock()) }), 201), apiRoute({
       tag: "links", summary: "Create a link", body: CreateLinkBody,
       description: "Clicks start at 0. Without collectionIds the link goes to the Inbox.",
       ok: { status: 201, description: "Created.", json: LinkCreatedJson },
     }))
-    .post("/bulk", ({ shelf, body }) => {
+    .post("/bulk", ({ body, write }) => write((shelf) => {
       const count = shelf.links.bulk(body, clock());
       return { message: `${countOf(count, "link")} ${BULK_DONE[body.action]}.`, count };
-    }, apiRoute({
+    }), apiRoute({
       tag: "links", summary: "Act on many links at once", body: BulkLinksBody,
       description: `One action on 1-${BULK_MAX_IDS} of your links, in one transaction: all of them or none. ` +
         "collectionId is required by move, add and remove, and refused with the other actions. " +
@@ -58,9 +52,11 @@ export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Gu
           "collectionId missing for move, add or remove or given with another action; `errors` names each (`/ids`, `/ids/3`, `/action`, `/collectionId`)."),
       },
     }))
-    .use(recordWrites({ apiRoutes }, clock, {
+    .use(recordWrites({ apiRoutes }, once, clock, {
       tag: "links", noun: "Link", records: (shelf) => shelf.links, body: UpdateLinkBody, deleteSummary: "Delete a link into the trash",
       deleteDescription: "Into the trash, with its collections, clicks, saved page text and health (for LINKSHELF_TRASH_DAYS; at once with 0): `POST /api/v1/trash/restore` brings it back as it was.",
+      item: (shelf, id) => ({ link: shelf.links.get(id) }),
+      getSummary: "Read one of your links", getOk: { description: "The link.", json: LinkItemJson },
       updateDescription: "Replaces name, url, favorite and collections; an omitted description keeps its value. Clicks are kept.",
     }));
 }

@@ -6,7 +6,7 @@ import { surfaces } from "../surface";
 import { readJsonBody } from "../request/json-body";
 import { toSearchPageJson } from "../shelf/json";
 import { SEARCH_PAGE } from "../shelf/limits";
-import type { WriteBatches } from "../shelf/types";
+import type { WriteOnce } from "./once";
 import { CONTENT_LIMITS } from "../contract/content-limits";
 import { ContentBody, ContentItemJson, ContentSavedJson } from "../contract/content";
 import { SearchPageJson } from "../contract/search";
@@ -19,20 +19,18 @@ import { searcherOf, type SearchPlace } from "../search/searcher";
  * `GET /api/v1/search` (full-text search). Registered before the API's JSON parser: the
  * content's body has its own, larger limit.
  */
-export function searchRoutes(deps: SearchPlace & { clock: () => number }, { apiUser }: Guards, commits: WriteBatches) {
+export function searchRoutes(deps: SearchPlace & { clock: () => number }, { apiUser }: Guards, once: WriteOnce) {
   const { clock } = deps;
   const searcher = searcherOf(deps);
   return new Elysia()
     .use(surfaces)
     .use(apiUser)
-    .put("/links/:id/content", async ({ shelf, params, body }) => {
-      const id = parseId(params.id);
-      const now = clock();
-      // Pages are saved in bursts (the extension catching up, a reindex): one commit per turn of the event loop,
-      // which also lets the index take many pages per transaction.
-      const saved = await commits.run(() => shelf.links.setContent(id, body, "browser", now));
-      return { message: "Content saved.", truncated: saved.truncated };
-    }, {
+    .use(once)
+    // Pages are saved in bursts (the extension catching up, a reindex): `write` commits once per turn of the event loop,
+    // which also lets the index take many pages per transaction.
+    .put("/links/:id/content", ({ params, body, write }) => write((shelf) => ({
+      message: "Content saved.", truncated: shelf.links.setContent(parseId(params.id), body, "browser", clock()).truncated,
+    })), {
       parse: ({ request }) => readJsonBody(request, CONTENT_LIMITS.bodyBytes),
       ...apiRoute({
         tag: "search", summary: "Save the readable text of a link's page", body: ContentBody, id: true,

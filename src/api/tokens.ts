@@ -1,4 +1,5 @@
 import type { Guards } from "../auth/requester";
+import type { WriteOnce } from "./once";
 import { presentedToken } from "../auth/bearer";
 import { MessageJson } from "../contract/common";
 import { apiRoute } from "../openapi/describe";
@@ -9,13 +10,14 @@ import { apiRoute } from "../openapi/describe";
  * signing in again mints its new one at once (an extension's tokens are otherwise at most one
  * a minute).
  */
-export function tokenRoutes({ apiRoutes }: Guards) {
+export function tokenRoutes({ apiRoutes }: Guards, once: WriteOnce) {
   return apiRoutes("/tokens")
-    .delete("/current", ({ shelf, request }) => {
+    .use(once)
+    .delete("/current", ({ request, write }) => write((shelf) => {
       // The guard let the request in with this very token, so it is the shelf's own.
       shelf.tokens.revokeToken(presentedToken(request.headers.get("authorization"))!);
       return { message: "Token revoked." };
-    }, apiRoute({
+    }), apiRoute({
       tag: "tokens", summary: "Revoke the token this request presents (sign out)",
       description: "The token in the Authorization header is revoked: every later request with it is 401. " +
         "The companion extension calls it when you sign out, so that signing in again within the minute mints a new token at once.",

@@ -1,19 +1,18 @@
 import type { Guards } from "../auth/requester";
+import type { WriteOnce } from "./once";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { EmptiedJson, RestoreBody, RestoredJson, TrashPageJson, TrashQuery } from "../contract/trash";
 
 /** trashRoutes: `/api/v1/trash`, the requester's deleted links and collections. */
-export function trashRoutes({ apiRoutes }: Guards) {
+export function trashRoutes({ apiRoutes }: Guards, once: WriteOnce) {
   return apiRoutes("/trash")
+    .use(once)
     .get("/", ({ shelf, query }) => shelf.trash.page(query.limit, query.cursor), apiRoute({
       tag: "trash", summary: "List your trash, newest first", query: TrashQuery,
       description: "Every link and collection you deleted that is still kept, with when it goes for good (`purgeAt`). limit: 1-200, default 50. cursor: the nextCursor of the page before.",
       ok: { description: "A page of your trash.", json: TrashPageJson },
     }))
-    .post("/restore", ({ shelf, body }) => {
-      const restored = shelf.trash.restore(body);
-      return { message: "Restored.", ...restored };
-    }, apiRoute({
+    .post("/restore", ({ body, write }) => write((shelf) => ({ message: "Restored.", ...shelf.trash.restore(body) })), apiRoute({
       tag: "trash", summary: "Restore links and collections from your trash", body: RestoreBody,
       description: "In one transaction, each as it was: a link with its collections, clicks, saved page text and health; a collection with what was deleted with it, "
         + "its sub-collections moved back in and its links taken back out of the Inbox. A link whose collections are gone returns to the Inbox; "
@@ -21,7 +20,7 @@ export function trashRoutes({ apiRoutes }: Guards) {
       ok: { description: "Restored; the counts brought back.", json: RestoredJson },
       more: { 404: errorDoc("NOT_FOUND: one of the ids is not in your trash (restored already, purged, another user's, or unknown); nothing was restored.") },
     }))
-    .delete("/", ({ shelf }) => ({ message: "Trash emptied.", items: shelf.trash.empty() }), apiRoute({
+    .delete("/", ({ write }) => write((shelf) => ({ message: "Trash emptied.", items: shelf.trash.empty() })), apiRoute({
       tag: "trash", summary: "Empty your trash",
       description: "Deletes everything in your trash for good, at once. The change feed forgets their tombstones: an older cursor gets 410 CURSOR_EXPIRED.",
       ok: { description: "Emptied; how many items.", json: EmptiedJson },

@@ -1,6 +1,7 @@
 /**
  * The API's edits of one record by id: `PUT /:id` replaces it, `DELETE /:id` deletes it, and
- * both answer `{message}` once the shelf has written. Links and collections are edited alike.
+ * both answer `{message}` once the shelf has written; `GET /:id` reads it with its ETag, which
+ * both writes check against `If-Match` in their transaction. Links and collections are edited alike.
  */
 import type { Static, TSchema } from "elysia";
 import type { Guards } from "../auth/requester";
@@ -8,6 +9,8 @@ import { parseId } from "../ids";
 import { MessageJson } from "../contract/common";
 import { apiRoute, type ResponseDoc } from "../openapi/describe";
 import type { Shelf } from "../shelf/shelf";
+import { tagged, unchanged } from "./items";
+import type { WriteOnce } from "./once";
 
 /** The part of a shelf that keeps one kind of record (`shelf.links`, `shelf.collections`). */
 interface Records<Input> {
@@ -22,6 +25,11 @@ export interface RecordWrites<Body extends TSchema> {
   noun: string;
   /** Where the records are kept in a shelf. */
   records: (shelf: Shelf) => Records<Static<Body>>;
+  /** The `GET /:id` body of one record (NotFound for another user's): what its ETag is the hash of. */
+  item: (shelf: Shelf, id: number) => object;
+  /** The GET's summary and answer. */
+  getSummary: string;
+  getOk: ResponseDoc;
   /** The PUT's body and what it does. */
   body: Body;
   updateDescription: string;
@@ -33,22 +41,30 @@ export interface RecordWrites<Body extends TSchema> {
   deleteQuery?: TSchema;
 }
 
-/** recordWrites is the `PUT /:id` and `DELETE /:id` of one kind of record, for the plugin of its prefix. */
-export function recordWrites<Body extends TSchema>({ apiRoutes }: Pick<Guards, "apiRoutes">, clock: () => number, writes: RecordWrites<Body>) {
+/** recordWrites is the `GET /:id`, `PUT /:id` and `DELETE /:id` of one kind of record, for the plugin of its prefix. */
+export function recordWrites<Body extends TSchema>({ apiRoutes }: Pick<Guards, "apiRoutes">, once: WriteOnce, clock: () => number, writes: RecordWrites<Body>) {
   const { tag, noun } = writes;
   return apiRoutes("")
-    .put("/:id", ({ shelf, params, body }) => {
-      writes.records(shelf).update(parseId(params.id), body as Static<Body>, clock());
+    .use(once)
+    .get("/:id", ({ shelf, params, request, set }) => tagged(request, set, writes.item(shelf, parseId(params.id))), apiRoute({
+      tag, summary: writes.getSummary, id: true, ok: writes.getOk, etag: true,
+    }))
+    .put("/:id", ({ params, body, request, write }) => write((shelf) => {
+      const id = parseId(params.id);
+      unchanged(request, () => writes.item(shelf, id));
+      writes.records(shelf).update(id, body as Static<Body>, clock());
       return { message: `${noun} updated.` };
-    }, apiRoute({
-      tag, summary: `Update a ${noun.toLowerCase()}`, body: writes.body, id: true, description: writes.updateDescription,
+    }), apiRoute({
+      tag, summary: `Update a ${noun.toLowerCase()}`, body: writes.body, id: true, description: writes.updateDescription, ifMatch: true,
       ok: { description: "Updated.", json: MessageJson },
     }))
-    .delete("/:id", ({ shelf, params, query }) => {
-      writes.records(shelf).delete(parseId(params.id), clock(), (query as { contents?: string } | undefined)?.contents === "1");
+    .delete("/:id", ({ params, query, request, write }) => write((shelf) => {
+      const id = parseId(params.id);
+      unchanged(request, () => writes.item(shelf, id));
+      writes.records(shelf).delete(id, clock(), (query as { contents?: string } | undefined)?.contents === "1");
       return { message: `${noun} deleted.` };
-    }, apiRoute({
-      tag, summary: writes.deleteSummary, id: true, description: writes.deleteDescription, more: writes.deleteMore, query: writes.deleteQuery,
+    }), apiRoute({
+      tag, summary: writes.deleteSummary, id: true, description: writes.deleteDescription, more: writes.deleteMore, ifMatch: true, query: writes.deleteQuery,
       ok: { description: "Deleted.", json: MessageJson },
     }));
 }

@@ -249,3 +249,20 @@ export const changeFloors = sqliteTable("change_floors", {
   userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
   seq: integer("seq").notNull(),
 });
+
+/**
+ * The answers kept for retries: one row per user and `Idempotency-Key` of a write of theirs
+ * under `/api/v1` that succeeded, written in the write's own transaction. `hash` is SHA-256 of
+ * the request's method, path and body; `status` and `body` are the answer as it was sent. A row
+ * older than 24 hours answers nothing and is purged a few at a time.
+ */
+export const idempotencyKeys = sqliteTable("idempotency_keys", {
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  key: text("key").notNull(),
+  hash: text("hash").notNull(),
+  status: integer("status").notNull(),
+  body: text("body").notNull(),
+  createdAt: millis("created_at").notNull(),
+}, (table) => [primaryKey({ columns: [table.userId, table.key] }), index("idempotency_keys_created_idx").on(table.createdAt)]);
+
+export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;

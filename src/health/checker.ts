@@ -52,13 +52,15 @@ export interface CheckNowDeps {
 /**
  * checkLinkNow checks one of a shelf's links at once and records the result: NotFound for
  * another user's or an unknown link, CheckedRecently when it was checked less than a minute ago.
+ * `write` runs the recording (the API's runs it as its writes, in one transaction with the request's key).
  */
-export async function checkLinkNow(shelf: Shelf, id: number, { clock, linkCheck = NO_LINK_CHECKS, config }: CheckNowDeps): Promise<HealthJson> {
+export async function checkLinkNow(shelf: Shelf, id: number, { clock, linkCheck = NO_LINK_CHECKS, config }: CheckNowDeps,
+  write: (record: (shelf: Shelf) => HealthJson) => HealthJson | Promise<HealthJson> = (record) => record(shelf)): Promise<HealthJson> {
   const target = shelf.health.target(id);
   const since = target.checkedAt === null ? Infinity : clock() - target.checkedAt;
   if (since < CHECK_NOW_SPACING_SECONDS * 1000) throw new CheckedRecently(Math.ceil((CHECK_NOW_SPACING_SECONDS * 1000 - since) / 1000));
   const probe = await linkCheck.checkNow(id, target.url);
-  return shelf.health.record(id, probe, clock(), config.linkCheck);
+  return write((shelf) => shelf.health.record(id, probe, clock(), config.linkCheck));
 }
 
 /** What the routes use: check one link now, and the server's stop. */

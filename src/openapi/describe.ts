@@ -23,6 +23,8 @@ export interface RouteDoc {
   tag: string;
   /** Query parameters: the routes read them by hand, so no schema declares them. */
   query?: Record<string, { description: string; required: boolean }>;
+  /** Request headers it reads, by name. */
+  headers?: Record<string, string>;
   responses: Record<number, ResponseDoc>;
 }
 
@@ -39,9 +41,10 @@ export function describeRoute(doc: RouteDoc): DocumentDecoration {
     const headers = response.headers && Object.fromEntries(Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: "string" as const } }]));
     return [status, { description: response.description, ...(headers ? { headers } : {}), ...(Object.keys(content).length ? { content } : {}) }];
   }));
-  const parameters: Parameter[] = Object.entries(doc.query ?? {}).map(([name, { description, required }]) => ({
-    name, in: "query", required, description, schema: { type: "string" },
-  }));
+  const parameters: Parameter[] = [
+    ...Object.entries(doc.query ?? {}).map(([name, { description, required }]) => ({ name, in: "query", required, description, schema: { type: "string" as const } })),
+    ...Object.entries(doc.headers ?? {}).map(([name, description]) => ({ name, in: "header", required: false, description, schema: { type: "string" as const } })),
+  ];
   return {
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
@@ -102,7 +105,21 @@ export interface ApiRouteDoc<Body, Query> {
   id?: boolean;
   /** Answers of its own beyond the common refusals (a 404 or 409 it can give, worded for it). */
   more?: Record<number, ResponseDoc>;
+  /** A read of one item: its answer carries an ETag, and `If-None-Match` naming it is 304. */
+  etag?: boolean;
+  /** A write of one item that honours `If-Match` (412). */
+  ifMatch?: boolean;
 }
+
+/** What a write's `Idempotency-Key` adds to its documentation: the header and its refusals. */
+const KEYED = {
+  headers: { "Idempotency-Key": "1-255 printable ASCII characters of your choice: a retry with the same key, method, path and body within 24 hours gets the first answer again (with Idempotent-Replayed: true) and changes nothing. Keys are per user." },
+  responses: {
+    400: errorDoc("INVALID_IDEMPOTENCY_KEY: the Idempotency-Key is not 1-255 printable ASCII characters."),
+    409: errorDoc("IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still being answered; retry in a moment."),
+    422: errorDoc("IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another method, path or body in the last 24 hours."),
+  },
+};
 
 /**
  * apiRoute is the options every `/api/v1` route shares: its body and query schemas, declared as the API
@@ -110,13 +127,24 @@ export interface ApiRouteDoc<Body, Query> {
  * it can give.
  */
 export function apiRoute<Body extends TSchema | undefined = undefined, Query extends TSchema | undefined = undefined>(
-  { tag, summary, description, ok, body, query, id = false, more = {} }: ApiRouteDoc<Body, Query>,
+  { tag, summary, description, ok, body, query, id = false, more = {}, etag = false, ifMatch = false }: ApiRouteDoc<Body, Query>,
 ) {
   const { status = 200, ...success } = ok;
+  const headers: Record<string, string> = {};
+  const responses: Record<number, ResponseDoc> = { [status]: success, ...apiErrors({ body: body !== undefined, id }) };
+  if (etag) {
+    headers["If-None-Match"] = "An ETag of the item: 304 when it is still current.";
+    responses[status] = { ...success, headers: { ...success.headers, ETag: "The item's strong ETag (a hash of this body): send it as If-Match to write the item only if it has not changed." } };
+    responses[304] = { description: "Not modified: If-None-Match names the item's current ETag.", headers: { ETag: "The item's ETag." } };
+  }
+  if (ifMatch) {
+    headers["If-Match"] = "`*` or ETags of the item (from its GET): the write is done only if one is current, checked in the write's transaction.";
+    responses[412] = errorDoc("PRECONDITION_FAILED: If-Match names none of the item's current ETags (it changed since it was read); nothing was changed.");
+  }
   return {
     body: body as Body,
     query: query as Query,
     surface: API_ROUTE,
-    detail: describeRoute({ tag, summary, description, responses: { [status]: success, ...apiErrors({ body: body !== undefined, id }), ...more } }),
+    detail: describeRoute({ tag, summary, description, headers, responses: { ...responses, ...more } }),
   };
 }

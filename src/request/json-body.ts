@@ -16,6 +16,12 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 32;
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
+/** The bodies of requests that came with an `Idempotency-Key`, as read: what a retry's body is compared with. */
+const keyedBodies = new WeakMap<Request, string>();
+
+/** sentBody is the JSON body of a request with an `Idempotency-Key`, as read; empty when it had none. */
+export const sentBody = (request: Request): string => keyedBodies.get(request) ?? "";
+
 /**
  * jsonBody makes the routes of the instance that uses it accept JSON bodies only:
  * another media type is 415, more than 1 MiB is 413, malformed JSON is 400.
@@ -33,6 +39,7 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
   // body labelled as JSON is malformed JSON (400), not the wrong media type (415).
   if (!JSON_MEDIA_TYPE.test(request.headers.get("content-type") ?? "")) throw new UnsupportedMediaType();
   const text = await readLimited(request, limitBytes);
+  if (request.headers.has("idempotency-key")) keyedBodies.set(request, text);
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -9,7 +9,7 @@ import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { toLinkJson } from "./json";
 import { LINK_LIMITS, LINK_PAGE } from "./limits";
-import { COLLECTION_ACTIONS, type CapturedContent, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults, type WriteBatches } from "./types";
+import { COLLECTION_ACTIONS, type CapturedContent, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults } from "./types";
 import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
 import { Rules } from "../rules";
 import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
@@ -323,17 +323,6 @@ export class ShelfLinks {
   create(input: CreateLinkBody, now: number, page?: CapturedContent | null): LinkJson {
     const link = this.owner.db.transaction(() => writeLink(this.owner, input, now), { behavior: "immediate" });
     linkSaved(this.owner, link, page);
-    return link;
-  }
-
-  /**
-   * createInBatch is `create` through the group commit: links are created in bursts (an import
-   * through the API, the extension saving tabs), one commit per turn of the event loop, each write
-   * in a savepoint of its own. Resolves once committed, after telling `afterWrite`.
-   */
-  async createInBatch(batches: WriteBatches, input: CreateLinkBody, now: number): Promise<LinkJson> {
-    const link = await batches.run(() => writeLink(this.owner, input, now));
-    linkSaved(this.owner, link);
     return link;
   }
 

@@ -1,5 +1,5 @@
 /**
- * A shelf is one user's links, collections, memberships, imports, API tokens, approved extensions and link health:
+ * A shelf is one user's links, collections, memberships, imports, API tokens, approved extensions, link health and idempotency keys:
  * the only way in to them. The auth plugins resolve a request to a shelf (not a bare user),
  * and the API routes, the pages, the CLI and the importer call only its methods. Every query
  * behind them is scoped to the owner by construction, so no caller checks ownership: another
@@ -13,6 +13,7 @@ import { ShelfCollections } from "./collections";
 import { ShelfExtensions } from "./extensions";
 import { ShelfHealth } from "./health";
 import { ShelfImports } from "./imports";
+import { ShelfKeys } from "./keys";
 import { ShelfLinks } from "./links";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
@@ -40,6 +41,7 @@ export class Shelf implements Owner {
   readonly imports: ShelfImports;
   readonly trash: ShelfTrash;
   readonly changes: ShelfChanges;
+  readonly keys: ShelfKeys;
 
   /**
    * `afterWrite`: what follows the shelf's committed writes of links (the app gives its page
@@ -55,6 +57,7 @@ export class Shelf implements Owner {
     this.imports = new ShelfImports(this, this.collections, this.links);
     this.trash = new ShelfTrash(this);
     this.changes = new ShelfChanges(this, this.links);
+    this.keys = new ShelfKeys(this);
   }
 
   /** viewer is the signed-in pages' view of the owner: the user and their count of broken links (one query). */

@@ -1,0 +1,12 @@
+CREATE TABLE `idempotency_keys` (
+	`user_id` integer NOT NULL,
+	`key` text NOT NULL,
+	`hash` text NOT NULL,
+	`status` integer NOT NULL,
+	`body` text NOT NULL,
+	`created_at` integer NOT NULL,
+	PRIMARY KEY(`user_id`, `key`),
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `idempotency_keys_created_idx` ON `idempotency_keys` (`created_at`);
