@@ -200,6 +200,15 @@ export function snapshot(env: TestEnv): string {
 }
 
 /**
+ * contents is `snapshot` without the order rows were written in: each table's rows sorted, so a
+ * row deleted and written again (a restore from the trash) compares equal to the first.
+ */
+export function contents(env: TestEnv): string {
+  const tables = JSON.parse(snapshot(env)) as Record<string, unknown[]>;
+  return JSON.stringify(Object.fromEntries(Object.entries(tables).map(([table, rows]) => [table, rows.map((row) => JSON.stringify(row)).sort()])));
+}
+
+/**
  * refused sends one write that must be refused with `status`/`code` (and, on 422, errors at
  * exactly `paths`), and proves that the database is byte for byte what it was.
  */
