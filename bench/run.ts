@@ -66,6 +66,8 @@ const rows: [Status, string, string, string, string][] = [
     `${tree.collections.toLocaleString("en")} collections ${tree.depth} deep, ${tree.links.toLocaleString("en")} links`, `${tree.homeMs.toFixed(1)} ms`, `≤ ${tree.homeTarget} ms`],
   [status(tree.moveMs <= tree.writeTarget && tree.reorderMs <= tree.writeTarget), "move / reorder a collection, server time",
     `the same shelf; reorder of ${tree.reorderItems} items`, `${tree.moveMs.toFixed(2)} / ${tree.reorderMs.toFixed(2)} ms`, `≤ ${tree.writeTarget} ms`],
+  [status(tree.feedIdleMs <= tree.feedTarget), "change feed with nothing new, server time",
+    `GET /api/v1/changes?since=<latest>, the same shelf`, `${tree.feedIdleMs.toFixed(2)} ms`, `≤ ${tree.feedTarget} ms`],
   [status(importFile.previewMs <= importFile.budgetMs && importFile.confirmMs <= importFile.budgetMs), "bookmarks file import: preview / confirm",
     `${importFile.links.toLocaleString("en")} links in ${importFile.folders} nested folders, in-process; export ${importFile.exportMs.toFixed(0)} ms, same bytes again`,
     `${importFile.previewMs.toFixed(0)} / ${importFile.confirmMs.toFixed(0)} ms`, `≤ ${importFile.budgetMs} ms`],

@@ -6,7 +6,8 @@
  * - `GET /api/v1/collections` right after a write (built, not kept) and kept: informative, the
  *   HTTP benchmark of bench/collections.ts holds its targets;
  * - a move (`PUT /api/v1/collections/:id` with a new `parentId`) and a reorder
- *   (`PUT /api/v1/collections/:id/order` of a collection of 50 items), target ≤ 2 ms each.
+ *   (`PUT /api/v1/collections/:id/order` of a collection of 50 items), target ≤ 2 ms each;
+ * - the change feed with nothing new (`GET /api/v1/changes?since=<the latest cursor>`), target ≤ 1 ms.
  * `bun bench/tree.ts` prints them as JSON; `npm run bench` prints them among the others.
  */
 import { rmSync } from "node:fs";
@@ -33,6 +34,8 @@ export interface TreeFigure {
   reorderMs: number;
   reorderItems: number;
   writeTarget: number;
+  feedIdleMs: number;
+  feedTarget: number;
 }
 
 const COLLECTIONS = 2_000;
@@ -130,9 +133,17 @@ export async function benchTree(): Promise<TreeFigure> {
     order = [...order].reverse();
     return api(`/api/v1/collections/${target}/order`, { method: "PUT", body: JSON.stringify({ order }) });
   });
+  // A sync client's idle poll: everything read, nothing new since.
+  let cursor: string | undefined;
+  for (let more = true; more;) {
+    const page = (await (await api(`/api/v1/changes?limit=1000${cursor ? `&since=${cursor}` : ""}`)).json()) as { cursor: string; more: boolean };
+    cursor = page.cursor;
+    more = page.more;
+  }
+  const feedIdleMs = await time(200, () => api(`/api/v1/changes?since=${cursor}`));
   closeDatabase(db);
   for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
-  return { collections: COLLECTIONS, depth: DEPTH, links: LINKS, homeMs, homeTarget: 20, listBuiltMs, listKeptMs, listBytes, moveMs, reorderMs, reorderItems: order.length, writeTarget: 2 };
+  return { collections: COLLECTIONS, depth: DEPTH, links: LINKS, homeMs, homeTarget: 20, listBuiltMs, listKeptMs, listBytes, moveMs, reorderMs, reorderItems: order.length, writeTarget: 2, feedIdleMs, feedTarget: 1 };
 }
 
 if (import.meta.main) console.log(JSON.stringify(await benchTree(), null, 2));
