@@ -11,6 +11,7 @@ import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, I
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
 import { deleteLinks, linkSaved, writeLink, type ShelfLinks } from "./links";
+import { saveContent } from "./contents";
 import type { Owner } from "./scope";
 
 /** An import whose record was undone while it was being written stops, and removes what it wrote. */
@@ -22,7 +23,8 @@ class UndoneWhileWriting extends Conflict {
 
 /** What an import has written in its committed transactions so far. */
 interface Made {
-  links: { id: number; url: string }[];
+  /** `saved`: it came with its page's text, so the page is not fetched. */
+  links: { id: number; url: string; saved: boolean }[];
   collections: number[];
   importId: number | null;
 }
@@ -37,7 +39,10 @@ export class ShelfImports {
    * IMPORT_CHUNK with the event loop running between them. All or nothing: when one fails, what
    * the earlier ones created is removed, with the record, and the error is thrown; an import
    * undone meanwhile stops (`IMPORT_UNDONE`), removes what it wrote since, and stays undone.
-   * Once all of it is committed, each link it created is told to `afterWrite`. Returns the
+   * A link that comes with its page's text (`content`) has it stored as a browser capture, and
+   * is not told to `afterWrite` (nothing to fetch); a `member` step may name one of the owner's
+   * links by id (a URL the owner had, put in the import's collections).
+   * Once all of it is committed, each other link it created is told to `afterWrite`. Returns the
    * record's id (null when not recorded).
    */
   async write(steps: readonly ImportStep[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
@@ -63,12 +68,16 @@ export class ShelfImports {
               collectionIds.set(step, created.id);
               done.collections.push(created.id);
             } else if (step.kind === "member") {
-              this.links.addTo(linkIds.get(step.link)!, idOf(step.into));
+              this.links.addTo(typeof step.link === "number" ? step.link : linkIds.get(step.link)!, idOf(step.into));
             } else {
               const { name, url, description, favorite } = step;
               const created = writeLink(this.owner, { name, url, description, favorite, collectionIds: [idOf(step.into)] }, step.createdAt, importId, step.updatedAt);
+              if (step.clicks) {
+                db.update(links).set({ clicks: step.clicks.count, lastClickedAt: step.clicks.lastAt }).where(eq(links.id, created.id)).run();
+              }
+              if (step.content) saveContent(this.owner, created.id, step.content, "browser", now);
               linkIds.set(step, created.id);
-              done.links.push({ id: created.id, url: created.url });
+              done.links.push({ id: created.id, url: created.url, saved: step.content !== undefined });
             }
             at++;
           }
@@ -88,7 +97,7 @@ export class ShelfImports {
       if (made.links.length + made.collections.length > 0 || made.importId !== null) await this.remove(made);
       throw error;
     }
-    for (const link of made.links) linkSaved(this.owner, link);
+    for (const link of made.links) if (!link.saved) linkSaved(this.owner, link);
     return made.importId;
   }
 
