@@ -37,8 +37,8 @@ export interface SourceItem {
   name: string;
   url: string;
   description: string;
-  /** Its folder inside the import's collection, outermost first; empty: the import's collection itself. */
-  folder: string[];
+  /** Its folders inside the import's collection, each outermost first; none, or an empty path: the import's collection itself. */
+  folders: string[][];
   tags: string[];
   archived: boolean;
   favorite: boolean;
@@ -86,7 +86,7 @@ export function documentBuilder(format: ImportFormat, root: string | null, base?
     if (++items > IMPORT_LIMITS.bookmarks) {
       throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.bookmarks)} items, the most linkshelf imports from one file. Split it into smaller files.`);
     }
-    const places = new Set([folder(item.folder)]);
+    const places = new Set(item.folders.length === 0 ? [folder([])] : item.folders.map(folder));
     for (const tag of item.tags) places.add(folder([SPECIAL.tags, tag]));
     if (item.archived) places.add(folder([SPECIAL.archive]));
     if (item.toRead) places.add(folder([SPECIAL.toRead]));

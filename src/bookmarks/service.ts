@@ -14,7 +14,8 @@ import { ValidationFailed } from "../errors";
 import { formatNumber } from "../format";
 import type { ImportedCollection, ImportedLink, ImportSource, ImportStep, ImportTarget } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
-import { byPosition, type Placed } from "../shelf/order";
+import type { Membership } from "../shelf/collections";
+import { shelfTree, type TreeCollection } from "./linkshelf-json";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
 import { fromNetscape, isImportDocument, type ImportDocument, type ImportFormat } from "./document";
 
@@ -502,29 +503,12 @@ function urlKey(url: string): string {
  * empty linkshelf and exporting again gives the same bytes.
  */
 export function exportBookmarks(shelf: Shelf): string {
-  const placed = new Map<number, (Placed & { item: RenderItem })[]>();
-  const place = (parentId: number, entry: Placed & { item: RenderItem }) => {
-    const list = placed.get(parentId);
-    if (list) list.push(entry);
-    else placed.set(parentId, [entry]);
-  };
-  for (const { collectionId, position, id, name, url, description, createdAt, updatedAt, favorite } of shelf.collections.memberships()) {
-    place(collectionId, { kind: "link", id, position, item: { kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite } });
-  }
-  const folders = new Map<number, RenderFolder>();
-  const top: RenderItem[] = [];
-  let inbox: number | null = null;
-  for (const row of shelf.collections.rows()) {
-    if (row.isDefault) {
-      inbox = row.id;
-      continue;
-    }
-    const folder: RenderFolder = { kind: "folder", name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, items: [] };
-    folders.set(row.id, folder);
-    if (row.parentId === null) top.push(folder);
-    else place(row.parentId, { kind: "collection", id: row.id, position: row.position, item: folder });
-  }
-  const inOrder = (id: number) => (placed.get(id) ?? []).sort(byPosition).map((entry) => entry.item);
-  for (const [id, folder] of folders) folder.items = inOrder(id);
-  return renderNetscape([...(inbox === null ? [] : inOrder(inbox)), ...top]);
+  const link = ({ name, url, description, createdAt, updatedAt, favorite }: Membership): RenderItem =>
+    ({ kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite });
+  const folder = ({ row, items }: TreeCollection): RenderFolder => ({
+    kind: "folder", name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt,
+    items: items.map((item) => (item.kind === "link" ? link(item.link) : folder(item.collection))),
+  });
+  const tree = shelfTree(shelf);
+  return renderNetscape([...tree.inbox.map(link), ...tree.top.map(folder)]);
 }
