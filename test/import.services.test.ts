@@ -13,6 +13,7 @@ import { checkZip, readImportFile, ZIP_LIMITS } from "../src/bookmarks/services"
 import { exportJson } from "../src/bookmarks/linkshelf-json";
 import { BookmarkFileRefused } from "../src/bookmarks/netscape";
 import { Shelf } from "../src/shelf/shelf";
+import { createSession } from "../src/auth/sessions";
 import type { AfterWrite } from "../src/shelf/types";
 import { createCollection, createLink, createUser, get, makeEnv, put, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 
@@ -307,5 +308,63 @@ describe("linkshelf JSON", () => {
     await expect(readImportFile(strToU8('{"hello": 1}'), NOW)).rejects.toMatchObject({ status: 422, code: "IMPORT_REFUSED" });
     expect(snapshot(env)).toBe(before);
     expect(alice.user.id).toBeGreaterThan(0);
+  });
+});
+
+describe("the import page", () => {
+  const cookieFor = (env: TestEnv, as: TestUser) => `linkshelf_session=${createSession(env.db, as.user.id, env.clock.now).id}`;
+  const send = (env: TestEnv, path: string, cookie: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set("accept", "text/html");
+    headers.set("cookie", cookie);
+    if (init.method === "POST") headers.set("origin", "http://localhost");
+    return env.app.handle(new Request(`http://localhost${path}`, { ...init, headers }));
+  };
+  const upload = (env: TestEnv, cookie: string, bytes: Uint8Array, name: string) => {
+    const form = new FormData();
+    form.append("file", new File([bytes], name));
+    return send(env, "/import", cookie, { method: "POST", body: form });
+  };
+
+  it("recognises a Pocket zip by its content, previews it with the parents to choose, and imports it where chosen", async () => {
+    const { env, alice } = await setup();
+    const cookie = cookieFor(env, alice);
+    const parent = await createCollection(env, alice, { name: "Services" });
+    const before = snapshot(env);
+    const uploaded = await upload(env, cookie, zipSync({ "part_000000.csv": fixture("pocket.csv") }), "whatever.bin");
+    expect(uploaded.status).toBe(303);
+    const key = uploaded.headers.get("location")!;
+    const preview = await (await send(env, key, cookie)).text();
+    expect(preview).toContain("Recognised as: <strong>Pocket</strong>");
+    expect(preview).toContain(`<option value="${parent.id}">inside Services</option>`);
+    expect(snapshot(env)).toBe(before);
+    const confirmed = await send(env, `${key}/confirm`, cookie, {
+      method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `under=${parent.id}`,
+    });
+    expect(confirmed.status).toBe(303);
+    const { links } = await stored(env, alice);
+    expect(links.get("https://untitled.example/")?.collections[0]).toStartWith("Services › Pocket ");
+  });
+
+  it("refuses a zip bomb with 422 and the reason, storing nothing", async () => {
+    const { env, alice } = await setup();
+    const cookie = cookieFor(env, alice);
+    const zip = zipSync({ "a.csv": strToU8("x") });
+    const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+    for (let at = 0; at < zip.length - 4; at++) if (view.getUint32(at, true) === 0x02014b50) view.setUint32(at + 24, ZIP_LIMITS.bytes + 1, true);
+    const before = snapshot(env);
+    const response = await upload(env, cookie, zip, "pocket.zip");
+    expect(response.status).toBe(422);
+    expect(await response.text()).toContain("more than the 512 MiB linkshelf reads");
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("offers the linkshelf JSON download, with the saved texts", async () => {
+    const { env, alice } = await setup();
+    await createLink(env, alice, { url: "https://one.example/", name: "One" });
+    const response = await send(env, "/export?format=json", cookieFor(env, alice));
+    expect(response.headers.get("content-disposition")).toMatch(/linkshelf-export-\d{4}-\d{2}-\d{2}\.json/);
+    const body = await response.json();
+    expect(body).toMatchObject({ format: "linkshelf", version: 1, links: [{ url: "https://one.example/", name: "One" }], inbox: [0] });
   });
 });
