@@ -10,7 +10,7 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { deleteLinks, linkSaved, writeLink, type ShelfLinks } from "./links";
+import { addMemberships, deleteLinks, linkSaved, writeLink, type ShelfLinks } from "./links";
 import { saveContent } from "./contents";
 import type { Owner } from "./scope";
 
@@ -68,7 +68,9 @@ export class ShelfImports {
               collectionIds.set(step, created.id);
               done.collections.push(created.id);
             } else if (step.kind === "member") {
-              this.links.addTo(typeof step.link === "number" ? step.link : linkIds.get(step.link)!, idOf(step.into));
+              // A link of this import in a collection of the owner's or of this import: known to be the owner's, no check needed.
+              if (typeof step.link === "number") this.links.addTo(step.link, idOf(step.into));
+              else addMemberships(this.owner, linkIds.get(step.link)!, [idOf(step.into)]);
             } else {
               const { name, url, description, favorite } = step;
               const created = writeLink(this.owner, { name, url, description, favorite, collectionIds: [idOf(step.into)] }, step.createdAt, importId, step.updatedAt);
