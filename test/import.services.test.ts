@@ -245,12 +245,12 @@ describe("zip limits, checked before inflating", () => {
     }
     return zip;
   }
-  const entries = (count: number) => zipSync(Object.fromEntries(Array.from({ length: count }, (_, at) => [`part_${at}.csv`, strToU8("title,url,time_added,tags,status\n")])));
+  const entries = (count: number) => zipSync(Object.fromEntries(Array.from({ length: count }, (_, at) => [`part_${at}.csv`, strToU8("")])), { level: 0 });
 
   it("takes 10,000 entries and refuses 10,001", () => {
     expect(() => checkZip(entries(ZIP_LIMITS.entries))).not.toThrow();
     expect(() => checkZip(entries(ZIP_LIMITS.entries + 1))).toThrow(BookmarkFileRefused);
-  });
+  }, 30_000);
 
   it("takes 512 MiB unpacked and refuses a byte more, by the directory's sizes", () => {
     expect(() => checkZip(withSize(ZIP_LIMITS.bytes))).not.toThrow();
