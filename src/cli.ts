@@ -10,6 +10,7 @@ import { DataDirBusy, lockDataDir } from "./db/lock";
 import { restoreDatabase, RestoreRefused } from "./db/restore";
 import { DatabaseRefused } from "./db/schema-check";
 import type { ImportReport } from "./bookmarks/service";
+import { FORMAT_NAMES } from "./bookmarks/document";
 import { AppError } from "./errors";
 import { checkLiveness } from "./liveness-probe";
 import { iso } from "./timestamps";
@@ -33,10 +34,19 @@ Commands:
   backup FILE                        write a consistent copy of the database to FILE
   restore FILE                       put a copy of FILE (a backup) in place of the database;
                                      refused while a server uses the data directory
-  import FILE --email E [--dry-run]  import a Netscape bookmark file (folders become private
-                                     collections; a public one is never added to);
+  import FILE --email E [--dry-run] [--into ID] [--keep-public]
+                                     import a bookmark file (HTML) or an export of Pocket,
+                                     Omnivore, Raindrop.io, Pinboard, Instapaper, Karakeep or
+                                     linkshelf (JSON), recognised by its content (see
+                                     docs/import.md); folders and tags become private collections,
+                                     a public one is never added to; --into puts the file's
+                                     collections inside private collection ID; --keep-public
+                                     keeps a linkshelf JSON file's public collections public;
                                      --dry-run reports what would happen and stores nothing
-  export --email E                   write the user's links as a Netscape bookmark file on stdout
+  export --email E [--format json] [--with-text]
+                                     write the user's links as a Netscape bookmark file on stdout,
+                                     or as linkshelf JSON (everything, with --with-text the saved
+                                     page texts too)
 
 Passwords are read from the first line of stdin when it is not a terminal,
 otherwise prompted for twice without echo (at least 8 characters).
@@ -63,7 +73,7 @@ class UsageError extends Error {}
 /** A command that could not do its job: one line on stderr, exit 1. */
 class CommandError extends Error {}
 
-type Flag = "port" | "host" | "data-dir" | "email" | "name" | "id" | "dry-run";
+type Flag = "port" | "host" | "data-dir" | "email" | "name" | "id" | "dry-run" | "into" | "keep-public" | "format" | "with-text";
 /** A flag's value; a switch that was given (`--dry-run`) is "". */
 type Flags = Partial<Record<Flag, string>>;
 
@@ -145,17 +155,22 @@ const COMMANDS: Record<string, Command> = {
     }),
   },
   import: {
-    flags: ["email", "dry-run", "data-dir"], required: ["email"], args: 1,
+    flags: ["email", "dry-run", "into", "keep-public", "data-dir"], required: ["email"], args: 1,
     run: (config, flags, [file], io) => withDb(config, async (db) => {
       const shelf = requireShelf(db, flags.email!);
       const bytes = await Bun.file(file!).bytes().catch((error: Error) => {
         throw new CommandError(`cannot read ${file}: ${error.message}`);
       });
       // Loaded on demand: the parser is not needed to serve, and start-up time counts.
-      const { decodeBookmarkFile } = await import("./bookmarks/netscape");
+      const { readImportFile } = await import("./bookmarks/services");
       const { importBookmarks } = await import("./bookmarks/service");
       const dryRun = flags["dry-run"] !== undefined;
-      const report = await importBookmarks(shelf, decodeBookmarkFile(bytes), Date.now(), { dryRun, record: { source: "cli", fileName: basename(file!) } });
+      const under = flags.into === undefined ? null : Number(flags.into);
+      if (under !== null && !Number.isSafeInteger(under)) throw new UsageError(`--into must be a collection id, not "${flags.into}"`);
+      const now = Date.now();
+      const report = await importBookmarks(shelf, await readImportFile(bytes, now), now, {
+        dryRun, under, keepPublic: flags["keep-public"] !== undefined, record: { source: "cli", fileName: basename(file!) },
+      });
       for (const line of describeImport(report, dryRun)) io.out(line);
       if (report.importId !== undefined) {
         io.out(`import ${report.importId} recorded: undo it on the account page, or with DELETE /api/v1/imports/${report.importId}`);
@@ -164,9 +179,16 @@ const COMMANDS: Record<string, Command> = {
     }),
   },
   export: {
-    flags: ["email", "data-dir"], required: ["email"], args: 0,
+    flags: ["email", "format", "with-text", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
       const shelf = requireShelf(db, flags.email!);
+      const format = flags.format ?? "html";
+      if (format !== "html" && format !== "json") throw new UsageError(`--format must be html or json, not "${format}"`);
+      if (format === "json") {
+        const { exportJson } = await import("./bookmarks/linkshelf-json");
+        io.write(`${JSON.stringify(exportJson(shelf, Date.now(), { withText: flags["with-text"] !== undefined }), null, 1)}\n`);
+        return 0;
+      }
       const { exportBookmarks } = await import("./bookmarks/service");
       io.write(exportBookmarks(shelf));
       return 0;
@@ -258,7 +280,7 @@ function parseCommandLine(argv: string[]): { command: string; flags: Flags; args
 }
 
 const STRING_FLAGS = new Set(["port", "host", "data-dir", "email", "name", "id"]);
-const SWITCHES = new Set(["help", "version", "dry-run"]);
+const SWITCHES = new Set(["help", "version", "dry-run", "keep-public", "with-text"]);
 
 /**
  * readWords splits a command line into flags and words the way node:util's strict parseArgs
@@ -309,7 +331,8 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
 
 /**
  * describeImport is the import's report for a terminal: a summary line (counts only), then
- * tab-separated lines: one per destination collection (`collection PATH new|existing VISIBILITY LINKS`, PATH
+ * tab-separated lines: the format when the file is not a bookmark file (`format NAME`), its unknown
+ * fields (`unknown fields A, B`), one per destination collection (`collection PATH new|existing VISIBILITY LINKS`, PATH
  * its place in the tree such as `Bikes › Home`, and for a private stand-in `instead of public NAME`), then one per entry that was not imported
  * (`duplicate URL NAME`, `skipped URL NAME REASON`).
  */
@@ -317,8 +340,11 @@ function describeImport(report: ImportReport, dryRun: boolean): string[] {
   const created = report.collectionsCreated;
   const lines = [
     `${dryRun ? "dry run, nothing stored: would import" : "imported"} ${countOf(report.linksCreated, "link")}; `
+      + (report.linksAdded > 0 ? `${countOf(report.linksAdded, "link you had", "links you had")} put in more collections; ` : "")
       + `${countOf(created.length, "new collection")}; ${countOf(report.duplicates.length, "duplicate")}; ${formatNumber(report.skipped.length)} skipped`,
   ];
+  if (report.format !== "netscape") lines.push(["format", FORMAT_NAMES[report.format]].join("\t"));
+  if (report.unknownFields.length > 0) lines.push(["unknown fields", report.unknownFields.join(", ")].map(oneLine).join("\t"));
   for (const { name, path, isNew, visibility, links, insteadOf } of report.destinations) {
     const fields = ["collection", [...path, name].join(" › "), isNew ? "new" : "existing", visibility, countOf(links, "link")];
     if (insteadOf !== null) fields.push(`instead of public ${insteadOf}`);

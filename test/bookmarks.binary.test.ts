@@ -67,13 +67,13 @@ describe("linkshelf import", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
     const [summary, ...entries] = lines(result.stdout);
-    expect(summary).toBe("imported 8 links; 5 new collections; 0 duplicates; 5 skipped");
+    expect(summary).toBe("imported 8 links; 9 new collections; 0 duplicates; 5 skipped");
     // The last line names the import's record, which the API lists as the CLI's.
     const recorded = /^import (\d+) recorded: undo it on the account page, or with DELETE \/api\/v1\/imports\/(\d+)$/.exec(entries.pop()!);
     expect(recorded?.[1]).toBe(recorded?.[2]);
     const listed = await fetch(`${server.origin}/api/v1/imports`, { headers: { authorization: `Bearer ${token}` } });
     expect((await listed.json() as { imports: unknown[] }).imports).toEqual([expect.objectContaining({
-      id: Number(recorded![1]), source: "cli", fileName: "firefox.html", links: 8, collections: 5, duplicates: 0, skipped: 5, undoneAt: null,
+      id: Number(recorded![1]), source: "cli", fileName: "firefox.html", links: 8, collections: 9, duplicates: 0, skipped: 5, undoneAt: null,
     })]);
     expect(entries).toEqual([
       "collection\tInbox\texisting\tPRIVATE\t2 links",
@@ -82,6 +82,11 @@ describe("linkshelf import", () => {
       "collection\tBookmarks Toolbar\tnew\tPRIVATE\t2 links",
       "collection\tBookmarks Toolbar › Daily\tnew\tPRIVATE\t2 links",
       "collection\tOther Bookmarks\tnew\tPRIVATE\t2 links",
+      // Firefox's tags: a collection each under a top-level Tags.
+      "collection\tTags\tnew\tPRIVATE\t0 links",
+      "collection\tTags › reference\tnew\tPRIVATE\t1 link",
+      "collection\tTags › search\tnew\tPRIVATE\t1 link",
+      "collection\tTags › about\tnew\tPRIVATE\t1 link",
       "skipped\tplace:parent=menu________&sort=12&maxResults=10\tRecent Tags\tlinkshelf keeps only http and https links, not place: ones.",
       "skipped\tfile:///home/me/notes.txt\tMy notes\tlinkshelf keeps only http and https links, not file: ones.",
       "skipped\tdata:text/html,<h1>hi</h1>\tA data page\tlinkshelf keeps only http and https links, not data: ones.",
@@ -89,12 +94,12 @@ describe("linkshelf import", () => {
       "skipped\tplace:sort=8&maxResults=10\tMost Visited\tlinkshelf keeps only http and https links, not place: ones.",
     ]);
     const served = await collectionsOf(token);
-    expect(served.map((c) => c.name)).toEqual(["Inbox", "Mozilla Firefox", "Add-ons", "Bookmarks Toolbar", "Daily", "Other Bookmarks"]);
+    expect(served.map((c) => c.name)).toEqual(["Inbox", "Mozilla Firefox", "Add-ons", "Bookmarks Toolbar", "Daily", "Other Bookmarks", "Tags", "reference", "search", "about"]);
     expect(served[0]!.links).toContain("Getting Started <https://www.mozilla.org/en-US/firefox/central/> Firefox's welcome page & tour");
 
     const again = await cli(["import", join(FIXTURES, "firefox.html"), "--email", email]);
     expect(again.exitCode).toBe(0);
-    expect(lines(again.stdout)[0]).toBe("imported 0 links; 0 new collections; 11 duplicates; 5 skipped");
+    expect(lines(again.stdout)[0]).toBe("imported 0 links; 0 new collections; 14 duplicates; 5 skipped");
     expect(lines(again.stdout)).toContain("duplicate\thttps://github.com/\tGitHub");
   }, SLOW);
 

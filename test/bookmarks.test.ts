@@ -81,7 +81,7 @@ async function orderOf(env: TestEnv, as: TestUser, path: string): Promise<string
   return found.order.map((item: { kind: string; id: number }) => (item.kind === "link" ? `link ${urls.get(item.id)}` : `collection ${names.get(item.id)}`));
 }
 
-const emptyReport = (): ImportReport => ({ linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [], destinations: [] });
+const emptyReport = (): ImportReport => ({ format: "netscape", linksAdded: 0, unknownFields: [], linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [], destinations: [] });
 /** A destination of an import: a private collection, new unless said, and how many links go there. */
 const into = (name: string, links: number, { isNew = true, insteadOf = null as string | null, path = [] as string[] } = {}): ImportDestination =>
   ({ name, path, isNew, visibility: "PRIVATE", links, insteadOf });
@@ -104,6 +104,7 @@ describe("importing a file exported by Chromium", () => {
     const report = await importBookmarks(shelfFor(env, alice), fixture("chromium.html"), NOW);
 
     expect(report).toEqual({
+      ...emptyReport(),
       linksCreated: 8,
       // The bookmarks bar is the browser's own folder: a top-level collection like any other.
       collectionsCreated: ["Bookmarks bar", "Dev", "JavaScript", "Empty ideas", "Recipes"],
@@ -157,12 +158,12 @@ describe("importing a file exported by Chromium", () => {
 });
 
 describe("importing a file exported by Firefox", () => {
-  it("keeps <DD> descriptions of links and folders, ignores keywords and tags, and reports place:, file:, data: and HREF-less entries", async () => {
+  it("keeps <DD> descriptions of links and folders, puts tagged links in a collection per tag under a top-level Tags, ignores keywords, and reports place:, file:, data: and HREF-less entries", async () => {
     const { env, alice } = await newEnv();
     const report = await importBookmarks(shelfFor(env, alice), fixture("firefox.html"), NOW);
 
     expect(report.linksCreated).toBe(8);
-    expect(report.collectionsCreated).toEqual(["Mozilla Firefox", "Add-ons", "Bookmarks Toolbar", "Daily", "Other Bookmarks"]);
+    expect(report.collectionsCreated).toEqual(["Mozilla Firefox", "Add-ons", "Bookmarks Toolbar", "Daily", "Other Bookmarks", "Tags", "reference", "search", "about"]);
     expect(report.duplicates).toEqual([]);
     expect(report.skipped).toEqual([
       { name: "Recent Tags", url: "place:parent=menu________&sort=12&maxResults=10", reason: NOT_HTTP("place:") },
@@ -177,7 +178,7 @@ describe("importing a file exported by Firefox", () => {
       name: "Getting Started", description: "Firefox's welcome page & tour", collections: ["Inbox"],
     });
     expect(shelf.links.get("https://www.mozilla.org/en-US/about/")?.description).toBe("Who makes Firefox");
-    expect(shelf.links.get("https://www.wikipedia.org/w/index.php?search=%s")?.name).toBe("Wikipedia search");
+    expect(shelf.links.get("https://www.wikipedia.org/w/index.php?search=%s")).toMatchObject({ name: "Wikipedia search", collections: ["Inbox", "Tags › reference", "Tags › search"] });
     expect(shelf.collections.get("Mozilla Firefox")).toBe("Links that came with the browser");
     expect(shelf.collections.get("Bookmarks Toolbar")).toBe("Add bookmarks to this folder to see them displayed on the Bookmarks Toolbar");
     // One link per page: the same URL in three folders, and a second spelling of the same URL.
@@ -940,6 +941,16 @@ describe("the round trip of a browser's export", () => {
       "  📁 Reading",
       "    RFC 9110: HTTP Semantics <https://www.rfc-editor.org/rfc/rfc9110>",
       "  LWN.net <https://lwn.net/>",
+      // Firefox's tags: a collection each, under a top-level Tags.
+      "📁 Tags",
+      "  📁 dark",
+      "    Dark themes <https://addons.mozilla.org/themes/dark>",
+      "  📁 themes",
+      "    Dark themes <https://addons.mozilla.org/themes/dark>",
+      "  📁 about",
+      "    About Us & \"Mozilla\" <https://www.mozilla.org/en-US/about/>",
+      "  📁 mozilla",
+      "    About Us & \"Mozilla\" <https://www.mozilla.org/en-US/about/>",
     ]);
     expect(exported).toContain('<DT><A HREF="https://www.mozilla.org/en-US/about/" ADD_DATE="1690000302" LAST_MODIFIED="1690000350">About Us &amp; &quot;Mozilla&quot;</A>');
     expect(exported).toContain('<DT><H3 ADD_DATE="1690000910" LAST_MODIFIED="1690000920" LINKSHELF_ICON="📁">Daily</H3>');

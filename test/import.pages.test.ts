@@ -302,7 +302,7 @@ describe("importing through the page", () => {
       const response = await upload(env, bytes, aliceCookie, { name });
       expect(response.status).toBe(422);
       expect(response.headers.get("location")).toBeNull();
-      expect(texts(response.text, "#file-error")[0]).toBe(`“${name}” holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.`);
+      expect(texts(response.text, "#file-error")[0]).toBe(`“${name}” holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser (an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>) or the export of one of the services listed.`);
     }
     expect(snapshot(env)).toBe(before);
   });

@@ -22,6 +22,8 @@ export interface NetscapeFolder {
   lastModified: number | null;
   /** LINKSHELF_ICON, as linkshelf's export writes it (unchecked); null when absent. */
   icon: string | null;
+  /** The collection was PUBLIC where it came from (linkshelf JSON); kept so only when the person asks. */
+  public?: boolean;
   parent: NetscapeFolder | null;
   /** 1 for a folder outside any folder, its parent's depth + 1 inside one. */
   depth: number;
@@ -37,6 +39,15 @@ export interface NetscapeBookmark {
   lastModified: number | null;
   /** LINKSHELF_FAVORITE="true", as linkshelf's export writes it. */
   favorite: boolean;
+  /** TAGS="a,b" (linkding, Pinboard; Pocket's old export writes `tags=`), each trimmed, none empty. */
+  tags?: string[];
+  /** TOREAD="1" (linkding, Pinboard). */
+  toRead?: boolean;
+  /** The saved page text that comes with it (Omnivore's saved page, highlights; linkshelf JSON). */
+  text?: string;
+  /** Clicks and the last one, from linkshelf JSON. */
+  clicks?: number;
+  lastClickedAt?: number | null;
   /** The folder it is in; null outside any folder. */
   folder: NetscapeFolder | null;
   /** How many folders the file opens before it: its place among the folders, in the file's order. */
@@ -129,7 +140,7 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
 
   const finishDescription = () => {
     if (capture?.kind !== "description") return;
-    capture.target.description = capture.text.trim();
+    capture.target.description = withNotes(capture.text);
     capture = null;
   };
   const finishLink = () => {
@@ -142,6 +153,8 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
       addDate: readDate(attributes.add_date),
       lastModified: readDate(attributes.last_modified),
       favorite: attributes.linkshelf_favorite === "true",
+      tags: (attributes.tags ?? "").split(",").map((tag) => tag.trim()).filter((tag) => tag !== ""),
+      toRead: attributes.toread === "1",
       folder: top().folder,
       foldersBefore: folders.length,
     };
@@ -223,6 +236,18 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
       return { folders, bookmarks };
     },
   };
+}
+
+/** linkding writes a bookmark's notes into its `<DD>` after the description, between these markers. */
+const NOTES = { open: "[linkding-notes]", close: "[/linkding-notes]" } as const;
+
+/** withNotes is a `<DD>`'s text, trimmed, with linkding's notes set off from the description by a blank line. */
+function withNotes(text: string): string {
+  const start = text.indexOf(NOTES.open);
+  if (start < 0) return text.trim();
+  const end = text.indexOf(NOTES.close, start);
+  const notes = text.slice(start + NOTES.open.length, end < 0 ? undefined : end).trim();
+  return [text.slice(0, start).trim(), notes].filter((part) => part !== "").join("\n\n");
 }
 
 const tooDeep = () =>

@@ -10,17 +10,26 @@
 import { COLLECTION_LIMITS, IMPORT_CHUNK, LINK_LIMITS } from "../shelf/limits";
 import type { CollectionRow } from "../db/schema";
 import { cleanName, codePoints, isHttpUrl, MAX_URL_LENGTH, Rules } from "../rules";
+import { ValidationFailed } from "../errors";
 import { formatNumber } from "../format";
 import type { ImportedCollection, ImportedLink, ImportSource, ImportStep, ImportTarget } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
-import { byPosition, type Placed } from "../shelf/order";
+import type { Membership } from "../shelf/collections";
+import { shelfTree, type TreeCollection } from "./linkshelf-json";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
+import { fromNetscape, isImportDocument, type ImportDocument, type ImportFormat } from "./document";
 
 export interface ImportReport {
+  /** The kind of file it was, recognised by its content. */
+  format: ImportFormat;
   linksCreated: number;
+  /** Links the user had already that the import puts in more collections (one link, not a second one). */
+  linksAdded: number;
+  /** Columns or fields of the file linkshelf does not know (their values are not imported). */
+  unknownFields: string[];
   /** Names of the collections the import created, in the order of the file. */
   collectionsCreated: string[];
-  /** Entries whose URL the user had already, or that repeat an entry of the file in the same collection. */
+  /** Entries whose URL the user has already in that collection, or that repeat an entry of the file in the same collection. */
   duplicates: { name: string; url: string }[];
   /** Entries linkshelf cannot store (no URL, not http(s), too long...), with the reason. */
   skipped: { name: string; url: string; reason: string }[];
@@ -38,12 +47,20 @@ export interface ImportDestination {
   path: string[];
   /** True when the import creates it; false when it adds to a collection the user has. */
   isNew: boolean;
-  /** Always PRIVATE: an import creates only private collections and adds only to private ones. */
+  /** PRIVATE: an import creates only private collections and adds only to private ones (linkshelf JSON's public ones stay PUBLIC when asked: `keepPublic`). */
   visibility: CollectionRow["visibility"];
   /** Links the import puts in it (a link in two folders counts in both). */
   links: number;
   /** The user's PUBLIC collection the folder is named like, which the import leaves alone; null when none. */
   insteadOf: string | null;
+}
+
+/** What the person chose for an import besides its file. */
+export interface ImportChoices {
+  /** Where the file's top-level collections go: inside this PRIVATE collection of the user's (null or absent: the top level). */
+  under?: number | null;
+  /** Collections that were PUBLIC in a linkshelf JSON file are created PUBLIC (never otherwise). */
+  keepPublic?: boolean;
 }
 
 /** Where a confirmed import comes from, for its record (the import page, or the CLI with the file's path). */
@@ -68,6 +85,9 @@ interface PlannedLink {
   favorite: boolean;
   createdAt: number;
   updatedAt: number;
+  text: string | undefined;
+  clicks: number;
+  lastClickedAt: number | null;
   /** Where its entries go, each once. */
   placements: Set<Placement>;
 }
@@ -89,7 +109,7 @@ interface Placement {
   /** Links the import puts in it. */
   links: number;
   /** For one the import would create: what it is made of. */
-  made: { description: string | null; icon: string | undefined; createdAt: number; updatedAt: number };
+  made: { description: string | null; icon: string | undefined; visibility: CollectionRow["visibility"]; createdAt: number; updatedAt: number };
   /** Whether the import creates it: it is new and gets links, is empty in the file, or holds one that is created. */
   created: boolean;
 }
@@ -97,7 +117,9 @@ interface Placement {
 /** One write of a confirmed import, in the order of the file: a folder's collection, a link, or a link met before in another folder. */
 type Step =
   | { kind: "collection"; placement: Placement }
-  | { kind: "link" | "member"; link: PlannedLink; placement: Placement };
+  | { kind: "link"; link: PlannedLink; placement: Placement }
+  /** A link of the import's met again, or (its id) one the user had already. */
+  | { kind: "member"; link: PlannedLink | number; placement: Placement };
 
 /** What an import will write, worked out from the file and the user's shelf without writing. */
 interface ImportPlan {
@@ -122,10 +144,11 @@ interface ImportPlan {
  */
 export async function importBookmarks(
   shelf: Shelf, file: string | NetscapeDocument, now: number,
-  options: { dryRun?: boolean; record?: ImportOrigin } = {},
+  options: { dryRun?: boolean; record?: ImportOrigin } & ImportChoices = {},
 ): Promise<ImportReport & { importId?: number }> {
-  const document = typeof file === "string" ? parseNetscape(file) : file;
-  const plan = await planImport(shelf, document, now);
+  const read = typeof file === "string" ? parseNetscape(file) : file;
+  const document = isImportDocument(read) ? read : fromNetscape(read);
+  const plan = await planImport(shelf, document, now, options);
   if (options.dryRun) return plan.report;
   // Links and collections are counted as their transactions commit.
   const record = options.record && {
@@ -159,15 +182,25 @@ function pauses() {
  * event loop run every IMPORT_CHUNK.millis (a file of 100,000 bookmarks takes a few hundred
  * milliseconds to plan).
  */
-async function planImport(shelf: Shelf, document: NetscapeDocument, now: number): Promise<ImportPlan> {
-  const report: ImportReport = { linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [], destinations: [] };
-  const place = placements(shelf.collections.rows(), document.folders, now);
+async function planImport(shelf: Shelf, document: ImportDocument, now: number, choices: ImportChoices): Promise<ImportPlan> {
+  const report: ImportReport = {
+    format: document.format, linksCreated: 0, linksAdded: 0, unknownFields: document.unknownFields,
+    collectionsCreated: [], duplicates: [], skipped: [...document.skipped], destinations: [],
+  };
+  const place = placements(shelf.collections.rows(), document.folders, now, choices);
   const pause = pauses();
-  const stored = new Set<string>();
-  for (const url of shelf.links.urls()) {
+  /** The user's links by URL, with the collections each is in and those the import adds it to. */
+  const stored = new Map<string, { id: number; in: Set<number>; placements: Set<Placement> }>();
+  for (const { id, url, collectionId } of shelf.collections.memberships()) {
     if (pause.due()) await pause.next();
-    stored.add(urlKey(url));
+    const key = urlKey(url);
+    const had = stored.get(key);
+    if (had) had.in.add(collectionId);
+    else stored.set(key, { id, in: new Set([collectionId]), placements: new Set() });
   }
+  const added = new Set<number>();
+  // A service's item the user has already gains the file's collections; a browser file's bookmark is left as it is.
+  const adopts = document.format !== "netscape";
 
   const loose = place(null);
   const steps: Step[] = [{ kind: "collection", placement: loose }];
@@ -198,7 +231,23 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
     const key = urlKey(url);
     const placement = bookmark.folder === null ? loose : placementOf.get(bookmark.folder)!;
     const link = planned.get(key);
-    if (stored.has(key) || link?.placements.has(placement)) {
+    const had = stored.get(key);
+    if (had && !adopts) {
+      report.duplicates.push({ name, url });
+      continue;
+    }
+    if (had) {
+      if ((placement.id !== null && had.in.has(placement.id)) || had.placements.has(placement)) {
+        report.duplicates.push({ name, url });
+      } else {
+        placement.links++;
+        had.placements.add(placement);
+        added.add(had.id);
+        steps.push({ kind: "member", link: had.id, placement });
+      }
+      continue;
+    }
+    if (link?.placements.has(placement)) {
       report.duplicates.push({ name, url });
       continue;
     }
@@ -211,6 +260,7 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
       const fresh: PlannedLink = {
         name, url, description: fit(bookmark.description, LINK_LIMITS.description), favorite: bookmark.favorite,
         createdAt, updatedAt: bookmark.lastModified === null ? createdAt : pastDate(bookmark.lastModified, now), placements: new Set([placement]),
+        text: bookmark.text, clicks: bookmark.clicks ?? 0, lastClickedAt: bookmark.lastClickedAt ?? null,
       };
       planned.set(key, fresh);
       steps.push({ kind: "link", link: fresh, placement });
@@ -234,9 +284,11 @@ async function planImport(shelf: Shelf, document: NetscapeDocument, now: number)
     if (!placement.created && (placement.id === null || placement.links === 0)) continue;
     if (placement.created) report.collectionsCreated.push(placement.name);
     const { name, path, links, insteadOf } = placement;
-    report.destinations.push({ name, path, isNew: placement.created, visibility: "PRIVATE", links, insteadOf });
+    const visibility = placement.created ? placement.made.visibility : "PRIVATE";
+    report.destinations.push({ name, path, isNew: placement.created, visibility, links, insteadOf });
   }
   report.linksCreated = planned.size;
+  report.linksAdded = added.size;
   return { report, steps: steps.filter((step) => step.kind !== "collection" || step.placement.created) };
 }
 
@@ -268,7 +320,7 @@ interface Level {
  *   again merges there. The name is cut to leave room for its ending (COLLECTION_LIMITS.name in all).
  * A folder without a name is UNNAMED_FOLDER. An import never changes any collection's visibility.
  */
-function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], now: number): (folder: NetscapeFolder | null) => Placement {
+function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], now: number, choices: ImportChoices): (folder: NetscapeFolder | null) => Placement {
   const levels = new Map<number | null, Level>();
   const levelOf = (parentId: number | null): Level => {
     let level = levels.get(parentId);
@@ -279,6 +331,9 @@ function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], n
     return level;
   };
   let inbox: CollectionRow | undefined;
+  /** The collection the person chose to hold the file's top level: only one of their PRIVATE ones, never the Inbox. */
+  const under = choices.under == null ? null : rows.find((row) => row.id === choices.under && row.visibility === "PRIVATE" && !row.isDefault);
+  if (under === undefined) throw new ValidationFailed([{ path: "/under", message: "Choose one of your private collections, or the top level." }]);
   for (const row of rows) {
     const level = levelOf(row.parentId);
     level.taken.add(row.name);
@@ -300,12 +355,16 @@ function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], n
       // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
       description: folder === null || folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description),
       icon: folder !== null && folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined,
+      visibility: choices.keepPublic && folder?.public ? "PUBLIC" as const : "PRIVATE" as const,
       createdAt,
       updatedAt: folder === null || folder.lastModified === null ? createdAt : pastDate(folder.lastModified, now),
     };
   };
   const placement = (name: string, id: number | null, parent: Placement | null, insteadOf: string | null, folder: NetscapeFolder | null): Placement =>
     ({ name, id, parent, path: parent === null ? [] : [...parent.path, parent.name], insteadOf, links: 0, made: made(folder), created: false });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const pathOf = (row: CollectionRow): string[] => (row.parentId === null ? [] : [...pathOf(byId.get(row.parentId)!), byId.get(row.parentId)!.name]);
+  const holder: Placement | null = under === null ? null : { ...placement(under.name, under.id, null, null, null), path: pathOf(under) };
   /** standIn is the private collection that takes a folder's links instead of a PUBLIC collection of its name. */
   const standIn = (level: Level, name: string, parent: Placement | null, folder: NetscapeFolder | null): Placement => {
     const inFile = fileNames.get(folder?.parent ?? null);
@@ -325,7 +384,7 @@ function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], n
       const top = levelOf(null);
       return inbox!.visibility === "PRIVATE" ? placement(inbox!.name, inbox!.id, null, null, null) : standIn(top, inbox!.name, null, null);
     }
-    const parent = folder.parent === null ? null : placed.get(folder.parent)!;
+    const parent = folder.parent === null ? holder : placed.get(folder.parent)!;
     const name = folderName(folder);
     let found: Placement;
     if (parent !== null && parent.id === null) {
@@ -352,15 +411,17 @@ function importSteps(steps: readonly Step[]): ImportStep[] {
   return steps.map((step): ImportStep => {
     const { placement } = step;
     if (step.kind === "collection") {
-      const { description, icon, createdAt, updatedAt } = placement.made;
+      const { description, icon, visibility, createdAt, updatedAt } = placement.made;
       const parent = placement.parent === null ? null : target(placement.parent);
-      const collection: ImportedCollection = { kind: "collection", input: { name: placement.name, description, visibility: "PRIVATE", icon }, parent, createdAt, updatedAt };
+      const collection: ImportedCollection = { kind: "collection", input: { name: placement.name, description, visibility, icon }, parent, createdAt, updatedAt };
       made.set(placement, collection);
       return collection;
     }
-    if (step.kind === "member") return { kind: "member", link: written.get(step.link)!, into: target(placement) };
-    const { name, url, description, favorite, createdAt, updatedAt } = step.link;
+    if (step.kind === "member") return { kind: "member", link: typeof step.link === "number" ? step.link : written.get(step.link)!, into: target(placement) };
+    const { name, url, description, favorite, createdAt, updatedAt, text, clicks, lastClickedAt } = step.link;
     const link: ImportedLink = { kind: "link", name, url, description, favorite, createdAt, updatedAt, into: target(placement) };
+    if (text !== undefined) link.content = { text };
+    if (clicks > 0) link.clicks = { count: clicks, lastAt: lastClickedAt };
     written.set(step.link, link);
     return link;
   });
@@ -442,29 +503,12 @@ function urlKey(url: string): string {
  * empty linkshelf and exporting again gives the same bytes.
  */
 export function exportBookmarks(shelf: Shelf): string {
-  const placed = new Map<number, (Placed & { item: RenderItem })[]>();
-  const place = (parentId: number, entry: Placed & { item: RenderItem }) => {
-    const list = placed.get(parentId);
-    if (list) list.push(entry);
-    else placed.set(parentId, [entry]);
-  };
-  for (const { collectionId, position, id, name, url, description, createdAt, updatedAt, favorite } of shelf.collections.memberships()) {
-    place(collectionId, { kind: "link", id, position, item: { kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite } });
-  }
-  const folders = new Map<number, RenderFolder>();
-  const top: RenderItem[] = [];
-  let inbox: number | null = null;
-  for (const row of shelf.collections.rows()) {
-    if (row.isDefault) {
-      inbox = row.id;
-      continue;
-    }
-    const folder: RenderFolder = { kind: "folder", name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt, items: [] };
-    folders.set(row.id, folder);
-    if (row.parentId === null) top.push(folder);
-    else place(row.parentId, { kind: "collection", id: row.id, position: row.position, item: folder });
-  }
-  const inOrder = (id: number) => (placed.get(id) ?? []).sort(byPosition).map((entry) => entry.item);
-  for (const [id, folder] of folders) folder.items = inOrder(id);
-  return renderNetscape([...(inbox === null ? [] : inOrder(inbox)), ...top]);
+  const link = ({ name, url, description, createdAt, updatedAt, favorite }: Membership): RenderItem =>
+    ({ kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite });
+  const folder = ({ row, items }: TreeCollection): RenderFolder => ({
+    kind: "folder", name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt,
+    items: items.map((item) => (item.kind === "link" ? link(item.link) : folder(item.collection))),
+  });
+  const tree = shelfTree(shelf);
+  return renderNetscape([...tree.inbox.map(link), ...tree.top.map(folder)]);
 }

@@ -132,7 +132,7 @@ ${textField({ name: "confirm", label: "New password again", value: "", errors: p
 <section class="card" aria-labelledby="transfer-heading">
 <h2 id="transfer-heading">Import / export</h2>
 <p class="muted">Bring in the bookmarks a browser exported, or download all your links as a bookmarks file.</p>
-<div class="actions"><a class="button secondary" href="/import">Import bookmarks</a><a class="button secondary" href="/export">Export all</a></div>
+<div class="actions"><a class="button secondary" href="/import">Import bookmarks</a><a class="button secondary" href="/export">Export all</a><a class="button secondary" href="/export?format=json">Export everything (linkshelf JSON)</a></div>
 ${importList(options.imports)}
 </section>
 </div>`;

@@ -1,4 +1,5 @@
 import type { ImportDestination, ImportReport } from "../bookmarks/service";
+import { FORMAT_NAMES } from "../bookmarks/document";
 import type { ImportJson } from "../contract/imports";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
@@ -61,17 +62,19 @@ export function importPage(options: ImportPageOptions): Html {
 <h2>Export</h2>
 <p>All your links as one bookmarks file (HTML, the format every browser imports): each collection is a folder, the Inbox's links stand outside any folder.</p>
 <p><a class="button" href="/export">Download bookmarks file</a></p>
+<p>Everything linkshelf holds, to move it to another linkshelf: links with their clicks, the collection tree with its order, icons and visibility, and the saved page texts (JSON).</p>
+<p><a class="button secondary" href="/export?format=json">Download linkshelf JSON</a></p>
 </section>
 
 <section class="card" aria-labelledby="import-heading">
 <h2 id="import-heading">Import</h2>
-<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari) or by linkshelf. Folders become private collections, bookmarks outside any folder go to the Inbox, and links you already have are left as they are.</p>
+<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari), linkding or linkshelf, or the export of Pocket, Omnivore, Raindrop.io, Pinboard, Instapaper or Karakeep (CSV, JSON or zip, as the service gives it). Folders and tags become private collections; a service's file goes into one new collection named after it and the day.</p>
 <p class="muted">You see what would happen first: nothing is stored until you confirm.</p>
 ${options.error ? html`<p class="error" role="alert" id="file-error">${options.error}</p>` : undefined}
 <form method="post" action="/import" enctype="multipart/form-data">
-<label for="file">Bookmarks file</label>
-<input id="file" name="file" type="file" accept=".html,.htm,text/html" required aria-describedby="file-hint${options.error ? " file-error" : ""}"${options.error ? new Html(' aria-invalid="true"') : ""}>
-<p class="hint" id="file-hint">An .html file of at most ${sizeText(options.maxBytes)}.</p>
+<label for="file">Bookmarks file or export</label>
+<input id="file" name="file" type="file" accept=".html,.htm,.csv,.json,.zip,text/html,text/csv,application/json,application/zip" required aria-describedby="file-hint${options.error ? " file-error" : ""}"${options.error ? new Html(' aria-invalid="true"') : ""}>
+<p class="hint" id="file-hint">A file of at most ${sizeText(options.maxBytes)}; its kind is read from its content.</p>
 <div class="form-actions"><button type="submit">Preview import</button></div>
 </form>
 </section>
@@ -83,6 +86,8 @@ ${options.error ? html`<p class="error" role="alert" id="file-error">${options.e
 function counts(report: ImportReport): Html {
   const items: [string, number][] = [
     ["New links", report.linksCreated],
+    // A browser file leaves the links you have as they are; a service's file puts them in its collections.
+    ...(report.format === "netscape" ? [] : [["Links you had, in more collections", report.linksAdded] as [string, number]]),
     ["New collections", report.collectionsCreated.length],
     ["Duplicates", report.duplicates.length],
     ["Skipped", report.skipped.length],
@@ -141,20 +146,31 @@ export interface ImportPreviewOptions {
   report: ImportReport;
   /** How long the preview waits, in minutes. */
   keptMinutes: number;
+  /** The user's private collections the file's collections may go into instead of the top level, by their place in the tree. */
+  parents: { id: number; path: string[] }[];
+}
+
+/** choices: where the file's collections go, and for linkshelf JSON whether public collections stay public (sent with the confirmation). */
+function choices(report: ImportReport, parents: ImportPreviewOptions["parents"]): Html {
+  return html`<label for="under">Put the new collections</label>
+<select id="under" name="under"><option value="">at the top level</option>${parents.map(({ id, path }) => html`<option value="${String(id)}">inside ${path.join(" › ")}</option>`)}</select>
+${report.format === "linkshelf" ? html`<label><input type="checkbox" name="keepPublic" value="on"> Keep public collections public</label>` : undefined}`;
 }
 
 /** importPreviewPage: what a dry run of the uploaded file found, and the button that imports it for real. */
 export function importPreviewPage(options: ImportPreviewOptions): Html {
   const { report } = options;
-  const nothing = report.linksCreated === 0 && report.collectionsCreated.length === 0;
+  const nothing = report.linksCreated + report.linksAdded === 0 && report.collectionsCreated.length === 0;
   const content = html`<div class="narrow stack">
 <section class="card" aria-labelledby="preview-heading">
 <h1 id="preview-heading">Import preview</h1>
 <p class="file">${options.fileName === "" ? "The file" : html`<strong>${options.fileName}</strong>`} (${sizeText(options.fileBytes)}).
 ${nothing ? "There is nothing new in it to import." : "Nothing is stored until you import it."}</p>
+<p>Recognised as: <strong>${FORMAT_NAMES[report.format]}</strong>.</p>
+${report.unknownFields.length > 0 ? html`<p class="muted">Not imported, because linkshelf does not know them: the columns or fields ${report.unknownFields.join(", ")}.</p>` : undefined}
 ${counts(report)}
 <div class="form-actions">
-${nothing ? undefined : html`<form method="post" action="/import/${options.key}/confirm"><button type="submit">Import ${countOf(report.linksCreated, "link")}</button></form>`}
+${nothing ? undefined : html`<form method="post" action="/import/${options.key}/confirm">${choices(report, options.parents)}<button type="submit">Import ${countOf(report.linksCreated, "link")}</button></form>`}
 <form method="post" action="/import/${options.key}/cancel"><button type="submit" class="secondary">${nothing ? "Back" : "Cancel"}</button></form>
 </div>
 <p class="hint">This preview is kept for ${options.keptMinutes} minutes.</p>

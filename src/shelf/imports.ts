@@ -10,7 +10,8 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { linkSaved, writeLink, type ShelfLinks } from "./links";
+import { addMemberships, linkSaved, writeLink, type ShelfLinks } from "./links";
+import { saveContent } from "./contents";
 import { discardLinks } from "./trash";
 import type { Owner } from "./scope";
 
@@ -23,7 +24,8 @@ class UndoneWhileWriting extends Conflict {
 
 /** What an import has written in its committed transactions so far. */
 interface Made {
-  links: { id: number; url: string }[];
+  /** `saved`: it came with its page's text, so the page is not fetched. */
+  links: { id: number; url: string; saved: boolean }[];
   collections: number[];
   importId: number | null;
 }
@@ -38,7 +40,10 @@ export class ShelfImports {
    * IMPORT_CHUNK with the event loop running between them. All or nothing: when one fails, what
    * the earlier ones created is removed, with the record, and the error is thrown; an import
    * undone meanwhile stops (`IMPORT_UNDONE`), removes what it wrote since, and stays undone.
-   * Once all of it is committed, each link it created is told to `afterWrite`. Returns the
+   * A link that comes with its page's text (`content`) has it stored as a browser capture, and
+   * is not told to `afterWrite` (nothing to fetch); a `member` step may name one of the owner's
+   * links by id (a URL the owner had, put in the import's collections).
+   * Once all of it is committed, each other link it created is told to `afterWrite`. Returns the
    * record's id (null when not recorded).
    */
   async write(steps: readonly ImportStep[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
@@ -64,12 +69,18 @@ export class ShelfImports {
               collectionIds.set(step, created.id);
               done.collections.push(created.id);
             } else if (step.kind === "member") {
-              this.links.addTo(linkIds.get(step.link)!, idOf(step.into));
+              // A link of this import in a collection of the owner's or of this import: known to be the owner's, no check needed.
+              if (typeof step.link === "number") this.links.addTo(step.link, idOf(step.into));
+              else addMemberships(this.owner, linkIds.get(step.link)!, [idOf(step.into)]);
             } else {
               const { name, url, description, favorite } = step;
               const created = writeLink(this.owner, { name, url, description, favorite, collectionIds: [idOf(step.into)] }, step.createdAt, importId, step.updatedAt);
+              if (step.clicks) {
+                db.update(links).set({ clicks: step.clicks.count, lastClickedAt: step.clicks.lastAt }).where(eq(links.id, created.id)).run();
+              }
+              if (step.content) saveContent(this.owner, created.id, step.content, "browser", now);
               linkIds.set(step, created.id);
-              done.links.push({ id: created.id, url: created.url });
+              done.links.push({ id: created.id, url: created.url, saved: step.content !== undefined });
             }
             at++;
           }
@@ -89,7 +100,7 @@ export class ShelfImports {
       if (made.links.length + made.collections.length > 0 || made.importId !== null) await this.remove(made, now);
       throw error;
     }
-    for (const link of made.links) linkSaved(this.owner, link);
+    for (const link of made.links) if (!link.saved) linkSaved(this.owner, link);
     return made.importId;
   }
 

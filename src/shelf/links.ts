@@ -38,7 +38,7 @@ const linkQueries = preparedQueries((db) => ({
 }));
 
 /** addMemberships puts a link at the end of each of those collections' orders. */
-function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[]): void {
+export function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[]): void {
   const { addMembership } = linkQueries(owner.db);
   for (const collectionId of collectionIds) addMembership.run({ linkId, collectionId, position: nextPosition(owner, collectionId) });
 }

@@ -1,5 +1,5 @@
 /** What the shelf takes and answers besides the wire types: queries, orders, pages, summaries and views, an import's record, the group commit it writes through. */
-import type { ContentJson } from "../contract/content";
+import type { ContentBody, ContentJson } from "../contract/content";
 import type { ImportUndoneJson } from "../contract/imports";
 import type { CollectionBody } from "../contract/collections";
 import type { BulkAction, CreateLinkBody, LinkJson } from "../contract/links";
@@ -136,12 +136,16 @@ export interface ImportedLink extends Omit<CreateLinkBody, "collectionIds"> {
   into: ImportTarget;
   createdAt: number;
   updatedAt: number;
+  /** Its saved page text, stored with it (as a browser capture: the page fetcher leaves the link alone). */
+  content?: ContentBody;
+  /** Its clicks and the time of the last one (a linkshelf JSON export's). */
+  clicks?: { count: number; lastAt: number | null };
 }
 
-/** A link the same import made, met again in another collection. */
+/** A link the same import made met again in another collection, or one of the owner's links (its id) put in one. */
 export interface ImportedMembership {
   kind: "member";
-  link: ImportedLink;
+  link: ImportedLink | number;
   into: ImportTarget;
 }
 

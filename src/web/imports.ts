@@ -1,8 +1,8 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
-import { formBody } from "../request/form-body";
+import { formBody, submittedForm } from "../request/form-body";
 import { readLimitedBytes } from "../request/limited";
-import type { NetscapeDocument } from "../bookmarks/netscape";
+import type { ImportDocument } from "../bookmarks/document";
 import type { ImportDestination, ImportReport } from "../bookmarks/service";
 import { PayloadTooLarge, ValidationFailed } from "../errors";
 import { htmlResponse } from "../pages/html";
@@ -12,19 +12,22 @@ import { withNotice } from "./notices";
 import { seeOther } from "../request/origin";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
 import type { Viewer } from "../shelf/shelf";
+import type { CollectionSummary } from "../shelf/types";
 import type { PageGuard } from "./guard";
 import { Pending } from "./pending";
 
 /** The bookmark file reader and writer (htmlparser2 and all) load on first use, not at every start of the server. */
 const bookmarkFiles = async () => {
-  const [{ decodeBookmarkFile, parseNetscapeInSteps }, { exportBookmarks, importBookmarks }] =
-    await Promise.all([import("../bookmarks/netscape"), import("../bookmarks/service")]);
-  return { decodeBookmarkFile, parseNetscapeInSteps, exportBookmarks, importBookmarks };
+  const [{ readImportFile }, { exportBookmarks, importBookmarks }, { exportJson }] =
+    await Promise.all([import("../bookmarks/services"), import("../bookmarks/service"), import("../bookmarks/linkshelf-json")]);
+  return { readImportFile, exportBookmarks, importBookmarks, exportJson };
 };
 
 /**
- * The largest bookmarks file the page takes. A 20,000-entry Chromium export is about 8 MB;
- * 32 MiB leaves room for four times that, and bounds what one upload holds in memory.
+ * The largest file the page takes. A 20,000-entry Chromium export is about 8 MB, Pocket's zip
+ * of 100,000 items about 4 MB (its CSV about 13 MB); 32 MiB leaves room for four times the
+ * first, and bounds what one upload holds in memory. Larger exports (Omnivore's with many saved
+ * pages) go through `linkshelf import`, which has no such bound.
  */
 export const MAX_IMPORT_FILE_BYTES = 32 * 1024 * 1024;
 /**
@@ -37,6 +40,18 @@ const LONG_WORK_SECONDS = 300;
 /** keepWaiting gives the request's connection LONG_WORK_SECONDS of idle time (no server: in-process requests have none). */
 function keepWaiting(server: Server<unknown> | null, request: Request): void {
   server?.timeout(request, LONG_WORK_SECONDS);
+}
+
+/** privateParents are the user's private collections (not the Inbox) with their place in the tree: where an import may put its collections. */
+function privateParents(summaries: CollectionSummary[]): { id: number; path: string[] }[] {
+  const paths = new Map<number, string[]>();
+  const parents: { id: number; path: string[] }[] = [];
+  for (const { id, name, parentId, visibility, isDefault } of summaries) {
+    const path = [...(parentId === null ? [] : paths.get(parentId) ?? []), name];
+    paths.set(id, path);
+    if (visibility === "PRIVATE" && !isDefault) parents.push({ id, path });
+  }
+  return parents;
 }
 
 /** Room for the multipart framing around the file (boundary lines, part headers, the file's name). */
@@ -57,7 +72,7 @@ const EXPIRED = `This import is not here any more: a preview waits ${IMPORT_TTL_
  * An uploaded file waiting for its import to be confirmed, as it was read for the preview (the
  * confirmed import does not read the file again), then the report of that import.
  */
-type Preview = { kind: "preview"; fileName: string; fileBytes: number; document: NetscapeDocument; report: ImportReport };
+type Preview = { kind: "preview"; fileName: string; fileBytes: number; document: ImportDocument; report: ImportReport };
 type ImportState =
   | Preview
   /** Confirmed and being written: a second confirm waits for the same import instead of starting one. */
@@ -78,10 +93,13 @@ function reportBytes(report: ImportReport): number {
 }
 
 /** documentBytes estimates what a read file holds in memory (two bytes a character). */
-function documentBytes(document: NetscapeDocument): number {
+function documentBytes(document: ImportDocument): number {
   let bytes = 0;
+  for (const entry of document.skipped) bytes += ENTRY_OVERHEAD_BYTES + 2 * (entry.name.length + entry.url.length + entry.reason.length);
   for (const folder of document.folders) bytes += ENTRY_OVERHEAD_BYTES + 2 * (folder.name.length + folder.description.length + (folder.icon?.length ?? 0));
-  for (const bookmark of document.bookmarks) bytes += ENTRY_OVERHEAD_BYTES + 2 * (bookmark.name.length + bookmark.href.length + bookmark.description.length);
+  for (const bookmark of document.bookmarks) {
+    bytes += ENTRY_OVERHEAD_BYTES + 2 * (bookmark.name.length + bookmark.href.length + bookmark.description.length + (bookmark.text?.length ?? 0));
+  }
   return bytes;
 }
 
@@ -152,12 +170,12 @@ export function importPages({ clock }: { clock: () => number }, guard: PageGuard
       keepWaiting(server, request);
       if (!upload) throw new ValidationFailed([{ path: "/file", message: NO_FILE }]);
       const files = await bookmarkFiles();
-      const document = await files.parseNetscapeInSteps(files.decodeBookmarkFile(upload.bytes));
       const now = clock();
+      const document = await files.readImportFile(upload.bytes, now);
       const report = await files.importBookmarks(shelf, document, now, { dryRun: true });
       if (isEmpty(report)) {
         const name = upload.fileName === "" ? "The file" : `“${upload.fileName}”`;
-        throw new ValidationFailed([{ path: "/file", message: `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser: an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>.` }]);
+        throw new ValidationFailed([{ path: "/file", message: `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser (an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>) or the export of one of the services listed.` }]);
       }
       const preview: Preview = { kind: "preview", fileName: upload.fileName, fileBytes: upload.bytes.byteLength, document, report };
       return seeOther(`/import/${waiting.put(shelf.user.id, preview, now)}`);
@@ -185,6 +203,7 @@ export function importPages({ clock }: { clock: () => number }, guard: PageGuard
       }
       return htmlResponse(importPreviewPage({
         user: shelf.viewer(), key: params.key, fileName: state.fileName, fileBytes: state.fileBytes, report: state.report, keptMinutes: IMPORT_TTL_MS / 60_000,
+        parents: privateParents(shelf.collections.summaries()),
       }));
     }), { surface: PAGE_ROUTE })
     .post("/import/:key/confirm", ({ request, params, server }) => guard.form(request, async (shelf) => {
@@ -195,7 +214,9 @@ export function importPages({ clock }: { clock: () => number }, guard: PageGuard
       const state = waiting.get(params.key, shelf.user.id, now);
       if (!state) return page(shelf.viewer(), EXPIRED, 404);
       if (state.kind === "preview") {
-        const running = importBookmarks(shelf, state.document, now, { record: { source: "page", fileName: state.fileName } });
+        const form = submittedForm(request);
+        const under = typeof form.under === "string" && form.under !== "" ? parseId(form.under) : null;
+        const running = importBookmarks(shelf, state.document, now, { under, keepPublic: form.keepPublic === "on", record: { source: "page", fileName: state.fileName } });
         waiting.replace(params.key, shelf.user.id, { ...state, kind: "importing", running }, now);
         try {
           const { importId, ...report } = await running;
@@ -222,13 +243,14 @@ export function importPages({ clock }: { clock: () => number }, guard: PageGuard
       shelf.imports.undo(parseId(params.id), clock());
       return seeOther(withNotice("/account", "import-undone"));
     }), { surface: PAGE_ROUTE })
-    .get("/export", ({ request }) => guard.page(request, async (shelf) => {
-      const { exportBookmarks } = await bookmarkFiles();
+    .get("/export", ({ request, query }) => guard.page(request, async (shelf) => {
+      const { exportBookmarks, exportJson } = await bookmarkFiles();
       const day = new Date(clock()).toISOString().slice(0, 10);
-      return new Response(exportBookmarks(shelf), {
+      const json = query.format === "json";
+      return new Response(json ? JSON.stringify(exportJson(shelf, clock(), { withText: true })) : exportBookmarks(shelf), {
         headers: {
-          "Content-Type": "text/html; charset=utf-8",
-          "Content-Disposition": `attachment; filename="linkshelf-bookmarks-${day}.html"`,
+          "Content-Type": json ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
+          "Content-Disposition": `attachment; filename="linkshelf-${json ? "export" : "bookmarks"}-${day}.${json ? "json" : "html"}"`,
           "Cache-Control": "no-store",
           "X-Content-Type-Options": "nosniff",
           // Opened in a tab instead of saved, the file runs nothing and loads nothing.

@@ -1,0 +1,127 @@
+/**
+ * The one form every reader of an import file gives the planner (`importBookmarks`): folders
+ * in a tree and entries in file order, each entry one link in one folder, as a bookmark file
+ * holds them. A service's item in several collections (its folder, a collection per tag, the
+ * Archive) is one entry per collection with the same URL, which the planner folds into one
+ * link with several memberships, as it does for a URL a browser file repeats.
+ */
+import { formatNumber } from "../format";
+import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder } from "./netscape";
+
+/** The kinds of file an import recognises by their content. */
+export type ImportFormat = "netscape" | "pocket" | "omnivore" | "raindrop" | "pinboard" | "instapaper" | "karakeep" | "linkshelf";
+
+/** How the pages and the CLI name each format. */
+export const FORMAT_NAMES: Record<ImportFormat, string> = {
+  netscape: "Bookmarks file (HTML)", pocket: "Pocket", omnivore: "Omnivore", raindrop: "Raindrop.io",
+  pinboard: "Pinboard", instapaper: "Instapaper", karakeep: "Karakeep", linkshelf: "linkshelf JSON",
+};
+
+/** An entry a reader leaves out, with the reason (a CSV line that does not parse, a text bookmark...). */
+export interface SkippedEntry {
+  name: string;
+  url: string;
+  reason: string;
+}
+
+/** A file as every reader gives it: a bookmark file's folders and entries, and what the reader could not use. */
+export interface ImportDocument extends NetscapeDocument {
+  format: ImportFormat;
+  /** Columns or fields the reader does not know, listed in the preview (their values are not imported). */
+  unknownFields: string[];
+  skipped: SkippedEntry[];
+}
+
+/** One saved item of a service's export, as its reader reads it. */
+export interface SourceItem {
+  name: string;
+  url: string;
+  description: string;
+  /** Its folders inside the import's collection, each outermost first; none, or an empty path: the import's collection itself. */
+  folders: string[][];
+  tags: string[];
+  archived: boolean;
+  favorite: boolean;
+  toRead?: boolean;
+  /** Milliseconds; null when the file has none. */
+  createdAt: number | null;
+  updatedAt?: number | null;
+  /** The saved page text, with its highlights. */
+  text?: string;
+}
+
+/** The collections an item's flags and tags put it in, beside its folder. */
+export const SPECIAL = { tags: "Tags", archive: "Archive", toRead: "To read" } as const;
+
+/**
+ * documentBuilder gathers a service's items into an ImportDocument: everything inside one
+ * folder named `root` (the top level when null: a browser file's tags), folders made the first
+ * time an item needs them. Refuses (BookmarkFileRefused) beyond IMPORT_LIMITS: more items than
+ * `bookmarks`, more folders than `folders`, or folders deeper than `depth`.
+ */
+export function documentBuilder(format: ImportFormat, root: string | null, base?: NetscapeDocument) {
+  const document: ImportDocument = { format, unknownFields: [], skipped: [], folders: base?.folders ?? [], bookmarks: base?.bookmarks ?? [] };
+  const made = new Map<string, NetscapeFolder>();
+  let items = 0;
+  const folder = (path: readonly string[]): NetscapeFolder | null => {
+    const full = root === null ? path : [root, ...path];
+    let parent: NetscapeFolder | null = null;
+    for (let depth = 1; depth <= full.length; depth++) {
+      const key = JSON.stringify(full.slice(0, depth));
+      let found = made.get(key);
+      if (!found) {
+        if (depth > IMPORT_LIMITS.depth) throw new BookmarkFileRefused(`The file nests folders more than ${IMPORT_LIMITS.depth} deep, deeper than linkshelf imports.`);
+        if (document.folders.length === IMPORT_LIMITS.folders) {
+          throw new BookmarkFileRefused(`The file makes more than ${formatNumber(IMPORT_LIMITS.folders)} folders and tags, the most linkshelf imports from one file. Split it into smaller files.`);
+        }
+        found = { name: full[depth - 1]!, description: "", addDate: null, lastModified: null, icon: null, parent, depth };
+        made.set(key, found);
+        document.folders.push(found);
+      }
+      parent = found;
+    }
+    return parent;
+  };
+  const add = (item: SourceItem) => {
+    if (++items > IMPORT_LIMITS.bookmarks) {
+      throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.bookmarks)} items, the most linkshelf imports from one file. Split it into smaller files.`);
+    }
+    const places = new Set(item.folders.length === 0 ? [folder([])] : item.folders.map(folder));
+    for (const tag of item.tags) places.add(folder([SPECIAL.tags, tag]));
+    if (item.archived) places.add(folder([SPECIAL.archive]));
+    if (item.toRead) places.add(folder([SPECIAL.toRead]));
+    for (const place of places) {
+      const entry: NetscapeBookmark = {
+        name: item.name, href: item.url, description: item.description, addDate: item.createdAt,
+        lastModified: item.updatedAt ?? null, favorite: item.favorite, folder: place, foldersBefore: document.folders.length,
+      };
+      if (item.text !== undefined) entry.text = item.text;
+      document.bookmarks.push(entry);
+    }
+  };
+  return { document, folder, add };
+}
+
+/**
+ * fromNetscape is a browser file as the planner takes it: its own tree, then, for the tags and
+ * TOREAD that linkding and Pinboard write, a top-level `Tags` collection with one collection per
+ * tag (and `To read`), each link met again there.
+ */
+export function fromNetscape(file: NetscapeDocument): ImportDocument {
+  const tagged = file.bookmarks.filter((bookmark) => (bookmark.tags?.length ?? 0) > 0 || bookmark.toRead);
+  const { document, folder } = documentBuilder("netscape", null, { folders: [...file.folders], bookmarks: [...file.bookmarks] });
+  for (const bookmark of tagged) {
+    const places = new Set(bookmark.tags?.map((tag) => folder([SPECIAL.tags, tag])));
+    if (bookmark.toRead) places.add(folder([SPECIAL.toRead]));
+    for (const place of places) document.bookmarks.push({ ...bookmark, folder: place, foldersBefore: document.folders.length });
+  }
+  return document;
+}
+
+/** isImportDocument tells a read file of any format from a bare bookmark file's reading. */
+export function isImportDocument(document: NetscapeDocument): document is ImportDocument {
+  return "format" in document;
+}
+
+/** dayOf is the date of a time (UTC) as the import's collection is named: `2026-11-27`. */
+export const dayOf = (millis: number) => new Date(millis).toISOString().slice(0, 10);

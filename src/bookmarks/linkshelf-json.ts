@@ -1,0 +1,175 @@
+/**
+ * linkshelf's own JSON export, the one that keeps everything: every link (name, URL,
+ * description, favorite, clicks, last click, dates, and with `withText` its saved page text),
+ * the collection tree with each collection's order of links and sub-collections, icons and
+ * visibility. Importing it into an empty linkshelf gives the same shelf back (its collections
+ * PRIVATE unless the person keeps the public ones public).
+ */
+import { byPosition, type Placed } from "../shelf/order";
+import type { CollectionRow } from "../db/schema";
+import type { Membership } from "../shelf/collections";
+import type { Shelf } from "../shelf/shelf";
+import { formatNumber } from "../format";
+import type { ImportDocument } from "./document";
+import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeFolder } from "./netscape";
+
+/** The shelf's tree as an export walks it: the Inbox's links, then the top-level collections, each with its items in order. */
+export interface ShelfTree {
+  inbox: Membership[];
+  top: TreeCollection[];
+}
+
+/** A collection with its links and sub-collections, in the collection's order. */
+export interface TreeCollection {
+  row: CollectionRow;
+  items: ({ kind: "link"; link: Membership } | { kind: "collection"; collection: TreeCollection })[];
+}
+
+/** shelfTree reads the owner's whole tree: two queries, however large. */
+export function shelfTree(shelf: Shelf): ShelfTree {
+  type Entry = Placed & { item: TreeCollection["items"][number] };
+  const placed = new Map<number, Entry[]>();
+  const place = (parentId: number, entry: Entry) => {
+    const list = placed.get(parentId);
+    if (list) list.push(entry);
+    else placed.set(parentId, [entry]);
+  };
+  for (const link of shelf.collections.memberships()) place(link.collectionId, { kind: "link", id: link.id, position: link.position, item: { kind: "link", link } });
+  const collections: TreeCollection[] = [];
+  const top: TreeCollection[] = [];
+  let inbox: number | null = null;
+  for (const row of shelf.collections.rows()) {
+    if (row.isDefault) {
+      inbox = row.id;
+      continue;
+    }
+    const collection: TreeCollection = { row, items: [] };
+    collections.push(collection);
+    if (row.parentId === null) top.push(collection);
+    else place(row.parentId, { kind: "collection", id: row.id, position: row.position, item: { kind: "collection", collection } });
+  }
+  const inOrder = (id: number) => (placed.get(id) ?? []).sort(byPosition).map((entry) => entry.item);
+  for (const collection of collections) collection.items = inOrder(collection.row.id);
+  const inboxLinks = inbox === null ? [] : inOrder(inbox).flatMap((item) => (item.kind === "link" ? [item.link] : []));
+  return { inbox: inboxLinks, top };
+}
+
+/** A link of the export, referred to by its place in `links`. */
+interface JsonLink {
+  name: string;
+  url: string;
+  description: string;
+  favorite: boolean;
+  clicks: number;
+  lastClickedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  text?: string;
+}
+
+/** A collection of the export, its items in order: `{link: n}` or `{collection: {...}}`. */
+interface JsonCollection {
+  name: string;
+  description: string | null;
+  icon: string;
+  visibility: CollectionRow["visibility"];
+  createdAt: string;
+  updatedAt: string;
+  items: ({ link: number } | { collection: JsonCollection })[];
+}
+
+/** The whole file. */
+export interface LinkshelfExport {
+  format: "linkshelf";
+  version: 1;
+  exportedAt: string;
+  links: JsonLink[];
+  /** The Inbox's links, in its order. */
+  inbox: number[];
+  collections: JsonCollection[];
+}
+
+const iso = (millis: number) => new Date(millis).toISOString();
+
+/** exportJson writes the owner's shelf as linkshelf JSON; `withText` adds each link's saved page text. */
+export function exportJson(shelf: Shelf, now: number, options: { withText?: boolean } = {}): LinkshelfExport {
+  const tree = shelfTree(shelf);
+  const links: JsonLink[] = [];
+  const index = new Map<number, number>();
+  const ref = (link: Membership): number => {
+    let at = index.get(link.id);
+    if (at === undefined) {
+      at = links.length;
+      index.set(link.id, at);
+      const json: JsonLink = {
+        name: link.name, url: link.url, description: link.description, favorite: link.favorite, clicks: link.clicks,
+        lastClickedAt: link.lastClickedAt === null ? null : iso(link.lastClickedAt), createdAt: iso(link.createdAt), updatedAt: iso(link.updatedAt),
+      };
+      if (options.withText && shelf.links.contentSummary(link.id) !== null) json.text = shelf.links.content(link.id).text;
+      links.push(json);
+    }
+    return at;
+  };
+  const collection = ({ row, items }: TreeCollection): JsonCollection => ({
+    name: row.name, description: row.description, icon: row.icon, visibility: row.visibility, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt),
+    items: items.map((item) => (item.kind === "link" ? { link: ref(item.link) } : { collection: collection(item.collection) })),
+  });
+  const inbox = tree.inbox.map(ref);
+  const collections = tree.top.map(collection);
+  return { format: "linkshelf", version: 1, exportedAt: iso(now), links, inbox, collections };
+}
+
+/** refuse is the answer to a file that says it is linkshelf JSON but is not laid out as one. */
+const refuse = (what: string) => new BookmarkFileRefused(`The linkshelf JSON file is damaged: ${what}.`);
+
+/** time reads an ISO time of the file; null when absent or unreadable. */
+function time(value: unknown): number | null {
+  const millis = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(millis) ? null : millis;
+}
+
+/**
+ * readLinkshelfJson reads linkshelf's JSON export as the planner takes it: the Inbox's links
+ * outside any folder, each collection a folder at its place in the tree with its items in
+ * order, and what a bookmark file cannot carry (visibility, clicks, saved text).
+ */
+export function readLinkshelfJson(value: Record<string, unknown>): ImportDocument {
+  if (value.version !== 1) throw refuse("linkshelf reads version 1 of its export");
+  const document: ImportDocument = { format: "linkshelf", unknownFields: [], skipped: [], folders: [], bookmarks: [] };
+  const links = Array.isArray(value.links) ? (value.links as JsonLink[]) : [];
+  if (links.length > IMPORT_LIMITS.bookmarks) {
+    throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.bookmarks)} links, the most linkshelf imports from one file.`);
+  }
+  const entry = (at: unknown, folder: NetscapeFolder | null) => {
+    const link = typeof at === "number" ? links[at] : undefined;
+    if (typeof link !== "object" || link === null) throw refuse(`an item names link ${String(at)}, which it does not hold`);
+    const bookmark: NetscapeBookmark = {
+      name: String(link.name ?? ""), href: String(link.url ?? ""), description: String(link.description ?? ""),
+      addDate: time(link.createdAt), lastModified: time(link.updatedAt), favorite: link.favorite === true,
+      folder, foldersBefore: document.folders.length, clicks: Number(link.clicks) || 0, lastClickedAt: time(link.lastClickedAt),
+    };
+    if (typeof link.text === "string") bookmark.text = link.text;
+    document.bookmarks.push(bookmark);
+  };
+  const walk = (collection: JsonCollection, parent: NetscapeFolder | null) => {
+    if (typeof collection !== "object" || collection === null || !Array.isArray(collection.items)) throw refuse("a collection has no list of items");
+    const depth = parent === null ? 1 : parent.depth + 1;
+    if (depth > IMPORT_LIMITS.depth) throw new BookmarkFileRefused(`The file nests collections more than ${IMPORT_LIMITS.depth} deep, deeper than linkshelf imports.`);
+    if (document.folders.length === IMPORT_LIMITS.folders) {
+      throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.folders)} collections, the most linkshelf imports from one file.`);
+    }
+    const folder: NetscapeFolder = {
+      name: String(collection.name ?? ""), description: String(collection.description ?? ""), addDate: time(collection.createdAt),
+      lastModified: time(collection.updatedAt), icon: typeof collection.icon === "string" ? collection.icon : null,
+      public: collection.visibility === "PUBLIC", parent, depth,
+    };
+    document.folders.push(folder);
+    for (const item of collection.items) {
+      if ("collection" in item) walk(item.collection, folder);
+      else entry(item.link, folder);
+    }
+  };
+  for (const at of Array.isArray(value.inbox) ? value.inbox : []) entry(at, null);
+  for (const collection of Array.isArray(value.collections) ? (value.collections as JsonCollection[]) : []) walk(collection, null);
+  return document;
+}

@@ -1,0 +1,331 @@
+/**
+ * The readers of other services' export files: Pocket (a zip of CSV parts, or one CSV),
+ * Omnivore (a zip of JSON metadata, saved pages and highlights), Raindrop.io (CSV), Pinboard
+ * (JSON), Instapaper (CSV) and Karakeep (JSON). Each gives the one form the planner takes
+ * (`documentBuilder`): everything under one collection named after the service and the day,
+ * folders as nested collections, tags under `Tags`, archived items also in `Archive`. A file is
+ * recognised by its content (`readImportFile`), never by its name. CSV goes through csv-parse
+ * and zip through fflate; a zip's directory is checked against ZIP_LIMITS before anything is
+ * inflated.
+ */
+import { parse } from "csv-parse";
+import { unzipSync } from "fflate";
+import { extractReadable } from "../capture/extract";
+import { formatNumber } from "../format";
+import { dayOf, documentBuilder, FORMAT_NAMES, fromNetscape, type ImportDocument, type ImportFormat, type SourceItem } from "./document";
+import { readLinkshelfJson } from "./linkshelf-json";
+import { BookmarkFileRefused, decodeBookmarkFile, parseNetscapeInSteps } from "./netscape";
+
+/** What a zip may hold, read from its directory before anything is inflated. */
+export const ZIP_LIMITS = { entries: 10_000, bytes: 512 * 1024 * 1024 } as const;
+
+/** Characters given to the CSV parser at once; the event loop runs between them. */
+const CSV_STEP_CHARS = 256 * 1024;
+
+/** A heading the saved page text's highlights follow. */
+const HIGHLIGHTS = "Highlights";
+
+/** Omnivore's stand-in URL of a newsletter it received by email: nothing to link to. */
+const OMNIVORE_NO_URL = "https://omnivore.app/no_url?";
+
+/** The columns each CSV format knows (the others are listed in the preview). */
+const COLUMNS = {
+  pocket: ["title", "url", "time_added", "cursor", "tags", "status"],
+  raindrop: ["id", "title", "note", "excerpt", "url", "folder", "tags", "created", "cover", "highlights", "favorite"],
+  instapaper: ["URL", "Title", "Selection", "Folder", "Timestamp"],
+} as const;
+
+/**
+ * readImportFile reads an uploaded file of any format linkshelf imports, recognised by its
+ * content: a zip (Pocket's CSV parts, Omnivore's metadata), JSON (Pinboard, Karakeep, linkshelf),
+ * CSV by its header (Pocket, Raindrop.io, Instapaper), else a bookmark file (HTML). `now` names
+ * the import's collection (`Pocket 2026-11-27`). Throws BookmarkFileRefused (422, nothing stored)
+ * for a zip beyond ZIP_LIMITS, a zip or JSON of no known shape, or a file beyond IMPORT_LIMITS.
+ */
+export async function readImportFile(bytes: Uint8Array, now: number): Promise<ImportDocument> {
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return readZip(bytes, now);
+  const text = decodeBookmarkFile(bytes);
+  const start = text.replace(/^\uFEFF/, "").trimStart();
+  if (start.startsWith("{") || start.startsWith("[")) return readJson(start, now);
+  const header = start.slice(0, start.search(/\r?\n|$/)).toLowerCase();
+  if (/(^|,)"?time_added"?(,|$)/.test(header)) return readPocket([text], now);
+  if (/(^|,)"?excerpt"?(,|$)/.test(header) && /(^|,)"?folder"?(,|$)/.test(header)) return readRaindrop(text, now);
+  if (/(^|,)"?selection"?(,|$)/.test(header) && /(^|,)"?url"?(,|$)/.test(header)) return readInstapaper(text, now);
+  return fromNetscape(await parseNetscapeInSteps(text));
+}
+
+/** A row of a CSV file by its header's names, with the line it starts on. */
+interface CsvRow {
+  line: number;
+  record: Record<string, string>;
+}
+
+/**
+ * readCsv reads CSV text by its header, a slice at a time with the event loop running between
+ * slices. Rows that do not parse are left out and listed in `skipped` by their line; columns
+ * beyond `known` are listed in `unknown`.
+ */
+async function readCsv(text: string, known: readonly string[], into: ImportDocument): Promise<CsvRow[]> {
+  const rows: CsvRow[] = [];
+  let header: string[] = [];
+  const refused = new Set<number>();
+  const parser = parse({
+    bom: true, info: true, skip_empty_lines: true, skip_records_with_error: true,
+    columns: (names: string[]) => (header = names.map((name) => name.trim())),
+    on_skip: (error) => {
+      // One entry per line, however many errors its parse met.
+      const line = Number(error?.lines ?? 0);
+      if (refused.has(line)) return;
+      refused.add(line);
+      into.skipped.push({ name: `Line ${line}`, url: "", reason: `The line does not parse as CSV: ${error?.message ?? "unknown error"}.` });
+    },
+  });
+  parser.on("data", ({ record, info }: { record: Record<string, string>; info: { lines: number } }) => rows.push({ line: info.lines, record }));
+  const ended = new Promise<void>((resolve, reject) => {
+    parser.on("end", resolve);
+    parser.on("error", reject);
+  });
+  for (let at = 0; at < text.length; at += CSV_STEP_CHARS) {
+    parser.write(text.slice(at, at + CSV_STEP_CHARS));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  parser.end();
+  await ended;
+  for (const name of header) if (!known.includes(name) && !into.unknownFields.includes(name)) into.unknownFields.push(name);
+  return rows;
+}
+
+/** A reader's start: the document under the service's dated collection. */
+const start = (format: ImportFormat, now: number) => documentBuilder(format, `${FORMAT_NAMES[format]} ${dayOf(now)}`);
+
+/** seconds reads a Unix time in seconds as milliseconds; null when it is not a positive number. */
+function seconds(value: string | number | undefined): number | null {
+  const n = Number(value);
+  return value !== undefined && value !== "" && Number.isFinite(n) && n > 0 ? Math.round(n * 1000) : null;
+}
+
+/** isoTime reads an ISO 8601 time (or a Unix time in seconds) as milliseconds; null when unreadable. */
+function isoTime(value: unknown): number | null {
+  if (typeof value === "number") return value < 1e11 ? seconds(value) : value;
+  if (typeof value !== "string" || value === "") return null;
+  const millis = Date.parse(value);
+  return Number.isNaN(millis) ? null : millis;
+}
+
+/** split cuts a list of tags or a path at `separator`, each part trimmed, none empty. */
+const split = (value: string | undefined, separator: string | RegExp) =>
+  (value ?? "").split(separator).map((part) => part.trim()).filter((part) => part !== "");
+
+/** joined is the non-empty texts, a blank line between them. */
+const joined = (...texts: (string | undefined | null)[]) => texts.map((text) => text?.trim() ?? "").filter((text) => text !== "").join("\n\n");
+
+/** readPocket reads Pocket's CSV parts (one CSV, or each CSV of its zip, in order). */
+async function readPocket(parts: string[], now: number): Promise<ImportDocument> {
+  const { document, add } = start("pocket", now);
+  for (const part of parts) {
+    for (const { record } of await readCsv(part, COLUMNS.pocket, document)) {
+      add({
+        name: record.title ?? "", url: record.url ?? "", description: "", folders: [],
+        tags: split(record.tags, "|"), archived: record.status === "archive", favorite: false, createdAt: seconds(record.time_added),
+      });
+    }
+  }
+  return document;
+}
+
+/** readRaindrop reads Raindrop.io's CSV export: folders are `/` paths, tags comma-separated, highlights kept as the page text. */
+async function readRaindrop(text: string, now: number): Promise<ImportDocument> {
+  const { document, add } = start("raindrop", now);
+  for (const { record } of await readCsv(text, COLUMNS.raindrop, document)) {
+    const item: SourceItem = {
+      name: record.title ?? "", url: record.url ?? "", description: joined(record.note, record.excerpt),
+      folders: [split(record.folder, "/")], tags: split(record.tags, ","), archived: false,
+      favorite: record.favorite === "true", createdAt: isoTime(record.created),
+    };
+    if (record.highlights?.trim()) item.text = `${HIGHLIGHTS}\n\n${record.highlights.trim()}`;
+    add(item);
+  }
+  return document;
+}
+
+/** Instapaper's own folders: the default one, and the two that are flags. */
+const INSTAPAPER = { unread: "Unread", archive: "Archive", starred: "Starred" } as const;
+
+/** readInstapaper reads Instapaper's CSV export: `Archive` and `Starred` are flags, `Unread` the import's collection, other folders collections. */
+async function readInstapaper(text: string, now: number): Promise<ImportDocument> {
+  const { document, add } = start("instapaper", now);
+  for (const { record } of await readCsv(text, COLUMNS.instapaper, document)) {
+    const folder = (record.Folder ?? "").trim();
+    const own = folder === "" || Object.values(INSTAPAPER).includes(folder as never) ? [] : split(folder, "/");
+    add({
+      name: record.Title ?? "", url: record.URL ?? "", description: record.Selection ?? "", folders: [own], tags: [],
+      archived: folder === INSTAPAPER.archive, favorite: folder === INSTAPAPER.starred, createdAt: seconds(record.Timestamp),
+    });
+  }
+  return document;
+}
+
+/** readJson tells Pinboard's array, Karakeep's object and linkshelf's own export apart by their shape. */
+function readJson(text: string, now: number): ImportDocument {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BookmarkFileRefused("The file looks like JSON but does not parse.");
+  }
+  if (Array.isArray(value) && value.every((item) => isObject(item) && typeof item.href === "string")) return readPinboard(value, now);
+  if (isObject(value) && value.format === "linkshelf") return readLinkshelfJson(value);
+  if (isObject(value) && Array.isArray(value.bookmarks)) return readKarakeep(value, now);
+  throw new BookmarkFileRefused("The JSON file is none of the exports linkshelf imports (Pinboard, Karakeep, linkshelf).");
+}
+
+/** isObject: a JSON object (not an array, not null). */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** text is a JSON field as a string ("" when it is not one). */
+const text = (value: unknown) => (typeof value === "string" ? value : "");
+
+/** unknownKeys adds the keys of `item` beyond `known` to the document's unknown fields. */
+function unknownKeys(document: ImportDocument, item: Record<string, unknown>, known: readonly string[]): void {
+  for (const key of Object.keys(item)) if (!known.includes(key) && !document.unknownFields.includes(key)) document.unknownFields.push(key);
+}
+
+const PINBOARD_KEYS = ["href", "description", "extended", "meta", "hash", "time", "shared", "toread", "tags"] as const;
+
+/** readPinboard reads Pinboard's JSON export: `description` is the title, `extended` the notes, tags space-separated. */
+function readPinboard(items: Record<string, unknown>[], now: number): ImportDocument {
+  const { document, add } = start("pinboard", now);
+  for (const item of items) {
+    unknownKeys(document, item, PINBOARD_KEYS);
+    add({
+      name: text(item.description), url: text(item.href), description: text(item.extended), folders: [],
+      tags: split(text(item.tags), /\s+/), archived: false, favorite: false, toRead: item.toread === "yes", createdAt: isoTime(item.time),
+    });
+  }
+  return document;
+}
+
+const KARAKEEP_KEYS = ["createdAt", "title", "tags", "lists", "content", "note", "archived", "favourited"] as const;
+
+/** readKarakeep reads Karakeep's JSON export: its lists (nested by `parentId`) are collections; text bookmarks are skipped. */
+function readKarakeep(value: Record<string, unknown>, now: number): ImportDocument {
+  const { document, folder, add } = start("karakeep", now);
+  const lists = new Map<string, { name: string; icon: string; parentId: string | null }>();
+  for (const list of Array.isArray(value.lists) ? value.lists : []) {
+    if (isObject(list)) lists.set(String(list.id), { name: text(list.name), icon: text(list.icon), parentId: list.parentId == null ? null : String(list.parentId) });
+  }
+  const pathOf = (id: string, seen = new Set<string>()): string[] => {
+    const list = lists.get(id);
+    if (!list || seen.has(id)) return [];
+    seen.add(id);
+    return [...(list.parentId === null ? [] : pathOf(list.parentId, seen)), list.name];
+  };
+  // Every list is a collection, with its icon, even an empty one.
+  for (const [id, list] of lists) {
+    const made = folder(pathOf(id));
+    if (made && list.icon !== "") made.icon = list.icon;
+  }
+  for (const item of value.bookmarks as unknown[]) {
+    if (!isObject(item)) continue;
+    unknownKeys(document, item, KARAKEEP_KEYS);
+    const content = isObject(item.content) ? item.content : {};
+    if (content.type !== "link") {
+      document.skipped.push({ name: text(item.title) || text(content.text).slice(0, 80), url: "", reason: "A text note of Karakeep's, not a link." });
+      continue;
+    }
+    const tags = Array.isArray(item.tags) ? item.tags.map((tag) => (isObject(tag) ? text(tag.name) : text(tag))) : [];
+    const memberOf = Array.isArray(item.lists) ? item.lists.map((id) => pathOf(String(id))) : [];
+    add({
+      name: text(item.title), url: text(content.url), description: text(item.note), folders: memberOf, tags: tags.filter((tag) => tag !== ""),
+      archived: item.archived === true, favorite: item.favourited === true, createdAt: isoTime(item.createdAt),
+    });
+  }
+  return document;
+}
+
+/** checkZip refuses (BookmarkFileRefused) a zip beyond ZIP_LIMITS, by its directory alone: nothing is inflated. */
+export function checkZip(bytes: Uint8Array): void {
+  let entries = 0;
+  let total = 0;
+  try {
+    unzipSync(bytes, { filter: (file) => ((entries++, total += file.originalSize), false) });
+  } catch {
+    throw new BookmarkFileRefused("The zip file is damaged: linkshelf cannot read its list of files.");
+  }
+  if (entries > ZIP_LIMITS.entries) {
+    throw new BookmarkFileRefused(`The zip file holds ${formatNumber(entries)} files, more than the ${formatNumber(ZIP_LIMITS.entries)} linkshelf reads.`);
+  }
+  if (total > ZIP_LIMITS.bytes) {
+    throw new BookmarkFileRefused(`The zip file unpacks to ${formatNumber(Math.ceil(total / 1024 / 1024))} MiB, more than the ${ZIP_LIMITS.bytes / 1024 / 1024} MiB linkshelf reads.`);
+  }
+}
+
+/**
+ * readZip checks a zip's directory against ZIP_LIMITS (entries, and their sizes once inflated,
+ * as the directory states them; fflate inflates no entry beyond its stated size), then reads it
+ * as Omnivore's export (`metadata_*.json`) or Pocket's (CSV parts).
+ */
+function readZip(bytes: Uint8Array, now: number): Promise<ImportDocument> | ImportDocument {
+  checkZip(bytes);
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes, { filter: (file) => !file.name.endsWith("/") });
+  } catch {
+    throw new BookmarkFileRefused("The zip file is damaged: linkshelf cannot unpack it.");
+  }
+  const names = Object.keys(files).sort();
+  const utf8 = (name: string) => new TextDecoder().decode(files[name]);
+  const metadata = names.filter((name) => /(^|\/)metadata_[^/]*\.json$/.test(name));
+  // Omnivore's pages and highlights by their folder and file name, wherever the zip puts those folders.
+  const byTail = new Map(names.map((name) => [name.split("/").slice(-2).join("/"), name]));
+  if (metadata.length > 0) return readOmnivore(metadata.map(utf8), (kind, slug) => {
+    const name = byTail.get(`${kind}/${slug}.${kind === "content" ? "html" : "md"}`);
+    return name === undefined ? undefined : utf8(name);
+  }, now);
+  const parts = names.filter((name) => name.toLowerCase().endsWith(".csv"));
+  if (parts.length > 0) return readPocket(parts.map(utf8), now);
+  throw new BookmarkFileRefused("The zip file is none of the exports linkshelf imports (Pocket, Omnivore).");
+}
+
+const OMNIVORE_KEYS = ["id", "slug", "title", "description", "author", "url", "state", "labels", "savedAt", "updatedAt", "publishedAt"] as const;
+
+/**
+ * readOmnivore reads Omnivore's export: the items of its metadata files, each with its saved
+ * page (`content/<slug>.html`, read as text) and highlights (`highlights/<slug>.md`) as the
+ * link's saved page text. Newsletters received by email have no URL and are skipped.
+ */
+function readOmnivore(metadata: string[], file: (kind: "content" | "highlights", slug: string) => string | undefined, now: number): ImportDocument {
+  const { document, add } = start("omnivore", now);
+  for (const part of metadata) {
+    let items: unknown;
+    try {
+      items = JSON.parse(part);
+    } catch {
+      throw new BookmarkFileRefused("A metadata file of the Omnivore export does not parse as JSON.");
+    }
+    for (const item of Array.isArray(items) ? items : []) {
+      if (!isObject(item)) continue;
+      unknownKeys(document, item, OMNIVORE_KEYS);
+      const url = text(item.url);
+      if (url.startsWith(OMNIVORE_NO_URL)) {
+        document.skipped.push({ name: text(item.title), url, reason: "A newsletter Omnivore received by email: it has no web address." });
+        continue;
+      }
+      const slug = text(item.slug);
+      const page = slug === "" ? undefined : file("content", slug);
+      const highlights = slug === "" ? undefined : file("highlights", slug)?.trim();
+      const pageText = page === undefined ? "" : extractReadable(page)?.text ?? "";
+      const saved = joined(pageText, highlights ? `${HIGHLIGHTS}\n\n${highlights}` : "");
+      const labels = Array.isArray(item.labels) ? item.labels.map((label) => (isObject(label) ? text(label.name) : text(label))) : [];
+      const entry: SourceItem = {
+        name: text(item.title), url, description: text(item.description), folders: [], tags: labels.filter((label) => label !== ""),
+        archived: item.state === "Archived", favorite: false, createdAt: isoTime(item.savedAt), updatedAt: isoTime(item.updatedAt),
+      };
+      if (saved !== "") entry.text = saved;
+      add(entry);
+    }
+  }
+  return document;
+}
