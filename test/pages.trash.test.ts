@@ -84,6 +84,9 @@ describe("the Trash page", () => {
     const s = await shelves();
     const home = await createCollection(s.env, s.alice, { name: "Home", parentId: s.reading.id });
     const lone = await createLink(s.env, s.alice, { name: "Lone", url: "https://lone.example/", collectionIds: [home.id] });
+    const tapes = await createCollection(s.env, s.alice, { name: "Tapes" });
+    await createCollection(s.env, s.alice, { name: "Records", parentId: tapes.id });
+    await submit(s.env, `/collections/${tapes.id}/delete`, { contents: "1" }, s.cookie);
     const confirm = await open(s.env, `/collections/${s.reading.id}/delete`, s.cookie);
     expect(attributes(confirm.text, "button[name=contents]")).toEqual([{ type: "submit", class: "danger", name: "contents", value: "1" }]);
     await submit(s.env, `/collections/${s.reading.id}/delete`, { contents: "1" }, s.cookie);
@@ -94,8 +97,8 @@ describe("the Trash page", () => {
     expect((await linkOf(s.env, s.alice.token, s.bun.id)).collectionIds).toEqual([s.music.id]);
 
     const page = await open(s.env, "/trash", s.cookie);
-    expect(texts(page.text, ".links .description")).toEqual(["Comes back with 1 sub-collection and 1 link."]);
-    expect(texts(page.text, "main p")).toContain("They hold 2 links and 2 collections.");
+    expect(texts(page.text, ".links .description")).toEqual(["Comes back with 1 sub-collection and 1 link.", "Comes back with 1 sub-collection."]);
+    expect(texts(page.text, "main p")).toContain("They hold 2 links and 4 collections.");
     expect(attributes(page.text, "form#restore-chosen")).toEqual([{ id: "restore-chosen", method: "post", action: "/trash/restore", class: "form-actions" }]);
 
     const restored = await submit(s.env, "/trash/restore", { item: [`collection:${s.reading.id}`, `link:${s.deno.id}`] }, s.cookie);
@@ -104,7 +107,7 @@ describe("the Trash page", () => {
     expect((await linkOf(s.env, s.alice.token, lone.id)).collectionIds).toEqual([home.id]);
     expect((await linkOf(s.env, s.alice.token, s.bun.id)).collectionIds).toEqual([s.reading.id, s.music.id]);
     expect((await linkOf(s.env, s.alice.token, s.deno.id)).collectionIds).toEqual([s.inbox]);
-    expect(texts((await open(s.env, "/trash", s.cookie)).text, ".empty")).toEqual(["The trash is empty."]);
+    expect(texts((await open(s.env, "/trash", s.cookie)).text, ".links .title")).toEqual(["Tapes"]);
   });
 
   it("answers 404 for another user's item, an unknown one or a malformed one, and restores nothing", async () => {

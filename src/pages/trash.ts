@@ -36,7 +36,8 @@ const holds = (links: number, collections: number) => `${countOf(links, "link")}
 /** comesBack says what restoring a collection brings back besides itself (deleted on its own, its links and sub-collections stayed on the shelf). */
 function comesBack(item: TrashItemJson): string {
   if (item.links === 0 && item.collections === 1) return "Comes back by itself; its links and sub-collections still on the shelf go back into it.";
-  return `Comes back with ${countOf(item.collections - 1, "sub-collection")} and ${countOf(item.links, "link")}.`;
+  const parts = [[item.collections - 1, "sub-collection"], [item.links, "link"]] as const;
+  return `Comes back with ${parts.filter(([count]) => count > 0).map(([count, noun]) => countOf(count, noun)).join(" and ")}.`;
 }
 
 /** trashItem is one row: its checkbox, kind, name, when it was deleted and goes for good, and its Restore button. */
