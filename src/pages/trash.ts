@@ -13,6 +13,7 @@ export interface TrashCounts {
   collections: number;
 }
 
+/** What the Trash page shows: one page of the trash, its counts and how long items stay. */
 export interface TrashPageOptions {
   user: Viewer;
   /** How many days an item stays (0: the trash is off, deletes are immediate). */
