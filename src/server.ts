@@ -7,6 +7,7 @@ import { storeFetchedContent } from "./capture/store";
 import { LinkChecker } from "./health/checker";
 import { SearchIndexer } from "./search/indexer";
 import { scheduleBackups } from "./db/backup";
+import { scheduleTrashPurge } from "./shelf/trash-purge";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
 import { WorkerSearcher } from "./search/searcher";
 import { lockDataDir } from "./db/lock";
@@ -14,7 +15,7 @@ import { countUsers } from "./users/service";
 
 /**
  * serve runs the server until SIGTERM or SIGINT, then stops accepting, lets in-flight
- * requests finish, stops fetching saved pages, checking links and indexing, checkpoints the WAL, closes the database and
+ * requests finish, stops fetching saved pages, checking links, indexing and purging the trash, checkpoints the WAL, closes the database and
  * ends the process (exit 0). It holds the data directory's lock while it runs (a second server or a restore on the same
  * directory is refused: DataDirBusy). Resolves with the exit code only when it cannot listen.
  */
@@ -59,6 +60,8 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   }
 
   const stopBackups = config.backup ? scheduleBackups(db.$client, config.backup, log) : undefined;
+  // Trashed items older than LINKSHELF_TRASH_DAYS go for good: now, then every hour.
+  const purge = config.trashDays > 0 ? scheduleTrashPurge({ db, days: config.trashDays, log }) : undefined;
   // Starting leaves garbage behind (82 routes built, the database migrated) that an idle server
   // would keep resident: collected once, and the heap handed back, soon after listening
   // (~2 MiB less resident at idle here, measured by `npm run bench`).
@@ -76,6 +79,7 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   // Fetches in flight are aborted and waited for: none writes after the database closes.
   await capture.stop();
   await linkCheck.stop();
+  await purge?.stop();
   // Last: the writes above mark links too. What is still marked is indexed after the next start.
   await indexer.stop();
   stopBackups?.();

@@ -140,7 +140,7 @@ describe.skipIf(!e2e.present)("the web pages in Chromium", () => {
       await expect(page.locator("h1").textContent()).resolves.toBe("Delete this link?");
       expect(linkRows()).toHaveLength(1);
       await page.getByRole("button", { name: "Delete link" }).click();
-      expect(await page.getByRole("status").textContent()).toBe("Link deleted.");
+      expect(await page.getByRole("status").textContent()).toBe("Link moved to the Trash, where you can restore it.");
       expect(linkRows()).toEqual([]);
     } finally {
       await context.close();
@@ -181,7 +181,7 @@ describe.skipIf(!e2e.present)("the web pages in Chromium", () => {
     }
   }, TIMEOUT_MS);
 
-  it("works without JavaScript and from the keyboard: skip link first, delete through the confirmation form", async () => {
+  it("works without JavaScript and from the keyboard: skip link first, delete through the confirmation form, restore from the Trash", async () => {
     const { db, origin } = e2e.server;
     const user = await createUser(db, { email: "nojs@example.test", name: "No Script", password: PASSWORD }, Date.now());
     const link = new Shelf(db, user).links.create({ name: "Keyboard only", url: `${origin}/healthz`, favorite: false }, Date.now());
@@ -202,8 +202,17 @@ describe.skipIf(!e2e.present)("the web pages in Chromium", () => {
       await page.waitForURL((url) => url.pathname === `/links/${link.id}/delete`);
       await page.getByRole("button", { name: "Delete link" }).focus();
       await page.keyboard.press("Enter");
-      expect(await page.getByRole("status").textContent()).toBe("Link deleted.");
+      expect(await page.getByRole("status").textContent()).toBe("Link moved to the Trash, where you can restore it.");
       expect(linkRows().some((row) => row.id === link.id)).toBe(false);
+
+      // Back from the Trash, through its Restore button.
+      await page.getByRole("status").getByRole("link", { name: "Trash" }).focus();
+      await page.keyboard.press("Enter");
+      await page.waitForURL(`${origin}/trash`);
+      await page.getByRole("button", { name: "Restore Keyboard only" }).focus();
+      await page.keyboard.press("Enter");
+      await page.waitForURL(`${origin}/trash?done=trash-restored`);
+      expect(linkRows().some((row) => row.id === link.id)).toBe(true);
     } finally {
       await context.close();
     }
@@ -246,7 +255,7 @@ describe.skipIf(!e2e.present)("the web pages in Chromium", () => {
     }
   }, TIMEOUT_MS);
 
-  it("renders home, edit and account on a phone and a desktop, light and dark (screenshots)", async () => {
+  it("renders home, edit, account and the trash on a phone and a desktop, light and dark (screenshots)", async () => {
     const { db, origin } = e2e.server;
     const user = await createUser(db, { email: "shots@example.test", name: "Sam Shots", password: PASSWORD }, Date.now());
     const now = Date.now();
@@ -262,6 +271,11 @@ describe.skipIf(!e2e.present)("the web pages in Chromium", () => {
     const ids = samples.map((sample, i) => new Shelf(db, user).links.create({ ...sample, collectionIds: [reading.id] }, now + i).id);
     db.$client.run("UPDATE links SET clicks = 12, last_clicked_at = ?1 WHERE id = ?2", [now, ids[0]!]);
     db.$client.run("UPDATE links SET clicks = 3, last_clicked_at = ?1 WHERE id = ?2", [now - 86_400_000, ids[1]!]);
+    const archive = new Shelf(db, user).collections.create({ name: "Archive", visibility: "PRIVATE", icon: "🗄️" }, now);
+    new Shelf(db, user).links.create({ name: "Old news", url: "https://news.localhost/", favorite: false, collectionIds: [archive.id] }, now);
+    new Shelf(db, user).collections.delete(archive.id, now, true);
+    const gone = new Shelf(db, user).links.create({ name: "A link deleted yesterday, with a name long enough to wrap on a phone", url: "https://gone.localhost/", favorite: false }, now);
+    new Shelf(db, user).links.delete(gone.id, now - 86_400_000);
     new Shelf(db, user).tokens.create("Browser extension", now);
     new Shelf(db, user).tokens.create("laptop script", now);
 
@@ -282,6 +296,7 @@ describe.skipIf(!e2e.present)("the web pages in Chromium", () => {
         await page.getByRole("button", { name: "Create token" }).click();
         await page.waitForSelector("#new-token");
       },
+      trash: (page) => page.goto(`${origin}/trash`),
       public: (page) => page.goto(`${origin}/c/${reading.id}`),
     };
     const checked = await checkLooks("page-screenshots", (options) => signedInContext(user, options), async (page, check) => {

@@ -45,11 +45,14 @@ const FORMS = (w: World): { name: string; path: string; fields: Fields }[] => [
   { name: "create a token", path: "/account/tokens", fields: { name: "script" } },
   { name: "revoke a token", path: `/account/tokens/${new Shelf(w.env.db, w.alice.user).tokens.list()[0]!.id}/revoke`, fields: {} },
   { name: "change the password", path: "/account/password", fields: { current: w.alice.password, password: "a new passphrase", confirm: "a new passphrase" } },
+  { name: "restore from the trash", path: "/trash/restore", fields: { item: `link:${w.link.id}` } },
+  { name: "empty the trash", path: "/trash/empty", fields: {} },
 ];
 
 const PAGES = (w: World) => [
   "/", `/?collection=${w.reading.id}`, "/?view=favorites", "/search?q=bun", "/links/new", `/links/${w.link.id}/edit`,
   `/links/${w.link.id}/delete`, "/collections/new", `/collections/${w.reading.id}/edit`, `/collections/${w.reading.id}/delete`, "/account",
+  "/trash", "/trash/empty",
 ];
 
 describe("the session guard", () => {
@@ -286,7 +289,7 @@ describe("link forms", () => {
     expect((await get(w.env, `/api/v1/links/${w.link.id}`, { token: w.alice.token })).status).toBe(200);
     const response = await submit(w.env, `/links/${w.link.id}/delete`, { next: `/?collection=${w.reading.id}` }, w.aliceCookie);
     expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe(`/?collection=${w.reading.id}&done=link-deleted`);
+    expect(response.headers.get("location")).toBe(`/?collection=${w.reading.id}&done=link-trashed`);
     expect((await get(w.env, `/api/v1/links/${w.link.id}`, { token: w.alice.token })).status).toBe(404);
   });
 
@@ -362,7 +365,7 @@ describe("collection forms", () => {
     expect(confirm.text).toContain("Its 1 link stay");
     const response = await submit(w.env, `/collections/${w.reading.id}/delete`, {}, w.aliceCookie);
     expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe("/?done=collection-deleted");
+    expect(response.headers.get("location")).toBe("/?done=collection-trashed");
     expect((await get(w.env, `/api/v1/collections/${w.reading.id}`, { token: w.alice.token })).status).toBe(404);
     expect((await get(w.env, `/api/v1/links/${w.link.id}`, { token: w.alice.token })).body.link.collectionIds).toEqual([w.inbox]);
   });

@@ -40,7 +40,7 @@ export interface AccountOptions {
   imports: ImportJson[];
   /** A token minted just now: shown this once. */
   newToken?: { name: string; token: string };
-  notice?: string;
+  notice?: string | Html;
   passwordErrors?: FieldErrors;
   tokenErrors?: FieldErrors;
   tokenName?: string;

@@ -32,7 +32,7 @@ export interface AllLinksOptions {
   next?: string;
   previous?: string;
   first?: string;
-  notice?: string;
+  notice?: string | Html;
   refusal?: string;
   broken: Set<number>;
 }

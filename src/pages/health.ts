@@ -13,7 +13,7 @@ export interface HealthPageOptions {
   moved: LinkHealthJson[];
   /** Links whose health is not flagged: their checks go on, and Un-ignore flags them again. */
   ignored: LinkHealthJson[];
-  notice?: string;
+  notice?: string | Html;
   /** How often the server checks each link (null when it does not) and what makes a link broken. */
   rule: CheckRule;
 }

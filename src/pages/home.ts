@@ -44,7 +44,7 @@ export interface HomeOptions {
   pages: Pages;
   /** This page's own address: the bulk form, the favorite toggles and the moves come back here. */
   self: string;
-  notice?: string;
+  notice?: string | Html;
   /** Which of `links` are broken. */
   broken: Set<number>;
   /** Why the last bulk action was refused. */

@@ -25,7 +25,7 @@ export interface LinkDetailsOptions {
   problem?: CaptureProblem;
   /** What the link checker found (null: not checked yet). */
   health: HealthJson | null;
-  notice?: string;
+  notice?: string | Html;
 }
 
 /** problemLine says why the server's last fetch stored nothing, and what would change that. */

@@ -202,6 +202,7 @@ ${user ? html`<form class="search" role="search" action="/search" method="get">
 <a href="/links">All links</a>
 <a href="/?view=favorites">Favorites</a>
 <a href="/health">Link health${user.brokenLinks > 0 ? html` <span class="badge broken" title="Broken links">${formatNumber(user.brokenLinks)}</span>` : undefined}</a>
+<a href="/trash">Trash${user.trashItems > 0 ? html` <span class="badge" title="Items in the trash">${formatNumber(user.trashItems)}</span>` : undefined}</a>
 <a href="/account">Account</a>
 <form method="post" action="/logout"><button type="submit" class="plain">Sign out</button></form>
 </nav>` : undefined}

@@ -27,9 +27,10 @@ import type { AfterWrite } from "./types";
  */
 export type ShelfDb = Db;
 
-/** Who a signed-in page is drawn for: the user, and how many of their links are broken (the navigation shows it). */
+/** Who a signed-in page is drawn for: the user, how many of their links are broken and how many items their trash holds (the navigation shows both). */
 export interface Viewer extends UserRow {
   brokenLinks: number;
+  trashItems: number;
 }
 
 export class Shelf implements Owner {
@@ -60,8 +61,8 @@ export class Shelf implements Owner {
     this.keys = new ShelfKeys(this);
   }
 
-  /** viewer is the signed-in pages' view of the owner: the user and their count of broken links (one query). */
+  /** viewer is the signed-in pages' view of the owner: the user, their count of broken links and of trashed items (one query each). */
   viewer(): Viewer {
-    return { ...this.user, brokenLinks: this.health.counts().broken };
+    return { ...this.user, brokenLinks: this.health.counts().broken, trashItems: this.trash.counts().items };
   }
 }

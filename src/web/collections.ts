@@ -91,8 +91,10 @@ export function collectionPages({ clock, config, peerAddress }: Network & { cloc
       htmlResponse(collectionDeletePage(shelf.viewer(), shelf.collections.deletable(parseId(params.id)), shelf.trash.days))
     ), { surface: PAGE_ROUTE })
     .post("/collections/:id/delete", ({ request, params, body }) => guard.form(request, (shelf) => {
-      shelf.collections.delete(parseId(params.id), clock(), formField(body, "contents") === "1");
-      return seeOther(withNotice("/", "collection-deleted"));
+      const all = formField(body, "contents") === "1";
+      shelf.collections.delete(parseId(params.id), clock(), all);
+      const trashed = shelf.trash.days > 0;
+      return seeOther(withNotice("/", all ? (trashed ? "collection-trashed-all" : "collection-deleted-all") : trashed ? "collection-trashed" : "collection-deleted"));
     }), { surface: PAGE_ROUTE })
     .post("/collections/:id/shift", ({ request, params, body }) => guard.form(request, (shelf) => {
       const collection = shelf.collections.summary(parseId(params.id));

@@ -176,7 +176,7 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
     }), { surface: PAGE_ROUTE })
     .post("/links/:id/delete", ({ request, params, body }) => guard.form(request, (shelf) => {
       shelf.links.delete(parseId(params.id), clock());
-      return seeOther(withNotice(nextOf(request, formField(body, "next")), "link-deleted"));
+      return seeOther(withNotice(nextOf(request, formField(body, "next")), shelf.trash.days > 0 ? "link-trashed" : "link-deleted"));
     }), { surface: PAGE_ROUTE })
     .post("/links/:id/favorite", ({ request, params, body }) => guard.form(request, (shelf) => {
       shelf.links.toggleFavorite(parseId(params.id), clock());

@@ -1,6 +1,7 @@
 import { COLLECTION_ACTIONS, type CollectionSummary } from "../shelf/types";
 import { BULK_MAX_IDS, type BulkAction } from "../contract/links";
 import { countOf } from "../format";
+import { html, type Html } from "../pages/html";
 
 /**
  * What a successful form says on the page it redirects to. The redirect carries a code
@@ -10,10 +11,17 @@ export const NOTICES = {
   "link-added": "Link added.",
   "link-saved": "Link saved.",
   "link-deleted": "Link deleted.",
+  "link-trashed": html`Link moved to the <a href="/trash">Trash</a>, where you can restore it.`,
   "capture-queued": "The page will be fetched in the background: reload this page in a moment to see what was saved.",
   "collection-created": "Collection created.",
   "collection-saved": "Collection saved.",
   "collection-deleted": "Collection deleted. Links that were only in it are now in the Inbox.",
+  "collection-trashed": html`Collection moved to the <a href="/trash">Trash</a>, where you can restore it. Links that were only in it are now in the Inbox.`,
+  "collection-deleted-all": "Collection deleted with its sub-collections and the links that were only in it.",
+  "collection-trashed-all": html`Collection moved to the <a href="/trash">Trash</a> with its sub-collections and the links that were only in it: one restore brings all of it back.`,
+  "trash-restored": "Restored: each item is back where it was (a link whose collections are gone is in the Inbox, a collection whose parent is gone at the top level).",
+  "trash-nothing-chosen": "Nothing was restored: tick the items to restore first.",
+  "trash-emptied": "Trash emptied: what it held is deleted for good.",
   "password-changed": "Password changed. Every other browser and device was signed out.",
   "token-revoked": "Token revoked.",
   "link-checked": "Link checked: the result is below.",
@@ -26,8 +34,8 @@ export const NOTICES = {
 
 export type NoticeCode = keyof typeof NOTICES;
 
-/** noticeOf reads the `done` parameter of a page's address. */
-export function noticeOf(code: unknown): string | undefined {
+/** noticeOf reads the `done` parameter of a page's address: the notice's words, some with a link. */
+export function noticeOf(code: unknown): string | Html | undefined {
   return typeof code === "string" && Object.hasOwn(NOTICES, code) ? NOTICES[code as NoticeCode] : undefined;
 }
 

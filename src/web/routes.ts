@@ -10,6 +10,7 @@ import { importPages } from "./imports";
 import { linkPages } from "./links";
 import { listPages } from "./lists";
 import { searchPages } from "./search";
+import { trashPages } from "./trash";
 
 /** What the signed-in pages take together: each page's own part. */
 type PagesDeps = Parameters<typeof importPages>[0] & Parameters<typeof homeRoutes>[0] & Parameters<typeof searchPages>[0]
@@ -17,7 +18,7 @@ type PagesDeps = Parameters<typeof importPages>[0] & Parameters<typeof homeRoute
   & Parameters<typeof collectionPages>[0] & Parameters<typeof accountPages>[0];
 
 /**
- * webPages: the signed-in web pages (home, search, all links and bulk actions, links, link health, collections, account, import / export), all
+ * webPages: the signed-in web pages (home, search, all links and bulk actions, links, link health, collections, the trash, account, import / export), all
  * behind `guard` (the session). Their forms are read by `formBody` (at most 64 KiB); the
  * import's upload, registered before it, reads its own larger body. Every route declares the
  * `page` surface: its errors are HTML pages in the user's shell, and the OpenAPI document
@@ -33,5 +34,6 @@ export function webPages(deps: PagesDeps, guard: PageGuard, signIns: SignInThrot
     .use(linkPages(deps, guard))
     .use(healthPages(deps, guard))
     .use(collectionPages(deps, guard))
+    .use(trashPages(guard))
     .use(accountPages(deps, guard, signIns));
 }
