@@ -13,6 +13,13 @@ CREATE TABLE `changes` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `changes_item_idx` ON `changes` (`user_id`,`kind`,`item_id`);--> statement-breakpoint
 CREATE INDEX `changes_user_seq_idx` ON `changes` (`user_id`,`seq`);--> statement-breakpoint
+CREATE TABLE `pending_changes` (
+	`user_id` integer NOT NULL,
+	`kind` text NOT NULL,
+	`item_id` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `pending_changes_item_idx` ON `pending_changes` (`user_id`,`kind`,`item_id`);--> statement-breakpoint
 CREATE TABLE `trash` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`user_id` integer NOT NULL,
@@ -30,73 +37,59 @@ CREATE TABLE `trash` (
 CREATE UNIQUE INDEX `trash_item_idx` ON `trash` (`user_id`,`kind`,`item_id`);--> statement-breakpoint
 CREATE INDEX `trash_user_deleted_idx` ON `trash` (`user_id`,`deleted_at`,`id`);--> statement-breakpoint
 CREATE INDEX `trash_deleted_idx` ON `trash` (`deleted_at`);--> statement-breakpoint
--- The change feed is written by triggers, in the transaction of every change: a link created,
+-- The change feed is marked by triggers, in the transaction of every change: a link created,
 -- edited or deleted (not its clicks), a collection created, edited, moved or deleted (and the
 -- collections whose order that changes), a link added to, placed in or taken out of a collection
--- (the link's collections and the collection's order change). Each item keeps one row, its newest:
--- deleted and inserted again (not REPLACE, which an outer INSERT OR IGNORE would turn into IGNORE).
+-- (the link's collections and the collection's order change). A mark is one row of
+-- `pending_changes`, once per item however often it changes; reading the feed moves the reader's
+-- marks into `changes`, each item's one row taking the next place in the sequence
+-- (src/shelf/changes.ts). An import of 100,000 links marks each item once, not once per row.
 CREATE TRIGGER `changes_link_insert` AFTER INSERT ON `links` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = NEW.`user_id` AND `kind` = 'link' AND `item_id` = NEW.`id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'link', NEW.`id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'link', NEW.`id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_link_update` AFTER UPDATE OF `name`, `description`, `url`, `favorite`, `updated_at` ON `links` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = NEW.`user_id` AND `kind` = 'link' AND `item_id` = NEW.`id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'link', NEW.`id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'link', NEW.`id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_link_delete` AFTER DELETE ON `links` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = OLD.`user_id` AND `kind` = 'link' AND `item_id` = OLD.`id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT OLD.`user_id`, 'link', OLD.`id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT OLD.`user_id`, 'link', OLD.`id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_collection_insert` AFTER INSERT ON `collections` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = NEW.`user_id` AND `kind` = 'collection' AND `item_id` = NEW.`id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`id`;
-  DELETE FROM `changes` WHERE `user_id` = NEW.`user_id` AND `kind` = 'collection' AND `item_id` = NEW.`parent_id` AND NEW.`parent_id` IS NOT NULL;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`parent_id` WHERE NEW.`parent_id` IS NOT NULL;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`parent_id` WHERE NEW.`parent_id` IS NOT NULL;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_collection_update` AFTER UPDATE OF `name`, `description`, `visibility`, `icon`, `parent_id`, `updated_at` ON `collections` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = NEW.`user_id` AND `kind` = 'collection' AND `item_id` = NEW.`id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`id`;
-  DELETE FROM `changes` WHERE `user_id` = NEW.`user_id` AND `kind` = 'collection' AND `item_id` = NEW.`parent_id` AND NEW.`parent_id` IS NOT NULL AND NEW.`parent_id` IS NOT OLD.`parent_id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`parent_id` WHERE NEW.`parent_id` IS NOT NULL AND NEW.`parent_id` IS NOT OLD.`parent_id`;
-  DELETE FROM `changes` WHERE `user_id` = OLD.`user_id` AND `kind` = 'collection' AND `item_id` = OLD.`parent_id` AND OLD.`parent_id` IS NOT NULL AND NEW.`parent_id` IS NOT OLD.`parent_id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT OLD.`user_id`, 'collection', OLD.`parent_id` WHERE OLD.`parent_id` IS NOT NULL AND NEW.`parent_id` IS NOT OLD.`parent_id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`parent_id` WHERE NEW.`parent_id` IS NOT NULL AND NEW.`parent_id` IS NOT OLD.`parent_id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT OLD.`user_id`, 'collection', OLD.`parent_id` WHERE OLD.`parent_id` IS NOT NULL AND NEW.`parent_id` IS NOT OLD.`parent_id`;
 END;
 --> statement-breakpoint
 -- A collection's place in its parent is its parent's order: the parent changed, not the collection.
 CREATE TRIGGER `changes_collection_place` AFTER UPDATE OF `position` ON `collections`
 WHEN NEW.`parent_id` IS NOT NULL AND NEW.`position` <> OLD.`position` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = NEW.`user_id` AND `kind` = 'collection' AND `item_id` = NEW.`parent_id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`parent_id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT NEW.`user_id`, 'collection', NEW.`parent_id`;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_collection_delete` AFTER DELETE ON `collections` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = OLD.`user_id` AND `kind` = 'collection' AND `item_id` = OLD.`id`;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT OLD.`user_id`, 'collection', OLD.`id`;
-  DELETE FROM `changes` WHERE `user_id` = OLD.`user_id` AND `kind` = 'collection' AND `item_id` = OLD.`parent_id` AND OLD.`parent_id` IS NOT NULL AND EXISTS (SELECT 1 FROM `collections` WHERE `id` = OLD.`parent_id`);
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT OLD.`user_id`, 'collection', OLD.`parent_id` WHERE OLD.`parent_id` IS NOT NULL AND EXISTS (SELECT 1 FROM `collections` WHERE `id` = OLD.`parent_id`);
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT OLD.`user_id`, 'collection', OLD.`id`;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT OLD.`user_id`, 'collection', OLD.`parent_id` WHERE OLD.`parent_id` IS NOT NULL AND EXISTS (SELECT 1 FROM `collections` WHERE `id` = OLD.`parent_id`);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_membership_insert` AFTER INSERT ON `link_collections` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = (SELECT `user_id` FROM `links` WHERE `id` = NEW.`link_id`) AND `kind` = 'link' AND `item_id` = NEW.`link_id` AND (SELECT `user_id` FROM `links` WHERE `id` = NEW.`link_id`) IS NOT NULL;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `links` WHERE `id` = NEW.`link_id`), 'link', NEW.`link_id` WHERE (SELECT `user_id` FROM `links` WHERE `id` = NEW.`link_id`) IS NOT NULL;
-  DELETE FROM `changes` WHERE `user_id` = (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) AND `kind` = 'collection' AND `item_id` = NEW.`collection_id` AND (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) IS NOT NULL;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`), 'collection', NEW.`collection_id` WHERE (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) IS NOT NULL;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `links` WHERE `id` = NEW.`link_id`), 'link', NEW.`link_id` WHERE (SELECT `user_id` FROM `links` WHERE `id` = NEW.`link_id`) IS NOT NULL;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`), 'collection', NEW.`collection_id` WHERE (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) IS NOT NULL;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_membership_update` AFTER UPDATE OF `position` ON `link_collections` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) AND `kind` = 'collection' AND `item_id` = NEW.`collection_id` AND (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) IS NOT NULL;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`), 'collection', NEW.`collection_id` WHERE (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) IS NOT NULL;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`), 'collection', NEW.`collection_id` WHERE (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) IS NOT NULL;
 END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_membership_delete` AFTER DELETE ON `link_collections` BEGIN
-  DELETE FROM `changes` WHERE `user_id` = (SELECT `user_id` FROM `links` WHERE `id` = OLD.`link_id`) AND `kind` = 'link' AND `item_id` = OLD.`link_id` AND (SELECT `user_id` FROM `links` WHERE `id` = OLD.`link_id`) IS NOT NULL;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `links` WHERE `id` = OLD.`link_id`), 'link', OLD.`link_id` WHERE (SELECT `user_id` FROM `links` WHERE `id` = OLD.`link_id`) IS NOT NULL;
-  DELETE FROM `changes` WHERE `user_id` = (SELECT `user_id` FROM `collections` WHERE `id` = OLD.`collection_id`) AND `kind` = 'collection' AND `item_id` = OLD.`collection_id` AND (SELECT `user_id` FROM `collections` WHERE `id` = OLD.`collection_id`) IS NOT NULL;
-  INSERT INTO `changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `collections` WHERE `id` = OLD.`collection_id`), 'collection', OLD.`collection_id` WHERE (SELECT `user_id` FROM `collections` WHERE `id` = OLD.`collection_id`) IS NOT NULL;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `links` WHERE `id` = OLD.`link_id`), 'link', OLD.`link_id` WHERE (SELECT `user_id` FROM `links` WHERE `id` = OLD.`link_id`) IS NOT NULL;
+  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `collections` WHERE `id` = OLD.`collection_id`), 'collection', OLD.`collection_id` WHERE (SELECT `user_id` FROM `collections` WHERE `id` = OLD.`collection_id`) IS NOT NULL;
 END;
 --> statement-breakpoint
 -- What is there already is the feed's beginning: every collection, then every link.

@@ -229,9 +229,9 @@ export type TrashRow = typeof trash.$inferSelect;
 /**
  * The change feed: the newest change of each of a user's links and collections, in one sequence
  * (`seq`, growing across users). Triggers on `links`, `collections` and `link_collections`
- * (drizzle/0011) write it in the same transaction as every change, so no write path can skip
- * it; clicks are not changes. An item's row stays after it is deleted (a tombstone) until the
- * trash lets it go.
+ * (drizzle/0011) mark every change in its own transaction (`pending_changes`), so no write path
+ * can skip it, and reading the feed moves the marks here; clicks are not changes. An item's row
+ * stays after it is deleted (a tombstone) until the trash lets it go.
  */
 export const changes = sqliteTable("changes", {
   seq: integer("seq").primaryKey({ autoIncrement: true }),
@@ -243,6 +243,17 @@ export const changes = sqliteTable("changes", {
   uniqueIndex("changes_item_idx").on(table.userId, table.kind, table.itemId),
   index("changes_user_seq_idx").on(table.userId, table.seq),
 ]);
+
+/**
+ * Items changed since their owner last read the feed, once each (triggers mark them in the
+ * transaction of each change); reading the feed moves them into `changes` (src/shelf/changes.ts).
+ */
+export const pendingChanges = sqliteTable("pending_changes", {
+  /** No foreign key, as in `changes`. */
+  userId: integer("user_id").notNull(),
+  kind: text("kind", { enum: ["link", "collection"] }).notNull(),
+  itemId: integer("item_id").notNull(),
+}, (table) => [uniqueIndex("pending_changes_item_idx").on(table.userId, table.kind, table.itemId)]);
 
 /** The newest change of each user that the feed no longer remembers (its item purged): an older cursor is expired. */
 export const changeFloors = sqliteTable("change_floors", {

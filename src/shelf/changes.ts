@@ -1,9 +1,11 @@
 /**
  * A shelf's change feed: every link and collection of the owner changed since a cursor, each
- * once, as it is now, in the order of their newest changes. The rows of `changes` are written by
- * triggers in the transaction of each change (drizzle/0011); a deleted item's row stays as a
- * tombstone until the trash lets the item go, and then the owner's floor rises: a cursor below it
- * is expired (410 CURSOR_EXPIRED) and the client reads everything again.
+ * once, as it is now, in the order of their newest changes. Triggers mark each change in its own
+ * transaction (`pending_changes`, once per item; drizzle/0011), and a read first moves the
+ * owner's marks into `changes`, each item's one row taking the next place in the sequence, so a
+ * read sees every change committed before it. A deleted item's row stays as a tombstone until the
+ * trash lets the item go, and then the owner's floor rises: a cursor below it is expired
+ * (410 CURSOR_EXPIRED) and the client reads everything again.
  */
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { changeFloors, changes, collections } from "../db/schema";
@@ -13,6 +15,7 @@ import type { ChangeJson, ChangesJson, CollectionStateJson } from "../contract/c
 import { toCollectionJson } from "./json";
 import { CHANGES_PAGE } from "./limits";
 import type { ShelfLinks } from "./links";
+import { settle } from "./marks";
 import { itemsOf } from "./order";
 import type { Owner } from "./scope";
 
@@ -39,6 +42,7 @@ export class ShelfChanges {
     if (since !== undefined && !/^\d{1,15}$/.test(since)) rules.fail("/since", "Expected the cursor of a previous answer");
     rules.check();
     const after = since === undefined ? 0 : Number(since);
+    settle(db, user.id);
     if (since !== undefined) {
       const floor = db.select({ seq: changeFloors.seq }).from(changeFloors).where(eq(changeFloors.userId, user.id)).get()?.seq ?? 0;
       if (after < floor) throw new CursorExpired();

@@ -10,7 +10,7 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { addMemberships, linkSaved, writeLink, type ShelfLinks } from "./links";
+import { addMemberships, linkSaved, writeLink, type NextPlaces, type ShelfLinks } from "./links";
 import { saveContent } from "./contents";
 import { discardLinks } from "./trash";
 import type { Owner } from "./scope";
@@ -59,6 +59,8 @@ export class ShelfImports {
           const done: Omit<Made, "importId"> = { links: [], collections: [] };
           if (made.importId !== null && !this.stands(made.importId)) throw new UndoneWhileWriting();
           const importId = made.importId ?? (record ? this.record(record, now) : null);
+          // Places are looked up once per collection and transaction: other writers may add between transactions.
+          const places: NextPlaces = new Map();
           const started = performance.now();
           let at = next;
           while (at < steps.length && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
@@ -66,15 +68,17 @@ export class ShelfImports {
             if (step.kind === "collection") {
               const parentId = step.parent === null ? null : idOf(step.parent);
               const created = this.collections.create({ ...step.input, parentId }, step.createdAt, importId, step.updatedAt);
+              // It took its parent's next place: look that place up again.
+              if (parentId !== null) places.delete(parentId);
               collectionIds.set(step, created.id);
               done.collections.push(created.id);
             } else if (step.kind === "member") {
               // A link of this import in a collection of the owner's or of this import: known to be the owner's, no check needed.
               if (typeof step.link === "number") this.links.addTo(step.link, idOf(step.into));
-              else addMemberships(this.owner, linkIds.get(step.link)!, [idOf(step.into)]);
+              else addMemberships(this.owner, linkIds.get(step.link)!, [idOf(step.into)], places);
             } else {
               const { name, url, description, favorite } = step;
-              const created = writeLink(this.owner, { name, url, description, favorite, collectionIds: [idOf(step.into)] }, step.createdAt, importId, step.updatedAt);
+              const created = writeLink(this.owner, { name, url, description, favorite, collectionIds: [idOf(step.into)] }, step.createdAt, importId, step.updatedAt, places);
               if (step.clicks) {
                 db.update(links).set({ clicks: step.clicks.count, lastClickedAt: step.clicks.lastAt }).where(eq(links.id, created.id)).run();
               }

@@ -37,10 +37,20 @@ const linkQueries = preparedQueries((db) => ({
     .prepare(),
 }));
 
-/** addMemberships puts a link at the end of each of those collections' orders. */
-export function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[]): void {
+/**
+ * Each collection's next free place, kept by a writer that adds many links in one transaction (an
+ * import) so that a place is looked up once per collection, not once per link.
+ */
+export type NextPlaces = Map<number, number>;
+
+/** addMemberships puts a link at the end of each of those collections' orders (`next`: the places a writer keeps, inside its transaction). */
+export function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[], next?: NextPlaces): void {
   const { addMembership } = linkQueries(owner.db);
-  for (const collectionId of collectionIds) addMembership.run({ linkId, collectionId, position: nextPosition(owner, collectionId) });
+  for (const collectionId of collectionIds) {
+    const position = next?.get(collectionId) ?? nextPosition(owner, collectionId);
+    next?.set(collectionId, position + 1);
+    addMembership.run({ linkId, collectionId, position });
+  }
 }
 
 /** parseIdList reads the comma-separated ids of a group_concat, sorted ascending. */
@@ -130,12 +140,12 @@ function checkLink(owner: Owner, input: CreateLinkBody, keptDescription: string)
  * transaction: the rules and the insert of every link written. The caller's transaction is what
  * rolls back a failure, and the caller tells `afterWrite` once it is committed (linkSaved).
  */
-export function writeLink(owner: Owner, input: CreateLinkBody, now: number, importId: number | null = null, updatedAt = now): LinkJson {
+export function writeLink(owner: Owner, input: CreateLinkBody, now: number, importId: number | null = null, updatedAt = now, next?: NextPlaces): LinkJson {
   const { db, user } = owner;
   const { collectionIds, ...fields } = checkLink(owner, input, "");
   const queries = linkQueries(db);
   const row = queries.insertLink.all({ userId: user.id, ...fields, now, updatedAt, importId })[0]!;
-  addMemberships(owner, row.id, collectionIds);
+  addMemberships(owner, row.id, collectionIds, next);
   deferIndexing(db, row.id);
   return toLinkJson(row, collectionIds);
 }

@@ -19,6 +19,7 @@ import { deferIndexing, unindexLinks } from "../search/index-text";
 import { iso } from "../timestamps";
 import type { TrashItemJson, TrashPageJson } from "../contract/trash";
 import { itemsOf, nextPosition, writeOrder, type Placed } from "./order";
+import { settle } from "./marks";
 import { TRASH_PAGE } from "./limits";
 import { inboxId, type Owner } from "./scope";
 
@@ -372,6 +373,8 @@ function forget(db: Db, where: SQL | undefined): number {
       for (const child of data.subtree) items.push(["collection", child.id]);
       for (const link of data.links) items.push(["link", link.link.id]);
     }
+    // Marked since the owner's last read, it has no row yet: settle first, so its row is the one forgotten.
+    settle(db, row.userId);
     const seqs = db.delete(changes).where(and(
       eq(changes.userId, row.userId),
       sql`(${changes.kind}, ${changes.itemId}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${JSON.stringify(items)}))`,

@@ -1,0 +1,25 @@
+/**
+ * The change feed's marks: triggers write one row of `pending_changes` per changed item in the
+ * transaction of each change (drizzle/0011), and `settle` moves a user's marks into `changes`
+ * before the feed is read or a tombstone forgotten.
+ */
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { pendingChanges } from "../db/schema";
+
+/**
+ * settle moves a user's pending marks into the feed (one transaction, three statements): each
+ * marked item's row is written again at the end of the sequence, in the order they were marked.
+ * With nothing pending it is one indexed read and writes nothing.
+ */
+export function settle(db: Db, userId: number): void {
+  const pending = db.select({ userId: pendingChanges.userId }).from(pendingChanges).where(eq(pendingChanges.userId, userId)).limit(1).get();
+  if (!pending) return;
+  db.transaction(() => {
+    db.run(sql`DELETE FROM changes WHERE seq IN (
+      SELECT c.seq FROM pending_changes AS p JOIN changes AS c ON c.user_id = p.user_id AND c.kind = p.kind AND c.item_id = p.item_id WHERE p.user_id = ${userId})`);
+    db.run(sql`INSERT INTO changes (user_id, kind, item_id) SELECT user_id, kind, item_id FROM pending_changes WHERE user_id = ${userId} ORDER BY rowid`);
+    db.delete(pendingChanges).where(eq(pendingChanges.userId, userId)).run();
+  }, { behavior: "immediate" });
+}
+
