@@ -13,7 +13,7 @@ export const PURGE_EVERY_MS = 3_600_000;
 /** What a purge schedule is given; `clock` and `everyMs` are the process's own unless a test brings its own. */
 export interface PurgeSchedule {
   db: Db;
-  /** How many days a trashed item stays (more than 0: a server without a trash schedules no purge). */
+  /** How many days a trashed item stays (0: everything in the trash goes at the next purge). */
   days: number;
   log: (line: string) => void;
   clock?: () => number;
