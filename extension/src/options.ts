@@ -52,6 +52,8 @@ async function connect(origin: string, granted: Promise<boolean>): Promise<void>
     const result = await signIn(ext.identity, origin);
     if (!result.ok) return say(message, result.reason, "error");
     await saveSignIn(storage, origin, result.token);
+    // The account shows the new sign-in before the page says it worked.
+    await render();
     say(message, "Signed in. Your favorites appear in the “linkshelf” folder on the bookmarks bar.", "ok");
   } finally {
     signInButton.disabled = false;
