@@ -40,7 +40,8 @@ CREATE INDEX `trash_deleted_idx` ON `trash` (`deleted_at`);--> statement-breakpo
 -- The change feed is marked by triggers, in the transaction of every change: a link created,
 -- edited or deleted (not its clicks), a collection created, edited, moved or deleted (and the
 -- collections whose order that changes), a link added to, placed in or taken out of a collection
--- (the link's collections and the collection's order change). A mark is one row of
+-- (the link's collections and the collection's order change); a reorder of a collection's items
+-- moves its updated_at, which marks it once rather than once per item. A mark is one row of
 -- `pending_changes`, once per item however often it changes; reading the feed moves the reader's
 -- marks into `changes`, each item's one row taking the next place in the sequence
 -- (src/shelf/changes.ts). An import of 100,000 links marks each item once, not once per row.
@@ -80,10 +81,6 @@ END;
 --> statement-breakpoint
 CREATE TRIGGER `changes_membership_insert` AFTER INSERT ON `link_collections` BEGIN
   INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `links` WHERE `id` = NEW.`link_id`), 'link', NEW.`link_id` WHERE (SELECT `user_id` FROM `links` WHERE `id` = NEW.`link_id`) IS NOT NULL;
-  INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`), 'collection', NEW.`collection_id` WHERE (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) IS NOT NULL;
-END;
---> statement-breakpoint
-CREATE TRIGGER `changes_membership_update` AFTER UPDATE OF `position` ON `link_collections` BEGIN
   INSERT OR IGNORE INTO `pending_changes` (`user_id`, `kind`, `item_id`) SELECT (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`), 'collection', NEW.`collection_id` WHERE (SELECT `user_id` FROM `collections` WHERE `id` = NEW.`collection_id`) IS NOT NULL;
 END;
 --> statement-breakpoint

@@ -36,6 +36,10 @@ const treeQueries = preparedQueries((db) => ({
     })
     .from(sql`(SELECT 1)`)
     .prepare(),
+  placeLink: db.update(linkCollections).set({ position: sql.placeholder("position") as unknown as number })
+    .where(and(eq(linkCollections.collectionId, sql.placeholder("collectionId")), eq(linkCollections.linkId, sql.placeholder("id")))).prepare(),
+  placeCollection: db.update(collections).set({ position: sql.placeholder("position") as unknown as number })
+    .where(and(eq(collections.userId, sql.placeholder("userId")), eq(collections.id, sql.placeholder("id")))).prepare(),
   nextAtTop: db
     .select({ next: sql<number>`coalesce(max(${collections.position}), -1) + 1` })
     .from(collections)
@@ -67,11 +71,11 @@ export function itemsOf({ db, user }: Owner, parentId: number | null): Placed[] 
 
 /** writeOrder gives the items of a collection (or of the top level: null) the positions 0, 1, 2... in the order given (inside the caller's transaction). */
 export function writeOrder({ db, user }: Owner, parentId: number | null, items: readonly OrderItem[]): void {
-  const setLink = db.update(linkCollections).set({ position: sql.placeholder("position") as unknown as number })
-    .where(and(eq(linkCollections.collectionId, parentId ?? -1), eq(linkCollections.linkId, sql.placeholder("id")))).prepare();
-  const setCollection = db.update(collections).set({ position: sql.placeholder("position") as unknown as number })
-    .where(and(eq(collections.userId, user.id), eq(collections.id, sql.placeholder("id")))).prepare();
-  items.forEach((item, position) => (item.kind === "link" ? setLink : setCollection).run({ id: item.id, position }));
+  const { placeLink, placeCollection } = treeQueries(db);
+  items.forEach((item, position) => {
+    if (item.kind === "link") placeLink.run({ collectionId: parentId ?? -1, id: item.id, position });
+    else placeCollection.run({ userId: user.id, id: item.id, position });
+  });
 }
 
 /** sameItems says whether two lists name the same items, each once. */
