@@ -31,7 +31,7 @@ export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Gu
       ok: { description: "The favorite links.", json: FavoritesJson },
     }))
     // Links are created in bursts (an import, the extension saving tabs): `write` commits once per turn of the event loop.
-    .post("/", ({ body, write }) => write((shelf) => ({ message: "Link created.", link: shelf.links.create(body, clock()) }), 201), apiRoute({
+    .post("/", ({ body, write }) => write((shelf) => ({ message: "Link created.", link: shelf.links.add(body, clock()) }), 201), apiRoute({
       tag: "links", summary: "Create a link", body: CreateLinkBody,
       description: "Clicks start at 0. Without collectionIds the link goes to the Inbox.",
       ok: { status: 201, description: "Created.", json: LinkCreatedJson },

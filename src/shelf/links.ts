@@ -337,6 +337,17 @@ export class ShelfLinks {
   }
 
   /**
+   * add is `create` inside the caller's transaction (the API's writes run in the group commit's):
+   * no savepoint of its own, which cost a POST a fifth of its time. `afterWrite` hears of the link
+   * at once, so the caller's must wait for the commit (the API's does).
+   */
+  add(input: CreateLinkBody, now: number): LinkJson {
+    const link = writeLink(this.owner, input, now);
+    linkSaved(this.owner, link);
+    return link;
+  }
+
+  /**
    * addTo puts one of the owner's links at the end of one of the owner's collections' order
    * (either unknown, or another user's: NotFound), inside the caller's transaction; the link's
    * updatedAt stays. An import adds a link it met before to the next folder it is in.
