@@ -70,12 +70,17 @@ export function itemsOf({ db, user }: Owner, parentId: number | null): Placed[] 
 }
 
 /** writeOrder gives the items of a collection (or of the top level: null) the positions 0, 1, 2... in the order given (inside the caller's transaction). */
-export function writeOrder({ db, user }: Owner, parentId: number | null, items: readonly OrderItem[]): void {
+export function writeOrder(owner: Owner, parentId: number | null, items: readonly OrderItem[]): void {
+  writePlaces(owner, parentId, items.map((item, position) => ({ ...item, position })));
+}
+
+/** writePlaces gives each item of a collection (or of the top level: null) the position it names (inside the caller's transaction). */
+export function writePlaces({ db, user }: Owner, parentId: number | null, items: readonly Placed[]): void {
   const { placeLink, placeCollection } = treeQueries(db);
-  items.forEach((item, position) => {
-    if (item.kind === "link") placeLink.run({ collectionId: parentId ?? -1, id: item.id, position });
-    else placeCollection.run({ userId: user.id, id: item.id, position });
-  });
+  for (const { kind, id, position } of items) {
+    if (kind === "link") placeLink.run({ collectionId: parentId ?? -1, id, position });
+    else placeCollection.run({ userId: user.id, id, position });
+  }
 }
 
 /** sameItems says whether two lists name the same items, each once. */

@@ -18,7 +18,7 @@ import { Rules } from "../rules";
 import { deferIndexing, unindexLinks } from "../search/index-text";
 import { iso } from "../timestamps";
 import type { TrashItemJson, TrashPageJson } from "../contract/trash";
-import { itemsOf, nextPosition, writeOrder, type Placed } from "./order";
+import { itemsOf, nextPosition, writeOrder, writePlaces, type Placed } from "./order";
 import { settle } from "./marks";
 import { TRASH_PAGE } from "./limits";
 import { inboxId, type Owner } from "./scope";
@@ -328,7 +328,8 @@ export class ShelfTrash {
     }
     if (parentKept) {
       const now = new Set(itemsOf(this.owner, root.parentId).map((item) => `${item.kind}:${item.id}`));
-      writePositions(this.owner, root.parentId, moved.siblings.filter((item) => now.has(`${item.kind}:${item.id}`)));
+      // The Inbox's place (first, kept as -Infinity, which JSON writes as null) never moves.
+      writePlaces(this.owner, root.parentId, moved.siblings.filter((item) => now.has(`${item.kind}:${item.id}`) && Number.isFinite(item.position)));
     }
     const inbox = inboxId(this.owner);
     if (moved.inbox.length > 0) {
@@ -345,17 +346,6 @@ export class ShelfTrash {
     if (ids.length === 0) return new Set();
     return new Set(this.owner.db.select({ id: collections.id }).from(collections)
       .where(and(eq(collections.userId, this.owner.user.id), inArray(collections.id, [...new Set(ids)]))).all().map((row) => row.id));
-  }
-}
-
-/** writePositions gives items of a collection (or of the top level) the positions they had, as recorded. */
-function writePositions(owner: Owner, parentId: number | null, items: readonly Placed[]): void {
-  const { db, user } = owner;
-  for (const item of items) {
-    // The Inbox's place (first, written as -Infinity, which JSON keeps as null) never moves.
-    if (item.position === null || !Number.isFinite(item.position)) continue;
-    if (item.kind === "collection") db.update(collections).set({ position: item.position }).where(and(eq(collections.userId, user.id), eq(collections.id, item.id))).run();
-    else db.update(linkCollections).set({ position: item.position }).where(and(eq(linkCollections.collectionId, parentId!), eq(linkCollections.linkId, item.id))).run();
   }
 }
 
