@@ -49,6 +49,26 @@ describe("GET /api/v1/changes", () => {
     expect((await feed(env, alice, `?since=${all.cursor}`)).body).toEqual({ changes: [], cursor: all.cursor, more: false });
   });
 
+  it("GET /api/v1/changes/cursor is the feed's end: nothing after it until the next change, which comes after it", async () => {
+    const { env, alice, reading, link } = await setup();
+    const all = (await feed(env, alice)).body;
+    const latest = await get(env, "/api/v1/changes/cursor", { token: alice.token });
+    expect(latest.status).toBe(200);
+    expect(latest.body).toEqual({ cursor: all.cursor });
+    await put(env, `/api/v1/links/${link.id}`, { token: alice.token, body: { name: "Renamed", url: link.url, favorite: false, collectionIds: [reading.id] } });
+    // The change is settled into the sequence by the cursor's read too.
+    const moved = (await get(env, "/api/v1/changes/cursor", { token: alice.token })).body.cursor as string;
+    expect(Number(moved)).toBeGreaterThan(Number(all.cursor));
+    expect(named((await after(env, alice, all.cursor)).changes)).toEqual([`link ${link.id}`]);
+    expect((await after(env, alice, moved)).changes).toEqual([]);
+    // Another user's cursor says nothing of Alice's changes.
+    const bob = await createUser(env, { email: "bob@example.test" });
+    const bobs = (await get(env, "/api/v1/changes/cursor", { token: bob.token })).body.cursor as string;
+    await put(env, `/api/v1/links/${link.id}`, { token: alice.token, body: { name: "Again", url: link.url, favorite: false, collectionIds: [reading.id] } });
+    expect((await get(env, "/api/v1/changes/cursor", { token: bob.token })).body.cursor).toBe(bobs);
+    expect((await get(env, "/api/v1/changes/cursor")).status).toBe(401);
+  });
+
   it("reports each kind of change once, as the item is now, in the order of the changes", async () => {
     const { env, alice, reading, link, start } = await setup();
     const token = { token: alice.token };

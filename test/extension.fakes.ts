@@ -78,6 +78,9 @@ export class FakeBookmarks implements Bookmarks {
   async getChildren(id: string) {
     return (this.must(id).children ?? []).map((child) => this.view(child));
   }
+  async getSubTree(id: string) {
+    return [this.view(this.must(id), true)];
+  }
   async create(details: { parentId: string; index?: number; title: string; url?: string }) {
     this.calls.push(`create ${details.title}`);
     const parent = this.must(details.parentId);
@@ -96,10 +99,14 @@ export class FakeBookmarks implements Bookmarks {
     this.attach(parent, node, Math.min(index, parent.children!.length));
     return this.view(node);
   }
-  async update(id: string, changes: { title: string }) {
+  async update(id: string, changes: { title?: string; url?: string }) {
     this.calls.push(`rename ${id}`);
     const node = this.must(id);
-    node.title = changes.title;
+    if (changes.title !== undefined) node.title = changes.title;
+    if (changes.url !== undefined) {
+      if (node.url === undefined) throw new Error("Can't set URL of a bookmark folder.");
+      node.url = changes.url;
+    }
     return this.view(node);
   }
   async remove(id: string) {

@@ -460,6 +460,26 @@ const scenarios: Scenario[] = [
     },
   },
 
+  // GET /api/v1/changes/cursor
+  { name: "GET /changes/cursor: a guest is refused", method: "GET", url: "/api/v1/changes/cursor", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "GET /changes/cursor: a revoked token is refused", method: "GET", url: "/api/v1/changes/cursor", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "GET /changes/cursor: the owner's cursor is the end of their own feed",
+    method: "GET", url: "/api/v1/changes/cursor", as: "owner", expectStatus: 200,
+    expect: async (response, { env, owner }) => {
+      const feed = await request(env, "GET", "/api/v1/changes?limit=1000", { token: owner.token });
+      expect(response.body).toEqual({ cursor: feed.body.cursor });
+    },
+  },
+  {
+    name: "GET /changes/cursor: another user's is the end of theirs, which the owner's changes do not move",
+    method: "GET", url: "/api/v1/changes/cursor", as: "other", expectStatus: 200,
+    expect: async (response, { env, other }) => {
+      const feed = await request(env, "GET", "/api/v1/changes?limit=1000", { token: other.token });
+      expect(response.body).toEqual({ cursor: feed.body.cursor });
+    },
+  },
+
   // DELETE /api/v1/imports/:id
   { name: "DELETE /imports/:id: a guest is refused", method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
   { name: "DELETE /imports/:id: a revoked token is refused", method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },

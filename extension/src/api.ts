@@ -1,11 +1,13 @@
 /** The linkshelf API as the extension sees it; the shapes are the server's own (src/contract/). */
-import type { CollectionJson, CollectionListJson } from "../../src/contract/collections";
+import type { CollectionCreatedJson, CollectionJson, CollectionListJson } from "../../src/contract/collections";
 import type { ContentBody, ContentSavedJson } from "../../src/contract/content";
 import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, UpdateLinkBody } from "../../src/contract/links";
 import type { ErrorJson, FieldErrorJson } from "../../src/contract/errors";
 import type { HealthListJson } from "../../src/contract/health";
 import type { MessageJson } from "../../src/contract/common";
 import type { SearchPageJson } from "../../src/contract/search";
+import type { ChangesJson } from "../../src/contract/changes";
+import type { BatchBody, BatchJson } from "./sync/wire";
 
 export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
 
@@ -16,6 +18,8 @@ export class ApiError extends Error {
     message: string,
     /** For "rate-limited": seconds to wait, from `Retry-After`. */
     readonly retryAfterSeconds = 0,
+    /** For "refused": the HTTP status. */
+    readonly status = 0,
   ) {
     super(message);
   }
@@ -42,6 +46,14 @@ export interface Client {
   search(q: string, limit: number): Promise<SearchPageJson>;
   /** revokeToken revokes the token this client holds (signing out on the server too). */
   revokeToken(): Promise<void>;
+  createCollection(name: string): Promise<CollectionJson>;
+  /** listUnder is a collection and every collection inside it, depth first, each with its links. */
+  listUnder(id: number): Promise<CollectionJson[]>;
+  changes(since: string | undefined, limit: number): Promise<ChangesJson>;
+  /** changesCursor is the change feed's cursor now: what changes after it is news. */
+  changesCursor(): Promise<string>;
+  /** batch sends writes as one request; `key` makes a retry of it safe. */
+  batch(body: BatchBody, key: string): Promise<BatchJson>;
 }
 
 /** parseRetryAfter reads `Retry-After` as seconds or an HTTP date; without one, a minute. */
@@ -54,8 +66,8 @@ export function parseRetryAfter(value: string | null, now: number): number {
 
 /** createClient talks to one server with one token. */
 export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 10_000, now = Date.now }: ClientOptions): Client {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: "application/json" };
+  async function call<T>(method: string, path: string, body?: unknown, more: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: "application/json", ...more };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let response: Response;
     try {
@@ -78,7 +90,7 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     const text = await response.text();
     const json = parseJson(text);
     if (!response.ok) {
-      throw new ApiError("refused", describeRefusal(response.status, json));
+      throw new ApiError("refused", describeRefusal(response.status, json), 0, response.status);
     }
     if (json === undefined) throw new ApiError("refused", `${origin} answered with something other than JSON. Is it a linkshelf server?`);
     return json as T;
@@ -97,6 +109,11 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     saveContent: (id, content) => call<ContentSavedJson>("PUT", `/api/v1/links/${id}/content`, content),
     search: (q, limit) => call<SearchPageJson>("GET", `/api/v1/search?${new URLSearchParams({ q, limit: String(limit) })}`),
     revokeToken: async () => void (await call<MessageJson>("DELETE", "/api/v1/tokens/current")),
+    createCollection: async (name) => (await call<CollectionCreatedJson>("POST", "/api/v1/collections", { name, visibility: "PRIVATE" })).collection,
+    listUnder: async (id) => (await call<CollectionListJson>("GET", `/api/v1/collections?under=${id}`)).collections,
+    changes: (since, limit) => call<ChangesJson>("GET", `/api/v1/changes?${new URLSearchParams({ ...(since === undefined ? {} : { since }), limit: String(limit) })}`),
+    changesCursor: async () => (await call<{ cursor: string }>("GET", "/api/v1/changes/cursor")).cursor,
+    batch: (body, key) => call<BatchJson>("POST", "/api/v1/batch", body, { "Idempotency-Key": key }),
   };
 }
 

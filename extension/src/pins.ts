@@ -1,5 +1,6 @@
 import type { LinkJson } from "../../src/contract/links";
 import { ApiError, createClient } from "./api";
+import { countOf } from "./words";
 import { reconcile, type Op, type Target } from "./reconcile";
 import { forgetToken, loadState, type LastSync } from "./state";
 import type { BookmarkNode, Bookmarks, StorageArea } from "./webext";
@@ -65,7 +66,7 @@ export async function applyOps(bookmarks: Bookmarks, folderId: string, ops: read
  * same folder is where browsers differ: Chromium reads the index as a position before the
  * bookmark leaves its place, so it lands one short; that case is detected and corrected.
  */
-async function moveTo(bookmarks: Bookmarks, parentId: string, id: string, index: number): Promise<void> {
+export async function moveTo(bookmarks: Bookmarks, parentId: string, id: string, index: number): Promise<void> {
   const from = (await bookmarks.get(id))[0]?.index;
   await bookmarks.move(id, { parentId, index });
   if (from === undefined || from >= index) return;
@@ -107,7 +108,7 @@ export async function syncFavorites({ bookmarks, storage, fetch: send, now = Dat
       const targets = favoriteTargets(state.server, favorites, state.pinCount, broken);
       const ops = reconcile(current, targets);
       await applyOps(bookmarks, folderId, ops);
-      const message = `${targets.length} favorite${targets.length === 1 ? "" : "s"} pinned to the bookmarks bar.`;
+      const message = `${countOf(targets.length, "favorite")} pinned to the bookmarks bar.`;
       outcome = { lastSync: { at: now(), ok: true, message }, retryAfterSeconds: 0, ops };
     } catch (error) {
       if (error instanceof ApiError && error.kind === "unauthorized") await forgetToken(storage, error.message);

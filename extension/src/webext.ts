@@ -13,15 +13,26 @@ export interface BookmarkNode {
   children?: BookmarkNode[];
   /** Chromium 134+ names its permanent folders ("bookmarks-bar", "other", "mobile"). */
   folderType?: string;
+  /** Firefox: "bookmark", "folder" or "separator" (Chromium has no separators). */
+  type?: string;
+}
+
+/** What a bookmark event tells of a move or a removal. */
+export interface BookmarkPlace {
+  parentId: string;
+  index: number;
+  oldParentId?: string;
 }
 
 export interface Bookmarks {
   getTree(): Promise<BookmarkNode[]>;
   get(id: string): Promise<BookmarkNode[]>;
   getChildren(id: string): Promise<BookmarkNode[]>;
+  /** The node with all its descendants (one element). */
+  getSubTree(id: string): Promise<BookmarkNode[]>;
   create(details: { parentId: string; index?: number; title: string; url?: string }): Promise<BookmarkNode>;
   move(id: string, destination: { parentId: string; index: number }): Promise<BookmarkNode>;
-  update(id: string, changes: { title: string }): Promise<BookmarkNode>;
+  update(id: string, changes: { title?: string; url?: string }): Promise<BookmarkNode>;
   remove(id: string): Promise<void>;
   removeTree(id: string): Promise<void>;
 }
@@ -100,9 +111,18 @@ interface Event<Listener> {
   addListener(listener: Listener): void;
 }
 
+/** The bookmark events the sync listens to (the user's changes and the extension's own alike). */
+export interface BookmarkEvents {
+  onCreated: Event<(id: string, node: BookmarkNode) => void>;
+  onChanged: Event<(id: string, change: { title?: string; url?: string }) => void>;
+  onMoved: Event<(id: string, place: BookmarkPlace) => void>;
+  onRemoved: Event<(id: string, place: BookmarkPlace) => void>;
+  onChildrenReordered: Event<(id: string) => void>;
+}
+
 /** The whole API object the extension's scripts use. */
 export interface WebExt {
-  bookmarks: Bookmarks;
+  bookmarks: Bookmarks & BookmarkEvents;
   storage: { local: StorageArea; onChanged: Event<(changes: Record<string, unknown>, area: string) => void> };
   identity: Identity;
   permissions: Permissions;

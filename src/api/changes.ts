@@ -1,6 +1,6 @@
 import type { Guards } from "../auth/requester";
 import { apiRoute, errorDoc } from "../openapi/describe";
-import { ChangesJson, ChangesQuery } from "../contract/changes";
+import { ChangesCursorJson, ChangesJson, ChangesQuery } from "../contract/changes";
 
 /** changeRoutes: `/api/v1/changes`, the requester's change feed. */
 export function changeRoutes({ apiRoutes }: Guards) {
@@ -12,5 +12,11 @@ export function changeRoutes({ apiRoutes }: Guards) {
         + "from the beginning. Keep `cursor` and ask again; `more` says a next page is there at once. limit: 1-1000, default 100.",
       ok: { description: "A page of changes.", json: ChangesJson },
       more: { 410: errorDoc("CURSOR_EXPIRED: the cursor is older than what the server still remembers (a deleted item it named left the trash): read everything again, without since.") },
+    }))
+    .get("/cursor", ({ shelf }) => ({ cursor: shelf.changes.latest() }), apiRoute({
+      tag: "changes", summary: "The feed's cursor now",
+      description: "For a client that has just read everything (`GET /api/v1/collections`): follow the feed from here instead of reading it from the beginning. "
+        + "Read the cursor first, then everything, so no change falls between them.",
+      ok: { description: "The cursor of the feed's end.", json: ChangesCursorJson },
     }));
 }

@@ -29,3 +29,8 @@ export const ChangesQuery = Type.Object({
   limit: Type.Optional(QueryInteger),
 });
 export type ChangesQuery = Static<typeof ChangesQuery>;
+
+export const ChangesCursorJson = Type.Object({
+  cursor: Type.String({ description: "The feed's end now: pass as `since` to hear only what changes after this moment." }),
+});
+export type ChangesCursorJson = Static<typeof ChangesCursorJson>;

@@ -7,7 +7,7 @@
  * trash lets the item go, and then the owner's floor rises: a cursor below it is expired
  * (410 CURSOR_EXPIRED) and the client reads everything again.
  */
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
 import { changeFloors, changes, collections } from "../db/schema";
 import { AppError } from "../errors";
 import { Rules } from "../rules";
@@ -63,6 +63,19 @@ export class ShelfChanges {
       return collection ? { kind: "collection", id: row.itemId, deleted: false, collection } : { kind: "collection", id: row.itemId, deleted: true };
     });
     return { changes: list, cursor: String(shown.at(-1)?.seq ?? after), more: rows.length > limit };
+  }
+
+  /**
+   * latest is the cursor of the feed's end now, after settling the marks: a client that has just
+   * read everything (`GET /api/v1/collections`) follows the feed from there, without reading it
+   * from the beginning.
+   */
+  latest(): string {
+    const { db, user } = this.owner;
+    settle(db, user.id);
+    const row = db.select({ seq: changes.seq }).from(changes).where(eq(changes.userId, user.id)).orderBy(desc(changes.seq)).limit(1).get();
+    const floor = db.select({ seq: changeFloors.seq }).from(changeFloors).where(eq(changeFloors.userId, user.id)).get()?.seq ?? 0;
+    return String(Math.max(row?.seq ?? 0, floor));
   }
 
   /** collectionStates are those of `ids` that are the owner's collections, each as the feed gives it (with its order, without its links). */

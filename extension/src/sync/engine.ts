@@ -1,0 +1,318 @@
+/**
+ * One sync of the folder with its collection: read what changed (the change feed, and the
+ * folder against the last synced state), and when anything did, read both sides, merge them
+ * (merge.ts), stop at the failsafe, write the browser's side, then the server's in batches,
+ * and keep the result as the new last synced state.
+ *
+ * A sync that stops midway (the service worker ended, the server went away) has written part of
+ * each side and kept the old state: the next one reads both sides again, finds the written part
+ * equal on both (new items on both sides at the same place are one), and finishes the rest.
+ */
+import type { ChangeJson } from "../../../src/contract/changes";
+import { ApiError, createClient, type Client } from "../api";
+import { countOf as count } from "../words";
+import { forgetToken, loadState } from "../state";
+import type { Bookmarks, BookmarkNode, StorageArea } from "../webext";
+import { applyToBrowser, deletions, serverPlan } from "./apply";
+import { matchNew, merge, renameKeys, type Times } from "./merge";
+import { browserSide, serverSide, type ServerRead } from "./sides";
+import { loadSync, saveSync, stopSync, type SyncStatus, type SyncStore } from "./store";
+import { EMPTY_BASE, ROOT, sideOfBase, type Base, type Key, type Side } from "./tree";
+import type { BatchOperation, Target } from "./wire";
+
+/** The failsafe: a sync deleting more than this share of the synced items (when there are more than FAILSAFE_FROM)… */
+export const FAILSAFE_SHARE = 0.2;
+export const FAILSAFE_FROM = 10;
+/** …or more than this many items asks first. */
+export const FAILSAFE_MAX = 100;
+/** Operations per batch request (the server takes up to 500). */
+export const BATCH_SIZE = 250;
+/** Changes asked for per feed request. */
+const FEED_PAGE = 500;
+/** Tries of one sync when the server changed between its read and its write (412). */
+const ATTEMPTS = 3;
+
+export interface SyncDeps {
+  bookmarks: Bookmarks;
+  storage: StorageArea;
+  fetch?: typeof fetch;
+  now?: () => number;
+  /** A fresh idempotency key per batch. */
+  newKey?: () => string;
+  /** Told when the sync starts and stops writing bookmarks (its own events are not changes to send). */
+  writing?: (on: boolean) => void;
+  /** The favorites folder, which is never synced. */
+  skip?: ReadonlySet<string>;
+}
+
+export interface SyncOptions {
+  /** Read both sides even when nothing seems changed ("Sync now"). */
+  force?: boolean;
+}
+
+/** tooMany is the failsafe's rule. */
+export function tooMany(deleting: number, synced: number): boolean {
+  return deleting > FAILSAFE_MAX || (synced > FAILSAFE_FROM && deleting > FAILSAFE_SHARE * synced);
+}
+
+/** sameSide says whether the folder is as the last sync left it. */
+function sameSide(a: Side, b: Side): boolean {
+  if (a.items.size !== b.items.size || a.children.size !== b.children.size) return false;
+  for (const [key, item] of a.items) {
+    const other = b.items.get(key);
+    if (!other || other.kind !== item.kind || other.title !== item.title || other.url !== item.url || other.parent !== item.parent) return false;
+  }
+  for (const [key, list] of a.children) {
+    const other = b.children.get(key);
+    if (!other || other.length !== list.length || other.some((child, index) => child !== list[index])) return false;
+  }
+  return true;
+}
+
+/** itemCount words a number of bookmarks and folders. */
+function itemWords(side: Side, keys: Iterable<Key>, mark: string, folder: string): string {
+  let marks = 0;
+  let folders = 0;
+  for (const key of keys) side.items.get(key)?.kind === "folder" ? folders++ : marks++;
+  return [marks > 0 || folders === 0 ? count(marks, mark) : "", folders > 0 ? count(folders, folder) : ""].filter(Boolean).join(" and ");
+}
+
+/** relevant says whether a change of the feed concerns the synced collections. */
+function relevant(change: ChangeJson, collections: ReadonlySet<number>, links: ReadonlySet<number>): boolean {
+  if (change.deleted) return change.kind === "collection" ? collections.has(change.id) : links.has(change.id);
+  if (change.kind === "collection") return collections.has(change.id) || (change.collection.parentId !== null && collections.has(change.collection.parentId));
+  return links.has(change.id) || change.link.collectionIds.some((id) => collections.has(id));
+}
+
+/** readFeed follows the feed from `cursor` to its end: the new cursor, and whether anything synced changed. */
+async function readFeed(client: Client, cursor: string | null, base: Base | null, rootId: number): Promise<{ cursor: string; changed: boolean }> {
+  if (cursor === null || base === null) return { cursor: await client.changesCursor(), changed: true };
+  const collections = new Set([rootId]);
+  const links = new Set<number>();
+  for (const item of Object.values(base.items)) (item.kind === "folder" ? collections : links).add(item.server);
+  let changed = false;
+  for (let since = cursor; ;) {
+    let page;
+    try {
+      page = await client.changes(since, FEED_PAGE);
+    } catch (error) {
+      // Too old to follow: read everything, from the feed's end.
+      if (error instanceof ApiError && error.status === 410) return { cursor: await client.changesCursor(), changed: true };
+      throw error;
+    }
+    changed ||= page.changes.some((change) => relevant(change, collections, links));
+    since = page.cursor;
+    if (!page.more) return { cursor: since, changed };
+  }
+}
+
+/** sendBatches sends the operations in batches, each ref made known to the batches after it; the first carries `since`. */
+async function sendBatches(client: Client, operations: readonly BatchOperation[], since: string, newKey: () => string): Promise<Map<string, number>> {
+  const made = new Map<string, number>();
+  const resolve = (target: Target): Target => ("ref" in target && made.has(target.ref) ? { id: made.get(target.ref)! } : target);
+  for (let start = 0; start < operations.length; start += BATCH_SIZE) {
+    const chunk = operations.slice(start, start + BATCH_SIZE).map((operation): BatchOperation => {
+      switch (operation.op) {
+        case "createCollection": return { ...operation, parent: resolve(operation.parent) };
+        case "createLink": return { ...operation, collections: operation.collections.map(resolve) };
+        case "updateCollection": return operation.parent ? { ...operation, parent: resolve(operation.parent) } : operation;
+        case "updateLink": return operation.add ? { ...operation, add: operation.add.map(resolve) } : operation;
+        case "order": return {
+          ...operation,
+          collection: resolve(operation.collection),
+          order: operation.order.map((item) => (item.ref !== undefined && made.has(item.ref) ? { kind: item.kind, id: made.get(item.ref)! } : item)),
+        };
+        default: return operation;
+      }
+    });
+    const body = { ...(start === 0 ? { since } : {}), operations: chunk };
+    const key = newKey();
+    let answer;
+    try {
+      answer = await client.batch(body, key);
+    } catch (error) {
+      // The answer may have been lost after the write: the same key hears it again, or writes it once.
+      if (!(error instanceof ApiError && error.kind === "unreachable")) throw error;
+      answer = await client.batch(body, key);
+    }
+    for (const [ref, id] of Object.entries(answer.refs)) made.set(ref, id);
+  }
+  return made;
+}
+
+class Stale extends Error {}
+
+/**
+ * syncFolder runs one sync and stores its outcome (null when no folder is being synced). A
+ * revoked token signs the browser out and stops syncing; an unreachable server keeps every
+ * change for the next sync.
+ */
+export async function syncFolder(deps: SyncDeps, options: SyncOptions = {}): Promise<SyncStatus | null> {
+  const now = deps.now ?? Date.now;
+  const sync = await loadSync(deps.storage);
+  if (sync.config === null) return null;
+  const state = await loadState(deps.storage);
+  if (state.server === null || state.token === null) {
+    await stopSync(deps.storage, { at: now(), ok: false, message: "Signed out: syncing stopped. The bookmarks are kept.", items: 0 });
+    return null;
+  }
+  const client = createClient({ origin: state.server, token: state.token, fetch: deps.fetch, now });
+  let status: SyncStatus;
+  try {
+    let outcome: SyncStatus | null = null;
+    for (let attempt = 1; outcome === null; attempt++) {
+      try {
+        outcome = await once(deps, client, await loadSync(deps.storage), options, now);
+      } catch (error) {
+        if (!(error instanceof Stale) || attempt >= ATTEMPTS) throw error;
+      }
+    }
+    status = outcome;
+  } catch (error) {
+    if (error instanceof Gone) {
+      await stopSync(deps.storage, { at: now(), ok: false, message: error.message, items: 0 });
+      return null;
+    }
+    if (error instanceof ApiError && error.kind === "unauthorized") {
+      await forgetToken(deps.storage, error.message);
+      await stopSync(deps.storage, { at: now(), ok: false, message: "Signed out: syncing stopped. The bookmarks are kept.", items: 0 });
+      return null;
+    }
+    const items = sync.base === null ? 0 : Object.keys(sync.base.items).length;
+    const message = error instanceof Stale
+      ? "The collection kept changing while syncing; the next sync tries again."
+      : error instanceof ApiError && error.kind === "unreachable"
+        ? `${error.message} Changes made here are kept and sent when it answers.`
+        : error instanceof ApiError ? error.message : `Could not sync: ${String(error)}`;
+    status = { at: now(), ok: false, message, items };
+  }
+  await saveSync(deps.storage, { status });
+  return status;
+}
+
+/** The folder or the collection is gone: syncing stops. */
+class Gone extends Error {}
+
+async function subTree(bookmarks: Bookmarks, id: string): Promise<BookmarkNode | null> {
+  try {
+    return (await bookmarks.getSubTree(id))[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** once is one attempt; it throws Stale when the server changed between its read and its write. */
+async function once(deps: SyncDeps, client: Client, sync: SyncStore, options: SyncOptions, now: () => number): Promise<SyncStatus> {
+  const { folderId, collectionId } = sync.config!;
+  const root = await subTree(deps.bookmarks, folderId);
+  if (root === null) throw new Gone("The synced folder was deleted from the browser: syncing stopped. The collection is kept.");
+  const skip = deps.skip ?? new Set<string>();
+  const browser = browserSide(root, skip);
+  const base = sync.base;
+  const baseSide = sideOfBase(base ?? EMPTY_BASE);
+  const feed = await readFeed(client, sync.cursor, base, collectionId);
+  const browserChanged = base === null || !sameSide(browser.side, baseSide);
+  if (!browserChanged && !feed.changed && !options.force && !sync.approved && sync.prompt === null) {
+    const status = { at: now(), ok: true, message: "Up to date.", items: browser.side.items.size };
+    await saveSync(deps.storage, { cursor: feed.cursor });
+    return status;
+  }
+
+  let collections;
+  try {
+    collections = await client.listUnder(collectionId);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) throw new Gone("The synced collection was deleted on the server: syncing stopped. The bookmarks are kept.");
+    throw error;
+  }
+  const read = serverSide(base ?? EMPTY_BASE, collections);
+  const renamed = matchNew(baseSide, browser.side, read.side);
+  const server = renamedRead(read, renamed);
+  const browserTimes = new Map<Key, Times>(Object.entries(sync.times).map(([id, times]) => [id === folderId ? ROOT : id, times]));
+  const merged = merge({ base: baseSide, browser: browser.side, browserTimes, server: server.side, serverTimes: server.times, links: linksOf(server, base), now: now() });
+
+  // The failsafe, before anything is written.
+  const fromBrowser = deletions(browser.side, merged);
+  const fromServer = deletions(server.side, merged);
+  const synced = Math.max(baseSide.items.size, 1);
+  const stops = [
+    tooMany(fromBrowser.length, synced) ? `${itemWords(browser.side, fromBrowser, "bookmark", "folder")} from the browser` : "",
+    tooMany(fromServer.length, synced) ? `${itemWords(server.side, fromServer, "link", "collection")} from linkshelf (into its trash)` : "",
+  ].filter(Boolean);
+  if (stops.length > 0 && !sync.approved) {
+    const message = `Sync would delete ${stops.join(" and ")}`;
+    await saveSync(deps.storage, { prompt: { message, keys: [...fromBrowser, ...fromServer] } });
+    return { at: now(), ok: false, message: `${message}: Apply or Put them back.`, items: baseSide.items.size };
+  }
+
+  deps.writing?.(true);
+  let made: Map<Key, string>;
+  try {
+    made = await applyToBrowser(deps.bookmarks, folderId, browser, merged);
+  } finally {
+    deps.writing?.(false);
+  }
+  const operations = serverPlan(server, collectionId, merged);
+  let refs: Map<string, number>;
+  try {
+    refs = operations.length === 0 ? new Map() : await sendBatches(client, operations, feed.cursor, deps.newKey ?? (() => crypto.randomUUID()));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 412) throw new Stale();
+    throw error;
+  }
+
+  // The new last synced state, each item under its bookmark id with its server id.
+  const keyOf = (key: Key) => (key === ROOT ? ROOT : made.get(key) ?? key);
+  const next: Base = { items: {}, children: {} };
+  for (const [key, item] of merged.items) {
+    next.items[keyOf(key)] = { ...item, parent: keyOf(item.parent), server: serverIdOf(server, refs, key) };
+  }
+  for (const [folder, list] of merged.children) next.children[keyOf(folder)] = list.map(keyOf);
+  await saveSync(deps.storage, { base: next, cursor: feed.cursor, times: {}, prompt: null, approved: false });
+  const wrote = operations.length + made.size + fromBrowser.length;
+  const message = wrote === 0 ? "Up to date." : `Synced: ${count(made.size, "item")} added to the browser, ${count(fromBrowser.length, "item")} removed from it, ${count(operations.length, "change")} sent to linkshelf.`;
+  return { at: now(), ok: true, message, items: merged.items.size };
+}
+
+/** serverIdOf is an item's id on the server after the sync: as read, or as the batch made it. */
+function serverIdOf(read: ServerRead, refs: ReadonlyMap<string, number>, key: Key): number {
+  const id = read.ids.get(key) ?? refs.get(key);
+  if (id === undefined) throw new Error(`no server id for ${key}`);
+  return id;
+}
+
+/** renamedRead is the server's read with matched keys renamed. */
+function renamedRead(read: ServerRead, renamed: ReadonlyMap<Key, Key>): ServerRead {
+  if (renamed.size === 0) return read;
+  const move = <V>(map: Map<Key, V>) => new Map([...map].map(([key, value]) => [renamed.get(key) ?? key, value]));
+  return { side: renameKeys(read.side, renamed), ids: move(read.ids), times: move(read.times), links: move(read.links), linkJson: read.linkJson };
+}
+
+/** linksOf is the link each mark shows: the server's, else the last sync's. */
+function linksOf(read: ServerRead, base: Base | null): Map<Key, number> {
+  const links = new Map<Key, number>();
+  for (const [key, item] of Object.entries(base?.items ?? {})) if (item.kind === "mark") links.set(key, item.server);
+  for (const [key, link] of read.links) links.set(key, link);
+  return links;
+}
+
+/**
+ * putBack answers the failsafe's "Put them back": the items the sync would have deleted are
+ * forgotten by the last synced state, so the side that still has them gives them back to the
+ * other (as new items) at the next sync.
+ */
+export async function putBack(storage: StorageArea): Promise<void> {
+  const sync = await loadSync(storage);
+  if (sync.prompt === null || sync.base === null) return saveSync(storage, { prompt: null, approved: false });
+  const forget = new Set(sync.prompt.keys);
+  const items = Object.fromEntries(Object.entries(sync.base.items).filter(([key]) => !forget.has(key)));
+  const children = Object.fromEntries(Object.entries(sync.base.children)
+    .filter(([key]) => !forget.has(key))
+    .map(([key, list]) => [key, list.filter((child) => !forget.has(child))]));
+  await saveSync(storage, { base: { items, children }, prompt: null, approved: false });
+}
+
+/** approve answers the failsafe's "Apply": the next sync deletes what it stopped at. */
+export async function approve(storage: StorageArea): Promise<void> {
+  await saveSync(storage, { prompt: null, approved: true });
+}

@@ -1,0 +1,84 @@
+/** What the folder sync keeps in `storage.local`, beside the sign-in (state.ts). */
+import type { StorageArea } from "../webext";
+import type { Times } from "./merge";
+import type { Base } from "./tree";
+
+/** The pair being synced: a browser folder and a collection. */
+export interface SyncConfig {
+  folderId: string;
+  collectionId: number;
+}
+
+/** The last sync's outcome, for the options page and the popup. */
+export interface SyncStatus {
+  at: number;
+  ok: boolean;
+  /** The outcome in plain words: what was done, or what went wrong. */
+  message: string;
+  /** How many items (bookmarks and folders) the sync holds after it. */
+  items: number;
+}
+
+/** A sync stopped by the failsafe, waiting for the person's answer. */
+export interface SyncPrompt {
+  message: string;
+  /** The last synced items the sync would delete (on either side), which "Put them back" keeps. */
+  keys: string[];
+}
+
+export interface SyncStore {
+  config: SyncConfig | null;
+  /** The state after the last completed sync; null before the first. */
+  base: Base | null;
+  /** The change feed's cursor at the last sync. */
+  cursor: string | null;
+  /** When the browser changed each bookmark (by bookmark id), from its events since the last sync. */
+  times: Record<string, Times>;
+  status: SyncStatus | null;
+  prompt: SyncPrompt | null;
+  /** "Apply" was chosen: the next sync deletes what the failsafe stopped. */
+  approved: boolean;
+}
+
+const KEYS = { config: "syncConfig", base: "syncBase", cursor: "syncCursor", times: "syncTimes", status: "syncStatus", prompt: "syncPrompt", approved: "syncApproved" } as const;
+
+export async function loadSync(storage: StorageArea): Promise<SyncStore> {
+  const stored = await storage.get(Object.values(KEYS));
+  return {
+    config: (stored[KEYS.config] as SyncConfig | undefined) ?? null,
+    base: (stored[KEYS.base] as Base | undefined) ?? null,
+    cursor: (stored[KEYS.cursor] as string | undefined) ?? null,
+    times: (stored[KEYS.times] as Record<string, Times> | undefined) ?? {},
+    status: (stored[KEYS.status] as SyncStatus | undefined) ?? null,
+    prompt: (stored[KEYS.prompt] as SyncPrompt | undefined) ?? null,
+    approved: stored[KEYS.approved] === true,
+  };
+}
+
+/** saveSync stores the given parts; a null part is removed. */
+export async function saveSync(storage: StorageArea, parts: Partial<SyncStore>): Promise<void> {
+  const set: Record<string, unknown> = {};
+  const remove: string[] = [];
+  for (const [name, value] of Object.entries(parts)) {
+    const key = KEYS[name as keyof SyncStore];
+    if (value === null || value === false) remove.push(key);
+    else set[key] = value;
+  }
+  if (remove.length > 0) await storage.remove(remove);
+  if (Object.keys(set).length > 0) await storage.set(set);
+}
+
+/** stopSync forgets the pair and what was synced (the bookmarks and the collection stay as they are), keeping a last word. */
+export async function stopSync(storage: StorageArea, status: SyncStatus | null): Promise<void> {
+  await saveSync(storage, { config: null, base: null, cursor: null, times: {}, prompt: null, approved: false, status });
+}
+
+/** recordChange notes when the browser changed a bookmark's fields (times from its events). */
+export async function recordChange(storage: StorageArea, changes: Record<string, Times>): Promise<void> {
+  const { times } = await loadSync(storage);
+  for (const [id, fields] of Object.entries(changes)) times[id] = { ...times[id], ...fields };
+  await storage.set({ [KEYS.times]: times });
+}
+
+/** Every key the sync keeps, for listeners to tell its writes from the settings'. */
+export const SYNC_KEYS: readonly string[] = Object.values(KEYS);
