@@ -8,6 +8,10 @@
 import { MENU_ITEMS, menuPopupQuery } from "./menu";
 import { createOmnibox, DEFAULT_SUGGESTION, type OmniboxHandlers } from "./omnibox";
 import { syncFavorites, type SyncOutcome } from "./pins";
+import { loadState } from "./state";
+import { approve, putBack, syncFolder } from "./sync/engine";
+import type { Times } from "./sync/merge";
+import { loadSync, recordChange } from "./sync/store";
 import { webext } from "./webext";
 
 const ext = webext();
@@ -30,9 +34,68 @@ function refresh(): Promise<SyncOutcome> {
   });
 }
 
+/** The folder sync: every minute (one request when nothing changed), soon after a bookmark changes, and when asked. */
+const SYNC_ALARM = "linkshelf-sync";
+const SYNC_MINUTES = 1;
+/** A burst of bookmark changes (a folder dragged in) is sent once, this long after its last change. */
+const SYNC_DEBOUNCE_MS = 2000;
+/** The bookmark events of the sync's own writes arrive up to this long after them; they are not changes to send. */
+const OWN_EVENTS_MS = 1500;
+
+let syncQueue: Promise<unknown> = Promise.resolve();
+let writing = false;
+let quietUntil = 0;
+let debounce: ReturnType<typeof setTimeout> | undefined;
+
+/** syncNow runs one folder sync after any running one. */
+function syncNow(force = false): Promise<unknown> {
+  const next = syncQueue.then(async () => {
+    const { folderId } = await loadState(ext.storage.local);
+    return syncFolder({
+      bookmarks: ext.bookmarks,
+      storage: ext.storage.local,
+      skip: new Set(folderId === null ? [] : [folderId]),
+      writing: (on) => {
+        writing = on;
+        if (!on) quietUntil = Date.now() + OWN_EVENTS_MS;
+      },
+    }, { force });
+  });
+  syncQueue = next.catch(() => undefined);
+  return next;
+}
+
+/** noteChange records when the person changed bookmarks and schedules a sync, unless the sync itself made the change. */
+function noteChange(changes: Record<string, Times>): void {
+  if (writing || Date.now() < quietUntil) return;
+  void loadSync(ext.storage.local).then(async ({ config }) => {
+    if (config === null) return;
+    await recordChange(ext.storage.local, changes);
+    clearTimeout(debounce);
+    debounce = setTimeout(() => void syncNow(), SYNC_DEBOUNCE_MS);
+  });
+}
+
+ext.bookmarks.onCreated.addListener((id, node) => {
+  const at = Date.now();
+  noteChange({ [id]: { title: at, url: at, parent: at }, ...(node.parentId === undefined ? {} : { [node.parentId]: { order: at } }) });
+});
+ext.bookmarks.onChanged.addListener((id, change) => {
+  const at = Date.now();
+  noteChange({ [id]: { ...("title" in change ? { title: at } : {}), ...("url" in change ? { url: at } : {}) } });
+});
+ext.bookmarks.onMoved.addListener((id, place) => {
+  const at = Date.now();
+  noteChange({ [id]: { parent: at }, [place.parentId]: { order: at }, ...(place.oldParentId === undefined ? {} : { [place.oldParentId]: { order: at } }) });
+});
+ext.bookmarks.onRemoved.addListener((_id, place) => noteChange({ [place.parentId]: { order: Date.now() } }));
+ext.bookmarks.onChildrenReordered.addListener((id) => noteChange({ [id]: { order: Date.now() } }));
+
 function start() {
   void ext.alarms.create(REFRESH_ALARM, { periodInMinutes: REFRESH_MINUTES });
+  void ext.alarms.create(SYNC_ALARM, { periodInMinutes: SYNC_MINUTES });
   void refresh();
+  void syncNow();
 }
 
 ext.runtime.onInstalled.addListener(({ reason }) => {
@@ -44,14 +107,27 @@ ext.runtime.onInstalled.addListener(({ reason }) => {
   start();
 });
 ext.runtime.onStartup.addListener(start);
-ext.alarms.onAlarm.addListener(() => void refresh());
+ext.alarms.onAlarm.addListener(({ name }) => void (name === SYNC_ALARM ? syncNow() : refresh()));
 
 ext.storage.onChanged.addListener((changes, area) => {
   if (area === "local" && WATCHED.some((key) => key in changes)) void refresh();
 });
 
+/** What the options page and the popup ask of the folder sync, each answered once the sync ran. */
+const SYNC_MESSAGES: Record<string, () => Promise<unknown>> = {
+  "sync-now": () => syncNow(true),
+  "sync-apply": () => approve(ext.storage.local).then(() => syncNow()),
+  "sync-put-back": () => putBack(ext.storage.local).then(() => syncNow()),
+};
+
 ext.runtime.onMessage.addListener((message, _sender, respond) => {
-  if ((message as { type?: unknown } | null)?.type !== "refresh") return;
+  const type = (message as { type?: unknown } | null)?.type;
+  const action = typeof type === "string" ? SYNC_MESSAGES[type] : undefined;
+  if (action !== undefined) {
+    action().then(() => respond({ ok: true }), (error: unknown) => respond({ ok: false, message: String(error) }));
+    return true;
+  }
+  if (type !== "refresh") return;
   refresh().then(respond, (error: unknown) => respond({ lastSync: { at: Date.now(), ok: false, message: String(error) } }));
   return true;
 });

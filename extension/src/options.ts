@@ -4,6 +4,8 @@ import { hostPermission, parseServerAddress } from "./address";
 import { signIn } from "./auth";
 import { byId, say } from "./dom";
 import { forgetToken, loadState, MAX_PIN_COUNT, saveSignIn } from "./state";
+import { setUpSync } from "./sync/options";
+import { stopSync } from "./sync/store";
 import { webext } from "./webext";
 
 const ext = webext();
@@ -12,6 +14,7 @@ const serverInput = byId<HTMLInputElement>("server");
 const signInButton = byId<HTMLButtonElement>("sign-in");
 const message = byId("message");
 const pinCount = byId<HTMLInputElement>("pin-count");
+const sync = setUpSync(ext);
 
 async function render(): Promise<void> {
   const state = await loadState(storage);
@@ -24,6 +27,7 @@ async function render(): Promise<void> {
   if (document.activeElement !== pinCount) pinCount.value = String(state.pinCount);
   const last = state.lastSync;
   say(byId("last-sync"), last ? `${last.message} (${new Date(last.at).toLocaleString()})` : "", last && !last.ok ? "error" : "info");
+  await sync.render();
 }
 
 byId("server-form").addEventListener("submit", (event) => {
@@ -65,6 +69,8 @@ byId("sign-out").addEventListener("click", async () => {
   const held = await loadState(storage);
   const revoked = held.server !== null && held.token !== null && await revokeHeldToken(held.server, held.token);
   await forgetToken(storage, null);
+  // The bookmarks stay; a later sign-in and Start syncing matches them again, duplicating nothing.
+  await stopSync(storage, { at: Date.now(), ok: true, message: "Signed out: syncing stopped. The bookmarks are kept.", items: 0 });
   say(message, revoked
     ? "Signed out. The server no longer accepts this browser's token."
     : "Signed out here. The server could not be reached, so it keeps this browser's token until you revoke it there (the account page, or linkshelf token revoke).", "ok");

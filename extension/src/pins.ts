@@ -40,6 +40,14 @@ export function findBookmarksBar(tree: readonly BookmarkNode[]): BookmarkNode {
   return bar;
 }
 
+/** findOtherBookmarks picks "Other bookmarks" among the roots: Chromium's "other" (id "2"), Firefox's "unfiled_____". */
+export function findOtherBookmarks(tree: readonly BookmarkNode[]): BookmarkNode {
+  const roots = tree[0]?.children ?? [];
+  const other = roots.find((node) => node.folderType === "other" || node.id === "unfiled_____") ?? roots.find((node) => node.id === "2") ?? roots.at(-1);
+  if (!other) throw new Error("This browser has no bookmark folders.");
+  return other;
+}
+
 /** ensureFolder returns the remembered folder if it still exists, else a "linkshelf" folder on the bar (found or created). */
 export async function ensureFolder(bookmarks: Bookmarks, rememberedId: string | null): Promise<string> {
   if (rememberedId !== null) {

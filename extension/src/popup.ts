@@ -14,6 +14,7 @@ import { findSaved, sameUrl, type SavedMatch } from "./normalize";
 import { forgetToken, loadState } from "./state";
 import { linkName, saveAllTabs, summarize, type SaveAllReport, type TabEntry } from "./tabs";
 import { FILTER_FROM, shownBy, treeLabel, treeRows } from "./tree";
+import { showSync } from "./sync/view";
 import { webext } from "./webext";
 
 const ext = webext();
@@ -335,4 +336,7 @@ async function main(): Promise<void> {
 }
 
 byId("open-options").addEventListener("click", () => void ext.runtime.openOptionsPage());
+// The folder sync's status in one line, and the failsafe's question when it asks one.
+void showSync(ext);
+ext.storage.onChanged.addListener(() => void showSync(ext));
 void main();
