@@ -8,7 +8,6 @@
 import { MENU_ITEMS, menuPopupQuery } from "./menu";
 import { createOmnibox, DEFAULT_SUGGESTION, type OmniboxHandlers } from "./omnibox";
 import { syncFavorites, type SyncOutcome } from "./pins";
-import { loadState } from "./state";
 import { approve, putBack, syncFolder } from "./sync/engine";
 import type { Times } from "./sync/merge";
 import { loadSync, recordChange } from "./sync/store";
@@ -49,18 +48,15 @@ let debounce: ReturnType<typeof setTimeout> | undefined;
 
 /** syncNow runs one folder sync after any running one. */
 function syncNow(force = false): Promise<unknown> {
-  const next = syncQueue.then(async () => {
-    const { folderId } = await loadState(ext.storage.local);
-    return syncFolder({
+  const next = syncQueue.then(() =>
+    syncFolder({
       bookmarks: ext.bookmarks,
       storage: ext.storage.local,
-      skip: new Set(folderId === null ? [] : [folderId]),
       writing: (on) => {
         writing = on;
         if (!on) quietUntil = Date.now() + OWN_EVENTS_MS;
       },
-    }, { force });
-  });
+    }, { force }));
   syncQueue = next.catch(() => undefined);
   return next;
 }

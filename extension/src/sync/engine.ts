@@ -41,8 +41,6 @@ export interface SyncDeps {
   newKey?: () => string;
   /** Told when the sync starts and stops writing bookmarks (its own events are not changes to send). */
   writing?: (on: boolean) => void;
-  /** The favorites folder, which is never synced. */
-  skip?: ReadonlySet<string>;
 }
 
 export interface SyncOptions {
@@ -162,7 +160,9 @@ export async function syncFolder(deps: SyncDeps, options: SyncOptions = {}): Pro
     let outcome: SyncStatus | null = null;
     for (let attempt = 1; outcome === null; attempt++) {
       try {
-        outcome = await once(deps, client, await loadSync(deps.storage), options, now);
+        // The favorites folder is never synced.
+        const skip = new Set(state.folderId === null ? [] : [state.folderId]);
+        outcome = await once(deps, client, await loadSync(deps.storage), skip, options, now);
       } catch (error) {
         if (!(error instanceof Stale) || attempt >= ATTEMPTS) throw error;
       }
@@ -202,11 +202,10 @@ async function subTree(bookmarks: Bookmarks, id: string): Promise<BookmarkNode |
 }
 
 /** once is one attempt; it throws Stale when the server changed between its read and its write. */
-async function once(deps: SyncDeps, client: Client, sync: SyncStore, options: SyncOptions, now: () => number): Promise<SyncStatus> {
+async function once(deps: SyncDeps, client: Client, sync: SyncStore, skip: ReadonlySet<string>, options: SyncOptions, now: () => number): Promise<SyncStatus> {
   const { folderId, collectionId } = sync.config!;
   const root = await subTree(deps.bookmarks, folderId);
   if (root === null) throw new Gone("The synced folder was deleted from the browser: syncing stopped. The collection is kept.");
-  const skip = deps.skip ?? new Set<string>();
   const browser = browserSide(root, skip);
   const base = sync.base;
   const baseSide = sideOfBase(base ?? EMPTY_BASE);

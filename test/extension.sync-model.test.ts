@@ -1,0 +1,185 @@
+/**
+ * The folder sync's model-based property test: two browsers (one moving bookmarks as Chromium
+ * does, one as Firefox does) syncing one collection, and the API writing to it, in random
+ * interleavings of creations, renames, address changes, moves, reorders and deletes, with
+ * random failures between a request and its answer (the answer lost once, lost twice, or the
+ * server unreachable). After every quiescent round of syncs, both browsers' folders and the
+ * server's collection are the same tree, and every item ever created is there or in the trash
+ * (an address that was never edited is never lost). The clock is the app's fake clock.
+ */
+import { describe, expect, it } from "bun:test";
+import fc from "fast-check";
+import { approve } from "../extension/src/sync/engine";
+import { loadSync } from "../extension/src/sync/store";
+import type { BookmarkNode } from "../extension/src/webext";
+import { SyncingBrowser, serverTree } from "./extension.sync.fakes";
+import { createCollection, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
+
+const RUNS = Number(process.env.SYNC_MODEL_RUNS ?? 25);
+
+type Pick = { a: number; b: number };
+type Action =
+  | ({ kind: "browser"; who: 0 | 1; op: "add" | "addFolder" | "rename" | "url" | "move" | "reorder" | "remove" } & Pick)
+  | ({ kind: "api"; op: "add" | "addCollection" | "rename" | "url" | "move" | "reorder" | "delete" | "deleteCollection" } & Pick)
+  | { kind: "sync"; who: 0 | 1; fault: "none" | "lose1" | "lose2" | "offline" };
+
+const pick = { a: fc.nat(1000), b: fc.nat(1000) };
+const action: fc.Arbitrary<Action> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("browser" as const), who: fc.constantFrom(0 as const, 1 as const), op: fc.constantFrom("add", "add", "addFolder", "rename", "url", "move", "reorder", "remove") as fc.Arbitrary<"add">, ...pick }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("api" as const), op: fc.constantFrom("add", "add", "addCollection", "rename", "url", "move", "reorder", "delete", "deleteCollection") as fc.Arbitrary<"add">, ...pick }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("sync" as const), who: fc.constantFrom(0 as const, 1 as const), fault: fc.constantFrom("none", "none", "lose1", "lose2", "offline") as fc.Arbitrary<"none"> }) },
+);
+
+interface World {
+  env: TestEnv;
+  alice: TestUser;
+  rootId: number;
+  browsers: SyncingBrowser[];
+  counter: number;
+  /** Addresses changed by an edit (on either side), which may rightly disappear. */
+  edited: Set<string>;
+  created: Set<string>;
+}
+
+/** browserItems lists a browser's synced folders (the root first) and bookmarks. */
+async function browserItems(browser: SyncingBrowser): Promise<{ folders: BookmarkNode[]; marks: BookmarkNode[]; all: BookmarkNode[] }> {
+  const root = (await browser.bookmarks.getSubTree(browser.folderId))[0]!;
+  const folders: BookmarkNode[] = [root];
+  const marks: BookmarkNode[] = [];
+  const walk = (node: BookmarkNode) => {
+    for (const child of node.children ?? []) {
+      if (child.url === undefined) {
+        folders.push(child);
+        walk(child);
+      } else marks.push(child);
+    }
+  };
+  walk(root);
+  return { folders, marks, all: [...folders.slice(1), ...marks] };
+}
+
+function inside(node: BookmarkNode, id: string): boolean {
+  return node.id === id || (node.children ?? []).some((child) => inside(child, id));
+}
+
+async function onBrowser(world: World, who: 0 | 1, op: string, { a, b }: Pick): Promise<void> {
+  const browser = world.browsers[who]!;
+  const { folders, marks, all } = await browserItems(browser);
+  const n = ++world.counter;
+  const folder = folders[a % folders.length]!;
+  if (op === "add") {
+    const url = `https://u${n}.example/`;
+    world.created.add(url);
+    browser.bookmarks.add(folder.id, `T${n}`, url);
+  } else if (op === "addFolder") browser.bookmarks.add(folder.id, `F${n}`);
+  else if (op === "rename" && all.length > 0) await browser.bookmarks.update(all[a % all.length]!.id, { title: `R${n}` });
+  else if (op === "url" && marks.length > 0) {
+    const mark = marks[a % marks.length]!;
+    world.edited.add(mark.url!);
+    const url = `https://e${n}.example/`;
+    world.edited.add(url);
+    await browser.bookmarks.update(mark.id, { url });
+  } else if (op === "move" && all.length > 0) {
+    const item = all[a % all.length]!;
+    const into = folders[b % folders.length]!;
+    if (inside(item, into.id)) return;
+    await browser.bookmarks.move(item.id, { parentId: into.id, index: (await browser.bookmarks.getChildren(into.id)).length });
+  } else if (op === "reorder") {
+    const children = await browser.bookmarks.getChildren(folder.id);
+    if (children.length > 1) await browser.bookmarks.move(children[b % children.length]!.id, { parentId: folder.id, index: 0 });
+  } else if (op === "remove" && all.length > 0) {
+    const item = all[a % all.length]!;
+    await (item.url === undefined ? browser.bookmarks.removeTree(item.id) : browser.bookmarks.remove(item.id));
+  }
+}
+
+interface Listed { id: number; name: string; parentId: number | null; order: { kind: string; id: number }[]; links: { id: number; name: string; url: string; favorite: boolean; collectionIds: number[] }[] }
+
+async function onApi(world: World, op: string, { a, b }: Pick): Promise<void> {
+  const { env, alice } = world;
+  const token = { token: alice.token };
+  const all = (await get(env, `/api/v1/collections?under=${world.rootId}`, token)).body.collections as Listed[];
+  const n = ++world.counter;
+  const collection = all[a % all.length]!;
+  const links = [...new Map(all.flatMap((c) => c.links).map((link) => [link.id, link])).values()];
+  const link = links.length > 0 ? links[a % links.length]! : undefined;
+  if (op === "add") {
+    const url = `https://u${n}.example/`;
+    world.created.add(url);
+    await post(env, "/api/v1/links", { ...token, body: { name: `A${n}`, url, favorite: false, collectionIds: [collection.id] } });
+  } else if (op === "addCollection") await post(env, "/api/v1/collections", { ...token, body: { name: `C${n}`, visibility: "PRIVATE", parentId: collection.id } });
+  else if (op === "rename" && link) await put(env, `/api/v1/links/${link.id}`, { ...token, body: { name: `N${n}`, url: link.url, favorite: link.favorite, collectionIds: link.collectionIds } });
+  else if (op === "url" && link) {
+    world.edited.add(link.url);
+    const url = `https://e${n}.example/`;
+    world.edited.add(url);
+    await put(env, `/api/v1/links/${link.id}`, { ...token, body: { name: link.name, url, favorite: link.favorite, collectionIds: link.collectionIds } });
+  } else if (op === "move" && link) {
+    const into = all[b % all.length]!;
+    const from = link.collectionIds.find((id) => all.some((c) => c.id === id))!;
+    const collectionIds = [...new Set([...link.collectionIds.filter((id) => id !== from), into.id])];
+    await put(env, `/api/v1/links/${link.id}`, { ...token, body: { name: link.name, url: link.url, favorite: link.favorite, collectionIds } });
+  } else if (op === "reorder" && collection.order.length > 1) {
+    const order = [...collection.order];
+    order.push(order.splice(b % order.length, 1)[0]!);
+    await put(env, `/api/v1/collections/${collection.id}/order`, { ...token, body: { order } });
+  } else if (op === "delete" && link) await del(env, `/api/v1/links/${link.id}`, token);
+  else if (op === "deleteCollection" && all.length > 1) await del(env, `/api/v1/collections/${all[1 + (a % (all.length - 1))]!.id}?contents=1`, token);
+}
+
+async function syncOnce(browser: SyncingBrowser, fault: string): Promise<void> {
+  if (fault === "lose1") browser.lose("POST /api/v1/batch", 1);
+  if (fault === "lose2") browser.lose("POST /api/v1/batch", 2);
+  browser.offline = fault === "offline";
+  await browser.sync();
+  browser.offline = false;
+  browser.lose("POST /api/v1/batch", 0);
+}
+
+/** quiesce syncs both browsers in turn, answering the failsafe with Apply, until a round changes nothing. */
+async function quiesce(world: World): Promise<void> {
+  for (let round = 0; round < 6; round++) {
+    for (const browser of world.browsers) {
+      await browser.sync();
+      if ((await loadSync(browser.storage)).prompt !== null) {
+        await approve(browser.storage);
+        await browser.sync();
+      }
+    }
+  }
+}
+
+async function checkConverged(world: World): Promise<void> {
+  const server = await serverTree(world.env, world.alice, world.rootId);
+  expect(await world.browsers[0]!.tree()).toEqual(server);
+  expect(await world.browsers[1]!.tree()).toEqual(server);
+  // Every address created and never edited is on the shelf or in the trash.
+  const client = world.env.db.$client;
+  for (const url of world.created) {
+    if (world.edited.has(url)) continue;
+    const there = client.query("SELECT 1 FROM links WHERE url = ?").get(url) !== null
+      || client.query("SELECT 1 FROM trash WHERE instr(data, ?) > 0").get(JSON.stringify(url).slice(1, -1)) !== null;
+    if (!there) throw new Error(`${url} was lost`);
+  }
+}
+
+describe("folder sync (model)", () => {
+  it("converges after every quiescent sync, and loses nothing, whatever the interleaving and the failures", async () => {
+    await fc.assert(fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 25 }), async (actions) => {
+      const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off", LINKSHELF_RATE_LIMIT: "off" });
+      const alice = await createUser(env);
+      const root = await createCollection(env, alice, { name: "Synced" });
+      const browsers = [new SyncingBrowser(env, alice, "before-removal", "chromium"), new SyncingBrowser(env, alice, "final", "firefox")];
+      for (const browser of browsers) await browser.start(browser.bookmarks.add("2", "Synced"), root.id);
+      const world: World = { env, alice, rootId: root.id, browsers, counter: 0, edited: new Set(), created: new Set() };
+      await quiesce(world);
+      for (const step of actions) {
+        if (step.kind === "browser") await onBrowser(world, step.who, step.op, step);
+        else if (step.kind === "api") await onApi(world, step.op, step);
+        else await syncOnce(browsers[step.who]!, step.fault);
+      }
+      await quiesce(world);
+      await checkConverged(world);
+    }), { numRuns: RUNS });
+  }, 120_000);
+});

@@ -1,0 +1,112 @@
+/**
+ * A browser syncing a folder with the real app through `app.handle`: the fake bookmarks tree and
+ * storage of extension.fakes.ts, a fetch that can be offline or lose answers after the server
+ * handled them, and the trees of both sides written as text to compare.
+ */
+import { syncFolder } from "../extension/src/sync/engine";
+import { saveSync } from "../extension/src/sync/store";
+import { APP_ORIGIN, FakeBookmarks, FakeStorage, type MoveSemantics } from "./extension.fakes";
+import { get, type TestEnv, type TestUser } from "./helpers";
+
+/** What went over the wire: method and path of each request. */
+export type Sent = string[];
+
+export class SyncingBrowser {
+  readonly bookmarks: FakeBookmarks;
+  readonly storage = new FakeStorage();
+  readonly sent: Sent = [];
+  /** Every request fails as if the server were down. */
+  offline = false;
+  /** Answers lost on the way back after the server handled the request, by `METHOD /path`. */
+  private losing = new Map<string, number>();
+  /** How many answers were replays of an earlier answer (`Idempotent-Replayed`). */
+  replayed = 0;
+  folderId = "";
+  private keys = 0;
+
+  constructor(readonly env: TestEnv, readonly user: TestUser, semantics: MoveSemantics = "before-removal", readonly name = "browser") {
+    this.bookmarks = new FakeBookmarks(semantics);
+  }
+
+  readonly fetch = (async (input: string, init?: RequestInit) => {
+    if (this.offline) throw new TypeError("fetch failed");
+    const request = new Request(input, init);
+    this.sent.push(`${request.method} ${new URL(request.url).pathname}`);
+    const sent = `${request.method} ${new URL(request.url).pathname}`;
+    const response = await this.env.app.handle(request);
+    if (response.headers.get("Idempotent-Replayed") === "true") this.replayed++;
+    const losing = this.losing.get(sent) ?? 0;
+    if (losing > 0) {
+      this.losing.set(sent, losing - 1);
+      throw new TypeError("the connection was reset");
+    }
+    return response;
+  }) as typeof fetch;
+
+  /** lose makes the answers of the next `times` requests to `sent` (`METHOD /path`) get lost after the server handled them. */
+  lose(sent: string, times: number): void {
+    this.losing.set(sent, times);
+  }
+
+  /** start signs in and pairs `folderId` with `collectionId`, as the options page does. */
+  async start(folderId: string, collectionId: number): Promise<void> {
+    this.folderId = folderId;
+    await this.storage.set({ server: APP_ORIGIN, token: this.user.token });
+    await saveSync(this.storage, { config: { folderId, collectionId } });
+  }
+
+  sync(force = false) {
+    return syncFolder({
+      bookmarks: this.bookmarks,
+      storage: this.storage,
+      fetch: this.fetch,
+      now: () => this.env.clock.now++,
+      newKey: () => `${this.name}-${++this.keys}`,
+    }, { force });
+  }
+
+  /** tree is the synced folder as text: a line per item, indented by depth, a folder as `Name/`, a bookmark as `Title url`. */
+  async tree(folderId = this.folderId): Promise<string[]> {
+    const lines: string[] = [];
+    const walk = async (id: string, depth: number) => {
+      for (const child of await this.bookmarks.getChildren(id)) {
+        if (child.url === undefined) {
+          lines.push(`${"  ".repeat(depth)}${child.title}/`);
+          await walk(child.id, depth + 1);
+        } else if (/^https?:/.test(child.url)) lines.push(`${"  ".repeat(depth)}${child.title} ${child.url}`);
+      }
+    };
+    await walk(folderId, 0);
+    return lines;
+  }
+}
+
+interface ListedCollection {
+  id: number;
+  name: string;
+  parentId: number | null;
+  order: { kind: "link" | "collection"; id: number }[];
+  links: { id: number; name: string; url: string }[];
+}
+
+/** serverTree is a collection's subtree as text, in the same form as SyncingBrowser.tree. */
+export async function serverTree(env: TestEnv, as: TestUser, collectionId: number): Promise<string[]> {
+  const all = (await get(env, "/api/v1/collections", { token: as.token })).body.collections as ListedCollection[];
+  const byId = new Map(all.map((collection) => [collection.id, collection]));
+  const lines: string[] = [];
+  const walk = (id: number, depth: number) => {
+    const collection = byId.get(id)!;
+    const links = new Map(collection.links.map((link) => [link.id, link]));
+    for (const item of collection.order) {
+      if (item.kind === "collection") {
+        lines.push(`${"  ".repeat(depth)}${byId.get(item.id)!.name}/`);
+        walk(item.id, depth + 1);
+      } else {
+        const link = links.get(item.id)!;
+        lines.push(`${"  ".repeat(depth)}${link.name} ${link.url}`);
+      }
+    }
+  };
+  walk(collectionId, 0);
+  return lines;
+}

@@ -1,0 +1,264 @@
+/**
+ * The folder sync through the real app (`app.handle`) and a fake browser: the first sync is a
+ * union, changes go both ways afterwards, conflicts follow the rules (different fields merge,
+ * the later change of a field wins, an edit beats a delete), a link in two synced collections is
+ * two bookmarks with one name, deletes go to the trash, the failsafe asks before deleting many,
+ * offline changes are sent later, a lost answer duplicates nothing, an idle sync is one request,
+ * and two browsers on one collection converge. The model-based test is extension.sync-model.
+ */
+import { describe, expect, it } from "bun:test";
+import { recordChange, loadSync } from "../extension/src/sync/store";
+import { approve, putBack } from "../extension/src/sync/engine";
+import { SyncingBrowser, serverTree } from "./extension.sync.fakes";
+import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
+
+const OFF = { LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" };
+
+async function setup() {
+  const env = makeEnv(OFF);
+  const alice = await createUser(env);
+  const reading = await createCollection(env, alice, { name: "Reading" });
+  const browser = new SyncingBrowser(env, alice);
+  const folder = browser.bookmarks.add("2", "Synced");
+  await browser.start(folder, reading.id);
+  return { env, alice, reading, browser, folder };
+}
+
+async function linkByUrl(env: TestEnv, as: TestUser, url: string) {
+  const all = (await get(env, "/api/v1/collections", { token: as.token })).body.collections as { links: { id: number; url: string; name: string; collectionIds: number[] }[] }[];
+  return all.flatMap((collection) => collection.links).find((link) => link.url === url);
+}
+
+async function trashed(env: TestEnv, as: TestUser) {
+  return (await get(env, "/api/v1/trash", { token: as.token })).body.items as { kind: string; id: number; name: string }[];
+}
+
+describe("folder sync", () => {
+  it("first sync is a union: nothing deleted, the same URL at the same place matched, the same folder name at the same place one folder", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    browser.bookmarks.add(folder, "A", "https://a.example/");
+    browser.bookmarks.add(folder, "B in the browser", "https://b.example/");
+    browser.bookmarks.add(folder, "Script", "javascript:alert(1)");
+    browser.bookmarks.add(folder, "Recent", "place:sort=8");
+    const shared = browser.bookmarks.add(folder, "Shared");
+    browser.bookmarks.add(shared, "C", "https://c.example/");
+    await createLink(env, alice, { name: "B on the server", url: "https://b.example/", collectionIds: [reading.id] });
+    await createLink(env, alice, { name: "D", url: "https://d.example/", collectionIds: [reading.id] });
+    const sharedServer = await createCollection(env, alice, { name: "Shared", parentId: reading.id });
+    await createLink(env, alice, { name: "E", url: "https://e.example/", collectionIds: [sharedServer.id] });
+
+    const status = await browser.sync();
+    expect(status).toMatchObject({ ok: true });
+    const expected = ["A https://a.example/", "B on the server https://b.example/", "Shared/", "  C https://c.example/", "  E https://e.example/", "D https://d.example/"];
+    expect(await browser.tree()).toEqual(expected);
+    expect(await serverTree(env, alice, reading.id)).toEqual(expected);
+    // What the sync leaves alone stays, and is never sent.
+    expect(browser.bookmarks.titles(folder)).toContain("Script javascript:alert(1)");
+    expect(browser.bookmarks.titles(folder)).toContain("Recent place:sort=8");
+    expect(await linkByUrl(env, alice, "javascript:alert(1)")).toBeUndefined();
+    // One link for B, one Shared collection.
+    const all = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections as { name: string; links: { url: string }[] }[];
+    expect(all.filter((collection) => collection.name === "Shared")).toHaveLength(1);
+    expect(all.flatMap((collection) => collection.links).filter((link) => link.url === "https://b.example/")).toHaveLength(1);
+    expect(await trashed(env, alice)).toEqual([]);
+  });
+
+  it("after the first sync, changes go both ways: create, rename, move, reorder and delete", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    const a = browser.bookmarks.add(folder, "A", "https://a.example/");
+    const sub = browser.bookmarks.add(folder, "Sub");
+    browser.bookmarks.add(folder, "B", "https://b.example/");
+    await browser.sync();
+
+    // Browser → server.
+    await browser.bookmarks.update(a, { title: "A renamed" });
+    await browser.bookmarks.move(a, { parentId: sub, index: 0 });
+    browser.bookmarks.add(folder, "New", "https://new.example/");
+    await browser.sync();
+    expect(await serverTree(env, alice, reading.id)).toEqual(["Sub/", "  A renamed https://a.example/", "B https://b.example/", "New https://new.example/"]);
+
+    // Server → browser.
+    const b = (await linkByUrl(env, alice, "https://b.example/"))!;
+    await put(env, `/api/v1/links/${b.id}`, { token: alice.token, body: { name: "B from the API", url: "https://b2.example/", favorite: false, collectionIds: b.collectionIds } });
+    const subCollection = (await get(env, `/api/v1/collections?under=${reading.id}`, { token: alice.token })).body.collections[1];
+    await createLink(env, alice, { name: "From the API", url: "https://api.example/", collectionIds: [subCollection.id] });
+    const order = (await get(env, `/api/v1/collections/${reading.id}`, { token: alice.token })).body.collection.order;
+    await put(env, `/api/v1/collections/${reading.id}/order`, { token: alice.token, body: { order: [...order].reverse() } });
+    await browser.sync();
+    expect(await browser.tree()).toEqual(["New https://new.example/", "B from the API https://b2.example/", "Sub/", "  A renamed https://a.example/", "  From the API https://api.example/"]);
+    expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
+
+    // A bookmark removed: the link leaves the collection, and being in no other, goes to the trash.
+    const newMark = (await browser.bookmarks.getChildren(folder)).find((node) => node.title === "New")!;
+    await browser.bookmarks.remove(newMark.id);
+    await browser.sync();
+    expect(await linkByUrl(env, alice, "https://new.example/")).toBeUndefined();
+    expect((await trashed(env, alice)).map((item) => `${item.kind} ${item.name}`)).toEqual(["link New"]);
+
+    // A folder removed: the collection goes to the trash with its contents, as one item.
+    await browser.bookmarks.removeTree(sub);
+    await browser.sync();
+    expect(await serverTree(env, alice, reading.id)).toEqual(["B from the API https://b2.example/"]);
+    expect((await trashed(env, alice)).map((item) => `${item.kind} ${item.name}`)).toEqual(["collection Sub", "link New"]);
+
+    // Deleted through the API: the bookmark goes.
+    const b2 = (await linkByUrl(env, alice, "https://b2.example/"))!;
+    await del(env, `/api/v1/links/${b2.id}`, { token: alice.token });
+    await browser.sync();
+    expect(await browser.tree()).toEqual([]);
+  });
+
+  it("conflicts: different fields merge, the same field's later change wins, and an edit beats a delete", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    const a = browser.bookmarks.add(folder, "A", "https://a.example/");
+    const b = browser.bookmarks.add(folder, "B", "https://b.example/");
+    const c = browser.bookmarks.add(folder, "C", "https://c.example/");
+    await browser.sync();
+    const link = async (url: string) => (await linkByUrl(env, alice, url))!;
+    const rename = async (url: string, fields: { name?: string; url?: string }) => {
+      const current = await link(url);
+      await put(env, `/api/v1/links/${current.id}`, { token: alice.token, body: { name: fields.name ?? current.name, url: fields.url ?? current.url, favorite: false, collectionIds: current.collectionIds } });
+    };
+
+    // A: the browser changes the title, the server the address: both kept.
+    await browser.bookmarks.update(a, { title: "A title from the browser" });
+    await recordChange(browser.storage, { [a]: { title: env.clock.now++ } });
+    await rename("https://a.example/", { url: "https://a2.example/" });
+    // B: both change the title; the server's change is later.
+    await browser.bookmarks.update(b, { title: "B from the browser" });
+    await recordChange(browser.storage, { [b]: { title: env.clock.now++ } });
+    await rename("https://b.example/", { name: "B from the server" });
+    // C: deleted in the browser, edited on the server: it comes back.
+    await browser.bookmarks.remove(c);
+    await rename("https://c.example/", { name: "C edited" });
+    await browser.sync();
+    const expected = ["A title from the browser https://a2.example/", "B from the server https://b.example/", "C edited https://c.example/"];
+    expect(await browser.tree()).toEqual(expected);
+    expect(await serverTree(env, alice, reading.id)).toEqual(expected);
+
+    // The browser's change is later this time.
+    await rename("https://b.example/", { name: "B on the server again" });
+    const [bMark] = (await browser.bookmarks.getChildren(folder)).filter((node) => node.url === "https://b.example/");
+    await browser.bookmarks.update(bMark!.id, { title: "B in the browser, later" });
+    await recordChange(browser.storage, { [bMark!.id]: { title: env.clock.now++ } });
+    await browser.sync();
+    expect((await browser.tree())[1]).toBe("B in the browser, later https://b.example/");
+    expect((await serverTree(env, alice, reading.id))[1]).toBe("B in the browser, later https://b.example/");
+
+    // Deleted on the server, renamed in the browser: it comes back on the server (a new link; the old one stays in the trash).
+    const aLink = await link("https://a2.example/");
+    await del(env, `/api/v1/links/${aLink.id}`, { token: alice.token });
+    const [aMark] = (await browser.bookmarks.getChildren(folder)).filter((node) => node.url === "https://a2.example/");
+    await browser.bookmarks.update(aMark!.id, { title: "A kept" });
+    await browser.sync();
+    expect((await serverTree(env, alice, reading.id))[0]).toBe("A kept https://a2.example/");
+    expect((await trashed(env, alice)).map((item) => item.name)).toEqual(["A title from the browser"]);
+  });
+
+  it("a link in two synced collections is two bookmarks; editing one edits the link and so both", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    const one = await createCollection(env, alice, { name: "One", parentId: reading.id });
+    const two = await createCollection(env, alice, { name: "Two", parentId: reading.id });
+    const elsewhere = await createCollection(env, alice, { name: "Elsewhere" });
+    const link = await createLink(env, alice, { name: "Both", url: "https://both.example/", collectionIds: [one.id, two.id, elsewhere.id] });
+    await browser.sync();
+    expect(await browser.tree()).toEqual(["One/", "  Both https://both.example/", "Two/", "  Both https://both.example/"]);
+    const marks = (await browser.bookmarks.getSubTree(folder))[0]!.children!.map((child) => child.children![0]!);
+    await browser.bookmarks.update(marks[0]!.id, { title: "Both renamed" });
+    await browser.sync();
+    expect(await browser.tree()).toEqual(["One/", "  Both renamed https://both.example/", "Two/", "  Both renamed https://both.example/"]);
+    const stored = (await get(env, `/api/v1/links/${link.id}`, { token: alice.token })).body.link;
+    expect(stored.name).toBe("Both renamed");
+
+    // Removing one bookmark takes the link out of that collection only; the link stays in the others.
+    await browser.bookmarks.remove(marks[1]!.id);
+    await browser.sync();
+    expect((await get(env, `/api/v1/links/${link.id}`, { token: alice.token })).body.link.collectionIds).toEqual([one.id, elsewhere.id].sort((x, y) => x - y));
+    expect(await trashed(env, alice)).toEqual([]);
+  });
+
+  it("the failsafe stops a sync that would delete many, asks, and either applies or puts them back", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    for (let n = 0; n < 20; n++) browser.bookmarks.add(folder, `Mark ${n}`, `https://m${n}.example/`);
+    await browser.sync();
+    // Five of twenty (25 %) deleted on the server: the sync stops before deleting them from the browser.
+    const links = (await get(env, `/api/v1/collections/${reading.id}`, { token: alice.token })).body.collection.links as { id: number }[];
+    await post(env, "/api/v1/links/bulk", { token: alice.token, body: { action: "delete", ids: links.slice(0, 5).map((link) => link.id) } });
+    const before = await browser.tree();
+    const stopped = await browser.sync();
+    expect(stopped).toMatchObject({ ok: false, message: "Sync would delete 5 bookmarks from the browser: Apply or Put them back." });
+    expect(await browser.tree()).toEqual(before);
+    expect((await loadSync(browser.storage)).prompt?.message).toBe("Sync would delete 5 bookmarks from the browser");
+
+    // Put them back: the server gets them again.
+    await putBack(browser.storage);
+    await browser.sync();
+    expect(await browser.tree()).toEqual(before);
+    expect(await serverTree(env, alice, reading.id)).toEqual(before);
+
+    // Four of twenty (20 %) is not more than a fifth: no question.
+    for (const mark of (await browser.bookmarks.getChildren(folder)).slice(0, 4)) await browser.bookmarks.remove(mark.id);
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(await serverTree(env, alice, reading.id)).toHaveLength(16);
+
+    // Five of sixteen from the browser: asked; Apply deletes them.
+    for (const mark of (await browser.bookmarks.getChildren(folder)).slice(0, 5)) await browser.bookmarks.remove(mark.id);
+    expect(await browser.sync()).toMatchObject({ ok: false, message: "Sync would delete 5 links from linkshelf (into its trash): Apply or Put them back." });
+    expect(await serverTree(env, alice, reading.id)).toHaveLength(16);
+    await approve(browser.storage);
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
+    expect(await browser.tree()).toHaveLength(11);
+  });
+
+  it("keeps changes made while the server cannot be reached and sends them when it answers", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    browser.bookmarks.add(folder, "A", "https://a.example/");
+    await browser.sync();
+    browser.offline = true;
+    browser.bookmarks.add(folder, "Offline 1", "https://o1.example/");
+    const sub = browser.bookmarks.add(folder, "Offline folder");
+    browser.bookmarks.add(sub, "Offline 2", "https://o2.example/");
+    const status = await browser.sync();
+    expect(status?.ok).toBe(false);
+    expect(status?.message).toContain("Changes made here are kept and sent when it answers.");
+    browser.offline = false;
+    await browser.sync();
+    expect(await serverTree(env, alice, reading.id)).toEqual(["A https://a.example/", "Offline 1 https://o1.example/", "Offline folder/", "  Offline 2 https://o2.example/"]);
+  });
+
+  it("a lost answer duplicates nothing: the retry is answered from its key, and a sync cut midway finishes at the next", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    for (let n = 0; n < 5; n++) browser.bookmarks.add(folder, `Mark ${n}`, `https://m${n}.example/`);
+    // The batch's answer is lost once: the retry with the same key hears it, and writes nothing again.
+    browser.lose("POST /api/v1/batch", 1);
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(browser.sent.filter((line) => line === "POST /api/v1/batch")).toHaveLength(2);
+    expect(browser.replayed).toBe(1);
+    expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
+
+    // Lost twice: the sync fails with the links on the server; the next sync matches them, duplicating nothing.
+    for (let n = 5; n < 8; n++) browser.bookmarks.add(folder, `Mark ${n}`, `https://m${n}.example/`);
+    browser.lose("POST /api/v1/batch", 2);
+    expect((await browser.sync())?.ok).toBe(false);
+    expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(await browser.tree()).toHaveLength(8);
+    expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
+    expect(await trashed(env, alice)).toEqual([]);
+  });
+
+  it("an idle sync is one request; the favorites folder is never synced", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    browser.bookmarks.add(folder, "A", "https://a.example/");
+    const pins = browser.bookmarks.add(folder, "linkshelf");
+    browser.bookmarks.add(pins, "Pinned", "http://localhost/l/1");
+    await browser.storage.set({ folderId: pins });
+    await browser.sync();
+    await browser.sync();
+    const before = browser.sent.length;
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+    expect(browser.sent.slice(before)).toEqual(["GET /api/v1/changes"]);
+    expect(await serverTree(env, alice, reading.id)).toEqual(["A https://a.example/"]);
+  });
+});
