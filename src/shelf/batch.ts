@@ -187,7 +187,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         break;
       case "createLink": {
         const collectionIds = operation.collections.map((given, index) => collectionAt(`${root}/collections/${index}`, given));
-        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now), "");
+        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now), "", { "/collectionIds": "/collections" });
         refs.set(operation.ref, { kind: "link", id: created.id });
         break;
       }
@@ -199,7 +199,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         const collectionIds = [...kept, ...added.filter((id) => !removed.has(id))];
         // Refused as PUT /links/:id refuses them, even when the link then goes to the trash.
         const fields = { name: operation.name ?? current.name, url: operation.url ?? current.url, favorite: current.favorite };
-        run(() => shelf.links.update(operation.id, { ...fields, collectionIds: collectionIds.length > 0 ? collectionIds : current.collectionIds }, now), "");
+        run(() => shelf.links.update(operation.id, { ...fields, collectionIds: collectionIds.length > 0 ? collectionIds : current.collectionIds }, now), "", { "/collectionIds": "/add" });
         if (collectionIds.length === 0) run(() => shelf.links.delete(operation.id, now), "/id");
         break;
       }
