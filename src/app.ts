@@ -20,6 +20,7 @@ import { searchRoutes } from "./api/search";
 import { tokenRoutes } from "./api/tokens";
 import { trashRoutes } from "./api/trash";
 import { changeRoutes } from "./api/changes";
+import { batchRoutes } from "./api/batch";
 import { writeOnce } from "./api/once";
 import { faviconRoutes } from "./favicon/routes";
 import { unexpectedErrorLog, type LogSink } from "./log";
@@ -55,6 +56,7 @@ export function createApp(given: AppDeps) {
     .use(guard.apiUser)
     .use(searchRoutes(deps, guard, once))
     .use(healthRoutes(deps, guard, once))
+    .use(batchRoutes(deps, guard, once))
     .use(jsonBody)
     .use(linkRoutes(deps, guard, once))
     .use(collectionRoutes(deps, guard, once))

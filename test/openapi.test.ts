@@ -36,6 +36,9 @@ function mismatches(schema: Schema, value: unknown, at = ""): string[] {
   if (actual === "object") {
     const object = value as Record<string, unknown>;
     const properties = schema.properties ?? {};
+    // A map (`refs`): every value of the one schema its keys share.
+    const values = schema.additionalProperties ?? Object.values(schema.patternProperties ?? {})[0];
+    if (values && typeof values === "object" && !schema.properties) return Object.entries(object).flatMap(([key, child]) => mismatches(values, child, `${at}/${key}`));
     return [
       ...Object.keys(object).filter((key) => !(key in properties)).map((key) => `${at}/${key}: not documented`),
       ...(schema.required ?? []).filter((key) => !(key in object)).map((key) => `${at}/${key}: required but missing`),
@@ -180,6 +183,13 @@ describe("GET /api/v1/openapi.json", () => {
       ["delete", "/api/v1/collections/{id}", () => del(env, `/api/v1/collections/${inbox}`, { token })],
       ["delete", "/api/v1/collections/{id}", () => del(env, `/api/v1/collections/${reading.id}`, { token })],
       ["delete", "/api/v1/links/{id}", () => del(env, `/api/v1/links/${link.id}`, { token })],
+      ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { operations: [{ op: "createLink", ref: "l", name: "L", url: "https://l.example/", collections: [{ id: inbox }] }] } })],
+      ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { operations: [{ op: "updateLink", id: 999999, name: "L" }] } })],
+      ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { operations: [{ op: "deleteCollection", id: inbox }] } })],
+      ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { since: "0", operations: [{ op: "updateCollection", id: inbox, name: "In" }] } })],
+      ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { operations: [] } })],
+      ["get", "/api/v1/collections", () => get(env, `/api/v1/collections?under=${inbox}`, { token })],
+      ["get", "/api/v1/collections", () => get(env, "/api/v1/collections?under=999999", { token })],
       ["get", "/l/{id}", () => get(env, "/l/999999")],
       ["get", "/favicon", () => get(env, "/favicon?url=javascript:x")],
     ];
@@ -195,7 +205,7 @@ describe("GET /api/v1/openapi.json", () => {
       seen.add(`${response.status}`);
     }
     // The exchanges reached every kind of answer they were written for.
-    expect([...seen].sort()).toEqual(["200", "201", "400", "401", "404", "409", "413", "415", "422"]);
+    expect([...seen].sort()).toEqual(["200", "201", "400", "401", "404", "409", "412", "413", "415", "422"]);
 
     const limited = makeEnv({ LINKSHELF_RATE_LIMIT: "1/60" });
     const bob = await createUser(limited);
@@ -213,6 +223,9 @@ describe("GET /api/v1/openapi.json", () => {
     expect(mismatches(schema, { id: 1 })).toEqual(["/at: required but missing"]);
     expect(mismatches(schema, { id: 1.5, at: null })).toEqual(["/id: number, expected integer"]);
     expect(mismatches(schema, { id: 1, at: "yesterday" })).toEqual(["/at: yesterday is not an ISO timestamp"]);
+    const map: Schema = { type: "object", patternProperties: { "^(.*)$": { type: "integer" } } };
+    expect(mismatches(map, { a: 1, b: 2 })).toEqual([]);
+    expect(mismatches(map, { a: 1, b: "2" })).toEqual(["/b: string, expected integer"]);
   });
 
   it("documents ids in paths as positive integers, and the two ways to authenticate", async () => {

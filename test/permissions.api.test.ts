@@ -51,6 +51,8 @@ interface Scenario {
   headers?: Record<string, string>;
   expectStatus: number;
   expectCode?: string;
+  /** The refusal names where in the body it is (`errors`), as a batch's refusals do whatever their status. */
+  named?: boolean;
   /** Further checks on the answer; may send more requests. */
   expect?: (response: ApiResponse, fixture: Fixture) => void | Promise<void>;
 }
@@ -116,6 +118,12 @@ function fillIds(url: string, ids: Ids): string {
 
 const linkBody = { name: "A page", url: "https://example.org/page", favorite: false };
 const collectionBody = { name: "Renamed", visibility: "PUBLIC" };
+
+/** A batch: a sub-collection created in `collection`, then `link` added to it. */
+const batchOf = (collection: number, link: number) => ({ operations: [
+  { op: "createCollection", ref: "sub", name: "Sub", parent: { id: collection } },
+  { op: "updateLink", id: link, add: [{ ref: "sub" }] },
+] });
 
 /** Every route of the API as each kind of requester. */
 const scenarios: Scenario[] = [
@@ -480,6 +488,50 @@ const scenarios: Scenario[] = [
     },
   },
 
+  // GET /api/v1/collections?under=
+  {
+    name: "GET /collections?under=: the owner reads the subtree of their collection",
+    method: "GET", url: "/api/v1/collections?under={ownerCollection}", as: "owner", expectStatus: 200,
+    expect: (response, { ids }) => {
+      expect(response.body.collections.map((c: { id: number }) => c.id)).toEqual([ids.ownerCollection]);
+      expect(response.body.collections[0].links.map((l: { id: number }) => l.id)).toEqual([ids.ownerLink]);
+    },
+  },
+  {
+    name: "GET /collections?under=: another user gets 404 for the owner's collection, as for an id that does not exist",
+    method: "GET", url: "/api/v1/collections?under={ownerCollection}", as: "other", expectStatus: 404, expectCode: "NOT_FOUND",
+    expect: async (response, { env, other }) => {
+      const missing = await request(env, "GET", "/api/v1/collections?under=999999", { token: other.token });
+      expect(missing.status).toBe(404);
+      expect(response.text).toBe(missing.text);
+    },
+  },
+
+  // POST /api/v1/batch
+  { name: "POST /batch: a guest is refused", method: "POST", url: "/api/v1/batch", as: "guest", body: (ids) => batchOf(ids.ownerCollection, ids.ownerLink), expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  { name: "POST /batch: a revoked token is refused", method: "POST", url: "/api/v1/batch", as: "revoked", body: (ids) => batchOf(ids.ownerCollection, ids.ownerLink), expectStatus: 401, expectCode: "UNAUTHORIZED" },
+  {
+    name: "POST /batch: the owner writes in their own collections and links",
+    method: "POST", url: "/api/v1/batch", as: "owner", body: (ids) => batchOf(ids.ownerCollection, ids.ownerLink), expectStatus: 200,
+    expect: async (response, { env, owner, ids }) => {
+      const created = response.body.refs.sub as number;
+      const read = await request(env, "GET", `/api/v1/collections?under=${ids.ownerCollection}`, { token: owner.token });
+      expect(read.body.collections.map((c: { id: number; name: string }) => `${c.id} ${c.name}`)).toEqual([`${ids.ownerCollection} Owner's reading`, `${created} Sub`]);
+      expect((await request(env, "GET", `/api/v1/links/${ids.ownerLink}`, { token: owner.token })).body.link.collectionIds).toEqual([ids.ownerCollection, created]);
+    },
+  },
+  {
+    name: "POST /batch: another user gets 404 for the owner's collection and link, as for ids that do not exist, and nothing is written",
+    method: "POST", url: "/api/v1/batch", as: "other", body: (ids) => batchOf(ids.ownerCollection, ids.otherLink), expectStatus: 404, expectCode: "NOT_FOUND", named: true,
+    expect: async (response, { env, other, ids }) => {
+      expect(response.body.errors).toEqual([{ path: "/operations/0/parent/id", message: "Expected the id of one of your collections" }]);
+      const missing = await request(env, "POST", "/api/v1/batch", { token: other.token, body: batchOf(999999, ids.otherLink) });
+      expect(missing.text).toBe(response.text);
+      const link = await request(env, "POST", "/api/v1/batch", { token: other.token, body: batchOf(ids.otherCollection, ids.ownerLink) });
+      expect({ status: link.status, errors: link.body.errors }).toEqual({ status: 404, errors: [{ path: "/operations/1/id", message: "Expected the id of one of your links" }] });
+    },
+  },
+
   // DELETE /api/v1/imports/:id
   { name: "DELETE /imports/:id: a guest is refused", method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
   { name: "DELETE /imports/:id: a revoked token is refused", method: "DELETE", url: "/api/v1/imports/{ownerImport}", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },
@@ -742,7 +794,7 @@ describe("permissions", () => {
       expect(response.status).toBe(s.expectStatus);
       if (s.expectCode !== undefined) expect(response.body.code).toBe(s.expectCode);
       if (s.expectStatus >= 400) {
-        expect(Object.keys(response.body).sort()).toEqual(s.expectStatus === 422 ? ["code", "errors", "message"] : ["code", "message"]);
+        expect(Object.keys(response.body).sort()).toEqual(s.expectStatus === 422 || s.named ? ["code", "errors", "message"] : ["code", "message"]);
         expect(snapshot(env)).toBe(before);
       }
       if (s.expectStatus === 401) expect(response.headers.get("www-authenticate")).toBe("Bearer");

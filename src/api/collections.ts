@@ -7,7 +7,7 @@ import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { MessageJson } from "../contract/common";
 import type { Shelf } from "../shelf/shelf";
-import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson, DeleteCollectionQuery, OrderBody } from "../contract/collections";
+import { CollectionBody, CollectionCreatedJson, CollectionItemJson, CollectionListJson, CollectionListQuery, DeleteCollectionQuery, OrderBody } from "../contract/collections";
 
 /** collectionRoutes: `/api/v1/collections`. */
 export function collectionRoutes({ clock }: { clock: () => number }, { apiRoutes }: Guards, once: WriteOnce) {
@@ -17,13 +17,18 @@ export function collectionRoutes({ clock }: { clock: () => number }, { apiRoutes
   const item = (shelf: Shelf, id: number) => ({ collection: shelf.collections.get(id) });
   return apiRoutes("/collections")
     .use(once)
-    .get("/", ({ shelf, set }) => {
-      const body = shelf.collections.listBody(kept);
+    .get("/", ({ shelf, query, set }) => {
+      const body = query.under === undefined ? shelf.collections.listBody(kept) : shelf.collections.subtreeBody(query.under);
       set.headers["content-type"] = "application/json;charset=utf-8";
       return body;
     }, apiRoute({
-      tag: "collections", summary: "List your collections with their links",
-      ok: { description: "Every collection of yours, the Inbox included, as a tree: each one's `parentId` and `order`.", json: CollectionListJson },
+      tag: "collections", summary: "List your collections with their links", query: CollectionListQuery,
+      description: "under: the id of one of your collections: only it and its sub-collections, at every depth, depth first in their order (it first).",
+      ok: { description: "Every collection of yours, the Inbox included (or the subtree `under` names), as a tree: each one's `parentId` and `order`.", json: CollectionListJson },
+      more: {
+        404: errorDoc("NOT_FOUND: under is not one of your collections (unknown or another user's alike)."),
+        422: errorDoc("VALIDATION_FAILED: under is not a whole number in decimal digits; `errors` names it (`/under`)."),
+      },
     }))
     .post("/", ({ body, write }) =>
       write((shelf) => ({ message: "Collection created.", collection: shelf.collections.create(body, clock()) }), 201), apiRoute({

@@ -1,6 +1,6 @@
 /** The collections of the API: the body of `POST`/`PUT /api/v1/collections` and a collection with its links. */
 import { Type, type Static } from "@sinclair/typebox";
-import { IdNumber, Int, Timestamp } from "./common";
+import { IdNumber, Int, QueryInteger, Timestamp } from "./common";
 import { LinkJson } from "./links";
 
 export const Visibility = Type.Union([Type.Literal("PUBLIC"), Type.Literal("PRIVATE")]);
@@ -75,3 +75,9 @@ export const DeleteCollectionQuery = Type.Object({
   })),
 });
 export type DeleteCollectionQuery = Static<typeof DeleteCollectionQuery>;
+
+/** The query of `GET /api/v1/collections`. */
+export const CollectionListQuery = Type.Object({
+  under: Type.Optional(QueryInteger),
+});
+export type CollectionListQuery = Static<typeof CollectionListQuery>;

@@ -11,6 +11,6 @@ export type FieldErrorJson = Static<typeof FieldErrorJson>;
 export const ErrorJson = Type.Object({
   message: Type.String({ description: "A sentence for people." }),
   code: Type.String({ description: "Stable, for programs: UNAUTHORIZED, INVALID_JSON, VALIDATION_FAILED, NOT_FOUND..." }),
-  errors: Type.Optional(Type.Array(FieldErrorJson, { description: "On 422 VALIDATION_FAILED only: every violation of the request." })),
+  errors: Type.Optional(Type.Array(FieldErrorJson, { description: "On 422 VALIDATION_FAILED: every violation of the request. On every refusal of POST /api/v1/batch: the operation refused (`/operations/3/id`)." })),
 });
 export type ErrorJson = Static<typeof ErrorJson>;

@@ -20,6 +20,7 @@ const TAGS = [
   { name: "collections", description: "Collections of links; every user has an Inbox that cannot be deleted." },
   { name: "imports", description: "The record of your imports of bookmark files, and undoing one." },
   { name: "trash", description: "Deleted links and collections, kept for LINKSHELF_TRASH_DAYS: list, restore as they were, or empty." },
+  { name: "batch", description: "Many writes of collections and links in one request and one transaction, all or none (a sync client's one write)." },
   { name: "changes", description: "The change feed: every link and collection changed since a cursor, as it is now (a sync client's one read)." },
   { name: "tokens", description: "The API token a request presents: revoking it (a client's sign-out)." },
   { name: "redirect", description: "Opening a link through the service counts its clicks." },

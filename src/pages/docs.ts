@@ -11,6 +11,9 @@ export interface Schema {
   anyOf?: Schema[];
   items?: Schema;
   properties?: Record<string, Schema>;
+  /** A map's values (`refs` of a batch): what every key holds. */
+  patternProperties?: Record<string, Schema>;
+  additionalProperties?: Schema | boolean;
   required?: string[];
   description?: string;
   multipleOf?: number;

@@ -3,7 +3,8 @@
  * error (one message per field), an unknown route. The error mapping (src/surface.ts) answers
  * the result; the typed errors themselves are framework-free (src/errors.ts).
  */
-import { ValidationError as ElysiaValidationError } from "elysia";
+import { ValidationError as ElysiaValidationError, type TSchema } from "elysia";
+import { Value } from "@sinclair/typebox/value";
 import type { FieldErrorJson } from "../contract/errors";
 import { AppError, InvalidJson, NotFound, ValidationFailed } from "../errors";
 
@@ -12,7 +13,7 @@ export function toAppError(code: string | number, error: unknown): AppError | un
   if (error instanceof AppError) return error;
   // Elysia wraps whatever a body parser throws in its own ParseError.
   if (code === "PARSE") return error instanceof Error && error.cause instanceof AppError ? error.cause : new InvalidJson();
-  if (error instanceof ElysiaValidationError) return new ValidationFailed(fieldErrors(error));
+  if (error instanceof ElysiaValidationError) return new ValidationFailed(fieldErrors(error.all));
   if (code === "NOT_FOUND") return new NotFound();
   return undefined;
 }
@@ -22,9 +23,9 @@ export function toAppError(code: string | number, error: unknown): AppError | un
  * ("Expected required property", then "Expected union value"), and the first says it best. A
  * union of literals (visibility) names its allowed values instead of "Expected union value".
  */
-function fieldErrors(error: ElysiaValidationError): FieldErrorJson[] {
+function fieldErrors(issues: Iterable<{ path: string; message: string; value: unknown; schema: TSchema }>): FieldErrorJson[] {
   const messages = new Map<string, string>();
-  for (const issue of error.all) {
+  for (const issue of issues) {
     if (messages.has(issue.path)) continue;
     const literals = (issue.schema.anyOf as { const?: unknown }[] | undefined)?.map((member) => member.const);
     const allowed = literals?.every((value) => typeof value === "string") ? `Expected ${literals.map((value) => JSON.stringify(value)).join(" or ")}` : undefined;
@@ -34,4 +35,12 @@ function fieldErrors(error: ElysiaValidationError): FieldErrorJson[] {
     messages.set(issue.path, issue.value === undefined ? issue.message : (allowed ?? own ?? issue.message));
   }
   return [...messages].map(([path, message]) => ({ path, message }));
+}
+
+/**
+ * schemaErrors are the violations of `schema` by `value`, worded as a route's validation words
+ * them, at paths under `root` (a part of a body checked on its own: one operation of a batch).
+ */
+export function schemaErrors(schema: TSchema, value: unknown, root: string): FieldErrorJson[] {
+  return fieldErrors([...Value.Errors(schema, value)].map((issue) => ({ ...issue, path: root + issue.path })));
 }

@@ -7,7 +7,7 @@
  * trash lets the item go, and then the owner's floor rises: a cursor below it is expired
  * (410 CURSOR_EXPIRED) and the client reads everything again.
  */
-import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { changeFloors, changes, collections } from "../db/schema";
 import { AppError } from "../errors";
 import { Rules } from "../rules";
@@ -43,10 +43,7 @@ export class ShelfChanges {
     rules.check();
     const after = since === undefined ? 0 : Number(since);
     settle(db, user.id);
-    if (since !== undefined) {
-      const floor = db.select({ seq: changeFloors.seq }).from(changeFloors).where(eq(changeFloors.userId, user.id)).get()?.seq ?? 0;
-      if (after < floor) throw new CursorExpired();
-    }
+    if (since !== undefined) this.checkFloor(after);
     const rows = db.select().from(changes)
       .where(and(eq(changes.userId, user.id), gt(changes.seq, after)))
       .orderBy(asc(changes.seq)).limit(limit + 1).all();
@@ -76,6 +73,31 @@ export class ShelfChanges {
     const row = db.select({ seq: changes.seq }).from(changes).where(eq(changes.userId, user.id)).orderBy(desc(changes.seq)).limit(1).get();
     const floor = db.select({ seq: changeFloors.seq }).from(changeFloors).where(eq(changeFloors.userId, user.id)).get()?.seq ?? 0;
     return String(Math.max(row?.seq ?? 0, floor));
+  }
+
+  /** checkFloor throws CursorExpired when a cursor is below the owner's floor (the marks settled first). */
+  private checkFloor(after: number): void {
+    const { db, user } = this.owner;
+    const floor = db.select({ seq: changeFloors.seq }).from(changeFloors).where(eq(changeFloors.userId, user.id)).get()?.seq ?? 0;
+    if (after < floor) throw new CursorExpired();
+  }
+
+  /**
+   * changedSince says whether any of those links or collections of the owner changed after the
+   * cursor `since` (a cursor the feed wrote: checked by the caller), deleted ones included. The
+   * owner's marks are settled first, so every change committed before is seen; inside a write's
+   * transaction nothing can land between this and the write. Below the floor: CursorExpired.
+   */
+  changedSince(since: number, items: { links: readonly number[]; collections: readonly number[] }): boolean {
+    const { db, user } = this.owner;
+    settle(db, user.id);
+    this.checkFloor(since);
+    if (items.links.length === 0 && items.collections.length === 0) return false;
+    const named = (kind: "link" | "collection", ids: readonly number[]) =>
+      sql`(${changes.kind} = ${kind} AND ${changes.itemId} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(ids)])})))`;
+    return db.select({ seq: changes.seq }).from(changes)
+      .where(and(eq(changes.userId, user.id), gt(changes.seq, since), sql`(${named("link", items.links)} OR ${named("collection", items.collections)})`))
+      .limit(1).get() !== undefined;
   }
 
   /** collectionStates are those of `ids` that are the owner's collections, each as the feed gives it (with its order, without its links). */

@@ -240,6 +240,25 @@ export class ShelfCollections {
    */
   listBody(kept?: KeptLists): Uint8Array {
     if (kept) return kept.of(this.owner, () => this.listBody());
+    return this.listOf(this.rows());
+  }
+
+  /**
+   * subtreeBody is the body of `GET /api/v1/collections?under=<id>`: listBody's answer with only
+   * that collection of the owner's (another user's or unknown: NotFound) and its descendants,
+   * depth first in their order, the collection first. Never kept: a sync client reads it once.
+   */
+  subtreeBody(under: number): Uint8Array {
+    ownedCollection(this.owner, under);
+    const rows = this.rows();
+    const at = rows.findIndex((row) => row.id === under);
+    let end = at + 1;
+    while (end < rows.length && rows[end]!.depth > rows[at]!.depth) end++;
+    return this.listOf(rows.slice(at, end));
+  }
+
+  /** listOf is the list's body of those collections (a whole tree, or a subtree), in the order given, each with its links and its order. */
+  private listOf(rows: readonly (CollectionRow & { depth: number })[]): Uint8Array {
     const linkJsonById = new Map<number, LinkJson>();
     const linkIdsByCollection = new Map<number, number[]>();
     const placed = new Map<number, Placed[]>();
@@ -265,7 +284,6 @@ export class ShelfCollections {
       json.collectionIds.sort((a, b) => a - b);
       linkText.set(json.id, JSON.stringify(json));
     }
-    const rows = this.rows();
     for (const row of rows) if (row.parentId !== null) place(row.parentId, { kind: "collection", id: row.id, position: row.position });
 
     const parts = rows.map((row) => {

@@ -1,0 +1,215 @@
+/**
+ * A batch of writes (`POST /api/v1/batch`): collections and links created, edited, deleted and
+ * reordered, in order, inside the caller's transaction (the API's write), through the shelf's own
+ * methods, so every rule, the trash and the change feed apply as they do to the single routes.
+ * Any refused operation refuses the batch: the error names the operation (`/operations/3/...`)
+ * and the caller's transaction rolls everything back.
+ */
+import { AppError, NotFound, PreconditionFailed } from "../errors";
+import { Rules } from "../rules";
+import { countOf } from "../format";
+import type { FieldErrorJson } from "../contract/errors";
+import type { OrderItem } from "../contract/collections";
+import type { BatchBody, BatchJson, BatchOperation, Target } from "../contract/batch";
+import { ownedCollection } from "./scope";
+import type { Shelf } from "./shelf";
+
+type Kind = "link" | "collection";
+
+/** The messages of an id or a ref that names nothing the batch may use. */
+export const BATCH_MESSAGES = {
+  notYourCollection: "Expected the id of one of your collections",
+  notYourLink: "Expected the id of one of your links",
+  refTwice: (ref: string, at: number) => `Expected each ref once: ${JSON.stringify(ref)} is also at /operations/${at}/ref`,
+  unknownRef: "Expected the ref of an item created by an earlier operation of this batch",
+  linkRef: "Expected the ref of a collection, not of a link",
+  wrongKind: (kind: Kind) => `Expected the ref of a created ${kind}`,
+  idOrRef: "Expected exactly one of id and ref",
+  since: "Expected the cursor of a previous answer",
+} as const;
+
+/** reRooted is an operation's error with its paths under the operation's (`rename` maps a single route's field to the operation's); one without paths names `fallback`. */
+function reRooted(error: AppError, root: string, fallback: string, rename: Record<string, string> = {}): AppError {
+  const errors: FieldErrorJson[] = error.errors
+    ? error.errors.map(({ path, message }) => ({ path: root + (rename[path] ?? path), message }))
+    : [{ path: root + fallback, message: error.message }];
+  return new AppError(error.status, error.code, error.message, errors, error.headers);
+}
+
+/** notFound is the 404 of an id that is not one of the owner's (unknown, another user's or in the trash alike), at its path. */
+const notFound = (path: string, message: string) => new AppError(404, "NOT_FOUND", "An operation names an item that is not one of yours.", [{ path, message }]);
+
+/** The ids a batch names, by kind: what `since` is checked against. */
+function namedIds(operations: readonly BatchOperation[]): { links: number[]; collections: number[] } {
+  const named = { links: [] as number[], collections: [] as number[] };
+  const target = (given: Target | undefined) => {
+    if (given && "id" in given) named.collections.push(given.id);
+  };
+  for (const operation of operations) {
+    switch (operation.op) {
+      case "createCollection":
+        target(operation.parent);
+        break;
+      case "updateCollection":
+        named.collections.push(operation.id);
+        target(operation.parent);
+        break;
+      case "deleteCollection":
+        named.collections.push(operation.id);
+        break;
+      case "createLink":
+        operation.collections.forEach(target);
+        break;
+      case "updateLink":
+        named.links.push(operation.id);
+        operation.add?.forEach(target);
+        named.collections.push(...(operation.remove ?? []));
+        break;
+      case "order":
+        target(operation.collection);
+        break;
+    }
+  }
+  return named;
+}
+
+/**
+ * checkRefs applies the rules of refs before anything is written, so that all of them are heard
+ * at once: each ref defined once, used only after the operation that defines it, for an item of
+ * the kind the use expects; each order item names exactly one of id and ref.
+ */
+function checkRefs(operations: readonly BatchOperation[]): void {
+  const rules = new Rules();
+  const defined = new Map<string, { at: number; kind: Kind }>();
+  const use = (path: string, ref: string, kind: Kind) => {
+    const found = defined.get(ref);
+    if (!found) rules.fail(path, BATCH_MESSAGES.unknownRef);
+    else if (found.kind !== kind) rules.fail(path, kind === "collection" ? BATCH_MESSAGES.linkRef : BATCH_MESSAGES.wrongKind(kind));
+  };
+  const target = (path: string, given: Target | undefined) => {
+    if (given && "ref" in given) use(`${path}/ref`, given.ref, "collection");
+  };
+  operations.forEach((operation, at) => {
+    const root = `/operations/${at}`;
+    switch (operation.op) {
+      case "createCollection":
+        target(`${root}/parent`, operation.parent);
+        break;
+      case "updateCollection":
+        target(`${root}/parent`, operation.parent);
+        break;
+      case "createLink":
+        operation.collections.forEach((given, index) => target(`${root}/collections/${index}`, given));
+        break;
+      case "updateLink":
+        operation.add?.forEach((given, index) => target(`${root}/add/${index}`, given));
+        break;
+      case "order":
+        target(`${root}/collection`, operation.collection);
+        operation.order.forEach((item, index) => {
+          if ((item.id === undefined) === (item.ref === undefined)) rules.fail(`${root}/order/${index}`, BATCH_MESSAGES.idOrRef);
+          else if (item.ref !== undefined) use(`${root}/order/${index}/ref`, item.ref, item.kind);
+        });
+        break;
+      case "deleteCollection":
+        break;
+    }
+    if (operation.op === "createCollection" || operation.op === "createLink") {
+      const before = defined.get(operation.ref);
+      if (before) rules.fail(`${root}/ref`, BATCH_MESSAGES.refTwice(operation.ref, before.at));
+      else defined.set(operation.ref, { at, kind: operation.op === "createLink" ? "link" : "collection" });
+    }
+  });
+  rules.check();
+}
+
+/**
+ * applyBatch runs a batch's operations in order on a shelf, inside the caller's transaction
+ * (which rolls all of them back when one is refused), and answers with the id each ref created.
+ * With `since`, nothing is written when an item it names by id changed after that cursor (412).
+ */
+export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJson {
+  const { operations } = body;
+  if (body.since !== undefined && !/^\d{1,15}$/.test(body.since)) {
+    const rules = new Rules();
+    rules.fail("/since", BATCH_MESSAGES.since);
+    rules.check();
+  }
+  checkRefs(operations);
+  if (body.since !== undefined && shelf.changes.changedSince(Number(body.since), namedIds(operations))) throw new PreconditionFailed();
+
+  const refs = new Map<string, { kind: Kind; id: number }>();
+  operations.forEach((operation, at) => {
+    const root = `/operations/${at}`;
+    /** ownCollection is the owner's collection with that id, else a 404 at `path`. */
+    const ownCollection = (path: string, id: number) => {
+      try {
+        return ownedCollection(shelf, id);
+      } catch (error) {
+        throw error instanceof NotFound ? notFound(path, BATCH_MESSAGES.notYourCollection) : error;
+      }
+    };
+    /** collectionAt is the id of a collection an operation names: one of the owner's, or one the batch created (checkRefs saw to the ref). */
+    const collectionAt = (path: string, given: Target): number => ("ref" in given ? refs.get(given.ref)!.id : ownCollection(`${path}/id`, given.id).id);
+    const ownLink = (id: number) => {
+      try {
+        return shelf.links.get(id);
+      } catch (error) {
+        throw error instanceof NotFound ? notFound(`${root}/id`, BATCH_MESSAGES.notYourLink) : error;
+      }
+    };
+    /** run is a shelf write of the operation, its errors re-rooted under it. */
+    const run = <T>(write: () => T, fallback: string, rename?: Record<string, string>): T => {
+      try {
+        return write();
+      } catch (error) {
+        throw error instanceof AppError ? reRooted(error, root, fallback, rename) : error;
+      }
+    };
+    switch (operation.op) {
+      case "createCollection": {
+        const parentId = collectionAt(`${root}/parent`, operation.parent);
+        const created = run(() => shelf.collections.create({ name: operation.name, visibility: "PRIVATE", parentId }, now), "", { "/parentId": "/parent" });
+        refs.set(operation.ref, { kind: "collection", id: created.id });
+        break;
+      }
+      case "updateCollection": {
+        const current = ownCollection(`${root}/id`, operation.id);
+        const parentId = operation.parent === undefined ? undefined : collectionAt(`${root}/parent`, operation.parent);
+        run(() => shelf.collections.update(operation.id, {
+          name: operation.name ?? current.name, visibility: current.visibility, parentId,
+        }, now), "", { "/parentId": "/parent" });
+        break;
+      }
+      case "deleteCollection":
+        ownCollection(`${root}/id`, operation.id);
+        run(() => shelf.collections.delete(operation.id, now, true), "/id");
+        break;
+      case "createLink": {
+        const collectionIds = operation.collections.map((given, index) => collectionAt(`${root}/collections/${index}`, given));
+        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now), "", { "/collectionIds": "/collections" });
+        refs.set(operation.ref, { kind: "link", id: created.id });
+        break;
+      }
+      case "updateLink": {
+        const current = ownLink(operation.id);
+        const added = (operation.add ?? []).map((given, index) => collectionAt(`${root}/add/${index}`, given));
+        const removed = new Set((operation.remove ?? []).map((id, index) => ownCollection(`${root}/remove/${index}`, id).id));
+        const kept = current.collectionIds.filter((id) => !removed.has(id));
+        const collectionIds = [...kept, ...added.filter((id) => !removed.has(id))];
+        // Refused as PUT /links/:id refuses them, even when the link then goes to the trash.
+        const fields = { name: operation.name ?? current.name, url: operation.url ?? current.url, favorite: current.favorite };
+        run(() => shelf.links.update(operation.id, { ...fields, collectionIds: collectionIds.length > 0 ? collectionIds : current.collectionIds }, now), "", { "/collectionIds": "/add" });
+        if (collectionIds.length === 0) run(() => shelf.links.delete(operation.id, now), "/id");
+        break;
+      }
+      case "order": {
+        const id = collectionAt(`${root}/collection`, operation.collection);
+        const order: OrderItem[] = operation.order.map((item) => ({ kind: item.kind, id: item.id ?? refs.get(item.ref!)!.id }));
+        run(() => shelf.collections.setOrder(id, order, now), "/order");
+        break;
+      }
+    }
+  });
+  return { message: `${countOf(operations.length, "operation")} applied.`, refs: Object.fromEntries([...refs].map(([ref, { id }]) => [ref, id])) };
+}
