@@ -39,6 +39,8 @@ interface World {
   /** Addresses changed by an edit (on either side), which may rightly disappear. */
   edited: Set<string>;
   created: Set<string>;
+  /** Addresses of bookmarks removed in a browser before any sync sent them. */
+  unsent: Set<string>;
 }
 
 /** browserItems lists a browser's synced folders (the root first) and bookmarks. */
@@ -56,6 +58,17 @@ async function browserItems(browser: SyncingBrowser): Promise<{ folders: Bookmar
   };
   walk(root);
   return { folders, marks, all: [...folders.slice(1), ...marks] };
+}
+
+function urlsUnder(node: BookmarkNode): string[] {
+  return node.url !== undefined ? [node.url] : (node.children ?? []).flatMap(urlsUnder);
+}
+
+/** onShelf says whether an address is a link of the shelf or in its trash. */
+function onShelf(world: World, url: string): boolean {
+  const client = world.env.db.$client;
+  return client.query("SELECT 1 FROM links WHERE url = ?").get(url) !== null
+    || client.query("SELECT 1 FROM trash WHERE instr(data, ?) > 0").get(JSON.stringify(url).slice(1, -1)) !== null;
 }
 
 function inside(node: BookmarkNode, id: string): boolean {
@@ -89,6 +102,8 @@ async function onBrowser(world: World, who: 0 | 1, op: string, { a, b }: Pick): 
     if (children.length > 1) await browser.bookmarks.move(children[b % children.length]!.id, { parentId: folder.id, index: 0 });
   } else if (op === "remove" && all.length > 0) {
     const item = all[a % all.length]!;
+    // A bookmark removed before any sync sent it was never on the shelf: it may rightly be gone.
+    for (const url of urlsUnder(item)) if (!onShelf(world, url)) world.unsent.add(url);
     await (item.url === undefined ? browser.bookmarks.removeTree(item.id) : browser.bookmarks.remove(item.id));
   }
 }
@@ -153,14 +168,28 @@ async function checkConverged(world: World): Promise<void> {
   const server = await serverTree(world.env, world.alice, world.rootId);
   expect(await world.browsers[0]!.tree()).toEqual(server);
   expect(await world.browsers[1]!.tree()).toEqual(server);
-  // Every address created and never edited is on the shelf or in the trash.
-  const client = world.env.db.$client;
+  // Every address created, never edited, and not removed before a sync sent it, is on the shelf or in the trash.
   for (const url of world.created) {
-    if (world.edited.has(url)) continue;
-    const there = client.query("SELECT 1 FROM links WHERE url = ?").get(url) !== null
-      || client.query("SELECT 1 FROM trash WHERE instr(data, ?) > 0").get(JSON.stringify(url).slice(1, -1)) !== null;
-    if (!there) throw new Error(`${url} was lost`);
+    if (!world.edited.has(url) && !world.unsent.has(url) && !onShelf(world, url)) throw new Error(`${url} was lost`);
   }
+}
+
+/** arrives makes one change on each side after quiescence and checks that every side shows all of them. */
+async function arrives(world: World): Promise<void> {
+  const [first] = world.browsers;
+  const children = await first!.bookmarks.getChildren(first!.folderId);
+  if (children.length > 1) await first!.bookmarks.move(children.at(-1)!.id, { parentId: first!.folderId, index: 0 });
+  const marks = (await browserItems(first!)).marks;
+  if (marks.length > 0) await first!.bookmarks.update(marks[0]!.id, { title: "Renamed at the end" });
+  const browserOrder = await first!.tree();
+  await quiesce(world);
+  await checkConverged(world);
+  expect(await serverTree(world.env, world.alice, world.rootId)).toEqual(browserOrder);
+  await onApi(world, "rename", { a: 0, b: 0 });
+  const server = await serverTree(world.env, world.alice, world.rootId);
+  await quiesce(world);
+  expect(await first!.tree()).toEqual(server);
+  await checkConverged(world);
 }
 
 describe("folder sync (model)", () => {
@@ -171,7 +200,10 @@ describe("folder sync (model)", () => {
       const root = await createCollection(env, alice, { name: "Synced" });
       const browsers = [new SyncingBrowser(env, alice, "before-removal", "chromium"), new SyncingBrowser(env, alice, "final", "firefox")];
       for (const browser of browsers) await browser.start(browser.bookmarks.add("2", "Synced"), root.id);
-      const world: World = { env, alice, rootId: root.id, browsers, counter: 0, edited: new Set(), created: new Set() };
+      const world: World = { env, alice, rootId: root.id, browsers, counter: 0, edited: new Set(), created: new Set(), unsent: new Set() };
+      // A few items to start with, so that folders hold enough to reorder.
+      for (const op of ["add", "add", "add", "addCollection"]) await onApi(world, op, { a: 0, b: 0 });
+      for (const op of ["add", "add", "add"]) await onApi(world, op, { a: 1, b: 0 });
       await quiesce(world);
       for (const step of actions) {
         if (step.kind === "browser") await onBrowser(world, step.who, step.op, step);
@@ -180,6 +212,8 @@ describe("folder sync (model)", () => {
       }
       await quiesce(world);
       await checkConverged(world);
+      // And what changes next reaches everywhere: a reorder and a rename in one browser, a rename through the API.
+      await arrives(world);
     }), { numRuns: RUNS });
   }, 120_000);
 });
