@@ -7,7 +7,7 @@ import type { HealthListJson } from "../../src/contract/health";
 import type { MessageJson } from "../../src/contract/common";
 import type { SearchPageJson } from "../../src/contract/search";
 import type { ChangesJson } from "../../src/contract/changes";
-import type { BatchBody, BatchJson } from "./sync/wire";
+import type { BatchBody, BatchJson } from "../../src/contract/batch";
 
 export type ApiErrorKind = "unreachable" | "unauthorized" | "rate-limited" | "refused";
 

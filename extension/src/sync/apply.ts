@@ -7,7 +7,7 @@ import { moveTo } from "../pins";
 import type { Bookmarks } from "../webext";
 import type { BrowserRead, ServerRead } from "./sides";
 import { foldersTopDown, ROOT, type Key, type Side } from "./tree";
-import type { BatchOperation, Target } from "./wire";
+import type { BatchOperation, Target } from "../../../src/contract/batch";
 
 /** What a sync would delete on each side: the items of the side that the merged tree lacks. */
 export function deletions(side: Side, merged: Side): Key[] {

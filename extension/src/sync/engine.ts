@@ -18,14 +18,14 @@ import { matchNew, merge, renameKeys, type Times } from "./merge";
 import { browserSide, serverSide, type ServerRead } from "./sides";
 import { loadSync, saveSync, stopSync, type SyncStatus, type SyncStore } from "./store";
 import { EMPTY_BASE, ROOT, sideOfBase, type Base, type Key, type Side } from "./tree";
-import type { BatchOperation, Target } from "./wire";
+import type { BatchOperation, Target } from "../../../src/contract/batch";
 
 /** The failsafe: a sync deleting more than this share of the synced items (when there are more than FAILSAFE_FROM)… */
 export const FAILSAFE_SHARE = 0.2;
 export const FAILSAFE_FROM = 10;
 /** …or more than this many items asks first. */
 export const FAILSAFE_MAX = 100;
-/** Operations per batch request (the server takes up to 500). */
+/** Operations per batch request: half the server's 500, so a batch of the longest addresses stays far below its body limit. */
 export const BATCH_SIZE = 250;
 /** Changes asked for per feed request. */
 const FEED_PAGE = 500;
