@@ -24,7 +24,7 @@ export function manifest(target: Target, version: string): Record<string, unknow
     manifest_version: 3,
     name: "linkshelf",
     version,
-    description: "Save pages to your linkshelf server and pin your most-clicked favorites to the bookmarks bar.",
+    description: "Save pages to your linkshelf server, pin your most-clicked favorites to the bookmarks bar, and keep a bookmark folder in sync with a collection.",
     // scripting: reading the text of the tab being saved (capture.js), where activeTab lets it.
     // tabs: the addresses and titles of the window's tabs, for "Save all tabs in this window".
     permissions: ["bookmarks", "storage", "alarms", "contextMenus", "identity", "activeTab", "scripting", "tabs"],
