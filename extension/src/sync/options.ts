@@ -9,27 +9,14 @@ import { byId, say } from "../dom";
 import { findOtherBookmarks } from "../pins";
 import { loadState } from "../state";
 import { treeLabel, treeRows } from "../tree";
-import type { BookmarkNode, WebExt } from "../webext";
+import type { WebExt } from "../webext";
+import { folderRows } from "./sides";
 import { stopSync, saveSync } from "./store";
 import { showSync } from "./view";
 
 /** The folder a new sync makes in Other bookmarks. */
 export const SYNC_FOLDER_TITLE = "linkshelf";
 const NEW = "new";
-
-/** folderRows lists the profile's folders depth first with their depth, the favorites folder and what is inside it left out. */
-export function folderRows(tree: readonly BookmarkNode[], skip: string | null): { node: BookmarkNode; depth: number }[] {
-  const rows: { node: BookmarkNode; depth: number }[] = [];
-  const walk = (node: BookmarkNode, depth: number) => {
-    for (const child of node.children ?? []) {
-      if (child.url !== undefined || child.type === "separator" || child.id === skip) continue;
-      rows.push({ node: child, depth });
-      walk(child, depth + 1);
-    }
-  };
-  for (const root of tree) walk(root, 1);
-  return rows;
-}
 
 function option(value: string, label: string): HTMLOptionElement {
   const element = document.createElement("option");

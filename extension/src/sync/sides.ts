@@ -114,3 +114,17 @@ export function serverSide(base: Base, collections: readonly CollectionJson[]): 
   }
   return read;
 }
+
+/** folderRows lists the profile's folders depth first with their depth, the favorites folder and what is inside it left out. */
+export function folderRows(tree: readonly BookmarkNode[], skip: string | null): { node: BookmarkNode; depth: number }[] {
+  const rows: { node: BookmarkNode; depth: number }[] = [];
+  const walk = (node: BookmarkNode, depth: number) => {
+    for (const child of node.children ?? []) {
+      if (child.url !== undefined || child.type === "separator" || child.id === skip) continue;
+      rows.push({ node: child, depth });
+      walk(child, depth + 1);
+    }
+  };
+  for (const root of tree) walk(root, 1);
+  return rows;
+}

@@ -3,18 +3,9 @@
  * `#sync-status` (one line), and `#sync-prompt` with `#sync-apply` and `#sync-put-back`.
  */
 import { byId, say } from "../dom";
-import { countOf } from "../words";
 import type { WebExt } from "../webext";
 import { loadSync, type SyncStore } from "./store";
-
-/** statusLine is the last sync in one line: when, how many items, and the last problem in plain words. */
-export function statusLine({ config, status, prompt }: SyncStore): string {
-  if (prompt !== null) return `${prompt.message}.`;
-  if (status === null) return config === null ? "" : "Not synced yet.";
-  const at = new Date(status.at).toLocaleString();
-  if (config === null) return status.message;
-  return status.ok ? `Last sync ${at}: ${countOf(status.items, "item")}. ${status.message}` : `Last sync ${at}: ${countOf(status.items, "item")}. Problem: ${status.message}`;
-}
+import { statusLine } from "./status";
 
 /** showSync fills the status line and the failsafe's question from storage, and wires the question's buttons once. */
 export async function showSync(ext: WebExt): Promise<SyncStore> {
