@@ -149,6 +149,24 @@ describe("GET /api/v1/openapi.json", () => {
     }
   });
 
+  it("documents the Idempotency-Key of every API write, and on no read", async () => {
+    const document = await documentOf();
+    let writes = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item as Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, { description: string }> }>)) {
+        const keyed = (operation.parameters ?? []).some((parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key");
+        const write = path.startsWith("/api/v1/") && method !== "get";
+        expect({ route: `${method} ${path}`, keyed }).toEqual({ route: `${method} ${path}`, keyed: write });
+        if (!write) continue;
+        writes++;
+        expect(operation.responses["400"]!.description).toContain("INVALID_IDEMPOTENCY_KEY");
+        expect(operation.responses["409"]!.description).toContain("IDEMPOTENCY_KEY_IN_USE");
+        expect(operation.responses["422"]!.description).toContain("IDEMPOTENCY_KEY_REUSED");
+      }
+    }
+    expect(writes).toBeGreaterThan(15);
+  });
+
   it("describes the bodies exactly as the routes send them, successes and errors alike", async () => {
     const env = makeEnv({ LINKSHELF_RATE_LIMIT: "60/60" });
     const document = await documentOf(env);

@@ -112,7 +112,7 @@ export interface ApiRouteDoc<Body, Query> {
 }
 
 /** What a write's `Idempotency-Key` adds to its documentation: the header and its refusals. */
-const KEYED = {
+export const KEYED = {
   headers: { "Idempotency-Key": "1-255 printable ASCII characters of your choice: a retry with the same key, method, path and body within 24 hours gets the first answer again (with Idempotent-Replayed: true) and changes nothing. Keys are per user." },
   responses: {
     400: errorDoc("INVALID_IDEMPOTENCY_KEY: the Idempotency-Key is not 1-255 printable ASCII characters."),
@@ -120,6 +120,20 @@ const KEYED = {
     422: errorDoc("IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another method, path or body in the last 24 hours."),
   },
 };
+
+/**
+ * keyedWrite is the documentation of an `/api/v1` write (POST, PUT, PATCH, DELETE) with what its
+ * `Idempotency-Key` adds: the header, and its refusals beside the route's own of the same status.
+ */
+export function keyedWrite(operation: DocumentDecoration): DocumentDecoration {
+  const keyed = describeRoute({ tag: "", summary: "", headers: KEYED.headers, responses: KEYED.responses });
+  const responses = { ...operation.responses } as Record<string, { description: string }>;
+  for (const [status, response] of Object.entries(keyed.responses as Record<string, { description: string }>)) {
+    const own = responses[status];
+    responses[status] = own === undefined ? response : { ...own, description: `${own.description} Or ${response.description}` };
+  }
+  return { ...operation, parameters: [...(operation.parameters ?? []), ...(keyed.parameters ?? [])], responses: responses as DocumentDecoration["responses"] };
+}
 
 /**
  * apiRoute is the options every `/api/v1` route shares: its body and query schemas, declared as the API

@@ -2,6 +2,7 @@ import { toOpenAPISchema, unwrapSchema } from "@elysiajs/openapi/openapi";
 import type { AnyElysia, AnySchema, DocumentDecoration } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
 import { SURFACE_KEY, surfaceOf, type Caller } from "../surface";
+import { keyedWrite } from "./describe";
 
 export type Operation = DocumentDecoration & { operationId?: string };
 
@@ -78,7 +79,9 @@ export function buildDocument(app: AnyElysia): OpenApiDocument {
   const paths: OpenApiDocument["paths"] = {};
   for (const [rawPath, item] of Object.entries(generated.paths)) {
     const path = openApiPath(rawPath);
-    for (const [method, generatedOperation] of Object.entries(item as Record<string, Operation>)) {
+    for (const [method, generated] of Object.entries(item as Record<string, Operation>)) {
+      // Every API write takes an Idempotency-Key.
+      const generatedOperation = path.startsWith("/api/v1/") && ["post", "put", "patch", "delete"].includes(method) ? { ...generated, ...keyedWrite(generated) } : generated;
       const operation: Operation = { ...generatedOperation, responses: convertResponses(generatedOperation.responses), security: security.get(`${method} ${path}`) ?? [{}] };
       delete (operation as Record<string, unknown>)[SURFACE_KEY];
       const body = bodies.get(`${method} ${path}`);
