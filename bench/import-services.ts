@@ -8,8 +8,7 @@
  */
 import { join } from "node:path";
 import { strToU8, zipSync } from "fflate";
-import { readFileSync } from "node:fs";
-import { ROOT, start, stop, tempDir } from "./lib";
+import { peakRssMiB as peakMiB, ROOT, start, stop, tempDir } from "./lib";
 
 const ROWS = 100_000;
 const PART_ROWS = 10_000;
@@ -30,9 +29,6 @@ function pocketZip(): Uint8Array {
   }
   return zipSync(files);
 }
-
-/** peakMiB is a process's peak resident set size (VmHWM). */
-const peakMiB = (pid: number) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 /** probe asks /healthz every 50 ms until stopped; gives the count, failures and the slowest answer. */
 function probe(base: string) {

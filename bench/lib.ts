@@ -45,6 +45,13 @@ export function rssMiB(pid: number): number {
   return Number(match[1]) / 1024;
 }
 
+/** peakRssMiB reads a process's peak resident set size (VmHWM) from /proc. */
+export function peakRssMiB(pid: number): number {
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!match) throw new Error(`no VmHWM for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
 /**
  * rssParts splits VmRSS into anonymous memory (heaps, stacks: what a program allocates) and
  * file-backed pages (mostly the executable itself: the Bun runtime's code the process touched).
@@ -62,9 +69,10 @@ export interface Started {
 
 /**
  * start runs an executable that logs `listening on http://127.0.0.1:<port>` and waits for that
- * line. Page reading and link checking are off (NO_OUTBOUND) unless `env` turns them on.
+ * line. Page reading and link checking are off (NO_OUTBOUND) unless `env` turns them on. With
+ * `onLine`, every later line of its stderr (an access log, with `LINKSHELF_LOG=access`) is handed to it.
  */
-export async function start(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Started> {
+export async function start(command: string[], options: { cwd?: string; env?: Record<string, string>; onLine?: (line: string) => void } = {}): Promise<Started> {
   const child = Bun.spawn(command, {
     cwd: options.cwd,
     env: { ...process.env, ...NO_OUTBOUND, ...options.env },
@@ -74,12 +82,33 @@ export async function start(command: string[], options: { cwd?: string; env?: Re
   });
   const decoder = new TextDecoder();
   let seen = "";
-  for await (const chunk of child.stderr) {
-    seen += decoder.decode(chunk);
+  const reader = child.stderr.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    seen += decoder.decode(read.value, { stream: true });
     const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-    if (match) return { process: child, base: match[1]! };
+    if (match) {
+      if (options.onLine) void followLines(reader, seen.slice(match.index + match[0].length), options.onLine);
+      else void reader.cancel();
+      return { process: child, base: match[1]! };
+    }
   }
   throw new Error(`${command.join(" ")} exited before listening:\n${seen}`);
+}
+
+/** followLines hands each further line of a stream to `onLine` (starting with what is left of `rest`), so a chatty server never blocks on a full pipe. */
+async function followLines(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> }, rest: string, onLine: (line: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let pending = rest;
+  const flush = () => {
+    const lines = pending.split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) if (line !== "") onLine(line);
+  };
+  flush();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    pending += decoder.decode(read.value!, { stream: true });
+    flush();
+  }
 }
 
 /** stop sends SIGTERM and waits for the exit. */

@@ -4,7 +4,7 @@
  * bench/results.json and draws them in bench/results.svg.
  */
 import { cpus, loadavg } from "node:os";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderChart, type ChartRow } from "./chart";
 import { benchCollections, countCollectionQueries } from "./collections";
@@ -17,7 +17,9 @@ import { benchSearch } from "./search";
 import { benchSearchAbuse } from "./search-abuse";
 import { benchSlowUploads, caseLine, withinTarget } from "./slow-uploads";
 import { benchImport } from "./import";
+import { benchSync, syncRows } from "./sync";
 import { benchTree } from "./tree";
+import { CHROMIUM } from "../test/programs";
 
 const began = performance.now();
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", loadAverageAtStart: loadavg()[0]!, bun: Bun.version };
@@ -44,6 +46,8 @@ console.error("measuring the collection tree in-process (2,000 collections 10 de
 const tree = await benchTree();
 console.error("measuring the import of a 2,300-link bookmarks file in 200 nested folders ...");
 const importFile = await benchImport();
+console.error(`measuring the folder sync in Chromium (5,000 bookmarks in 300 folders; then two profiles, a rename timed across the minute alarm: ~3 minutes) ...`);
+const sync = existsSync(CHROMIUM.path) ? await benchSync(binary) : null;
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -71,6 +75,7 @@ const rows: [Status, string, string, string, string][] = [
   [status(importFile.previewMs <= importFile.budgetMs && importFile.confirmMs <= importFile.budgetMs), "bookmarks file import: preview / confirm",
     `${importFile.links.toLocaleString("en")} links in ${importFile.folders} nested folders, in-process; export ${importFile.exportMs.toFixed(0)} ms, same bytes again`,
     `${importFile.previewMs.toFixed(0)} / ${importFile.confirmMs.toFixed(0)} ms`, `≤ ${importFile.budgetMs} ms`],
+  ...(sync === null ? [] : syncRows(sync, status)),
   [status(create.linksPerSecond >= create.target && create.storedMatch), `POST /api/v1/links, ${create.connections} clients`,
     `${create.generator}: ${create.stored} stored for ${create.created} 201s received, indexed ≤ ${(create.indexCatchUpSeconds * 1000).toFixed(0)} ms after`, `${create.linksPerSecond.toFixed(0)}/s`, `≥ ${create.target}/s`],
   [status(footprint.rssRatio <= footprint.rssTarget, footprint.floorRssRatio > footprint.rssTarget), "idle RSS ÷ bare Bun.serve",
@@ -122,6 +127,7 @@ const lines = [
   `      GET /api/v1/collections of that shelf (${mb(tree.listBytes)}), server time: ${tree.listKeptMs.toFixed(1)} ms kept, ${tree.listBuiltMs.toFixed(0)} ms built after a write`,
   `      ${caseLine("slow sign-in forms", slowUploads.login)}`,
   `      ${caseLine("slow saved pages", slowUploads.content)}`,
+  ...(sync === null ? [`      the folder sync was not measured: ${CHROMIUM.path} is absent (apt-get install ${CHROMIUM.debianPackage})`] : []),
   `      FLOOR: the target is below what the floor itself measures, so no app on this stack can meet it here.`,
   `      load average ${machine.loadAverageAtStart.toFixed(2)} at start, ${loadAverageAtEnd.toFixed(2)} at end; ${((performance.now() - began) / 1000).toFixed(0)} s in all`,
 ];
@@ -130,7 +136,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, sync,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
@@ -141,6 +147,10 @@ const chartRows: ChartRow[] = [
   { label: "POST /api/v1/links per second", value: create.linksPerSecond, target: create.target, direction: "atLeast", note: `${create.linksPerSecond.toFixed(0)}/s` },
   { label: "idle RSS ÷ bare", value: footprint.rssRatio, target: footprint.rssTarget, direction: "atMost", floor: footprint.floorRssRatio, note: x(footprint.rssRatio) },
   { label: "start → 200 /healthz ÷ bare", value: footprint.startRatio, target: footprint.startTarget, direction: "atMost", floor: footprint.floorStartRatio, note: x(footprint.startRatio) },
+  ...(sync === null ? [] : [
+    { label: "first folder sync, 5,000 bookmarks", value: sync.firstSync.seconds, target: sync.firstSync.target, direction: "atMost" as const, note: `${sync.firstSync.seconds.toFixed(1)} s` },
+    { label: "rename → the other browser", value: Math.max(...sync.propagation.seconds), target: sync.propagation.target, direction: "atMost" as const, note: `${Math.max(...sync.propagation.seconds).toFixed(0)} s` },
+  ]),
 ];
 writeFileSync(join(ROOT, "bench", "results.svg"), renderChart(chartRows,
   `${results.measuredAt.slice(0, 16).replace("T", " ")} UTC · ${machine.cores} cores · Bun ${machine.bun} · load ${machine.loadAverageAtStart.toFixed(2)}`));

@@ -31,8 +31,12 @@ export interface LaunchedExtension {
   options: Page;
 }
 
-/** launchWithExtension starts Chromium on a new profile under the stack's folder with the built extension loaded unpacked; the caller closes `context`. */
-export async function launchWithExtension(stack: Stack, profile: string): Promise<LaunchedExtension> {
+/**
+ * launchWithExtension starts Chromium on a new profile under the stack's folder with the built
+ * extension loaded unpacked; the caller closes `context`. Only the stack's folder and extension
+ * are used (the sync benchmark passes its own).
+ */
+export async function launchWithExtension(stack: Pick<Stack, "root" | "extension">, profile: string): Promise<LaunchedExtension> {
   const extension = stack.extension("chromium");
   const context = await chromium.launchPersistentContext(join(stack.root, profile), {
     executablePath: CHROMIUM.path,
