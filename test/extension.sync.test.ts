@@ -212,6 +212,25 @@ describe("folder sync", () => {
     expect(await browser.tree()).toHaveLength(11);
   });
 
+  it("Put them back after bookmarks were deleted in the browser: the next sync, not forced, reads the server and gives them back", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    for (let n = 0; n < 12; n++) browser.bookmarks.add(folder, `Mark ${n}`, `https://m${n}.example/`);
+    await browser.sync();
+    // A second sync: the feed's cursor passes the first one's own writes, so the server reads as unchanged since.
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+    const before = await browser.tree();
+    // Three of twelve deleted in the browser: asked.
+    for (const mark of (await browser.bookmarks.getChildren(folder)).slice(0, 3)) await browser.bookmarks.remove(mark.id);
+    expect(await browser.sync()).toMatchObject({ ok: false, message: "Sync would delete 3 links from linkshelf (into its trash): Apply or Put them back." });
+    // Put them back: the browser now matches what the sync remembers, and the server changed nothing
+    // since, so only the server's read can bring them back (the background's sync after the answer is not forced).
+    await putBack(browser.storage);
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(await browser.tree()).toEqual(before);
+    expect(await serverTree(env, alice, reading.id)).toEqual(before);
+    expect(await trashed(env, alice)).toEqual([]);
+  });
+
   it("keeps changes made while the server cannot be reached and sends them when it answers", async () => {
     const { env, alice, reading, browser, folder } = await setup();
     browser.bookmarks.add(folder, "A", "https://a.example/");
