@@ -13,10 +13,12 @@ import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import type { Page, Worker } from "playwright-core";
 import { cleanEnv, runBinary, startServer, type RunningServer } from "./binary";
-import { grantLoopback, launchSignedIn, launchWithExtension } from "./extension.chromium";
+import { grantLoopback, launchSignedIn, launchWithExtension, type ChromeApi } from "./extension.chromium";
 import { EMAIL, PASSWORD, stackForFile, waitUntil } from "./extension.stack";
 import { bookmarkCall, childId, expectStatus, SyncApi, treeOf } from "./extension.sync.server";
 import { CHROMIUM, requireProgram } from "./programs";
+
+declare const chrome: ChromeApi;
 
 const TIMEOUT_MS = 150_000;
 const present = requireProgram(CHROMIUM);
@@ -136,5 +138,122 @@ describe.skipIf(!present)("the folder sync in Chromium", () => {
     expectStatus(await waitUntil(() => status(options), (line) => /: 1 item\./.test(line), "the status line"), 1, /^(Synced: .*|Up to date\.)$/);
     // Nothing the sync did on the server is gone for good.
     expect(await api.trash()).toEqual(["collection Renamed on the server", "link X", "collection Shared", "link B on the server"]);
+  }, TIMEOUT_MS);
+
+  it("asks before deleting many, in the options page and the popup: nothing deleted until Apply; Put them back brings them back", async () => {
+    const { stack } = running;
+    const { context, id, worker, options, token } = await launchSignedIn(running, "chromium-failsafe");
+    const api = new SyncApi(stack.server.origin, token);
+    const site = (name: string) => `${stack.siteOrigin}/${name}`;
+
+    // A new folder "linkshelf" in Other bookmarks and a new collection named like it.
+    const elsewhere = await api.createCollection("Elsewhere");
+    await options.reload();
+    await options.waitForSelector("#sync-setup:not([hidden])");
+    await options.waitForSelector(`#sync-collection option[value="${elsewhere}"]`, { state: "attached" });
+    expect(await options.$$eval("#sync-folder option", (all) => all[0]!.textContent)).toBe("A new folder “linkshelf” in Other bookmarks");
+    // The collections, the Inbox left out (it holds no sub-collections).
+    const collections = await options.$$eval("#sync-collection option", (all) => all.map((option) => option.textContent ?? ""));
+    expect(collections[0]).toBe("A new collection named like the folder");
+    expect(collections).toContain("📁 Elsewhere");
+    expect(collections.filter((label) => label.includes("Inbox"))).toEqual([]);
+    await options.selectOption("#sync-folder", "new");
+    await options.selectOption("#sync-collection", "new");
+    await options.click("#sync-start");
+    await options.waitForSelector("#sync-running:not([hidden])");
+    const config = await worker.evaluate(async () => (await chrome.storage.local.get(["syncConfig"])).syncConfig as { folderId: string; collectionId: number });
+    expect(await inWorker<{ title: string; parentId: string }[]>(worker, bookmarkCall("get", config.folderId))).toMatchObject([{ title: "linkshelf", parentId: OTHER }]);
+    expect((await api.under(config.collectionId))[0]!.name).toBe("linkshelf");
+    const sides = async () => ({ browser: JSON.parse(String(await worker.evaluate(treeOf(config.folderId)))) as string[], server: await api.tree(config.collectionId) });
+
+    // Fifteen bookmarks, synced.
+    for (let n = 0; n < 15; n++) await inWorker(worker, bookmarkCall("create", { parentId: config.folderId, title: `M${n}`, url: site(`m${n}`) }));
+    const fifteen = Array.from({ length: 15 }, (_, n) => `M${n} ${site(`m${n}`)}`);
+    await syncUntil(options, sides, fifteen, "fifteen bookmarks on the server");
+
+    // Four of fifteen deleted on the server (more than a fifth): the sync asks instead of deleting them from the browser.
+    const links = (await api.under(config.collectionId))[0]!.links.filter((link) => ["M0", "M1", "M2", "M3"].includes(link.name));
+    await api.call("POST", "/api/v1/links/bulk", { action: "delete", ids: links.map((link) => link.id) });
+    await options.click("#sync-now");
+    await options.waitForSelector("#sync-prompt:not([hidden])");
+    expect(await options.textContent("#sync-prompt-message")).toBe("Sync would delete 4 bookmarks from the browser:");
+    expect(await status(options)).toBe("Sync would delete 4 bookmarks from the browser.");
+    const popup = await context.newPage();
+    await popup.goto(`chrome-extension://${id}/popup.html`);
+    await popup.waitForSelector("#sync-prompt:not([hidden])");
+    expect(await popup.textContent("#sync-prompt-message")).toBe("Sync would delete 4 bookmarks from the browser:");
+    expect(await popup.textContent("#sync-status")).toBe("Sync would delete 4 bookmarks from the browser.");
+    // Asked again, it still deletes nothing.
+    await options.click("#sync-now");
+    await waitUntil(() => status(options), (line) => line === "Sync would delete 4 bookmarks from the browser.", "the question after another sync");
+    expect((await sides()).browser).toEqual(fifteen);
+
+    // Apply, from the popup: they go.
+    await popup.click("#sync-apply");
+    const eleven = fifteen.slice(4);
+    await waitUntil(sides, (both) => JSON.stringify(both.browser) === JSON.stringify(eleven) && JSON.stringify(both.server) === JSON.stringify(eleven), "the deletes applied");
+    await popup.waitForSelector("#sync-prompt", { state: "hidden" });
+    await options.waitForSelector("#sync-prompt", { state: "hidden" });
+    expect(await api.trash()).toHaveLength(4);
+
+    // Three of eleven deleted in the browser: asked again, the links stay on the server meanwhile.
+    for (const title of ["M4", "M5", "M6"]) await inWorker(worker, bookmarkCall("remove", await inWorker<string>(worker, childId(config.folderId, title))));
+    await options.click("#sync-now");
+    await options.waitForSelector("#sync-prompt:not([hidden])");
+    expect(await options.textContent("#sync-prompt-message")).toBe("Sync would delete 3 links from linkshelf (into its trash):");
+    await popup.waitForSelector("#sync-prompt:not([hidden])");
+    expect(await popup.textContent("#sync-prompt-message")).toBe("Sync would delete 3 links from linkshelf (into its trash):");
+    expect(await api.tree(config.collectionId)).toEqual(eleven);
+    expect(await api.trash()).toHaveLength(4);
+
+    // Put them back, from the options page: the server gives them back to the browser.
+    await options.click("#sync-put-back");
+    await waitUntil(sides, (both) => JSON.stringify(both.browser) === JSON.stringify(eleven) && JSON.stringify(both.server) === JSON.stringify(eleven), "the bookmarks put back");
+    await options.waitForSelector("#sync-prompt", { state: "hidden" });
+    await popup.waitForSelector("#sync-prompt", { state: "hidden" });
+    expect(await api.trash()).toHaveLength(4);
+  }, TIMEOUT_MS);
+
+  it("keeps the changes made while the server is down, says so, and sends them once it answers at the same address", async () => {
+    const { stack } = running;
+    // A server of its own, stopped and started again midway.
+    const dataDir = join(stack.root, "offline-data");
+    const cli = { cwd: stack.root, env: cleanEnv() };
+    await runBinary(stack.binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { ...cli, stdin: `${PASSWORD}\n` });
+    const token = (await runBinary(stack.binary, ["token", "create", "--email", EMAIL, "--data-dir", dataDir], cli)).stdout.trim();
+    let server: RunningServer = await startServer(stack.binary, { cwd: stack.root, dataDir });
+    const { port, origin } = server;
+    try {
+      const { context, worker, id, options } = await launchWithExtension(stack, "chromium-offline");
+      running.closeAfter(() => context.close());
+      await grantLoopback(context, id, options);
+      await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [origin, token]);
+      const api = new SyncApi(origin, token);
+      const site = (name: string) => `${stack.siteOrigin}/${name}`;
+      const folder = await newFolder(worker, "Offline", [["A", site("a")]]);
+      const collection = await api.createCollection("Offline");
+      await startSyncing(options, folder, String(collection));
+      const browserTree = async () => JSON.parse(String(await worker.evaluate(treeOf(folder)))) as string[];
+      await waitUntil(() => api.tree(collection), (tree) => tree.length === 1, "the first sync");
+
+      await server.stop();
+      await inWorker(worker, bookmarkCall("create", { parentId: folder, title: "B", url: site("b") }));
+      const sub = (await inWorker<{ id: string }>(worker, bookmarkCall("create", { parentId: folder, title: "Sub" }))).id;
+      await inWorker(worker, bookmarkCall("create", { parentId: sub, title: "C", url: site("c") }));
+      await inWorker(worker, bookmarkCall("update", await inWorker<string>(worker, childId(folder, "A")), { title: "A offline" }));
+      await options.click("#sync-now");
+      const down = await waitUntil(() => status(options), (line) => line.includes("Changes made here are kept"), "the status while the server is down");
+      expectStatus(down, 1, new RegExp(`^Problem: Cannot reach ${origin.replaceAll(".", "\\.")}\\. .*Changes made here are kept and sent when it answers\\.$`));
+      const offline = ["A offline " + site("a"), "B " + site("b"), "Sub/", "  C " + site("c")];
+      expect(await browserTree()).toEqual(offline);
+
+      server = await startServer(stack.binary, { cwd: stack.root, dataDir, port });
+      expect(server.origin).toBe(origin);
+      await options.click("#sync-now");
+      await waitUntil(async () => ({ browser: await browserTree(), server: await api.tree(collection) }), (both) => JSON.stringify(both.browser) === JSON.stringify(offline) && JSON.stringify(both.server) === JSON.stringify(offline), "the changes sent");
+      expectStatus(await waitUntil(() => status(options), (line) => /: 4 items\./.test(line), "the status after the server is back"), 4, /^(Synced: .*|Up to date\.)$/);
+    } finally {
+      await server.stop();
+    }
   }, TIMEOUT_MS);
 });
