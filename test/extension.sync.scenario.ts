@@ -1,0 +1,166 @@
+/**
+ * The folder sync's story both browsers' end-to-end tests tell, each through its own driver: a
+ * folder and a collection synced from the options page (a union first), then the person's
+ * creates, renames, moves, reorders and deletes in the browser reaching the server, and another
+ * client's through the API reaching the browser.
+ */
+import { expect } from "bun:test";
+import type { BrowserContext, Page, Worker } from "playwright-core";
+import { launchSignedIn } from "./extension.chromium";
+import { waitUntil, type FileStack } from "./extension.stack";
+import { bookmarkCall, childId, expectStatus, SyncApi, treeOf } from "./extension.sync.server";
+
+/** One browser with the extension signed in, as the tests drive it. */
+export interface SyncDriver {
+  /** The id of the profile's "Other bookmarks". */
+  readonly other: string;
+  /** run evaluates one of extension.sync.server's expressions inside the extension and parses its JSON. */
+  run<T = unknown>(expression: string): Promise<T>;
+  /** startSyncing chooses the folder and the collection on the options page (reloaded to list them) and clicks Start syncing. */
+  startSyncing(folder: string, collection: number): Promise<void>;
+  /** syncNow clicks the options page's Sync now. */
+  syncNow(): Promise<void>;
+  /** status is the options page's `#sync-status`. */
+  status(): Promise<string>;
+}
+
+/** Chromium's "Other bookmarks". */
+export const CHROMIUM_OTHER = "2";
+
+/** ChromiumSync drives the sync of a Chromium with the extension: bookmark calls in the service worker, the rest on the options page. */
+export class ChromiumSync implements SyncDriver {
+  readonly other = CHROMIUM_OTHER;
+  constructor(readonly context: BrowserContext, readonly worker: Worker, readonly id: string, readonly options: Page) {}
+
+  async run<T = unknown>(expression: string): Promise<T> {
+    return JSON.parse(String(await this.worker.evaluate(expression))) as T;
+  }
+
+  async startSyncing(folder: string, collection: number): Promise<void> {
+    const { options } = this;
+    await options.reload();
+    await options.waitForSelector("#sync-setup:not([hidden])");
+    await options.waitForSelector(`#sync-folder option[value="${folder}"]`, { state: "attached" });
+    await options.waitForSelector(`#sync-collection option[value="${collection}"]`, { state: "attached" });
+    await options.selectOption("#sync-folder", folder);
+    await options.selectOption("#sync-collection", String(collection));
+    await options.click("#sync-start");
+    await options.waitForSelector("#sync-running:not([hidden])");
+  }
+
+  async syncNow(): Promise<void> {
+    await this.options.click("#sync-now");
+  }
+
+  async status(): Promise<string> {
+    return (await this.options.textContent("#sync-status")) ?? "";
+  }
+}
+
+/** chromiumSignedIn launches Chromium signed in to the file's stack (launchSignedIn) and answers its driver with the token. */
+export async function chromiumSignedIn(file: FileStack, profile: string): Promise<{ driver: ChromiumSync; token: string }> {
+  const { context, worker, id, options, token } = await launchSignedIn(file, profile);
+  return { driver: new ChromiumSync(context, worker, id, options), token };
+}
+
+/** newFolder makes a folder in `parent` with bookmarks and sub-folders (`[name]` opens one, `[".."]` closes it), answering its id. */
+export async function newFolder(driver: SyncDriver, parent: string, title: string, items: [string, string?][]): Promise<string> {
+  const folder = (await driver.run<{ id: string }>(bookmarkCall("create", { parentId: parent, title }))).id;
+  const parents = [folder];
+  for (const [name, url] of items) {
+    if (name === "..") parents.pop();
+    else if (url === undefined) parents.push((await driver.run<{ id: string }>(bookmarkCall("create", { parentId: parents.at(-1), title: name }))).id);
+    else await driver.run(bookmarkCall("create", { parentId: parents.at(-1), title: name, url }));
+  }
+  return folder;
+}
+
+/** browserTree is the folder as lines in the form of SyncApi.tree. */
+export const browserTree = (driver: SyncDriver, folder: string): Promise<string[]> => driver.run<string[]>(treeOf(folder));
+
+/** both waits until the folder and the collection both read `expected`. */
+export async function both(driver: SyncDriver, api: SyncApi, folder: string, collection: number, expected: string[], what: string): Promise<void> {
+  const same = (lines: string[]) => JSON.stringify(lines) === JSON.stringify(expected);
+  await waitUntil(async () => ({ browser: await browserTree(driver, folder), server: await api.tree(collection) }), (sides) => same(sides.browser) && same(sides.server), what);
+}
+
+/** syncUntil clicks Sync now and waits until both sides read `expected` (a bookmark event's own sync may run meanwhile, or after). */
+export async function syncUntil(driver: SyncDriver, api: SyncApi, folder: string, collection: number, expected: string[], what: string): Promise<void> {
+  await driver.syncNow();
+  await both(driver, api, folder, collection, expected, what);
+}
+
+/** statusWith waits for the status line to name that many items, and checks it. */
+export async function statusWith(driver: SyncDriver, items: number, message: RegExp): Promise<void> {
+  const line = await waitUntil(() => driver.status(), (text) => new RegExp(`^Last sync .+: ${items} items?\\.`).test(text), `the status line with ${items} items`);
+  expectStatus(line, items, message);
+}
+
+/**
+ * bothWays: a folder "Reading" and a collection "Reading" of `api`'s user (which must have no
+ * other collection of that name) synced from the options page, then edits on each side.
+ * `site(name)` is an address of the stack's loopback site.
+ */
+export async function bothWays(driver: SyncDriver, api: SyncApi, site: (name: string) => string): Promise<void> {
+  // The browser's folder and the server's collection, each with what the other lacks, and B in both.
+  const folder = await newFolder(driver, driver.other, "Reading", [["A", site("a")], ["B in the browser", site("b")], ["Shared"], ["C", site("c")], [".."]]);
+  const reading = await api.createCollection("Reading");
+  await api.createLink("B on the server", site("b"), [reading]);
+  await api.createLink("D", site("d"), [reading]);
+  const shared = await api.createCollection("Shared", reading);
+  await api.createLink("E", site("e"), [shared]);
+
+  await driver.startSyncing(folder, reading);
+  // A union: nothing deleted, B one item under the server's name, Shared one folder.
+  await both(driver, api, folder, reading, ["A " + site("a"), "B on the server " + site("b"), "D " + site("d"), "Shared/", "  C " + site("c"), "  E " + site("e")], "the first sync");
+  expect(await api.trash()).toEqual([]);
+  expect((await api.under(reading)).flatMap((collection) => collection.links).filter((link) => link.url === site("b"))).toHaveLength(1);
+  await statusWith(driver, 6, /^(Synced: 2 items added to the browser, 0 items removed from it, \d+ changes sent to linkshelf\.|Up to date\.)$/);
+
+  // The browser: create, rename, move into a sub-folder, reorder.
+  const a = await driver.run<string>(childId(folder, "A"));
+  const sharedFolder = await driver.run<string>(childId(folder, "Shared"));
+  const d = await driver.run<string>(childId(folder, "D"));
+  await driver.run(bookmarkCall("create", { parentId: folder, title: "New", url: site("new") }));
+  await driver.run(bookmarkCall("update", a, { title: "A renamed" }));
+  await driver.run(bookmarkCall("move", a, { parentId: sharedFolder, index: 0 }));
+  await driver.run(bookmarkCall("move", d, { parentId: folder, index: 0 }));
+  const edited = ["D " + site("d"), "B on the server " + site("b"), "Shared/", "  A renamed " + site("a"), "  C " + site("c"), "  E " + site("e"), "New " + site("new")];
+  await syncUntil(driver, api, folder, reading, edited, "the browser's edits on the server");
+  // A rename and a move of the same link: one link, renamed, now in Shared only.
+  const aLink = await api.find(reading, "link", "A renamed");
+  expect((await api.call<{ link: { collectionIds: number[] } }>("GET", `/api/v1/links/${aLink}`)).link.collectionIds).toEqual([shared]);
+  expect(await api.trash()).toEqual([]);
+  await statusWith(driver, 7, /^(Synced: .*|Up to date\.)$/);
+
+  // The browser: delete a bookmark, then a folder with what it holds.
+  await driver.run(bookmarkCall("remove", await driver.run<string>(childId(folder, "B on the server"))));
+  await driver.run(bookmarkCall("removeTree", sharedFolder));
+  await syncUntil(driver, api, folder, reading, ["D " + site("d"), "New " + site("new")], "the browser's deletes on the server");
+  // The link goes to the trash, being in no other collection; the collection goes as one item with its links.
+  expect(await api.trash()).toEqual(["collection Shared", "link B on the server"]);
+
+  // The API: create a sub-collection and links, rename and readdress a link, move one into the sub-collection, reorder.
+  const fromApi = await api.createCollection("From the API", reading);
+  const x = await api.createLink("X", site("x"), [reading]);
+  await api.createLink("Y", site("y"), [fromApi]);
+  const newMark = await driver.run<string>(childId(folder, "New"));
+  await api.updateLink(await api.find(reading, "link", "D"), { name: "D from the API", url: site("d2") });
+  await api.updateLink(await api.find(reading, "link", "New"), { collectionIds: [fromApi] });
+  await api.order(reading, ["X", "From the API", "D from the API"]);
+  await syncUntil(driver, api, folder, reading, ["X " + site("x"), "From the API/", "  Y " + site("y"), "  New " + site("new"), "D from the API " + site("d2")], "the API's edits in the browser");
+  // Moved, not deleted and made again: the bookmark is the same.
+  const fromApiFolder = await driver.run<string>(childId(folder, "From the API"));
+  expect(await driver.run<string>(childId(fromApiFolder, "New"))).toBe(newMark);
+
+  // The API: rename the sub-collection, then delete a link and the sub-collection with its links.
+  await api.renameCollection(fromApi, "Renamed on the server");
+  await syncUntil(driver, api, folder, reading, ["X " + site("x"), "Renamed on the server/", "  Y " + site("y"), "  New " + site("new"), "D from the API " + site("d2")], "the collection's new name in the browser");
+  expect(await driver.run<string>(childId(folder, "Renamed on the server"))).toBe(fromApiFolder);
+  await api.deleteLink(x);
+  await api.deleteCollection(fromApi);
+  await syncUntil(driver, api, folder, reading, ["D from the API " + site("d2")], "the API's deletes in the browser");
+  await statusWith(driver, 1, /^(Synced: .*|Up to date\.)$/);
+  // Nothing the sync did on the server is gone for good.
+  expect(await api.trash()).toEqual(["collection Renamed on the server", "link X", "collection Shared", "link B on the server"]);
+}
