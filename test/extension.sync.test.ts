@@ -7,6 +7,11 @@
  * and two browsers on one collection converge. The model-based test is extension.sync-model.
  */
 import { describe, expect, it } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runInNewContext } from "node:vm";
+import { buildExtension } from "../extension/build";
+import { testDir } from "./dirs";
 import { recordChange, loadSync } from "../extension/src/sync/store";
 import { approve, putBack } from "../extension/src/sync/engine";
 import { SyncingBrowser, serverTree } from "./extension.sync.fakes";
@@ -280,5 +285,27 @@ describe("folder sync", () => {
     expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
     expect(browser.sent.slice(before)).toEqual(["GET /api/v1/changes"]);
     expect(await serverTree(env, alice, reading.id)).toEqual(["A https://a.example/"]);
+  });
+
+  it("the background script starts in Firefox, which has no bookmarks.onChildrenReordered event", async () => {
+    const out = testDir("sync-background");
+    await buildExtension(out);
+    const code = readFileSync(join(out, "firefox", "background.js"), "utf8");
+    // A browser object answering every name with a stub, except the event Firefox lacks; listeners are noted by path.
+    const listeners: string[] = [];
+    const missing = new Set(["browser.bookmarks.onChildrenReordered"]);
+    const api = (path: string[]): unknown => new Proxy(function stub() {}, {
+      get(_target, property) {
+        if (typeof property === "symbol" || property === "then") return undefined;
+        if (property === "addListener") return () => void listeners.push(path.join("."));
+        const next = [...path, property];
+        if (next.join(".") === "browser.runtime.getURL") return (file: string) => `moz-extension://test/${file}`;
+        return missing.has(next.join(".")) ? undefined : api(next);
+      },
+      apply: () => Promise.resolve(api([...path, "()"])),
+    });
+    runInNewContext(code, { browser: api(["browser"]), console, setTimeout, clearTimeout, URL, URLSearchParams, crypto, fetch, TextEncoder, TextDecoder });
+    // Every listener registered at the top level, so an install opens the options page and the bookmark events start syncs.
+    expect(listeners).toEqual(expect.arrayContaining(["browser.runtime.onInstalled", "browser.runtime.onMessage", "browser.alarms.onAlarm", "browser.bookmarks.onCreated", "browser.bookmarks.onMoved", "browser.bookmarks.onRemoved"]));
   });
 });
