@@ -6,8 +6,12 @@
  */
 import { expect } from "bun:test";
 import type { BrowserContext, Page, Worker } from "playwright-core";
+import { join } from "node:path";
+import { GECKO_ID } from "../extension/build";
+import { runBinary } from "./binary";
 import { launchSignedIn } from "./extension.chromium";
-import { waitUntil, type FileStack } from "./extension.stack";
+import { EMAIL, waitUntil, type FileStack } from "./extension.stack";
+import { launchFirefox, type Bidi } from "./firefox";
 import { bookmarkCall, childId, expectStatus, SyncApi, treeOf } from "./extension.sync.server";
 
 /** One browser with the extension signed in, as the tests drive it. */
@@ -63,6 +67,94 @@ export async function chromiumSignedIn(file: FileStack, profile: string): Promis
   return { driver: new ChromiumSync(context, worker, id, options), token };
 }
 
+/** Firefox's "Other bookmarks". */
+export const FIREFOX_OTHER = "unfiled_____";
+/** The extension's id in Firefox's profile, fixed through a pref so the test knows its pages' addresses. */
+const FIREFOX_UUID = "0b6f0d6e-7c0a-4d53-9a43-5f3e2c1b7a90";
+
+/**
+ * FirefoxSync drives the sync of a Firefox with the extension over WebDriver BiDi, everything on
+ * the options page (an extension page has `browser.bookmarks`); clicks are real input.
+ */
+export class FirefoxSync implements SyncDriver {
+  readonly other = FIREFOX_OTHER;
+  constructor(readonly bidi: Bidi, readonly options: string) {}
+
+  async run<T = unknown>(expression: string): Promise<T> {
+    return JSON.parse(await this.bidi.text(this.options, expression)) as T;
+  }
+
+  /** click scrolls the element into view and presses the mouse on it. */
+  async click(selector: string): Promise<void> {
+    await this.bidi.evaluate(this.options, `document.querySelector(${JSON.stringify(selector)}).scrollIntoView({ block: "center" })`);
+    await this.bidi.click(this.options, selector);
+  }
+
+  /** waitFor waits for an element matching `selector` on the options page. */
+  async waitFor(selector: string): Promise<void> {
+    await waitUntil(() => this.bidi.text(this.options, `String(document.querySelector(${JSON.stringify(selector)}) !== null)`), (found) => found === "true", selector);
+  }
+
+  async startSyncing(folder: string, collection: number): Promise<void> {
+    await this.bidi.send("browsingContext.reload", { context: this.options, wait: "complete" });
+    await this.waitFor("#sync-setup:not([hidden])");
+    await this.waitFor(`#sync-folder option[value="${folder}"]`);
+    await this.waitFor(`#sync-collection option[value="${collection}"]`);
+    await this.bidi.evaluate(this.options, `document.querySelector("#sync-folder").value = ${JSON.stringify(folder)}`);
+    await this.bidi.evaluate(this.options, `document.querySelector("#sync-collection").value = ${JSON.stringify(String(collection))}`);
+    await this.click("#sync-start");
+    await this.waitFor("#sync-running:not([hidden])");
+  }
+
+  async syncNow(): Promise<void> {
+    await this.click("#sync-now");
+  }
+
+  async status(): Promise<string> {
+    return this.bidi.text(this.options, `document.querySelector("#sync-status").textContent`);
+  }
+}
+
+/**
+ * firefoxSignedIn starts Firefox (stopped after the file's tests) with the extension installed as
+ * a temporary add-on, grants it the loopback host and signs it in to the stack's server with a
+ * token made by the CLI, as launchSignedIn does for Chromium. The grant is asked from a click on
+ * the options page: Firefox grants an optional permission only during user input, and with
+ * `extensions.webextOptionalPermissionPrompts` off it does so without a prompt (which headless
+ * Firefox could not show).
+ */
+export async function firefoxSignedIn(file: FileStack, profile: string): Promise<{ driver: FirefoxSync; token: string }> {
+  const { stack } = file;
+  const created = await runBinary(stack.binary, ["token", "create", "--email", EMAIL, "--data-dir", stack.dataDir], { cwd: stack.root });
+  const token = created.stdout.trim();
+  const firefox = await launchFirefox(join(stack.root, profile), {
+    "extensions.webextensions.uuids": JSON.stringify({ [GECKO_ID]: FIREFOX_UUID }),
+    "extensions.webextOptionalPermissionPrompts": false,
+    "browser.shell.checkDefaultBrowser": false,
+    "datareporting.policy.dataSubmissionEnabled": false,
+    "browser.startup.homepage_override.mstone": "ignore",
+  });
+  file.closeAfter(() => firefox.stop());
+  const { bidi } = firefox;
+  await bidi.send("webExtension.install", { extensionData: { type: "path", path: stack.extension("firefox") } });
+  const url = `moz-extension://${FIREFOX_UUID}/options.html`;
+  const options = (await waitUntil(() => bidi.urls(), (tabs) => tabs.some((tab) => tab.url === url), "the options page")).find((tab) => tab.url === url)!.context;
+  await waitUntil(() => bidi.text(options, "document.readyState"), (state) => state === "complete", "the options page loading");
+  await bidi.evaluate(options, `(() => {
+    const button = document.createElement("button");
+    button.id = "grant-loopback";
+    button.textContent = "Grant";
+    button.addEventListener("click", () => { window.granted = browser.permissions.request({ origins: ["http://127.0.0.1/*"] }); });
+    document.body.prepend(button);
+  })()`);
+  await bidi.click(options, "#grant-loopback");
+  expect(await bidi.text(options, "Promise.resolve(window.granted).then(String)")).toBe("true");
+  await bidi.evaluate(options, `browser.storage.local.set({ server: ${JSON.stringify(stack.server.origin)}, token: ${JSON.stringify(token)} })`);
+  const driver = new FirefoxSync(bidi, options);
+  await driver.waitFor("#sync-setup:not([hidden])");
+  return { driver, token };
+}
+
 /** newFolder makes a folder in `parent` with bookmarks and sub-folders (`[name]` opens one, `[".."]` closes it), answering its id. */
 export async function newFolder(driver: SyncDriver, parent: string, title: string, items: [string, string?][]): Promise<string> {
   const folder = (await driver.run<{ id: string }>(bookmarkCall("create", { parentId: parent, title }))).id;
@@ -78,10 +170,28 @@ export async function newFolder(driver: SyncDriver, parent: string, title: strin
 /** browserTree is the folder as lines in the form of SyncApi.tree. */
 export const browserTree = (driver: SyncDriver, folder: string): Promise<string[]> => driver.run<string[]>(treeOf(folder));
 
-/** both waits until the folder and the collection both read `expected`. */
+/**
+ * both waits until the folder and the collection both read `expected`. The server is read only
+ * once the browser does, and at most every half second: the API's reads count against the
+ * user's rate limit, which the extensions draw on too.
+ */
 export async function both(driver: SyncDriver, api: SyncApi, folder: string, collection: number, expected: string[], what: string): Promise<void> {
-  const same = (lines: string[]) => JSON.stringify(lines) === JSON.stringify(expected);
-  await waitUntil(async () => ({ browser: await browserTree(driver, folder), server: await api.tree(collection) }), (sides) => same(sides.browser) && same(sides.server), what);
+  const same = (lines: string[] | null) => JSON.stringify(lines) === JSON.stringify(expected);
+  let lastRead = 0;
+  await waitUntil(async () => {
+    const browser = await browserTree(driver, folder);
+    if (!same(browser) || Date.now() - lastRead < 500) return { browser, server: null };
+    lastRead = Date.now();
+    return { browser, server: await api.tree(collection) };
+  }, (sides) => same(sides.browser) && same(sides.server), what);
+}
+
+/** serverUntil waits until the collection reads as `done` accepts, reading it every half second (see both), and answers it. */
+export async function serverUntil(api: SyncApi, collection: number, done: (tree: string[]) => boolean, what: string): Promise<string[]> {
+  return waitUntil(async () => {
+    await Bun.sleep(400);
+    return api.tree(collection);
+  }, done, what);
 }
 
 /** syncUntil clicks Sync now and waits until both sides read `expected` (a bookmark event's own sync may run meanwhile, or after). */
