@@ -1,8 +1,8 @@
 /**
  * The folder sync's story both browsers' end-to-end tests tell, each through its own driver: a
  * folder and a collection synced from the options page (a union first), then the person's
- * creates, renames, moves, reorders and deletes in the browser reaching the server, and another
- * client's through the API reaching the browser.
+ * creates, renames, moves, reorders and deletes of bookmarks and folders in the browser reaching
+ * the server, and another client's through the API reaching the browser.
  */
 import { expect } from "bun:test";
 import type { BrowserContext, Page, Worker } from "playwright-core";
@@ -250,6 +250,17 @@ export async function bothWays(driver: SyncDriver, api: SyncApi, site: (name: st
   // The link goes to the trash, being in no other collection; the collection goes as one item with its links.
   expect(await api.trash()).toEqual(["collection Shared", "link B on the server"]);
 
+  // The browser: create a folder with a bookmark; then rename it and move it to the front.
+  const made = await newFolder(driver, folder, "Folder", [["Z", site("z")]]);
+  await syncUntil(driver, api, folder, reading, ["D " + site("d"), "New " + site("new"), "Folder/", "  Z " + site("z")], "the browser's new folder on the server");
+  const madeCollection = await api.find(reading, "collection", "Folder");
+  await driver.run(bookmarkCall("update", made, { title: "Folder renamed" }));
+  await driver.run(bookmarkCall("move", made, { parentId: folder, index: 0 }));
+  await syncUntil(driver, api, folder, reading, ["Folder renamed/", "  Z " + site("z"), "D " + site("d"), "New " + site("new")], "the folder's new name and place on the server");
+  // The same collection, renamed and moved: nothing went to the trash.
+  expect(await api.find(reading, "collection", "Folder renamed")).toBe(madeCollection);
+  expect(await api.trash()).toEqual(["collection Shared", "link B on the server"]);
+
   // The API: create a sub-collection and links, rename and readdress a link, move one into the sub-collection, reorder.
   const fromApi = await api.createCollection("From the API", reading);
   const x = await api.createLink("X", site("x"), [reading]);
@@ -257,20 +268,20 @@ export async function bothWays(driver: SyncDriver, api: SyncApi, site: (name: st
   const newMark = await driver.run<string>(childId(folder, "New"));
   await api.updateLink(await api.find(reading, "link", "D"), { name: "D from the API", url: site("d2") });
   await api.updateLink(await api.find(reading, "link", "New"), { collectionIds: [fromApi] });
-  await api.order(reading, ["X", "From the API", "D from the API"]);
-  await syncUntil(driver, api, folder, reading, ["X " + site("x"), "From the API/", "  Y " + site("y"), "  New " + site("new"), "D from the API " + site("d2")], "the API's edits in the browser");
+  await api.order(reading, ["X", "From the API", "Folder renamed", "D from the API"]);
+  await syncUntil(driver, api, folder, reading, ["X " + site("x"), "From the API/", "  Y " + site("y"), "  New " + site("new"), "Folder renamed/", "  Z " + site("z"), "D from the API " + site("d2")], "the API's edits in the browser");
   // Moved, not deleted and made again: the bookmark is the same.
   const fromApiFolder = await driver.run<string>(childId(folder, "From the API"));
   expect(await driver.run<string>(childId(fromApiFolder, "New"))).toBe(newMark);
 
   // The API: rename the sub-collection, then delete a link and the sub-collection with its links.
   await api.renameCollection(fromApi, "Renamed on the server");
-  await syncUntil(driver, api, folder, reading, ["X " + site("x"), "Renamed on the server/", "  Y " + site("y"), "  New " + site("new"), "D from the API " + site("d2")], "the collection's new name in the browser");
+  await syncUntil(driver, api, folder, reading, ["X " + site("x"), "Renamed on the server/", "  Y " + site("y"), "  New " + site("new"), "Folder renamed/", "  Z " + site("z"), "D from the API " + site("d2")], "the collection's new name in the browser");
   expect(await driver.run<string>(childId(folder, "Renamed on the server"))).toBe(fromApiFolder);
   await api.deleteLink(x);
   await api.deleteCollection(fromApi);
-  await syncUntil(driver, api, folder, reading, ["D from the API " + site("d2")], "the API's deletes in the browser");
-  await statusWith(driver, 1, /^(Synced: .*|Up to date\.)$/);
+  await syncUntil(driver, api, folder, reading, ["Folder renamed/", "  Z " + site("z"), "D from the API " + site("d2")], "the API's deletes in the browser");
+  await statusWith(driver, 3, /^(Synced: .*|Up to date\.)$/);
   // Nothing the sync did on the server is gone for good.
   expect(await api.trash()).toEqual(["collection Renamed on the server", "link X", "collection Shared", "link B on the server"]);
 }

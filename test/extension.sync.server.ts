@@ -84,8 +84,9 @@ export class SyncApi {
 
   /** order puts a collection's items in the order of their names (each a link's or a sub-collection's). */
   async order(collectionId: number, names: string[]): Promise<void> {
-    const [collection] = await this.under(collectionId);
-    const subs = new Map((await this.under(collectionId)).map((sub) => [sub.id, sub.name]));
+    const subtree = await this.under(collectionId);
+    const collection = subtree[0];
+    const subs = new Map(subtree.map((sub) => [sub.id, sub.name]));
     const nameOf = (item: { kind: string; id: number }) => (item.kind === "collection" ? subs.get(item.id) : collection!.links.find((link) => link.id === item.id)?.name);
     const order = names.map((name) => {
       const item = collection!.order.find((candidate) => nameOf(candidate) === name);
