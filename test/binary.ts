@@ -222,9 +222,12 @@ export interface RunningServer {
 
 const LISTENING = /linkshelf listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
-/** startServer runs `linkshelf serve` on a free loopback port and resolves once it says where it listens. */
-export async function startServer(binary: string, options: { cwd: string; dataDir: string; env?: Record<string, string> }): Promise<RunningServer> {
-  const proc = Bun.spawn([binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", options.dataDir], {
+/**
+ * startServer runs `linkshelf serve` on a loopback port (a free one, unless `port` names one: to
+ * restart a server at the address its clients know) and resolves once it says where it listens.
+ */
+export async function startServer(binary: string, options: { cwd: string; dataDir: string; env?: Record<string, string>; port?: number }): Promise<RunningServer> {
+  const proc = Bun.spawn([binary, "serve", "--port", String(options.port ?? 0), "--host", "127.0.0.1", "--data-dir", options.dataDir], {
     cwd: options.cwd,
     env: options.env ?? cleanEnv(),
     stdin: "ignore",

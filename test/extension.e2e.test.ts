@@ -174,8 +174,12 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     const token = (await runBinary(stack.binary, ["token", "create", "--email", EMAIL, "--data-dir", dataDir], cli)).stdout.trim();
     const limited = await startServer(stack.binary, { cwd: stack.root, dataDir, env: cleanEnv({ LINKSHELF_RATE_LIMIT: "4/60" }) });
     try {
-      const { context, worker, id, options } = await launchWithExtension("chromium-limited-profile");
-      await grantLoopback(context, id, options);
+      const launched = await launchWithExtension("chromium-limited-profile");
+      const { context, worker, id } = launched;
+      await grantLoopback(context, id, launched.options);
+      // Closed while the requests are counted: an open options page lists the collections for its
+      // Sync section at every change of the extension's storage, the sign-in's included.
+      await launched.options.close();
       // Requests 1 and 2: the background's refresh after the settings change (favorites, then broken links).
       await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [limited.origin, token]);
       const lastSync = () => worker.evaluate(async () => ((await chrome.storage.local.get(["lastSync"])).lastSync ?? null) as { ok: boolean } | null);
@@ -190,6 +194,8 @@ describe.skipIf(!present)("the extension in Chromium", () => {
       expect(await popup.isDisabled("#submit")).toBe(true);
       expect(await popup.textContent("#result")).toBe("");
       // The background's refresh hears the same, and the options page shows it.
+      const options = await context.newPage();
+      await options.goto(`chrome-extension://${id}/options.html`);
       await options.click("#refresh");
       await options.waitForSelector("#last-sync.error");
       expect(await options.textContent("#last-sync")).toMatch(/^Too many requests for now\. Try again in [1-6]?\d s\. \(/);

@@ -7,6 +7,11 @@
  * and two browsers on one collection converge. The model-based test is extension.sync-model.
  */
 import { describe, expect, it } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runInNewContext } from "node:vm";
+import { buildExtension } from "../extension/build";
+import { testDir } from "./dirs";
 import { recordChange, loadSync } from "../extension/src/sync/store";
 import { approve, putBack } from "../extension/src/sync/engine";
 import { SyncingBrowser, serverTree } from "./extension.sync.fakes";
@@ -212,6 +217,25 @@ describe("folder sync", () => {
     expect(await browser.tree()).toHaveLength(11);
   });
 
+  it("Put them back after bookmarks were deleted in the browser: the next sync, not forced, reads the server and gives them back", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    for (let n = 0; n < 12; n++) browser.bookmarks.add(folder, `Mark ${n}`, `https://m${n}.example/`);
+    await browser.sync();
+    // A second sync: the feed's cursor passes the first one's own writes, so the server reads as unchanged since.
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+    const before = await browser.tree();
+    // Three of twelve deleted in the browser: asked.
+    for (const mark of (await browser.bookmarks.getChildren(folder)).slice(0, 3)) await browser.bookmarks.remove(mark.id);
+    expect(await browser.sync()).toMatchObject({ ok: false, message: "Sync would delete 3 links from linkshelf (into its trash): Apply or Put them back." });
+    // Put them back: the browser now matches what the sync remembers, and the server changed nothing
+    // since, so only the server's read can bring them back (the background's sync after the answer is not forced).
+    await putBack(browser.storage);
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(await browser.tree()).toEqual(before);
+    expect(await serverTree(env, alice, reading.id)).toEqual(before);
+    expect(await trashed(env, alice)).toEqual([]);
+  });
+
   it("keeps changes made while the server cannot be reached and sends them when it answers", async () => {
     const { env, alice, reading, browser, folder } = await setup();
     browser.bookmarks.add(folder, "A", "https://a.example/");
@@ -261,5 +285,27 @@ describe("folder sync", () => {
     expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
     expect(browser.sent.slice(before)).toEqual(["GET /api/v1/changes"]);
     expect(await serverTree(env, alice, reading.id)).toEqual(["A https://a.example/"]);
+  });
+
+  it("the background script starts in Firefox, which has no bookmarks.onChildrenReordered event", async () => {
+    const out = testDir("sync-background");
+    await buildExtension(out);
+    const code = readFileSync(join(out, "firefox", "background.js"), "utf8");
+    // A browser object answering every name with a stub, except the event Firefox lacks; listeners are noted by path.
+    const listeners: string[] = [];
+    const missing = new Set(["browser.bookmarks.onChildrenReordered"]);
+    const api = (path: string[]): unknown => new Proxy(function stub() {}, {
+      get(_target, property) {
+        if (typeof property === "symbol" || property === "then") return undefined;
+        if (property === "addListener") return () => void listeners.push(path.join("."));
+        const next = [...path, property];
+        if (next.join(".") === "browser.runtime.getURL") return (file: string) => `moz-extension://test/${file}`;
+        return missing.has(next.join(".")) ? undefined : api(next);
+      },
+      apply: () => Promise.resolve(api([...path, "()"])),
+    });
+    runInNewContext(code, { browser: api(["browser"]), console, setTimeout, clearTimeout, URL, URLSearchParams, crypto, fetch, TextEncoder, TextDecoder });
+    // Every listener registered at the top level, so an install opens the options page and the bookmark events start syncs.
+    expect(listeners).toEqual(expect.arrayContaining(["browser.runtime.onInstalled", "browser.runtime.onMessage", "browser.alarms.onAlarm", "browser.bookmarks.onCreated", "browser.bookmarks.onMoved", "browser.bookmarks.onRemoved"]));
   });
 });

@@ -85,7 +85,8 @@ ext.bookmarks.onMoved.addListener((id, place) => {
   noteChange({ [id]: { parent: at }, [place.parentId]: { order: at }, ...(place.oldParentId === undefined ? {} : { [place.oldParentId]: { order: at } }) });
 });
 ext.bookmarks.onRemoved.addListener((_id, place) => noteChange({ [place.parentId]: { order: Date.now() } }));
-ext.bookmarks.onChildrenReordered.addListener((id) => noteChange({ [id]: { order: Date.now() } }));
+// Firefox lacks it: reaching for it there would stop this script before its other listeners.
+ext.bookmarks.onChildrenReordered?.addListener((id) => noteChange({ [id]: { order: Date.now() } }));
 
 function start() {
   void ext.alarms.create(REFRESH_ALARM, { periodInMinutes: REFRESH_MINUTES });

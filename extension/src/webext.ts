@@ -117,7 +117,8 @@ export interface BookmarkEvents {
   onChanged: Event<(id: string, change: { title?: string; url?: string }) => void>;
   onMoved: Event<(id: string, place: BookmarkPlace) => void>;
   onRemoved: Event<(id: string, place: BookmarkPlace) => void>;
-  onChildrenReordered: Event<(id: string) => void>;
+  /** Chromium only: Firefox has no such event (a reorder there is a move of each bookmark). */
+  onChildrenReordered?: Event<(id: string) => void>;
 }
 
 /** The whole API object the extension's scripts use. */

@@ -308,7 +308,10 @@ export async function putBack(storage: StorageArea): Promise<void> {
   const children = Object.fromEntries(Object.entries(sync.base.children)
     .filter(([key]) => !forget.has(key))
     .map(([key, list]) => [key, list.filter((child) => !forget.has(child))]));
-  await saveSync(storage, { base: { items, children }, prompt: null, approved: false });
+  // Without a cursor the next sync reads both sides: the browser may now look as the trimmed state
+  // remembers it (its deletions forgotten) and the server unchanged since, yet the server holds
+  // what must come back.
+  await saveSync(storage, { base: { items, children }, cursor: null, prompt: null, approved: false });
 }
 
 /** approve answers the failsafe's "Apply": the next sync deletes what it stopped at. */
