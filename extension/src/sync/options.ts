@@ -9,6 +9,7 @@ import { byId, say } from "../dom";
 import { findOtherBookmarks } from "../pins";
 import { loadState } from "../state";
 import { treeLabel, treeRows } from "../tree";
+import type { CollectionJson } from "../../../src/contract/collections";
 import type { WebExt } from "../webext";
 import { folderRows } from "./sides";
 import { stopSync, saveSync } from "./store";
@@ -30,6 +31,17 @@ export function setUpSync(ext: WebExt): { render(): Promise<void> } {
   const collectionSelect = byId<HTMLSelectElement>("sync-collection");
   const start = byId<HTMLButtonElement>("sync-start");
   const status = byId("sync-status");
+  // The collections, read once per sign-in and after Start syncing: the page renders on every
+  // storage change (each sync writes its status), and must not spend the user's rate limit.
+  let listed: { token: string; collections: Promise<CollectionJson[]> } | null = null;
+  const collectionsOf = (server: string, token: string) => {
+    if (listed?.token !== token) {
+      const collections = createClient({ origin: server, token }).listCollections();
+      collections.catch(() => (listed = null));
+      listed = { token, collections };
+    }
+    return listed.collections;
+  };
 
   async function render(): Promise<void> {
     const sync = await showSync(ext);
@@ -43,8 +55,7 @@ export function setUpSync(ext: WebExt): { render(): Promise<void> } {
       byId("sync-folder-name").textContent = folder;
       byId("sync-collection-name").textContent = String(sync.config.collectionId);
       if (signedIn) {
-        const client = createClient({ origin: state.server!, token: state.token! });
-        const found = await client.listCollections().then((all) => all.find((c) => c.id === sync.config!.collectionId)?.name, () => undefined);
+        const found = await collectionsOf(state.server!, state.token!).then((all) => all.find((c) => c.id === sync.config!.collectionId)?.name, () => undefined);
         if (found !== undefined) byId("sync-collection-name").textContent = found;
       }
       return;
@@ -58,7 +69,7 @@ export function setUpSync(ext: WebExt): { render(): Promise<void> } {
     );
     if (chosenFolder !== "" && [...folderSelect.options].some((o) => o.value === chosenFolder)) folderSelect.value = chosenFolder;
     try {
-      const collections = await createClient({ origin: state.server!, token: state.token! }).listCollections();
+      const collections = await collectionsOf(state.server!, state.token!);
       const chosen = collectionSelect.value;
       // The Inbox holds no sub-collections, so it cannot stand for a folder.
       collectionSelect.replaceChildren(
@@ -88,6 +99,7 @@ export function setUpSync(ext: WebExt): { render(): Promise<void> } {
       if (collectionSelect.value === NEW) {
         collectionId = (await createClient({ origin: state.server, token: state.token }).createCollection(title)).id;
       }
+      listed = null;
       await saveSync(ext.storage.local, { config: { folderId, collectionId }, base: null, cursor: null, times: {}, status: null, prompt: null, approved: false });
       say(status, "Syncing for the first time: nothing is deleted on either side…");
       await render();
