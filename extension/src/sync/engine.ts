@@ -27,8 +27,8 @@ export const FAILSAFE_FROM = 10;
 export const FAILSAFE_MAX = 100;
 /** Operations per batch request: half the server's 500, so a batch of the longest addresses stays far below its body limit. */
 export const BATCH_SIZE = 250;
-/** Changes asked for per feed request. */
-const FEED_PAGE = 500;
+/** Changes asked for per feed request: the most the server gives (a sync reads its own writes back once). */
+const FEED_PAGE = 1000;
 /** Tries of one sync when the server changed between its read and its write (412). */
 const ATTEMPTS = 3;
 
