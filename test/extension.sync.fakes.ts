@@ -7,6 +7,7 @@ import { syncFolder } from "../extension/src/sync/engine";
 import { saveSync } from "../extension/src/sync/store";
 import { APP_ORIGIN, FakeBookmarks, FakeStorage, type MoveSemantics } from "./extension.fakes";
 import { get, type TestEnv, type TestUser } from "./helpers";
+import { treeLines, type ListedCollection } from "./extension.sync.server";
 
 /** What went over the wire: method and path of each request. */
 export type Sent = string[];
@@ -81,32 +82,7 @@ export class SyncingBrowser {
   }
 }
 
-interface ListedCollection {
-  id: number;
-  name: string;
-  parentId: number | null;
-  order: { kind: "link" | "collection"; id: number }[];
-  links: { id: number; name: string; url: string }[];
-}
-
 /** serverTree is a collection's subtree as text, in the same form as SyncingBrowser.tree. */
 export async function serverTree(env: TestEnv, as: TestUser, collectionId: number): Promise<string[]> {
-  const all = (await get(env, "/api/v1/collections", { token: as.token })).body.collections as ListedCollection[];
-  const byId = new Map(all.map((collection) => [collection.id, collection]));
-  const lines: string[] = [];
-  const walk = (id: number, depth: number) => {
-    const collection = byId.get(id)!;
-    const links = new Map(collection.links.map((link) => [link.id, link]));
-    for (const item of collection.order) {
-      if (item.kind === "collection") {
-        lines.push(`${"  ".repeat(depth)}${byId.get(item.id)!.name}/`);
-        walk(item.id, depth + 1);
-      } else {
-        const link = links.get(item.id)!;
-        lines.push(`${"  ".repeat(depth)}${link.name} ${link.url}`);
-      }
-    }
-  };
-  walk(collectionId, 0);
-  return lines;
+  return treeLines((await get(env, `/api/v1/collections?under=${collectionId}`, { token: as.token })).body.collections as ListedCollection[], collectionId);
 }

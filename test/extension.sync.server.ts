@@ -7,6 +7,38 @@ import { expect } from "bun:test";
 import type { CollectionJson } from "../src/contract/collections";
 import type { LinkJson } from "../src/contract/links";
 
+/** The parts of a listed collection treeLines reads. */
+export interface ListedCollection {
+  id: number;
+  name: string;
+  order: { kind: "link" | "collection"; id: number }[];
+  links: { id: number; name: string; url: string }[];
+}
+
+/**
+ * treeLines is a collection's subtree as lines, in its order: `Name/` for a sub-collection (its
+ * items indented below), `Name url` for a link; the form the tests write a browser folder in too.
+ */
+export function treeLines(collections: readonly ListedCollection[], collectionId: number): string[] {
+  const byId = new Map(collections.map((collection) => [collection.id, collection]));
+  const lines: string[] = [];
+  const walk = (id: number, depth: number) => {
+    const collection = byId.get(id)!;
+    const links = new Map(collection.links.map((link) => [link.id, link]));
+    for (const item of collection.order) {
+      if (item.kind === "collection") {
+        lines.push(`${"  ".repeat(depth)}${byId.get(item.id)!.name}/`);
+        walk(item.id, depth + 1);
+      } else {
+        const link = links.get(item.id)!;
+        lines.push(`${"  ".repeat(depth)}${link.name} ${link.url}`);
+      }
+    }
+  };
+  walk(collectionId, 0);
+  return lines;
+}
+
 /** The API as the person (or another client) uses it, with a token of the stack's user. */
 export class SyncApi {
   constructor(readonly origin: string, readonly token: string) {}
@@ -27,26 +59,9 @@ export class SyncApi {
     return (await this.call<{ collections: CollectionJson[] }>("GET", `/api/v1/collections?under=${collectionId}`)).collections;
   }
 
-  /** tree is a collection's subtree as lines, in its order: `Name/` for a sub-collection (its items indented below), `Name url` for a link. */
+  /** tree is a collection's subtree as lines (treeLines). */
   async tree(collectionId: number): Promise<string[]> {
-    const collections = await this.under(collectionId);
-    const byId = new Map(collections.map((collection) => [collection.id, collection]));
-    const lines: string[] = [];
-    const walk = (id: number, depth: number) => {
-      const collection = byId.get(id)!;
-      const links = new Map(collection.links.map((link) => [link.id, link]));
-      for (const item of collection.order) {
-        if (item.kind === "collection") {
-          lines.push(`${"  ".repeat(depth)}${byId.get(item.id)!.name}/`);
-          walk(item.id, depth + 1);
-        } else {
-          const link = links.get(item.id)!;
-          lines.push(`${"  ".repeat(depth)}${link.name} ${link.url}`);
-        }
-      }
-    };
-    walk(collectionId, 0);
-    return lines;
+    return treeLines(await this.under(collectionId), collectionId);
   }
 
   /** find is the id of the link, or the sub-collection, of that name in the subtree. */
