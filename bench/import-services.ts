@@ -74,6 +74,7 @@ if (import.meta.main) {
     const previewMs = performance.now() - started;
     if (uploaded.status !== 303) throw new Error(`upload answered ${uploaded.status}: ${(await uploaded.text()).slice(0, 500)}`);
     const key = uploaded.headers.get("location")!;
+    const previewPeak = peakMiB(server.process.pid);
     started = performance.now();
     const confirmed = await fetch(`${server.base}${key}/confirm`, { method: "POST", body: new URLSearchParams(), redirect: "manual", headers });
     const confirmMs = performance.now() - started;
@@ -85,7 +86,7 @@ if (import.meta.main) {
     console.log(`Pocket zip of ${ROWS.toLocaleString("en")} rows (${(zip.length / 1024 / 1024).toFixed(1)} MiB), server from source:`);
     console.log(`preview ${previewMs.toFixed(0)} ms (budget ${BUDGET_MS} ms) ${verdict(previewMs <= BUDGET_MS)}`);
     console.log(`confirm ${confirmMs.toFixed(0)} ms (budget ${BUDGET_MS} ms) ${verdict(confirmMs <= BUDGET_MS)}`);
-    console.log(`peak RSS ${peak.toFixed(0)} MiB (${idle.toFixed(0)} before the upload; budget ${BUDGET_MIB} MiB) ${verdict(peak <= BUDGET_MIB)}`);
+    console.log(`peak RSS ${peak.toFixed(0)} MiB (${idle.toFixed(0)} before the upload, ${previewPeak.toFixed(0)} after the preview; budget ${BUDGET_MIB} MiB) ${verdict(peak <= BUDGET_MIB)}`);
     console.log(`/healthz: ${probed.answered} answered, ${probed.failed} failed, slowest ${probed.slowestMs.toFixed(0)} ms ${verdict(probed.failed === 0)}`);
     if (!report.includes("Import done")) throw new Error("the report page is missing");
   } finally {
