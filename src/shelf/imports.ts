@@ -47,12 +47,14 @@ export class ShelfImports {
    * is not told to `afterWrite` (nothing to fetch); a `member` step may name one of the owner's
    * links by id (a URL the owner had, put in the import's collections).
    * Once all of it is committed, each other link it created is told to `afterWrite`. Returns the
-   * record's id (null when not recorded).
+   * record's id (null when not recorded). It takes the steps: each is let go (`undefined`) once
+   * written, so that what is written can be collected while the rest is.
    */
-  async write(steps: readonly ImportStep[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
+  async write(steps: (ImportStep | undefined)[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
     const { db } = this.owner;
     const collectionIds = new Map<ImportedCollection, number>();
-    const linkIds = new Map<ImportedLink, number>();
+    // Weak: a link's step is let go once written and met again (a plan of 100,000 links is not held to the end).
+    const linkIds = new WeakMap<ImportedLink, number>();
     const idOf = (target: ImportTarget) => (typeof target === "number" ? target : collectionIds.get(target)!);
     const made: Made = { links: [], collections: [], importId: null };
     let next = 0;
@@ -81,6 +83,7 @@ export class ShelfImports {
           const marked: number[] = [];
           while (at < steps.length && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
             const step = steps[at]!;
+            steps[at] = undefined;
             if (step.kind === "collection") {
               const parentId = step.parent === null ? null : idOf(step.parent);
               const created = this.collections.create({ ...step.input, parentId }, step.createdAt, importId, step.updatedAt);
