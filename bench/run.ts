@@ -17,6 +17,7 @@ import { benchSearch } from "./search";
 import { benchSearchAbuse } from "./search-abuse";
 import { benchSlowUploads, caseLine, withinTarget } from "./slow-uploads";
 import { benchImport } from "./import";
+import { benchImportServices, withinBudget } from "./import-services";
 import { benchTree } from "./tree";
 
 const began = performance.now();
@@ -44,6 +45,8 @@ console.error("measuring the collection tree in-process (2,000 collections 10 de
 const tree = await benchTree();
 console.error("measuring the import of a 2,300-link bookmarks file in 200 nested folders ...");
 const importFile = await benchImport();
+console.error("measuring the import of a Pocket export of 100,000 rows through a server ...");
+const importServices = await benchImportServices();
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -71,6 +74,9 @@ const rows: [Status, string, string, string, string][] = [
   [status(importFile.previewMs <= importFile.budgetMs && importFile.confirmMs <= importFile.budgetMs), "bookmarks file import: preview / confirm",
     `${importFile.links.toLocaleString("en")} links in ${importFile.folders} nested folders, in-process; export ${importFile.exportMs.toFixed(0)} ms, same bytes again`,
     `${importFile.previewMs.toFixed(0)} / ${importFile.confirmMs.toFixed(0)} ms`, `≤ ${importFile.budgetMs} ms`],
+  [status(withinBudget(importServices)), "Pocket export import: preview / confirm",
+    `${importServices.rows.toLocaleString("en")} rows, server: peak RSS ${importServices.peakMiB.toFixed(0)} MiB (≤ ${importServices.budgetMiB}), /healthz ${importServices.health.answered} answered, ${importServices.health.failed} failed, slowest ${importServices.health.slowestMs.toFixed(0)} ms`,
+    `${importServices.previewMs.toFixed(0)} / ${importServices.confirmMs.toFixed(0)} ms`, `≤ ${importServices.budgetMs} ms`],
   [status(create.linksPerSecond >= create.target && create.storedMatch), `POST /api/v1/links, ${create.connections} clients`,
     `${create.generator}: ${create.stored} stored for ${create.created} 201s received, indexed ≤ ${(create.indexCatchUpSeconds * 1000).toFixed(0)} ms after`, `${create.linksPerSecond.toFixed(0)}/s`, `≥ ${create.target}/s`],
   [status(footprint.rssRatio <= footprint.rssTarget, footprint.floorRssRatio > footprint.rssTarget), "idle RSS ÷ bare Bun.serve",
@@ -130,7 +136,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, importServices,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");

@@ -25,6 +25,17 @@ class UndoneWhileWriting extends Conflict {
   }
 }
 
+/**
+ * quiet is the connection's count of changed rows and the database's version (`data_version`:
+ * changed by another connection's commit, the CLI's): the same before an import's transaction as
+ * after its last one, nothing else wrote in between.
+ */
+function quiet(db: Owner["db"]): string {
+  const { changes } = db.$client.query<{ changes: number }, []>("SELECT total_changes() AS changes").get()!;
+  const { data_version } = db.$client.query<{ data_version: number }, []>("PRAGMA data_version").get()!;
+  return `${changes}/${data_version}`;
+}
+
 /** What an import has written in its committed transactions so far. */
 interface Made {
   /** `saved`: it came with its page's text, so the page is not fetched. */
@@ -58,18 +69,24 @@ export class ShelfImports {
     const idOf = (target: ImportTarget) => (typeof target === "number" ? target : collectionIds.get(target)!);
     const made: Made = { links: [], collections: [], importId: null };
     let next = 0;
+    // Each collection's next place, and the owner's collections checked: kept from one transaction
+    // to the next while nothing else wrote to the database between them (`quiet`), looked up again otherwise.
+    let places: NextPlaces = new Map();
+    let checked = new Set<number>();
+    let after: string | null = null;
     try {
       while (next < steps.length || (record && made.importId === null)) {
         const chunk = db.transaction(() => {
           const done: Omit<Made, "importId"> = { links: [], collections: [] };
           if (made.importId !== null && !this.stands(made.importId)) throw new UndoneWhileWriting();
           const importId = made.importId ?? (record ? this.record(record, now) : null);
-          // Places are looked up once per collection and transaction: other writers may add between transactions.
-          const places: NextPlaces = new Map();
+          if (quiet(db) !== after) {
+            places = new Map();
+            checked = new Set();
+          }
           const started = performance.now();
           let at = next;
-          // The owner's collections this transaction puts links in, each checked once (one the import made is the owner's).
-          const checked = new Set<number>();
+          // The owner's collections this import puts links in, checked once (one the import made is the owner's).
           const target = (into: ImportTarget): number => {
             if (typeof into !== "number") return collectionIds.get(into)!;
             if (!checked.has(into)) {
@@ -120,6 +137,7 @@ export class ShelfImports {
           if (importId !== null) this.wrote(importId, { links: done.links.length, collections: done.collections.length });
           return { done, at, importId };
         }, { behavior: "immediate" });
+        after = quiet(db);
         made.importId = chunk.importId;
         made.links.push(...chunk.done.links);
         made.collections.push(...chunk.done.collections);
