@@ -223,11 +223,17 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
   // A service's item comes as one entry per collection, one after the other: the last entry's
   // name, problem and key are its next entry's (each reading parses the URL again).
   let last: { entry: NetscapeBookmark; name: string; problem: string | null; key: string } | undefined;
+  // A URL read once (the preview's plan) is not read again (the confirmed import's).
+  const canonical = (document.canonicalUrls ??= new Set());
   for (const bookmark of document.bookmarks) {
     if (pause.due()) await pause.next();
     openFolders(bookmark.foldersBefore);
     const url = bookmark.href;
-    if (last?.entry.href !== url || last.entry.name !== bookmark.name) last = { entry: bookmark, name: linkName(bookmark), ...readUrl(url) };
+    if (last?.entry.href !== url || last.entry.name !== bookmark.name) {
+      const known = canonical.has(url);
+      last = { entry: bookmark, name: linkName(bookmark), ...(known ? { problem: null, key: url } : readUrl(url)) };
+      if (!known && last.problem === null && last.key === url) canonical.add(url);
+    }
     const { name, problem, key } = last;
     if (problem !== null) {
       report.skipped.push({ name, url, reason: problem });
