@@ -651,6 +651,30 @@ describe("all or nothing", () => {
     expect(env.db.$client.inTransaction).toBe(false);
   });
 
+  it("finds a collection's next place again after another writer added to it between two of its transactions: no two items share a place", async () => {
+    const { env, alice } = await newEnv();
+    const target = await createCollection(env, alice, { name: "Folder 0" });
+    const html = file(folder("Folder 0", Array.from({ length: 3 * PER }, (_, i) => link(`https://site${i}.example/`, `Page ${i}`)).join("\n")));
+    const placed = () => env.db.$client.query("SELECT position FROM link_collections WHERE collection_id = ? ORDER BY position").all(target.id) as { position: number }[];
+    const running = importBookmarks(shelfFor(env, alice), html, NOW);
+    let settled = false;
+    void running.finally(() => (settled = true));
+    while (!settled && placed().length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    const midway = placed().length;
+    // Between two of the import's transactions, a link of the user's own goes to the end of the same collection.
+    const mine = await createLink(env, alice, { url: "https://mine.example/", collectionIds: [target.id] });
+    await running;
+
+    const positions = placed().map((row) => row.position);
+    expect(positions).toHaveLength(3 * PER + 1);
+    expect(new Set(positions).size).toBe(positions.length);
+    const order = (await get(env, `/api/v1/collections/${target.id}`, { token: alice.token })).body.collection.order as { kind: string; id: number }[];
+    const at = order.findIndex((item) => item.id === mine.id);
+    expect(at).toBeGreaterThanOrEqual(midway);
+    expect(at).toBeLessThan(3 * PER);
+  });
+
   it("stops when its record is undone while it is written, removes what it wrote, and stays undone", async () => {
     const { env, alice } = await newEnv();
     await createLink(env, alice, { url: "https://before.example/" });
