@@ -161,12 +161,12 @@ export async function importBookmarks(
 
 /**
  * pauses gives the points where a long loop lets the event loop run: `due()` once the current
- * slice has run IMPORT_CHUNK.millis, then `await next()` starts the next slice after a macrotask.
+ * slice has run IMPORT_CHUNK.planMillis, then `await next()` starts the next slice after a macrotask.
  */
 function pauses() {
   let started = performance.now();
   return {
-    due: () => performance.now() - started >= IMPORT_CHUNK.millis,
+    due: () => performance.now() - started >= IMPORT_CHUNK.planMillis,
     next: async () => {
       await new Promise((resolve) => setImmediate(resolve));
       started = performance.now();
@@ -179,7 +179,7 @@ function pauses() {
  * writing nothing: its report, with the destinations the preview, the report page and
  * `--dry-run` list, is what the import then does. It walks the file in its order, folders and
  * bookmarks as they come, so that the steps it plans keep each folder's order. It lets the
- * event loop run every IMPORT_CHUNK.millis (a file of 100,000 bookmarks takes a few hundred
+ * event loop run every IMPORT_CHUNK.planMillis (a file of 100,000 bookmarks takes a few hundred
  * milliseconds to plan).
  */
 async function planImport(shelf: Shelf, document: ImportDocument, now: number, choices: ImportChoices & { dryRun?: boolean }): Promise<ImportPlan> {
