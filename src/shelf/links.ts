@@ -185,8 +185,9 @@ export function writeImportedLink(owner: Owner, input: ImportedLinkRow, collecti
 }
 
 /**
- * nextPlace is nextPosition for an import, which looks up each of its collections' places once
- * per transaction (other writers may add between them): the same query, its statement compiled once.
+ * nextPlace is nextPosition for an import, which looks up a collection's place when it first adds
+ * to it and again after another writer wrote between two of its transactions: the same query, its
+ * statement compiled once.
  */
 function nextPlace({ db, user }: Owner, collectionId: number): number {
   return db.$client.query<{ next: number }, [number, number, number]>(`SELECT max(
