@@ -18,6 +18,7 @@ import { benchSearchAbuse } from "./search-abuse";
 import { benchSlowUploads, caseLine, withinTarget } from "./slow-uploads";
 import { benchImport } from "./import";
 import { benchSync, syncRows } from "./sync";
+import { benchImportServices, withinBudget } from "./import-services";
 import { benchTree } from "./tree";
 import { CHROMIUM } from "../test/programs";
 
@@ -48,6 +49,8 @@ console.error("measuring the import of a 2,300-link bookmarks file in 200 nested
 const importFile = await benchImport();
 console.error(`measuring the folder sync in Chromium (5,000 bookmarks in 300 folders; then two profiles, a rename timed across the minute alarm: ~3 minutes) ...`);
 const sync = existsSync(CHROMIUM.path) ? await benchSync(binary) : null;
+console.error("measuring the import of a Pocket export of 100,000 rows through a server ...");
+const importServices = await benchImportServices();
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -76,6 +79,9 @@ const rows: [Status, string, string, string, string][] = [
     `${importFile.links.toLocaleString("en")} links in ${importFile.folders} nested folders, in-process; export ${importFile.exportMs.toFixed(0)} ms, same bytes again`,
     `${importFile.previewMs.toFixed(0)} / ${importFile.confirmMs.toFixed(0)} ms`, `≤ ${importFile.budgetMs} ms`],
   ...(sync === null ? [] : syncRows(sync, status)),
+  [status(withinBudget(importServices)), "Pocket export import: preview / confirm",
+    `${importServices.rows.toLocaleString("en")} rows, server: peak RSS ${importServices.peakMiB.toFixed(0)} MiB (≤ ${importServices.budgetMiB}), /healthz ${importServices.health.answered} answered, ${importServices.health.failed} failed, slowest ${importServices.health.slowestMs.toFixed(0)} ms`,
+    `${importServices.previewMs.toFixed(0)} / ${importServices.confirmMs.toFixed(0)} ms`, `≤ ${importServices.budgetMs} ms`],
   [status(create.linksPerSecond >= create.target && create.storedMatch), `POST /api/v1/links, ${create.connections} clients`,
     `${create.generator}: ${create.stored} stored for ${create.created} 201s received, indexed ≤ ${(create.indexCatchUpSeconds * 1000).toFixed(0)} ms after`, `${create.linksPerSecond.toFixed(0)}/s`, `≥ ${create.target}/s`],
   [status(footprint.rssRatio <= footprint.rssTarget, footprint.floorRssRatio > footprint.rssTarget), "idle RSS ÷ bare Bun.serve",
@@ -136,7 +142,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, sync,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, importServices, sync,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");

@@ -11,7 +11,7 @@ import { restoreDatabase, RestoreRefused } from "./db/restore";
 import { DatabaseRefused } from "./db/schema-check";
 import type { ImportReport } from "./bookmarks/service";
 import { FORMAT_NAMES } from "./bookmarks/document";
-import { AppError } from "./errors";
+import { AppError, ValidationFailed } from "./errors";
 import { checkLiveness } from "./liveness-probe";
 import { iso } from "./timestamps";
 import { Rules } from "./rules";
@@ -170,6 +170,11 @@ const COMMANDS: Record<string, Command> = {
       const now = Date.now();
       const report = await importBookmarks(shelf, await readImportFile(bytes, now), now, {
         dryRun, under, keepPublic: flags["keep-public"] !== undefined, record: { source: "cli", fileName: basename(file!) },
+      }).catch((error: unknown) => {
+        if (error instanceof ValidationFailed && error.errors?.[0]?.path === "/under") {
+          throw new CommandError(`--into ${under} is not one of the user's private collections (the Inbox is not one either); nothing was imported`);
+        }
+        throw error;
       });
       for (const line of describeImport(report, dryRun)) io.out(line);
       if (report.importId !== undefined) {
@@ -279,7 +284,7 @@ function parseCommandLine(argv: string[]): { command: string; flags: Flags; args
   return { command: name, flags, args };
 }
 
-const STRING_FLAGS = new Set(["port", "host", "data-dir", "email", "name", "id"]);
+const STRING_FLAGS = new Set(["port", "host", "data-dir", "email", "name", "id", "into", "format"]);
 const SWITCHES = new Set(["help", "version", "dry-run", "keep-public", "with-text"]);
 
 /**

@@ -114,11 +114,14 @@ export function cleanName(text: string): string {
   return VISIBLE.test(cleaned) ? cleaned : "";
 }
 
-/** isHttpUrl is true for an absolute `http:`/`https:` URL with a host that is safe to redirect to. */
-export function isHttpUrl(value: string): boolean {
+/**
+ * isHttpUrl is true for an absolute `http:`/`https:` URL with a host that is safe to redirect to
+ * (`parsed`: the value as URL.parse read it already, to read it once).
+ */
+export function isHttpUrl(value: string, parsed: URL | null = null): boolean {
   if (codePoints(value) > MAX_URL_LENGTH || URL_FORBIDDEN.test(value)) return false;
   // The scheme must be spelled out with `//`: WHATWG would read `http:example.com` as absolute.
   if (!/^https?:\/\//i.test(value)) return false;
-  const parsed = URL.parse(value);
+  parsed ??= URL.parse(value);
   return parsed !== null && (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "";
 }

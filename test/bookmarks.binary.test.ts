@@ -391,7 +391,7 @@ describe("the import page while the server runs", () => {
       method: "POST", redirect: "manual", headers: { cookie, origin: server.origin, "content-type": "application/x-www-form-urlencoded" }, body: "",
     });
     // A failure the rules cannot foresee, at the file's 49,551st bookmark (folder 50, its 51st): at
-    // least 49 transactions of this import (1,000 links at most each) have committed by then, and
+    // least 9 transactions of this import (5,000 links at most each) have committed by then, and
     // the import runs long enough for ten rounds of polling on a fast machine too.
     writeFile(dbPath, `CREATE TRIGGER fail_huge_import BEFORE INSERT ON links WHEN NEW.url = 'https://site5050.example/' BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
     const failing = confirm();

@@ -17,7 +17,7 @@ import { BookmarkFileRefused, decodeBookmarkFile, escapeHtml, IMPORT_LIMITS, par
 import { exportBookmarks, importBookmarks, type ImportDestination, type ImportReport } from "../src/bookmarks/service";
 import { Shelf as UserShelf } from "../src/shelf/shelf";
 import { chars, createCollection, createLink, createUser, get, inboxOf, makeEnv, put, shelfFor, snapshot, START, type TestEnv, type TestUser } from "./helpers";
-import { COLLECTION_LIMITS, TREE_DEPTH } from "../src/shelf/limits";
+import { COLLECTION_LIMITS, IMPORT_CHUNK, TREE_DEPTH } from "../src/shelf/limits";
 
 const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
 const fixture = (name: string) => decodeBookmarkFile(readFileSync(join(FIXTURES, name)));
@@ -28,6 +28,8 @@ const CHROMIUM_HEADER = (() => {
 })();
 const NOW = START + 1_000_000_000;
 const seconds = (s: number) => s * 1000;
+/** Links per folder of the files written in several transactions: a transaction's worth each. */
+const PER = IMPORT_CHUNK.items;
 
 interface StoredLink {
   name: string;
@@ -620,11 +622,12 @@ describe("all or nothing", () => {
     const { env, alice, bob } = await newEnv();
     await createLink(env, alice, { url: "https://before.example/" });
     await createCollection(env, alice, { name: "Folder 0" });
-    // The 2,500th link of 3,000 fails, after earlier transactions of this import have committed.
-    env.db.$client.run(`CREATE TRIGGER fail_late_import BEFORE INSERT ON links WHEN NEW.url = 'https://site2499.example/'
+    // The link at five sixths of three transactions' worth fails, after earlier transactions of this import have committed.
+    const failing = Math.floor(2.5 * PER) - 1;
+    env.db.$client.run(`CREATE TRIGGER fail_late_import BEFORE INSERT ON links WHEN NEW.url = 'https://site${failing}.example/'
       BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
     const html = file(Array.from({ length: 3 }, (_, f) =>
-      folder(`Folder ${f}`, Array.from({ length: 1000 }, (_, i) => link(`https://site${f * 1000 + i}.example/`, `Page ${f * 1000 + i}`)).join("\n"))).join("\n"));
+      folder(`Folder ${f}`, Array.from({ length: PER }, (_, i) => link(`https://site${f * PER + i}.example/`, `Page ${f * PER + i}`)).join("\n"))).join("\n"));
     const linksOf = (userId: number) => (env.db.$client.query("SELECT count(*) AS n FROM links WHERE user_id = ?").get(userId) as { n: number }).n;
     const before = snapshot(env);
 
@@ -639,7 +642,7 @@ describe("all or nothing", () => {
     expect(shelfFor(env, alice).imports.list()).toHaveLength(1);
     const midway = linksOf(alice.user.id);
     expect(midway).toBeGreaterThan(1);
-    expect(midway).toBeLessThan(1 + 2499);
+    expect(midway).toBeLessThan(1 + failing);
     expect(env.db.$client.inTransaction).toBe(false);
     expect(linksOf(bob.user.id)).toBe(0);
 
@@ -648,11 +651,35 @@ describe("all or nothing", () => {
     expect(env.db.$client.inTransaction).toBe(false);
   });
 
+  it("finds a collection's next place again after another writer added to it between two of its transactions: no two items share a place", async () => {
+    const { env, alice } = await newEnv();
+    const target = await createCollection(env, alice, { name: "Folder 0" });
+    const html = file(folder("Folder 0", Array.from({ length: 3 * PER }, (_, i) => link(`https://site${i}.example/`, `Page ${i}`)).join("\n")));
+    const placed = () => env.db.$client.query("SELECT position FROM link_collections WHERE collection_id = ? ORDER BY position").all(target.id) as { position: number }[];
+    const running = importBookmarks(shelfFor(env, alice), html, NOW);
+    let settled = false;
+    void running.finally(() => (settled = true));
+    while (!settled && placed().length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    const midway = placed().length;
+    // Between two of the import's transactions, a link of the user's own goes to the end of the same collection.
+    const mine = await createLink(env, alice, { url: "https://mine.example/", collectionIds: [target.id] });
+    await running;
+
+    const positions = placed().map((row) => row.position);
+    expect(positions).toHaveLength(3 * PER + 1);
+    expect(new Set(positions).size).toBe(positions.length);
+    const order = (await get(env, `/api/v1/collections/${target.id}`, { token: alice.token })).body.collection.order as { kind: string; id: number }[];
+    const at = order.findIndex((item) => item.id === mine.id);
+    expect(at).toBeGreaterThanOrEqual(midway);
+    expect(at).toBeLessThan(3 * PER);
+  });
+
   it("stops when its record is undone while it is written, removes what it wrote, and stays undone", async () => {
     const { env, alice } = await newEnv();
     await createLink(env, alice, { url: "https://before.example/" });
     const html = file(Array.from({ length: 3 }, (_, f) =>
-      folder(`Folder ${f}`, Array.from({ length: 1000 }, (_, i) => link(`https://site${f * 1000 + i}.example/`, `Page ${f * 1000 + i}`)).join("\n"))).join("\n"));
+      folder(`Folder ${f}`, Array.from({ length: PER }, (_, i) => link(`https://site${f * PER + i}.example/`, `Page ${f * PER + i}`)).join("\n"))).join("\n"));
     const linksOf = () => (env.db.$client.query("SELECT count(*) AS n FROM links WHERE user_id = ?").get(alice.user.id) as { n: number }).n;
     const running = importBookmarks(shelfFor(env, alice), html, NOW, { record: { source: "page", fileName: "big.html" } });
     const failure = running.then(() => undefined, (error: Error) => error);

@@ -359,8 +359,44 @@ describe("the import page", () => {
     expect(snapshot(env)).toBe(before);
   });
 
-  it("offers the linkshelf JSON download, with the saved texts", async () => {
+  it("keeps a linkshelf JSON file's public collections public only when the preview's box is ticked", async () => {
+    const file = strToU8(JSON.stringify({
+      format: "linkshelf", version: 1, exportedAt: "2026-11-20T10:00:00.000Z",
+      links: [{ name: "One", url: "https://one.example/", description: "", favorite: false, clicks: 0, lastClickedAt: null, createdAt: "2026-01-02T03:04:05.000Z", updatedAt: "2026-01-02T03:04:05.000Z" }],
+      inbox: [],
+      collections: [{ name: "Shared", description: null, icon: "📚", visibility: "PUBLIC", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", items: [{ link: 0 }] }],
+    }));
+    const visibilityOf = (env: TestEnv, as: TestUser) =>
+      (env.db.$client.query("SELECT visibility FROM collections WHERE user_id = ? AND name = 'Shared'").get(as.user.id) as { visibility: string } | null)?.visibility;
+    for (const [ticked, visibility] of [[false, "PRIVATE"], [true, "PUBLIC"]] as const) {
+      const { env, alice } = await setup();
+      const cookie = cookieFor(env, alice);
+      const uploaded = await upload(env, cookie, file, "shelf.json");
+      expect(uploaded.status).toBe(303);
+      const key = uploaded.headers.get("location")!;
+      const preview = await (await send(env, key, cookie)).text();
+      expect(preview).toContain('<input type="checkbox" name="keepPublic" value="on"> Keep public collections public');
+      expect(visibilityOf(env, alice)).toBeUndefined();
+      const confirmed = await send(env, `${key}/confirm`, cookie, {
+        method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: ticked ? "keepPublic=on" : "",
+      });
+      expect(confirmed.status).toBe(303);
+      expect(visibilityOf(env, alice)).toBe(visibility);
+    }
+  });
+
+  it("offers the box only for linkshelf JSON", async () => {
     const { env, alice } = await setup();
+    const cookie = cookieFor(env, alice);
+    const uploaded = await upload(env, cookie, fixture("pocket.csv"), "pocket.csv");
+    const preview = await (await send(env, uploaded.headers.get("location")!, cookie)).text();
+    expect(preview).not.toContain("keepPublic");
+  });
+
+  it("offers the linkshelf JSON download on the account page, with the saved texts", async () => {
+    const { env, alice } = await setup();
+    const account = await (await send(env, "/account", cookieFor(env, alice))).text();
+    expect(account).toContain('<a class="button secondary" href="/export?format=json">Export everything (linkshelf JSON)</a>');
     await createLink(env, alice, { url: "https://one.example/", name: "One" });
     const response = await send(env, "/export?format=json", cookieFor(env, alice));
     expect(response.headers.get("content-disposition")).toMatch(/linkshelf-export-\d{4}-\d{2}-\d{2}\.json/);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "bun:test";
 import { escapeHtml } from "../src/bookmarks/netscape";
 import { importBookmarks } from "../src/bookmarks/service";
+import { IMPORT_CHUNK } from "../src/shelf/limits";
 import { createCollection, createLink, createUser, del, get, inboxOf, makeEnv, put, shelfFor, snapshot, type TestEnv, type TestUser } from "./helpers";
 
 const file = (body: string) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<TITLE>Bookmarks</TITLE>\n<H1>Bookmarks</H1>\n<DL><p>\n${body}\n</DL><p>\n`;
@@ -59,9 +60,12 @@ describe("GET /api/v1/imports", () => {
 
   it("counts in its record only what is committed, at every moment of a long import (a server killed midway says what it wrote)", async () => {
     const { env, alice } = await setup();
+    // Three transactions' worth at least, in two folders.
+    const MANY = Math.ceil(2.5 * IMPORT_CHUNK.items);
+    const MORE = Math.ceil(1.2 * IMPORT_CHUNK.items);
     const big = file([
-      folder("Many", Array.from({ length: 2_500 }, (_, i) => link(`https://many.example/${i}`, `Many ${i}`)).join("\n")),
-      folder("More", Array.from({ length: 1_200 }, (_, i) => link(`https://more.example/${i}`, `More ${i}`)).join("\n")),
+      folder("Many", Array.from({ length: MANY }, (_, i) => link(`https://many.example/${i}`, `Many ${i}`)).join("\n")),
+      folder("More", Array.from({ length: MORE }, (_, i) => link(`https://more.example/${i}`, `More ${i}`)).join("\n")),
     ].join("\n"));
     const seen: string[] = [];
     let running = true;
@@ -76,7 +80,7 @@ describe("GET /api/v1/imports", () => {
     setImmediate(sample);
     const report = await importAs(env, alice, big);
     running = false;
-    expect(report.linksCreated).toBe(3_700);
+    expect(report.linksCreated).toBe(MANY + MORE);
     // Sampled between the import's transactions: each time, the record's counts are what was written.
     expect(seen.length).toBeGreaterThan(2);
     for (const line of seen) {
@@ -85,7 +89,7 @@ describe("GET /api/v1/imports", () => {
     }
     expect(new Set(seen).size).toBeGreaterThan(2);
     const [record] = (await get(env, "/api/v1/imports", { token: alice.token })).body.imports;
-    expect(record).toMatchObject({ links: 3_700, collections: 2 });
+    expect(record).toMatchObject({ links: MANY + MORE, collections: 2 });
   });
 
   it("records an import that created nothing (every entry a duplicate), which undoes to nothing", async () => {

@@ -30,6 +30,11 @@ export interface ImportDocument extends NetscapeDocument {
   /** Columns or fields the reader does not know, listed in the preview (their values are not imported). */
   unknownFields: string[];
   skipped: SkippedEntry[];
+  /**
+   * The file's URLs the planner found storable and already in their canonical form, kept with the
+   * file between the preview's plan and the confirmed import's, which then reads none of them again.
+   */
+  canonicalUrls?: Set<string>;
 }
 
 /** One saved item of a service's export, as its reader reads it. */

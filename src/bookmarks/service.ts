@@ -88,8 +88,8 @@ interface PlannedLink {
   text: string | undefined;
   clicks: number;
   lastClickedAt: number | null;
-  /** Where its entries go, each once. */
-  placements: Set<Placement>;
+  /** Where its entries go, each once (an array: most links are in one to four, and a Set costs more memory than its link). */
+  placements: Placement[];
 }
 
 /**
@@ -161,12 +161,12 @@ export async function importBookmarks(
 
 /**
  * pauses gives the points where a long loop lets the event loop run: `due()` once the current
- * slice has run IMPORT_CHUNK.millis, then `await next()` starts the next slice after a macrotask.
+ * slice has run IMPORT_CHUNK.planMillis, then `await next()` starts the next slice after a macrotask.
  */
 function pauses() {
   let started = performance.now();
   return {
-    due: () => performance.now() - started >= IMPORT_CHUNK.millis,
+    due: () => performance.now() - started >= IMPORT_CHUNK.planMillis,
     next: async () => {
       await new Promise((resolve) => setImmediate(resolve));
       started = performance.now();
@@ -179,10 +179,10 @@ function pauses() {
  * writing nothing: its report, with the destinations the preview, the report page and
  * `--dry-run` list, is what the import then does. It walks the file in its order, folders and
  * bookmarks as they come, so that the steps it plans keep each folder's order. It lets the
- * event loop run every IMPORT_CHUNK.millis (a file of 100,000 bookmarks takes a few hundred
+ * event loop run every IMPORT_CHUNK.planMillis (a file of 100,000 bookmarks takes a few hundred
  * milliseconds to plan).
  */
-async function planImport(shelf: Shelf, document: ImportDocument, now: number, choices: ImportChoices): Promise<ImportPlan> {
+async function planImport(shelf: Shelf, document: ImportDocument, now: number, choices: ImportChoices & { dryRun?: boolean }): Promise<ImportPlan> {
   const report: ImportReport = {
     format: document.format, linksCreated: 0, linksAdded: 0, unknownFields: document.unknownFields,
     collectionsCreated: [], duplicates: [], skipped: [...document.skipped], destinations: [],
@@ -190,13 +190,13 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
   const place = placements(shelf.collections.rows(), document.folders, now, choices);
   const pause = pauses();
   /** The user's links by URL, with the collections each is in and those the import adds it to. */
-  const stored = new Map<string, { id: number; in: Set<number>; placements: Set<Placement> }>();
+  const stored = new Map<string, { id: number; in: Set<number>; placements: Placement[] }>();
   for (const { id, url, collectionId } of shelf.collections.memberships()) {
     if (pause.due()) await pause.next();
     const key = urlKey(url);
     const had = stored.get(key);
     if (had) had.in.add(collectionId);
-    else stored.set(key, { id, in: new Set([collectionId]), placements: new Set() });
+    else stored.set(key, { id, in: new Set([collectionId]), placements: [] });
   }
   const added = new Set<number>();
   // A service's item the user has already gains the file's collections; a browser file's bookmark is left as it is.
@@ -204,6 +204,8 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
 
   const loose = place(null);
   const steps: Step[] = [{ kind: "collection", placement: loose }];
+  // A dry run gives its report only: none of its steps are kept.
+  const plan = (step: Step) => void (choices.dryRun || steps.push(step));
   const folderPlacements: Placement[] = [];
   const placementOf = new Map<NetscapeFolder, Placement>();
   let opened = 0;
@@ -214,21 +216,29 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
       const placement = place(folder);
       folderPlacements.push(placement);
       placementOf.set(folder, placement);
-      if (placement.id === null) steps.push({ kind: "collection", placement });
+      if (placement.id === null) plan({ kind: "collection", placement });
     }
   };
   const planned = new Map<string, PlannedLink>();
+  // A service's item comes as one entry per collection, one after the other: the last entry's
+  // name, problem and key are its next entry's (each reading parses the URL again).
+  let last: { entry: NetscapeBookmark; name: string; problem: string | null; key: string } | undefined;
+  // A URL read once (the preview's plan) is not read again (the confirmed import's).
+  const canonical = (document.canonicalUrls ??= new Set());
   for (const bookmark of document.bookmarks) {
     if (pause.due()) await pause.next();
     openFolders(bookmark.foldersBefore);
     const url = bookmark.href;
-    const name = linkName(bookmark);
-    const problem = urlProblem(url);
+    if (last?.entry.href !== url || last.entry.name !== bookmark.name) {
+      const known = canonical.has(url);
+      last = { entry: bookmark, name: linkName(bookmark), ...(known ? { problem: null, key: url } : readUrl(url)) };
+      if (!known && last.problem === null && last.key === url) canonical.add(url);
+    }
+    const { name, problem, key } = last;
     if (problem !== null) {
       report.skipped.push({ name, url, reason: problem });
       continue;
     }
-    const key = urlKey(url);
     const placement = bookmark.folder === null ? loose : placementOf.get(bookmark.folder)!;
     const link = planned.get(key);
     const had = stored.get(key);
@@ -237,33 +247,33 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
       continue;
     }
     if (had) {
-      if ((placement.id !== null && had.in.has(placement.id)) || had.placements.has(placement)) {
+      if ((placement.id !== null && had.in.has(placement.id)) || had.placements.includes(placement)) {
         report.duplicates.push({ name, url });
       } else {
         placement.links++;
-        had.placements.add(placement);
+        had.placements.push(placement);
         added.add(had.id);
-        steps.push({ kind: "member", link: had.id, placement });
+        plan({ kind: "member", link: had.id, placement });
       }
       continue;
     }
-    if (link?.placements.has(placement)) {
+    if (link?.placements.includes(placement)) {
       report.duplicates.push({ name, url });
       continue;
     }
     placement.links++;
     if (link) {
-      link.placements.add(placement);
-      steps.push({ kind: "member", link, placement });
+      link.placements.push(placement);
+      plan({ kind: "member", link, placement });
     } else {
       const createdAt = pastDate(bookmark.addDate, now);
       const fresh: PlannedLink = {
         name, url, description: fit(bookmark.description, LINK_LIMITS.description), favorite: bookmark.favorite,
-        createdAt, updatedAt: bookmark.lastModified === null ? createdAt : pastDate(bookmark.lastModified, now), placements: new Set([placement]),
+        createdAt, updatedAt: bookmark.lastModified === null ? createdAt : pastDate(bookmark.lastModified, now), placements: [placement],
         text: bookmark.text, clicks: bookmark.clicks ?? 0, lastClickedAt: bookmark.lastClickedAt ?? null,
       };
       planned.set(key, fresh);
-      steps.push({ kind: "link", link: fresh, placement });
+      plan({ kind: "link", link: fresh, placement });
     }
   }
   openFolders(document.folders.length);
@@ -401,14 +411,14 @@ function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], n
 }
 
 /**
- * importSteps is the plan's steps as the shelf writes them: a placement the import creates
+ * importSteps turns the plan's steps, in place, into the steps the shelf writes: a placement the import creates
  * becomes the step that makes its collection, and the others name the user's collection by id.
  */
-function importSteps(steps: readonly Step[]): ImportStep[] {
+function importSteps(steps: Step[]): ImportStep[] {
   const made = new Map<Placement, ImportedCollection>();
   const written = new Map<PlannedLink, ImportedLink>();
   const target = (placement: Placement): ImportTarget => placement.id ?? made.get(placement)!;
-  return steps.map((step): ImportStep => {
+  const step = (step: Step): ImportStep => {
     const { placement } = step;
     if (step.kind === "collection") {
       const { description, icon, visibility, createdAt, updatedAt } = placement.made;
@@ -424,7 +434,11 @@ function importSteps(steps: readonly Step[]): ImportStep[] {
     if (clicks > 0) link.clicks = { count: clicks, lastAt: lastClickedAt };
     written.set(step.link, link);
     return link;
-  });
+  };
+  // In place: a plan of 275,000 steps is not held twice.
+  const converted = steps as (Step | ImportStep)[];
+  for (let at = 0; at < steps.length; at++) converted[at] = step(steps[at]!);
+  return converted as ImportStep[];
 }
 
 /** folderName is the name of the collection a folder becomes: its own, made to pass the name rule and cut to the limit, or UNNAMED_FOLDER. */
@@ -472,23 +486,28 @@ function pastDate(millis: number | null, now: number): number {
   return millis !== null && millis <= now ? millis : now;
 }
 
-/** urlProblem says why a URL cannot be stored, with the rule the API applies, or null when it can. */
-function urlProblem(url: string): string | null {
-  if (url === "") return "The bookmark has no URL.";
+/**
+ * readUrl says why a URL cannot be stored, with the rule the API applies (`problem`, null when
+ * it can), and what two URLs of the same page share (`key`: host case, default port, empty path
+ * spelled out), reading the URL once.
+ */
+function readUrl(url: string): { problem: string | null; key: string } {
+  const refused = (problem: string) => ({ problem, key: url });
+  if (url === "") return refused("The bookmark has no URL.");
   const parsed = URL.parse(url);
-  if (parsed === null) return "The URL is not an absolute URL.";
+  if (parsed === null) return refused("The URL is not an absolute URL.");
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    return `linkshelf keeps only http and https links, not ${parsed.protocol} ones.`;
+    return refused(`linkshelf keeps only http and https links, not ${parsed.protocol} ones.`);
   }
-  if (isHttpUrl(url)) return null;
-  if (/\s/u.test(url)) return "The URL contains spaces.";
-  if (codePoints(url) > MAX_URL_LENGTH) return `The URL is longer than ${formatNumber(MAX_URL_LENGTH)} characters.`;
+  if (isHttpUrl(url, parsed)) return { problem: null, key: parsed.href };
+  if (/\s/u.test(url)) return refused("The URL contains spaces.");
+  if (codePoints(url) > MAX_URL_LENGTH) return refused(`The URL is longer than ${formatNumber(MAX_URL_LENGTH)} characters.`);
   const rules = new Rules();
   rules.url("/url", url);
-  return `${rules.errors[0]!.message}.`;
+  return refused(`${rules.errors[0]!.message}.`);
 }
 
-/** urlKey is what two URLs of the same page share (host case, default port, empty path spelled out). */
+/** urlKey is what two URLs of the same page share (see readUrl). */
 function urlKey(url: string): string {
   return URL.parse(url)?.href ?? url;
 }

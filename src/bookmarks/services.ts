@@ -48,7 +48,7 @@ export async function readImportFile(bytes: Uint8Array, now: number): Promise<Im
   const start = text.replace(/^\uFEFF/, "").trimStart();
   if (start.startsWith("{") || start.startsWith("[")) return readJson(start, now);
   const header = start.slice(0, start.search(/\r?\n|$/)).toLowerCase();
-  if (/(^|,)"?time_added"?(,|$)/.test(header)) return readPocket([text], now);
+  if (/(^|,)"?time_added"?(,|$)/.test(header)) return readPocket(1, () => text, now);
   if (/(^|,)"?excerpt"?(,|$)/.test(header) && /(^|,)"?folder"?(,|$)/.test(header)) return readRaindrop(text, now);
   if (/(^|,)"?selection"?(,|$)/.test(header) && /(^|,)"?url"?(,|$)/.test(header)) return readInstapaper(text, now);
   return fromNetscape(await parseNetscapeInSteps(text));
@@ -62,11 +62,11 @@ interface CsvRow {
 
 /**
  * readCsv reads CSV text by its header, a slice at a time with the event loop running between
- * slices. Rows that do not parse are left out and listed in `skipped` by their line; columns
- * beyond `known` are listed in `unknown`.
+ * slices, giving each row to `each` as it is parsed (none are gathered: a file of 100,000 rows
+ * is never held twice). Rows that do not parse are left out and listed in `skipped` by their
+ * line; columns beyond `known` are listed in `unknown`.
  */
-async function readCsv(text: string, known: readonly string[], into: ImportDocument): Promise<CsvRow[]> {
-  const rows: CsvRow[] = [];
+async function readCsv(text: string, known: readonly string[], into: ImportDocument, each: (row: CsvRow) => void): Promise<void> {
   let header: string[] = [];
   const refused = new Set<number>();
   const parser = parse({
@@ -80,19 +80,28 @@ async function readCsv(text: string, known: readonly string[], into: ImportDocum
       into.skipped.push({ name: `Line ${line}`, url: "", reason: `The line does not parse as CSV: ${error?.message ?? "unknown error"}.` });
     },
   });
-  parser.on("data", ({ record, info }: { record: Record<string, string>; info: { lines: number } }) => rows.push({ line: info.lines, record }));
+  let failure: unknown;
+  parser.on("data", ({ record, info }: { record: Record<string, string>; info: { lines: number } }) => {
+    // A reader's refusal (too many items) ends the reading once the parser is done with this slice.
+    if (failure !== undefined) return;
+    try {
+      each({ line: info.lines, record });
+    } catch (error) {
+      failure = error;
+    }
+  });
   const ended = new Promise<void>((resolve, reject) => {
     parser.on("end", resolve);
     parser.on("error", reject);
   });
-  for (let at = 0; at < text.length; at += CSV_STEP_CHARS) {
+  for (let at = 0; at < text.length && failure === undefined; at += CSV_STEP_CHARS) {
     parser.write(text.slice(at, at + CSV_STEP_CHARS));
     await new Promise((resolve) => setImmediate(resolve));
   }
   parser.end();
   await ended;
+  if (failure !== undefined) throw failure;
   for (const name of header) if (!known.includes(name) && !into.unknownFields.includes(name)) into.unknownFields.push(name);
-  return rows;
 }
 
 /** A reader's start: the document under the service's dated collection. */
@@ -119,16 +128,14 @@ const split = (value: string | undefined, separator: string | RegExp) =>
 /** joined is the non-empty texts, a blank line between them. */
 const joined = (...texts: (string | undefined | null)[]) => texts.map((text) => text?.trim() ?? "").filter((text) => text !== "").join("\n\n");
 
-/** readPocket reads Pocket's CSV parts (one CSV, or each CSV of its zip, in order). */
-async function readPocket(parts: string[], now: number): Promise<ImportDocument> {
+/** readPocket reads Pocket's CSV parts (one CSV, or each CSV of its zip, in order), each read when its turn comes. */
+async function readPocket(parts: number, part: (index: number) => string, now: number): Promise<ImportDocument> {
   const { document, add } = start("pocket", now);
-  for (const part of parts) {
-    for (const { record } of await readCsv(part, COLUMNS.pocket, document)) {
-      add({
-        name: record.title ?? "", url: record.url ?? "", description: "", folders: [],
-        tags: split(record.tags, "|"), archived: record.status === "archive", favorite: false, createdAt: seconds(record.time_added),
-      });
-    }
+  for (let index = 0; index < parts; index++) {
+    await readCsv(part(index), COLUMNS.pocket, document, ({ record }) => add({
+      name: record.title ?? "", url: record.url ?? "", description: "", folders: [],
+      tags: split(record.tags, "|"), archived: record.status === "archive", favorite: false, createdAt: seconds(record.time_added),
+    }));
   }
   return document;
 }
@@ -136,7 +143,7 @@ async function readPocket(parts: string[], now: number): Promise<ImportDocument>
 /** readRaindrop reads Raindrop.io's CSV export: folders are `/` paths, tags comma-separated, highlights kept as the page text. */
 async function readRaindrop(text: string, now: number): Promise<ImportDocument> {
   const { document, add } = start("raindrop", now);
-  for (const { record } of await readCsv(text, COLUMNS.raindrop, document)) {
+  await readCsv(text, COLUMNS.raindrop, document, ({ record }) => {
     const item: SourceItem = {
       name: record.title ?? "", url: record.url ?? "", description: joined(record.note, record.excerpt),
       folders: [split(record.folder, "/")], tags: split(record.tags, ","), archived: false,
@@ -144,7 +151,7 @@ async function readRaindrop(text: string, now: number): Promise<ImportDocument> 
     };
     if (record.highlights?.trim()) item.text = `${HIGHLIGHTS}\n\n${record.highlights.trim()}`;
     add(item);
-  }
+  });
   return document;
 }
 
@@ -154,14 +161,14 @@ const INSTAPAPER = { unread: "Unread", archive: "Archive", starred: "Starred" } 
 /** readInstapaper reads Instapaper's CSV export: `Archive` and `Starred` are flags, `Unread` the import's collection, other folders collections. */
 async function readInstapaper(text: string, now: number): Promise<ImportDocument> {
   const { document, add } = start("instapaper", now);
-  for (const { record } of await readCsv(text, COLUMNS.instapaper, document)) {
+  await readCsv(text, COLUMNS.instapaper, document, ({ record }) => {
     const folder = (record.Folder ?? "").trim();
     const own = folder === "" || Object.values(INSTAPAPER).includes(folder as never) ? [] : split(folder, "/");
     add({
       name: record.Title ?? "", url: record.URL ?? "", description: record.Selection ?? "", folders: [own], tags: [],
       archived: folder === INSTAPAPER.archive, favorite: folder === INSTAPAPER.starred, createdAt: seconds(record.Timestamp),
     });
-  }
+  });
   return document;
 }
 
@@ -245,27 +252,29 @@ function readKarakeep(value: Record<string, unknown>, now: number): ImportDocume
   return document;
 }
 
-/** checkZip refuses (BookmarkFileRefused) a zip beyond ZIP_LIMITS, by its directory alone: nothing is inflated. */
-export function checkZip(bytes: Uint8Array): void {
-  let entries = 0;
+/** checkZip refuses (BookmarkFileRefused) a zip beyond ZIP_LIMITS, by its directory alone: nothing is inflated. Returns the names of its files. */
+export function checkZip(bytes: Uint8Array): string[] {
+  const names: string[] = [];
   let total = 0;
   try {
-    unzipSync(bytes, { filter: (file) => ((entries++, total += file.originalSize), false) });
+    unzipSync(bytes, { filter: (file) => (names.push(file.name), total += file.originalSize, false) });
   } catch {
     throw new BookmarkFileRefused("The zip file is damaged: linkshelf cannot read its list of files.");
   }
-  if (entries > ZIP_LIMITS.entries) {
-    throw new BookmarkFileRefused(`The zip file holds ${formatNumber(entries)} files, more than the ${formatNumber(ZIP_LIMITS.entries)} linkshelf reads.`);
+  if (names.length > ZIP_LIMITS.entries) {
+    throw new BookmarkFileRefused(`The zip file holds ${formatNumber(names.length)} files, more than the ${formatNumber(ZIP_LIMITS.entries)} linkshelf reads.`);
   }
   if (total > ZIP_LIMITS.bytes) {
     throw new BookmarkFileRefused(`The zip file unpacks to ${formatNumber(Math.ceil(total / 1024 / 1024))} MiB, more than the ${ZIP_LIMITS.bytes / 1024 / 1024} MiB linkshelf reads.`);
   }
+  return names;
 }
 
 /**
  * readZip checks a zip's directory against ZIP_LIMITS (entries, and their sizes once inflated,
  * as the directory states them; fflate inflates no entry beyond its stated size), then reads it
- * as Omnivore's export (`metadata_*.json`) or Pocket's (CSV parts).
+ * as Omnivore's export (`metadata_*.json`) or Pocket's (CSV parts). A file's text is made when
+ * its reader comes to it: Pocket's parts are read one at a time, never all of them at once.
  */
 function readZip(bytes: Uint8Array, now: number): Promise<ImportDocument> | ImportDocument {
   checkZip(bytes);
@@ -277,6 +286,12 @@ function readZip(bytes: Uint8Array, now: number): Promise<ImportDocument> | Impo
   }
   const names = Object.keys(files).sort();
   const utf8 = (name: string) => new TextDecoder().decode(files[name]);
+  // A Pocket part's text is made when its turn comes, and its bytes let go then (read once).
+  const take = (name: string) => {
+    const text = utf8(name);
+    delete files[name];
+    return text;
+  };
   const metadata = names.filter((name) => /(^|\/)metadata_[^/]*\.json$/.test(name));
   // Omnivore's pages and highlights by their folder and file name, wherever the zip puts those folders.
   const byTail = new Map(names.map((name) => [name.split("/").slice(-2).join("/"), name]));
@@ -285,7 +300,7 @@ function readZip(bytes: Uint8Array, now: number): Promise<ImportDocument> | Impo
     return name === undefined ? undefined : utf8(name);
   }, now);
   const parts = names.filter((name) => name.toLowerCase().endsWith(".csv"));
-  if (parts.length > 0) return readPocket(parts.map(utf8), now);
+  if (parts.length > 0) return readPocket(parts.length, (index) => take(parts[index]!), now);
   throw new BookmarkFileRefused("The zip file is none of the exports linkshelf imports (Pocket, Omnivore).");
 }
 

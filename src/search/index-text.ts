@@ -145,6 +145,22 @@ export function deferIndexing(db: Db, linkId: number): void {
   wakers.get(db.$client)?.();
 }
 
+/**
+ * deferIndexingMany marks many links to be indexed later (see deferIndexing), in the caller's
+ * transaction, without waking the indexer: a writer of many transactions (an import) wakes it
+ * once it is done (wakeIndexer), so that the two do not take turns on the event loop meanwhile.
+ * A search before then indexes what is marked first, as always.
+ */
+export function deferIndexingMany(db: Db, linkIds: readonly number[]): void {
+  const mark = db.$client.query<never, [number]>("INSERT OR IGNORE INTO link_search_pending (link_id) VALUES (?)");
+  for (const linkId of linkIds) mark.run(linkId);
+}
+
+/** wakeIndexer tells the indexer watching `db` (the server's) that links were marked (deferIndexingMany). */
+export function wakeIndexer(db: Db): void {
+  wakers.get(db.$client)?.();
+}
+
 /** The wake of the SearchIndexer watching each database (the server's): every mark calls it. */
 const wakers = new WeakMap<Database, () => void>();
 

@@ -10,7 +10,10 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { addMemberships, linkSaved, writeLink, type NextPlaces, type ShelfLinks } from "./links";
+import { addImportedMembership, linkSaved, writeImportedLink, type NextPlaces, type ShelfLinks } from "./links";
+import { Rules } from "../rules";
+import { deferIndexingMany, wakeIndexer } from "../search/index-text";
+import { collectionIdsOf } from "./scope";
 import { saveContent } from "./contents";
 import { discardLinks } from "./trash";
 import type { Owner } from "./scope";
@@ -20,6 +23,17 @@ class UndoneWhileWriting extends Conflict {
   constructor() {
     super("IMPORT_UNDONE", "The import was undone while it was being written: it stopped, and nothing it wrote was kept.");
   }
+}
+
+/**
+ * quiet is the connection's count of changed rows and the database's version (`data_version`:
+ * changed by another connection's commit, the CLI's): the same before an import's transaction as
+ * after its last one, nothing else wrote in between.
+ */
+function quiet(db: Owner["db"]): string {
+  const { changes } = db.$client.query<{ changes: number }, []>("SELECT total_changes() AS changes").get()!;
+  const { data_version } = db.$client.query<{ data_version: number }, []>("PRAGMA data_version").get()!;
+  return `${changes}/${data_version}`;
 }
 
 /** What an import has written in its committed transactions so far. */
@@ -44,27 +58,49 @@ export class ShelfImports {
    * is not told to `afterWrite` (nothing to fetch); a `member` step may name one of the owner's
    * links by id (a URL the owner had, put in the import's collections).
    * Once all of it is committed, each other link it created is told to `afterWrite`. Returns the
-   * record's id (null when not recorded).
+   * record's id (null when not recorded). It takes the steps: each is let go (`undefined`) once
+   * written, so that what is written can be collected while the rest is.
    */
-  async write(steps: readonly ImportStep[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
+  async write(steps: (ImportStep | undefined)[], record: ImportRecordInput | undefined, now: number): Promise<number | null> {
     const { db } = this.owner;
     const collectionIds = new Map<ImportedCollection, number>();
-    const linkIds = new Map<ImportedLink, number>();
+    // Weak: a link's step is let go once written and met again (a plan of 100,000 links is not held to the end).
+    const linkIds = new WeakMap<ImportedLink, number>();
     const idOf = (target: ImportTarget) => (typeof target === "number" ? target : collectionIds.get(target)!);
     const made: Made = { links: [], collections: [], importId: null };
     let next = 0;
+    // Each collection's next place, and the owner's collections checked: kept from one transaction
+    // to the next while nothing else wrote to the database between them (`quiet`), looked up again otherwise.
+    let places: NextPlaces = new Map();
+    let checked = new Set<number>();
+    let after: string | null = null;
     try {
       while (next < steps.length || (record && made.importId === null)) {
         const chunk = db.transaction(() => {
           const done: Omit<Made, "importId"> = { links: [], collections: [] };
           if (made.importId !== null && !this.stands(made.importId)) throw new UndoneWhileWriting();
           const importId = made.importId ?? (record ? this.record(record, now) : null);
-          // Places are looked up once per collection and transaction: other writers may add between transactions.
-          const places: NextPlaces = new Map();
+          if (quiet(db) !== after) {
+            places = new Map();
+            checked = new Set();
+          }
           const started = performance.now();
           let at = next;
+          // The owner's collections this import puts links in, checked once (one the import made is the owner's).
+          const target = (into: ImportTarget): number => {
+            if (typeof into !== "number") return collectionIds.get(into)!;
+            if (!checked.has(into)) {
+              const rules = new Rules();
+              collectionIdsOf(this.owner, [into], rules);
+              rules.check();
+              checked.add(into);
+            }
+            return into;
+          };
+          const marked: number[] = [];
           while (at < steps.length && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
             const step = steps[at]!;
+            steps[at] = undefined;
             if (step.kind === "collection") {
               const parentId = step.parent === null ? null : idOf(step.parent);
               const created = this.collections.create({ ...step.input, parentId }, step.createdAt, importId, step.updatedAt);
@@ -73,25 +109,35 @@ export class ShelfImports {
               collectionIds.set(step, created.id);
               done.collections.push(created.id);
             } else if (step.kind === "member") {
-              // A link of this import in a collection of the owner's or of this import: known to be the owner's, no check needed.
-              if (typeof step.link === "number") this.links.addTo(step.link, idOf(step.into));
-              else addMemberships(this.owner, linkIds.get(step.link)!, [idOf(step.into)], places);
+              if (typeof step.link === "number") {
+                // One of the owner's links (checked) in a collection of the owner's or of this import.
+                const into = idOf(step.into);
+                this.links.addTo(step.link, into);
+                // It took that collection's next place: look that place up again.
+                places.delete(into);
+              } else {
+                // A link of this import in a collection of the owner's or of this import: known to be the owner's.
+                addImportedMembership(this.owner, linkIds.get(step.link)!, target(step.into), places);
+              }
             } else {
               const { name, url, description, favorite } = step;
-              const created = writeLink(this.owner, { name, url, description, favorite, collectionIds: [idOf(step.into)] }, step.createdAt, importId, step.updatedAt, places);
-              if (step.clicks) {
-                db.update(links).set({ clicks: step.clicks.count, lastClickedAt: step.clicks.lastAt }).where(eq(links.id, created.id)).run();
-              }
+              const created = writeImportedLink(this.owner, {
+                name, url, description: description ?? "", favorite: favorite ?? false, createdAt: step.createdAt, updatedAt: step.updatedAt,
+                clicks: step.clicks?.count ?? 0, lastClickedAt: step.clicks?.lastAt ?? null,
+              }, target(step.into), importId, places);
+              marked.push(created.id);
               if (step.content) saveContent(this.owner, created.id, step.content, "browser", now);
               linkIds.set(step, created.id);
               done.links.push({ id: created.id, url: created.url, saved: step.content !== undefined });
             }
             at++;
           }
+          deferIndexingMany(db, marked);
           // The record counts what is committed: an import stopped midway (a killed server) says what it wrote.
           if (importId !== null) this.wrote(importId, { links: done.links.length, collections: done.collections.length });
           return { done, at, importId };
         }, { behavior: "immediate" });
+        after = quiet(db);
         made.importId = chunk.importId;
         made.links.push(...chunk.done.links);
         made.collections.push(...chunk.done.collections);
@@ -99,27 +145,30 @@ export class ShelfImports {
         if (next < steps.length) await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
+      wakeIndexer(db);
       // An import undone while it was written keeps its record, undone; what it wrote since the undo goes.
       if (error instanceof UndoneWhileWriting) made.importId = null;
       if (made.links.length + made.collections.length > 0 || made.importId !== null) await this.remove(made, now);
       throw error;
     }
+    // Its links are indexed for search once all of it is written (a search meanwhile indexes them first).
+    wakeIndexer(db);
     for (const link of made.links) if (!link.saved) linkSaved(this.owner, link);
     return made.importId;
   }
 
   /**
    * remove takes back what the committed transactions of a failed import created: its links,
-   * IMPORT_CHUNK.items per transaction with the event loop running between them (removing 60,000
+   * IMPORT_CHUNK.removed per transaction with the event loop running between them (removing 60,000
    * links at once held the database for over half a second), then in one last transaction its
    * collections, the way deleting one does (a link put there since then, and nowhere else, goes
    * to the Inbox), and the import's record.
    */
   private async remove(made: Made, now: number): Promise<void> {
     const ids = made.links.map((link) => link.id);
-    for (let at = 0; at < ids.length; at += IMPORT_CHUNK.items) {
+    for (let at = 0; at < ids.length; at += IMPORT_CHUNK.removed) {
       if (at > 0) await new Promise((resolve) => setImmediate(resolve));
-      this.links.deleteMany(ids.slice(at, at + IMPORT_CHUNK.items));
+      this.links.deleteMany(ids.slice(at, at + IMPORT_CHUNK.removed));
     }
     this.collections.deleteMany(made.collections, now);
     if (made.importId !== null) this.forget(made.importId);

@@ -150,6 +150,58 @@ export function writeLink(owner: Owner, input: CreateLinkBody, now: number, impo
   return toLinkJson(row, collectionIds);
 }
 
+/** An import's link as the shelf stores it: the API's fields, its dates and clicks (a linkshelf JSON export's), in one collection. */
+export interface ImportedLinkRow {
+  name: string;
+  url: string;
+  description: string;
+  favorite: boolean;
+  createdAt: number;
+  updatedAt: number;
+  clicks: number;
+  lastClickedAt: number | null;
+}
+
+/**
+ * writeImportedLink stores one link of an import at the end of one collection's order, inside the
+ * import's transaction: the rules of a link's fields, then one insert of the link (with its
+ * clicks) and one of its membership, each a statement compiled once. The caller has made sure
+ * the collection is the owner's (one the import made, or one it checked in this transaction),
+ * marks the links for the index (deferIndexingMany) and tells `afterWrite` once committed.
+ * Returns the link's id and URL as stored.
+ */
+export function writeImportedLink(owner: Owner, input: ImportedLinkRow, collectionId: number, importId: number | null, next: NextPlaces): { id: number; url: string } {
+  const rules = new Rules();
+  const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
+  const description = rules.text("/description", input.description, 0, LINK_LIMITS.description);
+  const url = rules.url("/url", input.url);
+  rules.check();
+  const { id } = owner.db.$client
+    .query<{ id: number }, [number, string, string, string, number, number, number | null, number, number, number | null]>(
+      "INSERT INTO links (user_id, name, description, url, favorite, clicks, last_clicked_at, created_at, updated_at, import_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")
+    .get(owner.user.id, name, description, url, input.favorite ? 1 : 0, input.clicks, input.lastClickedAt, input.createdAt, input.updatedAt, importId)!;
+  addImportedMembership(owner, id, collectionId, next);
+  return { id, url };
+}
+
+/**
+ * nextPlace is nextPosition for an import, which looks up a collection's place when it first adds
+ * to it and again after another writer wrote between two of its transactions: the same query, its
+ * statement compiled once.
+ */
+function nextPlace({ db, user }: Owner, collectionId: number): number {
+  return db.$client.query<{ next: number }, [number, number, number]>(`SELECT max(
+    coalesce((SELECT max(position) FROM link_collections WHERE collection_id = ?), -1),
+    coalesce((SELECT max(position) FROM collections WHERE user_id = ? AND parent_id = ?), -1)) + 1 AS next`).get(collectionId, user.id, collectionId)!.next;
+}
+
+/** addImportedMembership puts a link at the end of one collection's order inside an import's transaction (`next`: the places it keeps); both are known to be the owner's. */
+export function addImportedMembership(owner: Owner, linkId: number, collectionId: number, next: NextPlaces): void {
+  const position = next.get(collectionId) ?? nextPlace(owner, collectionId);
+  next.set(collectionId, position + 1);
+  owner.db.$client.query<never, [number, number, number]>("INSERT INTO link_collections (link_id, collection_id, position) VALUES (?, ?, ?)").run(linkId, collectionId, position);
+}
+
 /** linkSaved tells the owner's `afterWrite` of a link whose page is new (created, or given another URL), once its write is committed. */
 export function linkSaved(owner: Owner, link: { id: number; url: string }, page?: CapturedContent | null): void {
   owner.afterWrite?.linkSaved(link.id, owner.user.id, link.url, page);

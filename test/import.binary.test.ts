@@ -1,0 +1,226 @@
+/**
+ * The import and export flags of the real executable: `linkshelf import --into ID` (where a
+ * service's collection goes, refused for a collection that is not one of the user's private
+ * ones, storing nothing), `--keep-public` with a linkshelf JSON file, and `linkshelf export
+ * --format json` with and without `--with-text`, whose file imported into an empty data
+ * directory gives the same shelf back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binaryWorkspace, queryFile, runBinary, writeFile } from "./binary";
+
+const SERVICES = join(import.meta.dir, "fixtures", "services");
+const BOOKMARKS = join(import.meta.dir, "fixtures", "bookmarks");
+/** Per-test limit for tests that spawn several processes (argon2 hashing included). */
+const SLOW = 60_000;
+
+let root: string;
+let binary: string;
+let cwd: string;
+let dataDir: string;
+let dbPath: string;
+let emailCounter = 0;
+
+const cli = (args: string[], options: { stdin?: string; dir?: string } = {}) =>
+  runBinary(binary, [...args, "--data-dir", options.dir ?? dataDir], { cwd, stdin: options.stdin });
+const lines = (text: string) => text.trimEnd().split("\n");
+
+/** newUser creates a user through the CLI (in `dir`, the test file's data directory by default) and returns their email and id. */
+async function newUser(dir = dataDir): Promise<{ email: string; id: number }> {
+  const email = `flags${++emailCounter}@example.test`;
+  const created = await cli(["user", "create", "--email", email, "--name", "Flags"], { stdin: "long enough password\n", dir });
+  expect(created.exitCode).toBe(0);
+  const [user] = queryFile<{ id: number }>(join(dir, "linkshelf.db"), "SELECT id FROM users WHERE email = ?", [email]);
+  return { email, id: user!.id };
+}
+
+/** everything is every row of every table of the file, in rowid order: a refused command must leave it as it was. */
+function everything(path = dbPath): string {
+  const tables = queryFile<{ name: string }>(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+  return JSON.stringify(Object.fromEntries(tables.map(({ name }) => [name, queryFile(path, `SELECT * FROM "${name}"`)])));
+}
+
+/** collectionsOf is a user's collections as the tree shows them: name, parent's name, visibility. */
+function collectionsOf(userId: number, path = dbPath) {
+  return queryFile<{ name: string; parent: string | null; visibility: string }>(path, `
+    SELECT c.name, p.name AS parent, c.visibility FROM collections c LEFT JOIN collections p ON p.id = c.parent_id
+    WHERE c.user_id = ? ORDER BY c.id`, [userId]);
+}
+
+/** collectionId is the id of a user's collection of that name. */
+function collectionId(userId: number, name: string): number {
+  const [row] = queryFile<{ id: number }>(dbPath, "SELECT id FROM collections WHERE user_id = ? AND name = ?", [userId, name]);
+  return row!.id;
+}
+
+const POCKET_COLLECTION = /^Pocket \d{4}-\d{2}-\d{2}$/;
+
+beforeAll(() => {
+  ({ root, binary, cwd, dataDir, dbPath } = binaryWorkspace("import-flags"));
+}, 60_000);
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("linkshelf import --into", () => {
+  it("puts a service's collection inside the user's private collection it names", async () => {
+    const alice = await newUser();
+    expect((await cli(["import", join(BOOKMARKS, "chromium.html"), "--email", alice.email])).exitCode).toBe(0);
+    const parent = collectionId(alice.id, "Bookmarks bar");
+
+    const imported = await cli(["import", join(SERVICES, "pocket.csv"), "--email", alice.email, "--into", String(parent)]);
+    expect(imported.stderr).toBe("");
+    expect(imported.exitCode).toBe(0);
+    const pocket = collectionsOf(alice.id).find((collection) => POCKET_COLLECTION.test(collection.name));
+    expect(pocket).toEqual({ name: expect.stringMatching(POCKET_COLLECTION), parent: "Bookmarks bar", visibility: "PRIVATE" });
+    // Its Tags and Archive are inside it, as without --into.
+    expect(collectionsOf(alice.id).filter((collection) => collection.parent === pocket!.name).map((collection) => collection.name)).toEqual(expect.arrayContaining(["Tags", "Archive"]));
+  }, SLOW);
+
+  it("without --into puts the service's collection at the top level", async () => {
+    const alice = await newUser();
+    expect((await cli(["import", join(SERVICES, "pocket.csv"), "--email", alice.email])).exitCode).toBe(0);
+    expect(collectionsOf(alice.id).find((collection) => POCKET_COLLECTION.test(collection.name))?.parent).toBeNull();
+  }, SLOW);
+
+  it("refuses an unknown collection, another user's, a public one, the Inbox and a word, storing nothing", async () => {
+    const alice = await newUser();
+    const bob = await newUser();
+    expect((await cli(["import", join(BOOKMARKS, "chromium.html"), "--email", alice.email])).exitCode).toBe(0);
+    expect((await cli(["import", join(BOOKMARKS, "chromium.html"), "--email", bob.email])).exitCode).toBe(0);
+    const bobs = collectionId(bob.id, "Bookmarks bar");
+    const inbox = collectionId(alice.id, "Inbox");
+    const shared = collectionId(alice.id, "Recipes");
+    writeFile(dbPath, "UPDATE collections SET visibility = 'PUBLIC' WHERE id = ?", [shared]);
+    const before = everything();
+
+    for (const into of ["999999", String(bobs), String(shared), String(inbox)]) {
+      for (const dryRun of [[], ["--dry-run"]]) {
+        const refused = await cli(["import", join(SERVICES, "pocket.csv"), "--email", alice.email, "--into", into, ...dryRun]);
+        expect({ into, dryRun, exitCode: refused.exitCode }).toEqual({ into, dryRun, exitCode: 1 });
+        expect(refused.stdout).toBe("");
+        expect(lines(refused.stderr)).toEqual([`linkshelf: --into ${into} is not one of the user's private collections (the Inbox is not one either); nothing was imported`]);
+      }
+    }
+    const word = await cli(["import", join(SERVICES, "pocket.csv"), "--email", alice.email, "--into", "reading"]);
+    expect(word.exitCode).toBe(2);
+    expect(lines(word.stderr)[0]).toBe('linkshelf: --into must be a collection id, not "reading"');
+    expect(everything()).toBe(before);
+  }, SLOW);
+});
+
+/** A linkshelf JSON export, written by hand: a public collection holding a private one, a private one, and the Inbox. */
+const SHELF = {
+  format: "linkshelf", version: 1, exportedAt: "2026-11-20T10:00:00.000Z",
+  // In the order an export numbers them: the Inbox's first, then as the tree meets them.
+  links: [
+    { name: "Two", url: "https://two.example/", description: "", favorite: false, clicks: 0, lastClickedAt: null, createdAt: "2026-03-02T03:04:05.000Z", updatedAt: "2026-03-02T03:04:05.000Z" },
+    { name: "Three", url: "https://three.example/", description: "Third", favorite: false, clicks: 1, lastClickedAt: "2026-11-18T08:00:00.000Z", createdAt: "2026-04-02T03:04:05.000Z", updatedAt: "2026-04-02T03:04:05.000Z", text: "Saved words of three" },
+    { name: "One", url: "https://one.example/", description: "First", favorite: true, clicks: 3, lastClickedAt: "2026-11-19T08:00:00.000Z", createdAt: "2026-01-02T03:04:05.000Z", updatedAt: "2026-02-02T03:04:05.000Z", text: "The first page's text" },
+  ],
+  inbox: [0],
+  collections: [
+    {
+      name: "Shared", description: "For everyone", icon: "📚", visibility: "PUBLIC", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-05T00:00:00.000Z",
+      items: [
+        { link: 1 },
+        { collection: { name: "Inner", description: null, icon: "📁", visibility: "PRIVATE", createdAt: "2026-01-02T00:00:00.000Z", updatedAt: "2026-01-02T00:00:00.000Z", items: [{ link: 2 }] } },
+        { link: 2 },
+      ],
+    },
+    { name: "Mine", description: null, icon: "🔒", visibility: "PRIVATE", createdAt: "2026-01-03T00:00:00.000Z", updatedAt: "2026-01-03T00:00:00.000Z", items: [{ link: 0 }, { link: 1 }] },
+  ],
+};
+
+describe("linkshelf import --keep-public", () => {
+  it("brings a linkshelf JSON file's public collections back PRIVATE, and PUBLIC with --keep-public", async () => {
+    const file = join(cwd, "shelf.json");
+    writeFileSync(file, JSON.stringify(SHELF));
+    const plain = await newUser();
+    const kept = await newUser();
+
+    const privately = await cli(["import", file, "--email", plain.email]);
+    expect(privately.exitCode).toBe(0);
+    expect(privately.stdout).toContain("collection\tShared\tnew\tPRIVATE\t");
+    expect(collectionsOf(plain.id)).toEqual([
+      { name: "Inbox", parent: null, visibility: "PRIVATE" },
+      { name: "Shared", parent: null, visibility: "PRIVATE" },
+      { name: "Inner", parent: "Shared", visibility: "PRIVATE" },
+      { name: "Mine", parent: null, visibility: "PRIVATE" },
+    ]);
+
+    const dryRun = await cli(["import", file, "--email", kept.email, "--keep-public", "--dry-run"]);
+    expect(dryRun.exitCode).toBe(0);
+    expect(dryRun.stdout).toContain("collection\tShared\tnew\tPUBLIC\t");
+    expect(collectionsOf(kept.id)).toEqual([{ name: "Inbox", parent: null, visibility: "PRIVATE" }]);
+    const publicly = await cli(["import", file, "--email", kept.email, "--keep-public"]);
+    expect(publicly.exitCode).toBe(0);
+    expect(collectionsOf(kept.id)).toEqual([
+      { name: "Inbox", parent: null, visibility: "PRIVATE" },
+      { name: "Shared", parent: null, visibility: "PUBLIC" },
+      { name: "Inner", parent: "Shared", visibility: "PRIVATE" },
+      { name: "Mine", parent: null, visibility: "PRIVATE" },
+    ]);
+  }, SLOW);
+});
+
+describe("linkshelf export --format json", () => {
+  it("writes the saved page texts only with --with-text, and its file imported into an empty data directory gives the same shelf back", async () => {
+    const file = join(cwd, "source.json");
+    writeFileSync(file, JSON.stringify(SHELF));
+    const source = await newUser();
+    expect((await cli(["import", file, "--email", source.email, "--keep-public"])).exitCode).toBe(0);
+
+    const bare = await cli(["export", "--email", source.email, "--format", "json"]);
+    expect(bare.exitCode).toBe(0);
+    expect(bare.stderr).toBe("");
+    const withoutText = JSON.parse(bare.stdout) as typeof SHELF;
+    expect(withoutText.format).toBe("linkshelf");
+    expect(withoutText.links.map((link) => link.url).sort()).toEqual(["https://one.example/", "https://three.example/", "https://two.example/"]);
+    expect(withoutText.links.filter((link) => "text" in link)).toEqual([]);
+
+    const full = await cli(["export", "--email", source.email, "--format", "json", "--with-text"]);
+    expect(full.exitCode).toBe(0);
+    const withText = JSON.parse(full.stdout) as typeof SHELF;
+    expect(Object.fromEntries(withText.links.map((link) => [link.url, link.text ?? null]))).toEqual({
+      "https://one.example/": "The first page's text", "https://two.example/": null, "https://three.example/": "Saved words of three",
+    });
+    // Without the texts, the same file.
+    expect({ ...withText, exportedAt: "", links: withText.links.map(({ text: _, ...link }) => link) }).toEqual({ ...withoutText, exportedAt: "" });
+    // Everything the file was made from comes back: links, clicks, dates, the tree, its order, icons, visibility.
+    const { exportedAt: _at, ...shelf } = withText;
+    const { exportedAt: _was, ...original } = SHELF;
+    expect(shelf).toEqual(original);
+
+    // Into an empty data directory: the same shelf, so the same export.
+    const exported = join(cwd, "exported.json");
+    writeFileSync(exported, full.stdout);
+    const emptyDir = join(cwd, "empty");
+    const copy = await newUser(emptyDir);
+    const imported = await cli(["import", exported, "--email", copy.email, "--keep-public"], { dir: emptyDir });
+    expect(imported.exitCode).toBe(0);
+    expect(lines(imported.stdout)[0]).toBe("imported 3 links; 3 new collections; 0 duplicates; 0 skipped");
+    const again = await cli(["export", "--email", copy.email, "--format", "json", "--with-text"], { dir: emptyDir });
+    expect(again.exitCode).toBe(0);
+    const { exportedAt: _again, ...copied } = JSON.parse(again.stdout) as typeof SHELF;
+    expect(copied).toEqual(shelf);
+    expect(collectionsOf(copy.id, join(emptyDir, "linkshelf.db"))).toEqual(collectionsOf(source.id));
+  }, SLOW);
+
+  it("refuses another format with one line on stderr", async () => {
+    const user = await newUser();
+    const refused = await cli(["export", "--email", user.email, "--format", "csv"]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(lines(refused.stderr)[0]).toBe('linkshelf: --format must be html or json, not "csv"');
+  }, SLOW);
+
+  it("names the flags in --help", async () => {
+    const help = await runBinary(binary, ["--help"], { cwd });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain("import FILE --email E [--dry-run] [--into ID] [--keep-public]");
+    expect(help.stdout).toContain("export --email E [--format json] [--with-text]");
+  });
+});
