@@ -79,6 +79,3 @@ export async function recordChange(storage: StorageArea, changes: Record<string,
   for (const [id, fields] of Object.entries(changes)) times[id] = { ...times[id], ...fields };
   await storage.set({ [KEYS.times]: times });
 }
-
-/** Every key the sync keeps, for listeners to tell its writes from the settings'. */
-export const SYNC_KEYS: readonly string[] = Object.values(KEYS);

@@ -60,10 +60,6 @@ export function syncable(url: string): boolean {
   return URL.canParse(url);
 }
 
-export function emptySide(): Side {
-  return { items: new Map(), children: new Map([[ROOT, []]]) };
-}
-
 /** sideOfBase is the last synced state as a side (what both sides were then). */
 export function sideOfBase(base: Base): Side {
   const items = new Map<Key, Item>();
