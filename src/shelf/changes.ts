@@ -71,15 +71,18 @@ export class ShelfChanges {
     const { db, user } = this.owner;
     settle(db, user.id);
     const row = db.select({ seq: changes.seq }).from(changes).where(eq(changes.userId, user.id)).orderBy(desc(changes.seq)).limit(1).get();
-    const floor = db.select({ seq: changeFloors.seq }).from(changeFloors).where(eq(changeFloors.userId, user.id)).get()?.seq ?? 0;
-    return String(Math.max(row?.seq ?? 0, floor));
+    return String(Math.max(row?.seq ?? 0, this.floor()));
+  }
+
+  /** floor is the owner's oldest cursor still followed: below it, CursorExpired. */
+  private floor(): number {
+    const { db, user } = this.owner;
+    return db.select({ seq: changeFloors.seq }).from(changeFloors).where(eq(changeFloors.userId, user.id)).get()?.seq ?? 0;
   }
 
   /** checkFloor throws CursorExpired when a cursor is below the owner's floor (the marks settled first). */
   private checkFloor(after: number): void {
-    const { db, user } = this.owner;
-    const floor = db.select({ seq: changeFloors.seq }).from(changeFloors).where(eq(changeFloors.userId, user.id)).get()?.seq ?? 0;
-    if (after < floor) throw new CursorExpired();
+    if (after < this.floor()) throw new CursorExpired();
   }
 
   /**

@@ -279,11 +279,18 @@ export class ShelfCollections {
       else linkIdsByCollection.set(collectionId, [link.id]);
       place(collectionId, { kind: "link", id: link.id, position });
     }
+    // Each link written once, when a listed collection first holds it (a subtree lists few of them).
     const linkText = new Map<number, string>();
-    for (const json of linkJsonById.values()) {
-      json.collectionIds.sort((a, b) => a - b);
-      linkText.set(json.id, JSON.stringify(json));
-    }
+    const textOf = (id: number) => {
+      let text = linkText.get(id);
+      if (text === undefined) {
+        const json = linkJsonById.get(id)!;
+        json.collectionIds.sort((a, b) => a - b);
+        text = JSON.stringify(json);
+        linkText.set(id, text);
+      }
+      return text;
+    };
     for (const row of rows) if (row.parentId !== null) place(row.parentId, { kind: "collection", id: row.id, position: row.position });
 
     const parts = rows.map((row) => {
@@ -291,7 +298,7 @@ export class ShelfCollections {
       const shell = JSON.stringify(toCollectionJson(row, this.owner.user, [], order));
       // The only unescaped `"links":[]` in the shell is the key itself: a quote inside a JSON string is always escaped.
       const at = shell.indexOf(EMPTY_LINKS) + EMPTY_LINKS.length - 1;
-      const linkList = (linkIdsByCollection.get(row.id) ?? []).map((id) => linkText.get(id)).join(",");
+      const linkList = (linkIdsByCollection.get(row.id) ?? []).map(textOf).join(",");
       return shell.slice(0, at) + linkList + shell.slice(at);
     });
     return new TextEncoder().encode(`{"collections":[${parts.join(",")}]}`);
