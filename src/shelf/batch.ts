@@ -93,8 +93,6 @@ function checkRefs(operations: readonly BatchOperation[]): void {
     const root = `/operations/${at}`;
     switch (operation.op) {
       case "createCollection":
-        target(`${root}/parent`, operation.parent);
-        break;
       case "updateCollection":
         target(`${root}/parent`, operation.parent);
         break;

@@ -10,7 +10,7 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { addImportedMembership, linkSaved, writeImportedLink, type NextPlaces, type ShelfLinks } from "./links";
+import { addMemberships, linkSaved, writeImportedLink, type NextPlaces, type ShelfLinks } from "./links";
 import { Rules } from "../rules";
 import { deferIndexingMany, wakeIndexer } from "../search/index-text";
 import { collectionIdsOf } from "./scope";
@@ -117,7 +117,7 @@ export class ShelfImports {
                 places.delete(into);
               } else {
                 // A link of this import in a collection of the owner's or of this import: known to be the owner's.
-                addImportedMembership(this.owner, linkIds.get(step.link)!, target(step.into), places);
+                addMemberships(this.owner, linkIds.get(step.link)!, [target(step.into)], places);
               }
             } else {
               const { name, url, description, favorite } = step;

@@ -31,10 +31,6 @@ const linkQueries = preparedQueries((db) => ({
     })
     .returning()
     .prepare(),
-  addMembership: db
-    .insert(linkCollections)
-    .values({ linkId: sql.placeholder("linkId"), collectionId: sql.placeholder("collectionId"), position: sql.placeholder("position") })
-    .prepare(),
 }));
 
 /**
@@ -45,11 +41,12 @@ export type NextPlaces = Map<number, number>;
 
 /** addMemberships puts a link at the end of each of those collections' orders (`next`: the places a writer keeps, inside its transaction). */
 export function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[], next?: NextPlaces): void {
-  const { addMembership } = linkQueries(owner.db);
+  // A statement bun:sqlite compiles once and keeps: an import runs it for every membership.
+  const insert = owner.db.$client.query<never, [number, number, number]>("INSERT INTO link_collections (link_id, collection_id, position) VALUES (?, ?, ?)");
   for (const collectionId of collectionIds) {
     const position = next?.get(collectionId) ?? nextPosition(owner, collectionId);
     next?.set(collectionId, position + 1);
-    addMembership.run({ linkId, collectionId, position });
+    insert.run(linkId, collectionId, position);
   }
 }
 
@@ -180,26 +177,8 @@ export function writeImportedLink(owner: Owner, input: ImportedLinkRow, collecti
     .query<{ id: number }, [number, string, string, string, number, number, number | null, number, number, number | null]>(
       "INSERT INTO links (user_id, name, description, url, favorite, clicks, last_clicked_at, created_at, updated_at, import_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")
     .get(owner.user.id, name, description, url, input.favorite ? 1 : 0, input.clicks, input.lastClickedAt, input.createdAt, input.updatedAt, importId)!;
-  addImportedMembership(owner, id, collectionId, next);
+  addMemberships(owner, id, [collectionId], next);
   return { id, url };
-}
-
-/**
- * nextPlace is nextPosition for an import, which looks up a collection's place when it first adds
- * to it and again after another writer wrote between two of its transactions: the same query, its
- * statement compiled once.
- */
-function nextPlace({ db, user }: Owner, collectionId: number): number {
-  return db.$client.query<{ next: number }, [number, number, number]>(`SELECT max(
-    coalesce((SELECT max(position) FROM link_collections WHERE collection_id = ?), -1),
-    coalesce((SELECT max(position) FROM collections WHERE user_id = ? AND parent_id = ?), -1)) + 1 AS next`).get(collectionId, user.id, collectionId)!.next;
-}
-
-/** addImportedMembership puts a link at the end of one collection's order inside an import's transaction (`next`: the places it keeps); both are known to be the owner's. */
-export function addImportedMembership(owner: Owner, linkId: number, collectionId: number, next: NextPlaces): void {
-  const position = next.get(collectionId) ?? nextPlace(owner, collectionId);
-  next.set(collectionId, position + 1);
-  owner.db.$client.query<never, [number, number, number]>("INSERT INTO link_collections (link_id, collection_id, position) VALUES (?, ?, ?)").run(linkId, collectionId, position);
 }
 
 /** linkSaved tells the owner's `afterWrite` of a link whose page is new (created, or given another URL), once its write is committed. */

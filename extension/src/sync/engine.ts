@@ -67,7 +67,7 @@ function sameSide(a: Side, b: Side): boolean {
   return true;
 }
 
-/** itemCount words a number of bookmarks and folders. */
+/** itemWords words a count of marks and folders, in the given nouns. */
 function itemWords(side: Side, keys: Iterable<Key>, mark: string, folder: string): string {
   let marks = 0;
   let folders = 0;
