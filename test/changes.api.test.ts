@@ -7,6 +7,8 @@
  */
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
+import { importBookmarks } from "../src/bookmarks/service";
+import { readImportFile } from "../src/bookmarks/services";
 import { Shelf } from "../src/shelf/shelf";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
 
@@ -154,6 +156,72 @@ describe("GET /api/v1/changes", () => {
       },
     ), { seed: 20261127, numRuns: 40 });
   }, 60_000);
+
+  it("marks the link and the collection whenever a link is put in a collection, by every way of putting it there", async () => {
+    const { env, alice, reading, link, start } = await setup();
+    const token = { token: alice.token };
+    const inbox = (await get(env, "/api/v1/collections", token)).body.collections[0].id as number;
+    let cursor = start;
+    /** marked: what changed since the last call, sorted. */
+    const marked = async () => {
+      const seen = await after(env, alice, cursor);
+      cursor = seen.cursor;
+      return named(seen.changes).sort();
+    };
+    const both = (linkId: number, ...collectionIds: number[]) => [`link ${linkId}`, ...collectionIds.map((id) => `collection ${id}`)].sort();
+
+    // A new link in a collection.
+    const other = await createCollection(env, alice, { name: "Other" });
+    await marked();
+    const second = await createLink(env, alice, { name: "Second", url: "https://second.example/", collectionIds: [other.id] });
+    expect(await marked()).toEqual(both(second.id, other.id));
+
+    // A link given one more collection by its edit: the one it joined, not the one it stays in.
+    await put(env, `/api/v1/links/${link.id}`, { ...token, body: { name: "First", url: link.url, favorite: false, collectionIds: [reading.id, other.id] } });
+    expect(await marked()).toEqual(both(link.id, other.id));
+
+    // Added by the bulk action, and by the batch.
+    const third = await createCollection(env, alice, { name: "Third" });
+    await marked();
+    await post(env, "/api/v1/links/bulk", { ...token, body: { action: "add", ids: [second.id], collectionId: third.id } });
+    expect(await marked()).toEqual(both(second.id, third.id));
+    const batch = await post(env, "/api/v1/batch", { ...token, body: { operations: [{ op: "updateLink", id: second.id, add: [{ id: reading.id }] }] } });
+    expect(batch.status).toBe(200);
+    expect(await marked()).toEqual(both(second.id, reading.id));
+
+    // An import: a URL already on the shelf gains the import's collection.
+    const pinboard = JSON.stringify([{ href: "https://second.example/", description: "Second", extended: "", tags: "", time: "2020-01-02T03:04:05Z", shared: "no", toread: "no" }]);
+    await importBookmarks(new Shelf(env.db, alice.user), await readImportFile(new TextEncoder().encode(pinboard), env.clock.now), env.clock.now++);
+    const imported = (await get(env, `/api/v1/links/${second.id}`, token)).body.link.collectionIds as number[];
+    const made = imported.find((id) => ![other.id, third.id, reading.id].includes(id))!;
+    expect(await marked()).toEqual(both(second.id, made));
+
+    // An import merging into a folder imported before: the folder gains a new link.
+    const netscape = (url: string) => `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><H3>Imported</H3>\n<DL><p>\n<DT><A HREF="${url}">Page</A>\n</DL><p>\n</DL><p>\n`;
+    await importBookmarks(new Shelf(env.db, alice.user), netscape("https://one.example/"), env.clock.now++);
+    const folder = (await get(env, "/api/v1/collections", token)).body.collections.find((c: { name: string }) => c.name === "Imported").id as number;
+    await marked();
+    await importBookmarks(new Shelf(env.db, alice.user), netscape("https://two.example/"), env.clock.now++);
+    const two = (await get(env, `/api/v1/collections/${folder}`, token)).body.collection.order.at(-1).id as number;
+    expect(await marked()).toEqual(both(two, folder));
+
+    // A collection deleted without its contents: its links found nowhere else go to the Inbox.
+    const solo = await createCollection(env, alice, { name: "Solo" });
+    const homeless = await createLink(env, alice, { name: "Homeless", url: "https://homeless.example/", collectionIds: [solo.id] });
+    await marked();
+    await del(env, `/api/v1/collections/${solo.id}`, token);
+    expect(await marked()).toEqual([...both(homeless.id, inbox), `collection ${solo.id} deleted`].sort());
+
+    // Restored from the trash: a link into its collections, a collection with the links it held.
+    await del(env, `/api/v1/links/${homeless.id}`, token);
+    await marked();
+    await post(env, "/api/v1/trash/restore", { ...token, body: { links: [homeless.id] } });
+    expect(await marked()).toEqual(both(homeless.id, inbox));
+    await del(env, `/api/v1/collections/${third.id}`, token);
+    await marked();
+    await post(env, "/api/v1/trash/restore", { ...token, body: { collections: [third.id] } });
+    expect(await marked()).toEqual(both(second.id, third.id));
+  });
 
   it("answers 410 CURSOR_EXPIRED for a cursor older than a tombstone the trash let go, and reads everything again without since", async () => {
     const { env, alice, link, start } = await setup();

@@ -228,10 +228,12 @@ export type TrashRow = typeof trash.$inferSelect;
 
 /**
  * The change feed: the newest change of each of a user's links and collections, in one sequence
- * (`seq`, growing across users). Triggers on `links`, `collections` and `link_collections`
- * (drizzle/0011) mark every change in its own transaction (`pending_changes`), so no write path
- * can skip it, and reading the feed moves the marks here; clicks are not changes. An item's row
- * stays after it is deleted (a tombstone) until the trash lets it go.
+ * (`seq`, growing across users). Every change is marked in its own transaction
+ * (`pending_changes`): by triggers on `links`, `collections` and `link_collections` (drizzle/0011),
+ * so that no write path can skip it, except a link put in a collection (and so a new link), which
+ * the code inserting the membership marks in one statement (src/shelf/marks.ts, drizzle/0013).
+ * Reading the feed moves the marks here; clicks are not changes. An item's row stays after it is
+ * deleted (a tombstone) until the trash lets it go.
  */
 export const changes = sqliteTable("changes", {
   seq: integer("seq").primaryKey({ autoIncrement: true }),
@@ -245,8 +247,8 @@ export const changes = sqliteTable("changes", {
 ]);
 
 /**
- * Items changed since their owner last read the feed, once each (triggers mark them in the
- * transaction of each change); reading the feed moves them into `changes` (src/shelf/changes.ts).
+ * Items changed since their owner last read the feed, once each (marked in the transaction of
+ * each change, see `changes`); reading the feed moves them into `changes` (src/shelf/changes.ts).
  */
 export const pendingChanges = sqliteTable("pending_changes", {
   /** No foreign key, as in `changes`. */

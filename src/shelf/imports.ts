@@ -10,7 +10,7 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { addMemberships, linkSaved, writeImportedLink, type NextPlaces, type ShelfLinks } from "./links";
+import { linkSaved, Memberships, writeImportedLink, type NextPlaces, type ShelfLinks } from "./links";
 import { Rules } from "../rules";
 import { deferIndexingMany, wakeIndexer } from "../search/index-text";
 import { collectionIdsOf } from "./scope";
@@ -98,6 +98,7 @@ export class ShelfImports {
             return into;
           };
           const marked: number[] = [];
+          const memberships = new Memberships(this.owner, places);
           while (at < steps.length && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
             const step = steps[at]!;
             steps[at] = undefined;
@@ -117,14 +118,14 @@ export class ShelfImports {
                 places.delete(into);
               } else {
                 // A link of this import in a collection of the owner's or of this import: known to be the owner's.
-                addMemberships(this.owner, linkIds.get(step.link)!, [target(step.into)], places);
+                memberships.add(linkIds.get(step.link)!, [target(step.into)]);
               }
             } else {
               const { name, url, description, favorite } = step;
               const created = writeImportedLink(this.owner, {
                 name, url, description: description ?? "", favorite: favorite ?? false, createdAt: step.createdAt, updatedAt: step.updatedAt,
                 clicks: step.clicks?.count ?? 0, lastClickedAt: step.clicks?.lastAt ?? null,
-              }, target(step.into), importId, places);
+              }, target(step.into), importId, memberships);
               marked.push(created.id);
               if (step.content) saveContent(this.owner, created.id, step.content, "browser", now);
               linkIds.set(step, created.id);
@@ -132,6 +133,7 @@ export class ShelfImports {
             }
             at++;
           }
+          memberships.done();
           deferIndexingMany(db, marked);
           // The record counts what is committed: an import stopped midway (a killed server) says what it wrote.
           if (importId !== null) this.wrote(importId, { links: done.links.length, collections: done.collections.length });

@@ -19,7 +19,7 @@ import { deferIndexing, unindexLinks } from "../search/index-text";
 import { iso } from "../timestamps";
 import type { TrashItemJson, TrashPageJson } from "../contract/trash";
 import { itemsOf, nextPosition, writeOrder, writePlaces, type Placed } from "./order";
-import { settle } from "./marks";
+import { markMemberships, settle } from "./marks";
 import { TRASH_PAGE } from "./limits";
 import { inboxId, type Owner } from "./scope";
 
@@ -176,6 +176,7 @@ export function discardCollection(owner: Owner, row: CollectionRow, now: number,
     WHERE lc.collection_id = ${row.id}
       AND NOT EXISTS (SELECT 1 FROM ${linkCollections} AS other WHERE other.link_id = lc.link_id AND other.collection_id <> ${row.id})
     RETURNING link_id AS linkId`).map((added) => added.linkId);
+  if (moved.length > 0) markMemberships(db, owner.user.id, moved, [inbox]);
   if (keeps) {
     const data: CollectionData = {
       collection: row, memberships: inside, subtree: [], links: [],
@@ -292,12 +293,13 @@ export class ShelfTrash {
     const { db, user } = this.owner;
     db.insert(links).values(data.link).run();
     const owned = this.ownedIds(data.memberships.map((membership) => membership.collectionId));
-    const kept = data.memberships.filter((membership) => owned.has(membership.collectionId));
-    for (const { collectionId, position } of kept) db.insert(linkCollections).values({ linkId: data.link.id, collectionId, position }).run();
+    let kept = data.memberships.filter((membership) => owned.has(membership.collectionId));
     if (kept.length === 0) {
       const inbox = inboxId(this.owner);
-      db.insert(linkCollections).values({ linkId: data.link.id, collectionId: inbox, position: nextPosition(this.owner, inbox) }).run();
+      kept = [{ collectionId: inbox, position: nextPosition(this.owner, inbox) }];
     }
+    for (const { collectionId, position } of kept) db.insert(linkCollections).values({ linkId: data.link.id, collectionId, position }).run();
+    markMemberships(db, user.id, [data.link.id], kept.map((membership) => membership.collectionId));
     if (data.content) db.insert(linkContents).values({ ...data.content, textZstd: Buffer.from(data.content.textZstd, "base64") }).run();
     if (data.health) db.insert(linkHealth).values(data.health).run();
     deferIndexing(db, data.link.id);
@@ -315,9 +317,9 @@ export class ShelfTrash {
     for (const link of data.links) this.putLink(link, importIds);
     const present = new Set(db.select({ id: links.id }).from(links)
       .where(sql`${links.id} IN (SELECT value FROM json_each(${JSON.stringify(data.memberships.map((membership) => membership.linkId))}))`).all().map((link) => link.id));
-    for (const { linkId, collectionId, position } of data.memberships) {
-      if (present.has(linkId)) db.insert(linkCollections).values({ linkId, collectionId, position }).onConflictDoNothing().run();
-    }
+    const back = data.memberships.filter((membership) => present.has(membership.linkId));
+    for (const { linkId, collectionId, position } of back) db.insert(linkCollections).values({ linkId, collectionId, position }).onConflictDoNothing().run();
+    markMemberships(db, this.owner.user.id, back.map((membership) => membership.linkId), back.map((membership) => membership.collectionId));
     if (root.importId !== null) importIds.add(root.importId);
     const moved = data.moved;
     if (!moved) return;
