@@ -336,7 +336,9 @@ describe("the import page while the server runs", () => {
     const { rounds } = await poll(response, pinned.id, token);
     const answer = await response;
     expect(answer).toStartWith("HTTP/1.1 303");
-    expect(rounds).toBeGreaterThanOrEqual(10);
+    // Answers all along the reading: a server that held the event loop for it would answer once,
+    // after. Alone it gives about 14 rounds here, fewer when other tests share the cores.
+    expect(rounds).toBeGreaterThanOrEqual(5);
 
     const key = /\r\nlocation: (\/import\/[0-9a-f-]{36})\r\n/i.exec(answer)![1]!;
     const before = counts(email).links;
