@@ -116,6 +116,28 @@ describe("the collection tree's migration", () => {
   });
 });
 
+describe("the membership marks' migration", () => {
+  it("drops the two insert triggers and keeps the marks they wrote; taking a link out of a collection is still marked", () => {
+    const sqlite = new Database(":memory:", { strict: true });
+    sqlite.run("PRAGMA foreign_keys = ON");
+    const at = embeddedMigrations.findIndex((m) => m.tag.endsWith("_membership_marks"));
+    applyMigrations(sqlite, embeddedMigrations.slice(0, at));
+    const triggers = () => sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'changes_%insert' ORDER BY name").all().map((t) => t.name);
+    expect(triggers()).toEqual(["changes_collection_insert", "changes_link_insert", "changes_membership_insert"]);
+    seedRelease0(sqlite);
+    const marks = () => sqlite.query<{ kind: string; item_id: number }, []>("SELECT kind, item_id FROM pending_changes ORDER BY rowid").all();
+    const before = marks();
+    expect(before).toContainEqual({ kind: "link", item_id: 1 });
+
+    expect(applyMigrations(sqlite)).toEqual(embeddedMigrations.slice(at).map((m) => m.tag));
+    expect(triggers()).toEqual(["changes_collection_insert"]);
+    expect(marks()).toEqual(before);
+    sqlite.run("DELETE FROM pending_changes");
+    sqlite.run("DELETE FROM link_collections WHERE link_id = 1 AND collection_id = 2");
+    expect(marks()).toEqual([{ kind: "link", item_id: 1 }, { kind: "collection", item_id: 2 }]);
+  });
+});
+
 describe("applyMigrations", () => {
   it("upgrades a database of the first release to the latest and keeps its data", () => {
     const sqlite = new Database(":memory:", { strict: true });
