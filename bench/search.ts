@@ -11,7 +11,8 @@
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { openDatabase, closeDatabase } from "../src/db/client";
+import { openDatabase, closeDatabase, type Db } from "../src/db/client";
+import { DatabaseRefused } from "../src/db/schema-check";
 import { indexPendingLinks } from "../src/search/index-text";
 import { unpackText } from "../src/search/text-store";
 import { writeLink } from "../src/shelf/links";
@@ -110,6 +111,21 @@ export interface SearchLibrary {
   words: { common: string; middling: string; rare: string; phrase: string; typicalPhrase: string; miss: string };
 }
 
+/**
+ * openCached opens the kept library, upgraded to the current migrations; undefined (and the file
+ * removed, to be built again) when linkshelf refuses it: one built by code whose migrations differ.
+ */
+function openCached(path: string): Db | undefined {
+  try {
+    return openDatabase(path);
+  } catch (error) {
+    if (!(error instanceof DatabaseRefused)) throw error;
+    console.error(`  search library: ${error.message}; building it again`);
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+    return undefined;
+  }
+}
+
 /** buildLibrary writes (or finds in bench/.cache) the library of the benchmark. */
 export async function buildLibrary(options = { countText: true }): Promise<SearchLibrary> {
   const language = new Language(random(20261125));
@@ -133,8 +149,9 @@ export async function buildLibrary(options = { countText: true }): Promise<Searc
   const cacheDir = join(ROOT, "bench", ".cache");
   mkdirSync(cacheDir, { recursive: true });
   const path = join(cacheDir, `search-v${GENERATOR_VERSION}-${LINKS}.db`);
-  if (existsSync(path)) {
-    const db = openDatabase(path);
+  const cached = existsSync(path) ? openCached(path) : undefined;
+  if (cached) {
+    const db = cached;
     let raw = 0;
     if (options.countText) {
       for (const row of db.$client.query<{ text_zstd: Uint8Array }, []>("SELECT text_zstd FROM link_contents").iterate()) raw += Buffer.byteLength(unpackText(row.text_zstd));
