@@ -15,6 +15,7 @@ import { formatNumber } from "../format";
 import type { ImportedCollection, ImportedLink, ImportSource, ImportStep, ImportTarget } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
 import type { Membership } from "../shelf/collections";
+import type { ImportedLinkRow } from "../shelf/links";
 import { shelfTree, type TreeCollection } from "./linkshelf-json";
 import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
 import { fromNetscape, isImportDocument, type ImportDocument, type ImportFormat } from "./document";
@@ -78,16 +79,8 @@ const STAND_IN_SUFFIX = " (imported)";
 const UNNAMED_FOLDER = "Unnamed folder";
 
 /** One link the import will create: the first entry of its URL, in every collection the URL appears in. */
-interface PlannedLink {
-  name: string;
-  url: string;
-  description: string;
-  favorite: boolean;
-  createdAt: number;
-  updatedAt: number;
+interface PlannedLink extends ImportedLinkRow {
   text: string | undefined;
-  clicks: number;
-  lastClickedAt: number | null;
   /** Where its entries go, each once (an array: most links are in one to four, and a Set costs more memory than its link). */
   placements: Placement[];
 }
