@@ -1,7 +1,8 @@
 /**
  * The server's searches on a worker thread (WorkerSearcher): the same answers as on the
- * caller's thread, byte for byte, refusals included; a search its worker does not answer in
- * time is answered 422 QUERY_TOO_BROAD, and the next search gets a new worker.
+ * caller's thread, byte for byte, refusals included; a search is timed from when its worker is
+ * ready; a search its worker does not answer in time is answered 422 QUERY_TOO_BROAD, and the
+ * next search gets a new worker.
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import { join } from "node:path";
@@ -64,6 +65,16 @@ describe("searches on the worker thread", () => {
     const fresh = await createLink(env, alice, { name: "Walrus", url: "https://walrus.example/" });
     const found = await searcher.find(shelf, { q: "walrus" }, now);
     expect(found.hits.map((hit) => hit.link.id)).toEqual([fresh.id]);
+  });
+
+  it("times a search from when its worker is ready: a worker slow to start does not make its first search too broad", async () => {
+    const { env, alice, path } = await library("search-worker-slow-start");
+    // A budget and grace (350 ms) shorter than the worker's start (500 ms).
+    const slow = new WorkerSearcher(new URL("./fixtures/slow-start-search-worker.ts", import.meta.url), path, { clock: () => performance.now(), millis: 100 });
+    started.push(slow);
+    const shelf = shelfFor(env, alice);
+    const now = Date.parse("2026-12-01T00:00:00.000Z");
+    expect(await outcome(() => slow.find(shelf, { q: "otter" }, now))).toBe(await outcome(() => inlineSearcher().find(shelf, { q: "otter" }, now)));
   });
 
   it("answers 422 QUERY_TOO_BROAD for a search its worker does not answer in time, and starts a new worker for the next", async () => {

@@ -53,6 +53,11 @@ export type SearchAnswer =
   | { id: number; refused: { status: number; code: string; message: string; errors?: FieldErrorJson[] } }
   | { id: number; failed: string };
 
+/** What the worker says once it has opened the database, before any search: its searches are timed from then on. */
+export interface WorkerReady {
+  ready: true;
+}
+
 /** refusalOf is the AppError a worker's refusal stands for, as the routes and pages know it. */
 function refusalOf({ status, code, message, errors }: { status: number; code: string; message: string; errors?: FieldErrorJson[] }): AppError {
   if (code === "VALIDATION_FAILED") return new ValidationFailed(errors ?? []);
@@ -66,20 +71,32 @@ interface Waiting {
   settle: (answer: SearchAnswer) => void;
 }
 
+/** The search sent to the worker (timed from then on), or waiting for a new worker to be ready (no timer yet). */
+type Running = Waiting & { timer?: ReturnType<typeof setTimeout> };
+
 /** How long past its budget a search on the worker may go unanswered before it is answered 422 and its worker replaced. */
 const WORKER_GRACE_MILLIS = 250;
 
 /**
+ * How long a new worker may take to load its code and open the database before the search
+ * waiting for it fails: a slow machine may take seconds, which no search's budget should pay.
+ */
+const WORKER_START_MILLIS = 30_000;
+
+/**
  * WorkerSearcher runs searches one at a time on a worker thread (`url`: src/search/worker.ts,
  * which opens `path` read-only), in the order they came; the thread starts with the first
- * search, so a server nobody searches costs nothing more. The links still marked for the index
- * are indexed here first, on the server's connection, a slice at a time with the event loop
- * running between slices, so the worker sees every link stored.
+ * search, so a server nobody searches costs nothing more. A search's time on the worker counts
+ * from when the worker is ready (`WorkerReady`), not from its start. The links still marked for
+ * the index are indexed here first, on the server's connection, a slice at a time with the event
+ * loop running between slices, so the worker sees every link stored.
  */
 export class WorkerSearcher implements Searcher {
   private worker: Worker | undefined;
+  /** The worker's start, until it says it is ready (then undefined). */
+  private starting: ReturnType<typeof setTimeout> | undefined;
   private readonly queue: Waiting[] = [];
-  private running: (Waiting & { timer: ReturnType<typeof setTimeout> }) | undefined;
+  private running: Running | undefined;
   private nextId = 1;
   private stopped = false;
 
@@ -88,8 +105,19 @@ export class WorkerSearcher implements Searcher {
   private spawn(): Worker {
     const worker = new Worker(this.url.href);
     worker.postMessage({ path: this.path });
-    worker.onmessage = (event: MessageEvent<SearchAnswer>) => {
-      if (worker !== this.worker || this.running?.request.id !== event.data.id) return;
+    this.starting = setTimeout(() => {
+      this.replace();
+      if (this.running) this.finish({ id: this.running.request.id, failed: "the search worker did not start" });
+    }, WORKER_START_MILLIS);
+    worker.onmessage = (event: MessageEvent<SearchAnswer | WorkerReady>) => {
+      if (worker !== this.worker) return;
+      if ("ready" in event.data) {
+        clearTimeout(this.starting);
+        this.starting = undefined;
+        if (this.running) this.send(this.running);
+        return;
+      }
+      if (this.running?.request.id !== event.data.id) return;
       this.finish(event.data);
     };
     worker.onerror = (event) => {
@@ -104,6 +132,8 @@ export class WorkerSearcher implements Searcher {
   private replace(): void {
     this.worker?.terminate();
     this.worker = undefined;
+    clearTimeout(this.starting);
+    this.starting = undefined;
   }
 
   private finish(answer: SearchAnswer): void {
@@ -118,14 +148,19 @@ export class WorkerSearcher implements Searcher {
     if (this.running || this.stopped) return;
     const waiting = this.queue.shift();
     if (!waiting) return;
-    // Past its budget and a grace period, the search is answered here and its worker replaced.
-    const timer = setTimeout(() => {
-      this.replace();
-      this.finish({ id: waiting.request.id, refused: { status: 422, code: "QUERY_TOO_BROAD", message: TOO_BROAD_MESSAGE } });
-    }, this.budget.millis + WORKER_GRACE_MILLIS);
-    this.running = { ...waiting, timer };
+    this.running = { ...waiting };
     this.worker ??= this.spawn();
-    this.worker.postMessage(waiting.request);
+    // A new worker is sent the search once it says it is ready.
+    if (this.starting === undefined) this.send(this.running);
+  }
+
+  /** send gives the worker the running search; past its budget and a grace period, it is answered here and its worker replaced. */
+  private send(running: Running): void {
+    running.timer = setTimeout(() => {
+      this.replace();
+      this.finish({ id: running.request.id, refused: { status: 422, code: "QUERY_TOO_BROAD", message: TOO_BROAD_MESSAGE } });
+    }, this.budget.millis + WORKER_GRACE_MILLIS);
+    this.worker!.postMessage(running.request);
   }
 
   async find(shelf: Shelf, input: LinkQuery, now: number): Promise<SearchResults> {

@@ -1,12 +1,12 @@
 /**
  * The search worker's thread (see src/search/searcher.ts): its first message names the
- * database, opened read-only; every later one is a search of one user's links, answered with
- * the results, a refusal, or a failure. Nothing here writes.
+ * database, opened read-only, and is answered `{ready: true}`; every later one is a search of
+ * one user's links, answered with the results, a refusal, or a failure. Nothing here writes.
  */
 import { openReadOnly, type Db } from "../db/client";
 import { AppError } from "../errors";
 import { searchLinks } from "../shelf/search";
-import type { SearchAnswer, SearchRequest } from "./searcher";
+import type { SearchAnswer, SearchRequest, WorkerReady } from "./searcher";
 
 declare const self: Worker;
 
@@ -16,6 +16,7 @@ self.onmessage = (event: MessageEvent<SearchRequest | { path: string }>) => {
   const message = event.data;
   if ("path" in message) {
     db = openReadOnly(message.path);
+    postMessage({ ready: true } satisfies WorkerReady);
     return;
   }
   let answer: SearchAnswer;
