@@ -208,6 +208,7 @@ describe("GET /extension/authorize with a session", () => {
       const response = await get(env, AUTHORIZE, { headers: navigation });
       expect({ site, status: response.status, location: response.headers.get("location") }).toEqual({ site, status: 200, location: null });
       expect(response.text).toContain("You allowed this extension before.");
+      expect(response.text).not.toContain("Later sign-ins of this extension go straight through.");
       expect(response.text).toContain(`<form method="post" action="${AUTHORIZE.replaceAll("&", "&amp;")}">`);
     }
     expect(snapshot(env)).toBe(before);
@@ -250,6 +251,7 @@ describe("GET /extension/authorize with a session", () => {
       expect(consent.status).toBe(200);
       expect(consent.text).toContain("Connect a browser extension?");
       expect(consent.text).not.toContain("You allowed this extension before.");
+      expect(consent.text).toContain("Later sign-ins of this extension go straight through.");
     }
     expect(snapshot(env)).toBe(before);
   });

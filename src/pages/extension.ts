@@ -36,7 +36,7 @@ ${notice}
 <dt>Extension id</dt><dd><code>${extension.extensionId}</code></dd>
 </dl>
 <p>Allowing it gives it an API token that can read, add, change and delete your links and collections, as you can, until you revoke the token or remove the extension on your Account page.</p>
-<p>Allow only an extension you installed yourself: its id is on your browser's extensions page. Later sign-ins of this extension go straight through. In Chromium, when you are already signed in here, this page appears again: its sign-in window looks like a link from another site, and only your click lets a new token replace the one the extension holds.</p>
+<p>Allow only an extension you installed yourself: its id is on your browser's extensions page.${allowedBefore ? "" : " Later sign-ins of this extension go straight through. In Chromium, when you are already signed in here, this page appears again: its sign-in window looks like a link from another site, and only your click lets a new token replace the one the extension holds."}</p>
 <form method="post" action="${action}">
 <button type="submit">Allow</button>
 </form>
