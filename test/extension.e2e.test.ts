@@ -227,6 +227,7 @@ describe.skipIf(!present)("the extension in Chromium", () => {
       // As if the extension had signed in two minutes ago: the server hands an extension one token a
       // minute, which would otherwise hide a token minted for the other site.
       const db = new Database(join(dataDir, "linkshelf.db"));
+      db.run("PRAGMA busy_timeout = 10000");
       db.run("UPDATE api_tokens SET created_at = created_at - 120000 WHERE grant_id IS NOT NULL");
       const tokens = () => db.query("SELECT id, token_hash FROM api_tokens ORDER BY id").all();
       const before = tokens();
