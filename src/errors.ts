@@ -94,7 +94,7 @@ export class PreconditionFailed extends AppError {
   }
 }
 
-/** An `Idempotency-Key` the client used before with another request (another method, path or body). */
+/** An `Idempotency-Key` the client used before with another request (another method, path, query or body). */
 export class IdempotencyKeyReused extends AppError {
   constructor() {
     super(422, "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with another request in the last 24 hours: choose a new key for a new request.");

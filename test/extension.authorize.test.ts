@@ -196,6 +196,66 @@ describe("GET /extension/authorize with a session", () => {
     tokenOf(navigation.headers.get("location"));
   });
 
+  it("mints nothing for a navigation another site started (Sec-Fetch-Site cross-site or same-site): the consent page, and the extension's token still works", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    const held = tokenOf((await allow(env, cookie)).headers.get("location"));
+    env.clock.now += 2 * MINUTE;
+    const before = snapshot(env);
+    for (const site of ["cross-site", "same-site"]) {
+      const navigation = { cookie, "sec-fetch-site": site, "sec-fetch-dest": "document", "sec-fetch-mode": "navigate" };
+      const response = await get(env, AUTHORIZE, { headers: navigation });
+      expect({ site, status: response.status, location: response.headers.get("location") }).toEqual({ site, status: 200, location: null });
+      expect(response.text).toContain("You allowed this extension before.");
+      expect(response.text).not.toContain("Later sign-ins of this extension go straight through.");
+      expect(response.text).toContain(`<form method="post" action="${AUTHORIZE.replaceAll("&", "&amp;")}">`);
+    }
+    expect(snapshot(env)).toBe(before);
+    expect((await get(env, "/api/v1/collections", { token: held })).status).toBe(200);
+    // Allow on that page is a form POST from this server's own page: it mints, as for a first grant.
+    const allowed = await post(env, AUTHORIZE, { headers: { cookie, origin: "http://localhost", "sec-fetch-site": "same-origin" } });
+    expect(allowed.status).toBe(302);
+    const renewed = tokenOf(allowed.headers.get("location"));
+    expect((await get(env, "/api/v1/collections", { token: held })).status).toBe(401);
+    expect((await get(env, "/api/v1/collections", { token: renewed })).status).toBe(200);
+    // The same POST sent by another site is refused, changing nothing.
+    env.clock.now += 2 * MINUTE;
+    const unchanged = snapshot(env);
+    expect((await post(env, AUTHORIZE, { headers: { cookie, origin: "http://evil.test", "sec-fetch-site": "cross-site" } })).status).toBe(403);
+    expect(snapshot(env)).toBe(unchanged);
+  });
+
+  it("goes straight through for the browser's sign-in window (Sec-Fetch-Site none), after this server's sign-in form (same-origin), and without the header", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    let held = tokenOf((await allow(env, cookie)).headers.get("location"));
+    for (const site of ["none", "same-origin", undefined]) {
+      env.clock.now += MINUTE;
+      const response = await get(env, AUTHORIZE, { headers: { cookie, "sec-fetch-dest": "document", ...(site ? { "sec-fetch-site": site } : {}) } });
+      expect({ site, status: response.status }).toEqual({ site, status: 302 });
+      const token = tokenOf(response.headers.get("location"));
+      expect((await get(env, "/api/v1/collections", { token: held })).status).toBe(401);
+      held = token;
+    }
+  });
+
+  it("shows a first-time consent page the same whoever sent the browser there, without the allowed-before notice", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    const before = snapshot(env);
+    for (const site of ["cross-site", "none"]) {
+      const consent = await get(env, AUTHORIZE, { headers: { cookie, "sec-fetch-site": site } });
+      expect(consent.status).toBe(200);
+      expect(consent.text).toContain("Connect a browser extension?");
+      expect(consent.text).not.toContain("You allowed this extension before.");
+      expect(consent.text).toContain("Later sign-ins of this extension go straight through.");
+    }
+    expect(snapshot(env)).toBe(before);
+  });
+
   it("mints no token for a page with 200 images of this address; without Sec-Fetch-Dest, at most one", async () => {
     const env = makeEnv({ LINKSHELF_TRUST_PROXY: "1" });
     const alice = await createUser(env);

@@ -7,7 +7,9 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import type { Page, Worker } from "playwright-core";
+import { Database } from "bun:sqlite";
 import { cleanEnv, runBinary, startServer } from "./binary";
+import { tapHeaders, type RequestHead } from "./header-tap";
 import { grantLoopback, launchWithExtension as launch, type ChromeApi, type LaunchedExtension } from "./extension.chromium";
 import { EMAIL, PASSWORD, stackForFile, waitUntil } from "./extension.stack";
 import { CHROMIUM, requireProgram } from "./programs";
@@ -146,10 +148,14 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     expect(await signedOut.textContent("#notice")).toBe("The server no longer accepts this browser's token (it was revoked). Sign in again.");
     expect((await pinned(worker)).folder.length).toBe(2);
 
-    // Signing in again is one click: the browser still has its session and the extension its
-    // approval, so the sign-in window goes straight back with a new token.
+    // Signing in again: the browser still has its session and the extension its approval, but
+    // Chromium's sign-in window comes as a navigation from another site (Sec-Fetch-Site:
+    // cross-site), so the server asks once more and mints on Allow.
     const windows = context.pages().length;
-    await options.click("#sign-in");
+    const [asked] = await Promise.all([context.waitForEvent("page"), options.click("#sign-in")]);
+    await asked.waitForURL((url) => url.pathname === "/extension/authorize");
+    await asked.waitForSelector("#allowed-before");
+    await asked.getByRole("button", { name: "Allow" }).click();
     await options.waitForSelector("#message.ok");
     const renewed = await worker.evaluate(async () => (await chrome.storage.local.get(["token"])).token as string);
     expect(renewed).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
@@ -163,6 +169,98 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     const web = requested.filter((url) => /^https?:/.test(url));
     expect([...new Set(web.map((url) => new URL(url).hostname))].filter((host) => host !== callback)).toEqual(["127.0.0.1"]);
     expect(web.filter((url) => url.includes("lks_"))).toEqual([]);
+  }, TIMEOUT_MS);
+
+  it("signs in and in again through Chromium's sign-in window (Sec-Fetch-Site cross-site, then same-origin after the form), and a link on another site leads to the consent page, not a new token", async () => {
+    const { stack } = running;
+    // A server of its own, behind a relay that keeps what the browser sends.
+    const dataDir = join(stack.root, "cross-site-data");
+    const cli = { cwd: stack.root, env: cleanEnv() };
+    await runBinary(stack.binary, ["user", "create", "--email", EMAIL, "--name", "Owner", "--data-dir", dataDir], { ...cli, stdin: `${PASSWORD}\n` });
+    const server = await startServer(stack.binary, { cwd: stack.root, dataDir });
+    const tap = tapHeaders(server.origin);
+    const others = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        const target = new URL(request.url).searchParams.get("to")!;
+        const body = new URL(request.url).pathname === "/script"
+          ? `<!doctype html><title>Another site</title><script>location = ${JSON.stringify(target)};</script>`
+          : `<!doctype html><title>Another site</title><a id="go" href="${Bun.escapeHTML(target)}">A prize</a>`;
+        return new Response(body, { headers: { "content-type": "text/html" } });
+      },
+    });
+    try {
+      const origin = tap.origin;
+      const { context, worker, id, options } = await launchWithExtension("chromium-cross-site-profile");
+      // Nothing may leave the machine: the extension's callback host is caught by Chromium only in its sign-in window.
+      await context.route(/^https:\/\/[a-p]{32}\.chromiumapp\.org\//, (route) => route.abort());
+      await grantLoopback(context, id, options);
+      const authorizeHeads = (): { method: string; site: string | undefined }[] => tap.heads()
+        .filter((head: RequestHead) => head.target.startsWith("/extension/authorize?"))
+        .map((head) => ({ method: head.method, site: head.headers["sec-fetch-site"] }));
+      const heldToken = () => worker.evaluate(async () => (await chrome.storage.local.get(["token"])).token as string);
+
+      // The first sign-in: the window opens on the handoff, which sends it to the sign-in form, back, and to the consent page.
+      await options.fill("#server", origin);
+      const [login] = await Promise.all([context.waitForEvent("page"), options.click("#sign-in")]);
+      await login.waitForURL((url) => url.pathname === "/login");
+      await login.getByLabel("Email").fill(EMAIL);
+      await login.getByLabel("Password").fill(PASSWORD);
+      await login.getByRole("button", { name: "Sign in" }).click();
+      await login.waitForURL((url) => url.pathname === "/extension/authorize");
+      await login.getByRole("button", { name: "Allow" }).click();
+      await options.waitForSelector("#message.ok");
+      const first = await heldToken();
+      // Chromium's window says cross-site (the extension opened it), with no Referer: as a script on another site can.
+      expect(authorizeHeads()).toEqual([{ method: "GET", site: "cross-site" }, { method: "GET", site: "same-origin" }, { method: "POST", site: "same-origin" }]);
+
+      // Sign in again: the extension revokes its token; the window, already signed in, asks again, and Allow mints.
+      const [again] = await Promise.all([context.waitForEvent("page"), options.click("#sign-in")]);
+      await again.waitForURL((url) => url.pathname === "/extension/authorize");
+      await again.waitForSelector("#allowed-before");
+      await again.getByRole("button", { name: "Allow" }).click();
+      const second = await waitUntil(heldToken, (token) => token !== first, "signing in again");
+      expect(authorizeHeads().slice(3)).toEqual([{ method: "GET", site: "cross-site" }, { method: "POST", site: "same-origin" }]);
+      expect((await fetch(`${origin}/api/v1/collections`, { headers: { authorization: `Bearer ${second}` } })).status).toBe(200);
+
+      // As if the extension had signed in two minutes ago: the server hands an extension one token a
+      // minute, which would otherwise hide a token minted for the other site.
+      const db = new Database(join(dataDir, "linkshelf.db"));
+      db.run("PRAGMA busy_timeout = 10000");
+      db.run("UPDATE api_tokens SET created_at = created_at - 120000 WHERE grant_id IS NOT NULL");
+      const tokens = () => db.query("SELECT id, token_hash FROM api_tokens ORDER BY id").all();
+      const before = tokens();
+      const authorize = `${origin}/extension/authorize?redirect_uri=${encodeURIComponent(`https://${id}.chromiumapp.org/`)}`;
+      const seen = authorizeHeads().length;
+      // A link on another site (localhost: cross-site), and a script on another port of 127.0.0.1 (same-site).
+      for (const [page, how] of [[`http://localhost:${others.port}/link`, "link"], [`http://127.0.0.1:${others.port}/script`, "script"]] as const) {
+        const tab = await context.newPage();
+        await tab.goto(`${page}?${new URLSearchParams({ to: authorize })}`, { waitUntil: how === "link" ? "load" : "commit" });
+        if (how === "link") await tab.click("#go");
+        await tab.waitForURL((url) => url.pathname === "/extension/authorize");
+        await tab.waitForSelector("#allowed-before");
+        expect(await tab.textContent("h1")).toBe("Connect a browser extension?");
+        expect(await tab.textContent("code")).toBe(id);
+        await tab.close();
+      }
+      expect(authorizeHeads().slice(seen)).toEqual([{ method: "GET", site: "cross-site" }, { method: "GET", site: "same-site" }]);
+      expect(tokens()).toEqual(before);
+      db.close();
+      // The extension's token still works, and the extension still reaches the server with it.
+      expect(await heldToken()).toBe(second);
+      expect((await fetch(`${origin}/api/v1/collections`, { headers: { authorization: `Bearer ${second}` } })).status).toBe(200);
+      const lastSync = () => worker.evaluate(async () => ((await chrome.storage.local.get(["lastSync"])).lastSync ?? null) as { ok: boolean; at: number } | null);
+      const previous = (await lastSync())?.at ?? 0;
+      await options.click("#refresh");
+      const refreshed = await waitUntil(lastSync, (last) => (last?.at ?? 0) > previous, "a refresh with the token");
+      expect(refreshed!.ok).toBe(true);
+      expect(await options.isVisible("#account")).toBe(true);
+    } finally {
+      others.stop(true);
+      tap.stop();
+      await server.stop();
+    }
   }, TIMEOUT_MS);
 
   it("holds the Save button and says when to retry when the server rate-limits", async () => {

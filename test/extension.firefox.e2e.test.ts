@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { GECKO_ID } from "../extension/build";
 import { EMAIL, PASSWORD, stackForFile, waitUntil } from "./extension.stack";
 import { launchFirefox, type Bidi } from "./firefox";
+import { tapHeaders } from "./header-tap";
 import { FIREFOX, requireProgram } from "./programs";
 
 const TIMEOUT_MS = 120_000;
@@ -33,7 +34,10 @@ async function pinned(bidi: Bidi, context: string): Promise<{ bar: string[]; fol
 describe.skipIf(!present)("the extension in Firefox", () => {
   it("installs, signs in through Firefox's sign-in window, saves pages and pins favorites in click order", async () => {
     const { stack } = running;
-    const { origin } = stack.server;
+    // The server through a relay that keeps what Firefox sends.
+    const tap = tapHeaders(stack.server.origin);
+    running.closeAfter(async () => tap.stop());
+    const { origin } = tap;
     const firefox = await launchFirefox(join(stack.root, "firefox-profile"), {
       "extensions.webextensions.uuids": JSON.stringify({ [GECKO_ID]: UUID }),
       // Headless Firefox cannot show the host-permission prompt; with this pref Firefox grants
@@ -78,11 +82,17 @@ describe.skipIf(!present)("the extension in Firefox", () => {
     // token this browser held is revoked first (the server hands an extension one token a minute).
     const readToken = () => bidi.text(options, `browser.storage.local.get(["token"]).then((stored) => stored.token)`);
     const first = await readToken();
+    // What Firefox sends: its sign-in flow first asks in the background, without any Sec-Fetch-*
+    // header; the window it then opens says none, and same-origin after the sign-in form.
+    const authorizeHeads = () => tap.heads().filter((head) => head.target.startsWith("/extension/authorize?")).map((head) => `${head.method} ${head.headers["sec-fetch-site"]}`);
+    expect(authorizeHeads()).toEqual(["GET undefined", "GET none", "GET same-origin", "POST same-origin"]);
     await bidi.click(options, "#sign-in");
     const second = await waitUntil(readToken, (token) => token !== first, "the second sign-in");
     expect(second).toMatch(/^lks_[A-Za-z0-9_-]{43}$/);
     expect((await fetch(`${origin}/api/v1/collections`, { headers: { authorization: `Bearer ${first}` } })).status).toBe(401);
     expect((await fetch(`${origin}/api/v1/collections`, { headers: { authorization: `Bearer ${second}` } })).status).toBe(200);
+    // The background request, with the session and the approval, is handed the token: no window opens.
+    expect(authorizeHeads().slice(4)).toEqual(["GET undefined"]);
     expect((await bidi.urls()).filter((tab) => tab.url.startsWith(origin))).toEqual([]);
 
     // Save two pages as favorites through the popup page (as the context menu opens it).

@@ -53,6 +53,39 @@ describe("Idempotency-Key", () => {
     await refused(env, () => put(env, `/api/v1/links/${saved.body.link.id}`, keyed(alice, "k", { ...link, collectionIds: [] })), 422, "IDEMPOTENCY_KEY_REUSED");
   });
 
+  it("binds a key to the query too: a DELETE with ?contents=1 after a plain DELETE under the same key is 422, and deletes nothing", async () => {
+    const { env, alice } = await aliceWithInbox();
+    const folder = await createCollection(env, alice);
+    const inside = await createCollection(env, alice, { name: "Inside", parentId: folder.id });
+    const path = `/api/v1/collections/${folder.id}`;
+    const first = await del(env, path, keyed(alice, "delete-folder"));
+    expect(first.status).toBe(200);
+    expect((await post(env, "/api/v1/trash/restore", { token: alice.token, body: { links: [], collections: [folder.id] } })).status).toBe(200);
+    const reused = await refused(env, () => del(env, `${path}?contents=1`, keyed(alice, "delete-folder")), 422, "IDEMPOTENCY_KEY_REUSED");
+    expect(reused.headers.get("idempotent-replayed")).toBeNull();
+    expect((await get(env, path, { token: alice.token })).status).toBe(200);
+    expect((await get(env, `/api/v1/collections/${inside.id}`, { token: alice.token })).status).toBe(200);
+    // The first request again is its retry: the first answer, and nothing deleted.
+    const before = snapshot(env);
+    const retry = await del(env, path, keyed(alice, "delete-folder"));
+    expect({ status: retry.status, text: retry.text, replayed: retry.headers.get("idempotent-replayed") }).toEqual({ status: 200, text: first.text, replayed: "true" });
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("takes a query's parameters in any order as the same request, and another value as another", async () => {
+    const { env, alice } = await aliceWithInbox();
+    const folder = await createCollection(env, alice);
+    const path = `/api/v1/collections/${folder.id}`;
+    const first = await del(env, `${path}?contents=1&view=x`, keyed(alice, "k"));
+    expect(first.status).toBe(200);
+    const before = snapshot(env);
+    const retry = await del(env, `${path}?view=x&contents=1`, keyed(alice, "k"));
+    expect({ status: retry.status, text: retry.text, replayed: retry.headers.get("idempotent-replayed") }).toEqual({ status: 200, text: first.text, replayed: "true" });
+    expect(snapshot(env)).toBe(before);
+    await refused(env, () => del(env, `${path}?contents=1&view=y`, keyed(alice, "k")), 422, "IDEMPOTENCY_KEY_REUSED");
+    await refused(env, () => del(env, path, keyed(alice, "k")), 422, "IDEMPOTENCY_KEY_REUSED");
+  });
+
   it("keeps keys per user: another user's same key and body is their own request", async () => {
     const { env, alice } = await aliceWithInbox();
     const bob = await createUser(env);

@@ -138,7 +138,7 @@ describe("POST /login", () => {
     // The session, and the known-browser cookie that lets this browser past the account's daily budget.
     expect(response.cookies).toHaveLength(2);
     const known = attributesOf(response.cookies[1]!);
-    expect(response.cookies[1]).toMatch(new RegExp(`^linkshelf_known=${alice.user.id}\\.\\d+\\.[A-Za-z0-9_-]{43};`));
+    expect(response.cookies[1]).toMatch(new RegExp(`^linkshelf_known_${alice.user.id}=${alice.user.id}\\.\\d+\\.[A-Za-z0-9_-]{43};`));
     expect([known.has("httponly"), known.get("samesite")?.toLowerCase(), known.get("path"), known.get("max-age"), known.has("secure")]).toEqual([true, "lax", "/login", "31536000", false]);
     const attributes = attributesOf(response.cookies[0]!);
     expect(sessionCookieOf(response.cookies)).toMatch(/^linkshelf_session=[A-Za-z0-9_-]{43}$/);

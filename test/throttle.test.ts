@@ -7,6 +7,7 @@ import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
 import { HASHING_LIMITS, memoryOf, PASSWORD_HASH, Passwords, PasswordsBusy } from "../src/auth/passwords";
 import { ACCOUNT_THROTTLE, AccountThrottle, signInFailedLine } from "../src/auth/throttle";
+import { KNOWN_BROWSER_ACCOUNTS } from "../src/auth/known-browser";
 import { logSafe } from "../src/log";
 import { createUser, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 
@@ -49,6 +50,31 @@ async function submit(env: TestEnv, path: string, fields: Record<string, string>
   if (cookie) headers.cookie = cookie;
   const response = await env.app.handle(new Request(`http://localhost${path}`, { method: "POST", headers, body: new URLSearchParams(fields).toString() }));
   return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** A browser's cookie jar, as far as these tests need one: each answer's cookies set, a `Max-Age=0` one removed. */
+class Jar {
+  readonly cookies = new Map<string, string>();
+
+  take(answer: Sent): Sent {
+    for (const line of answer.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair!.indexOf("=");
+      const [name, value] = [pair!.slice(0, at), pair!.slice(at + 1)];
+      if (/;\s*max-age=0(;|$)/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return answer;
+  }
+
+  get header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+
+  /** The names of the known-browser cookies it holds. */
+  get known(): string[] {
+    return [...this.cookies.keys()].filter((name) => name.startsWith("linkshelf_known"));
+  }
 }
 
 const statuses = (answers: Sent[]) => {
@@ -250,7 +276,7 @@ describe("sign-in throttle under parallel requests", () => {
 describe("the per-account budget of failed sign-ins", () => {
   const DAY = 24 * 60 * 60 * 1000;
   /** The cookie pair (`name=value`) a successful sign-in set, or undefined. */
-  const knownCookieOf = (answer: Sent) => /linkshelf_known=[^;]+/.exec(answer.headers.get("set-cookie") ?? "")?.[0];
+  const knownCookieOf = (answer: Sent) => /linkshelf_known_\d+=[^;]+/.exec(answer.headers.get("set-cookie") ?? "")?.[0];
   /** useUpAccount sends 100 wrong passwords for `email`, each from its own address (10.9.x.y), all answered 401. */
   async function useUpAccount(env: TestEnv, email: string) {
     for (let i = 0; i < 100; i++) {
@@ -308,19 +334,24 @@ describe("the per-account budget of failed sign-ins", () => {
     const signIn = await submit(env, "/login", { email: alice.user.email, password: alice.password }, "192.0.2.10");
     expect(signIn.status).toBe(303);
     const known = knownCookieOf(signIn)!;
-    expect(signIn.headers.get("set-cookie")).toMatch(/linkshelf_known=[^;]+; Max-Age=31536000; Path=\/login; HttpOnly; SameSite=Lax/);
+    expect(signIn.headers.get("set-cookie")).toMatch(new RegExp(`linkshelf_known_${alice.user.id}=${alice.user.id}\\.\\d+\\.[\\w-]{43}; Max-Age=31536000; Path=/login; HttpOnly; SameSite=Lax`));
     const bobKnown = knownCookieOf(await submit(env, "/login", { email: bob.user.email, password: bob.password }, "192.0.2.11"))!;
     await useUpAccount(env, alice.user.email);
 
     const [, signedAt, mac] = known.split("=")[1]!.split(".");
     const flipped = `${mac!.slice(0, -1)}${mac!.endsWith("A") ? "B" : "A"}`;
+    const own = `linkshelf_known_${alice.user.id}`;
     const refusedCookies = [
       undefined,
       bobKnown,
+      `${own}=${alice.user.id}.${signedAt}.${flipped}`,
+      `${own}=${alice.user.id}.${Number(signedAt) + 1}.${mac}`,
+      `${own}=${bob.user.id}.${bobKnown.split(".")[1]}.${mac}`,
+      `${own}=${alice.user.id}.${signedAt}`,
+      `${own}=`,
+      // Bob's value under alice's name, and alice's value under the earlier single name, forged.
+      `${own}=${bobKnown.split("=")[1]}`,
       `linkshelf_known=${alice.user.id}.${signedAt}.${flipped}`,
-      `linkshelf_known=${alice.user.id}.${Number(signedAt) + 1}.${mac}`,
-      `linkshelf_known=${bob.user.id}.${bobKnown.split(".")[1]}.${mac}`,
-      `linkshelf_known=${alice.user.id}.${signedAt}`,
       "linkshelf_known=",
     ];
     const before = snapshot(env);
@@ -355,6 +386,80 @@ describe("the per-account budget of failed sign-ins", () => {
     const password = changePassword("").password;
     expect((await submit(env, "/login", { email: alice.user.email, password }, "192.0.2.32", old)).status).toBe(429);
     expect((await submit(env, "/login", { email: alice.user.email, password }, "192.0.2.33", renewed)).status).toBe(303);
+  });
+
+  it("knows a shared browser for every account that signed in on it: the owner still gets in after a partner signed in there, a browser that never signed in as the owner does not", async () => {
+    const { env } = throttleEnv();
+    const owner = await createUser(env);
+    const partner = await createUser(env);
+    const shared = new Jar();
+    expect((await shared.take(await submit(env, "/login", { email: owner.user.email, password: owner.password }, "192.0.2.50", shared.header))).status).toBe(303);
+    env.clock.now += 60_000;
+    expect((await shared.take(await submit(env, "/login", { email: partner.user.email, password: partner.password }, "192.0.2.50", shared.header))).status).toBe(303);
+    expect(shared.known.sort()).toEqual([`linkshelf_known_${owner.user.id}`, `linkshelf_known_${partner.user.id}`].sort());
+    // The partner's own browser never signed in as the owner.
+    const partners = new Jar();
+    expect((await partners.take(await submit(env, "/login", { email: partner.user.email, password: partner.password }, "192.0.2.51"))).status).toBe(303);
+    // The owner's account is attacked from other addresses until its budget is spent.
+    await useUpAccount(env, owner.user.email);
+    const before = snapshot(env);
+    for (const cookie of [partners.header, undefined]) {
+      expect((await submit(env, "/login", { email: owner.user.email, password: owner.password }, "192.0.2.52", cookie)).status).toBe(429);
+    }
+    expect(snapshot(env)).toBe(before);
+    expect((await shared.take(await submit(env, "/login", { email: owner.user.email, password: owner.password }, "192.0.2.53", shared.header))).status).toBe(303);
+    // Signing in again keeps the partner known there too.
+    await useUpAccount(env, partner.user.email);
+    expect((await submit(env, "/login", { email: partner.user.email, password: partner.password }, "192.0.2.54", shared.header)).status).toBe(303);
+  });
+
+  it(`knows one browser for at most ${KNOWN_BROWSER_ACCOUNTS} accounts: the one signed in longest ago is forgotten first`, async () => {
+    const { env } = throttleEnv();
+    const users: TestUser[] = [];
+    for (let i = 0; i <= KNOWN_BROWSER_ACCOUNTS; i++) users.push(await createUser(env));
+    const shared = new Jar();
+    for (const [i, user] of users.entries()) {
+      const answer = shared.take(await submit(env, "/login", { email: user.user.email, password: user.password }, `192.0.2.${60 + i}`, shared.header));
+      expect(answer.status).toBe(303);
+      env.clock.now += 1000;
+    }
+    expect(shared.known).toHaveLength(KNOWN_BROWSER_ACCOUNTS);
+    expect(shared.cookies.has(`linkshelf_known_${users[0]!.user.id}`)).toBe(false);
+    await useUpAccount(env, users[0]!.user.email);
+    await useUpAccount(env, users[1]!.user.email);
+    expect((await submit(env, "/login", { email: users[0]!.user.email, password: users[0]!.password }, "192.0.2.80", shared.header)).status).toBe(429);
+    expect((await submit(env, "/login", { email: users[1]!.user.email, password: users[1]!.password }, "192.0.2.81", shared.header)).status).toBe(303);
+  }, 60_000);
+
+  it("still honours the earlier single cookie, and moves it to its account's own name when another account signs in there", async () => {
+    const { env } = throttleEnv();
+    const owner = await createUser(env);
+    const partner = await createUser(env);
+    const value = knownCookieOf(await submit(env, "/login", { email: owner.user.email, password: owner.password }, "192.0.2.90"))!.split("=")[1]!;
+    const shared = new Jar();
+    shared.cookies.set("linkshelf_known", value);
+    expect((await shared.take(await submit(env, "/login", { email: partner.user.email, password: partner.password }, "192.0.2.91", shared.header))).status).toBe(303);
+    expect(shared.cookies.get(`linkshelf_known_${owner.user.id}`)).toBe(value);
+    expect(shared.known.sort()).toEqual([`linkshelf_known_${owner.user.id}`, `linkshelf_known_${partner.user.id}`].sort());
+    await useUpAccount(env, owner.user.email);
+    expect((await submit(env, "/login", { email: owner.user.email, password: owner.password }, "192.0.2.92", `linkshelf_known=${value}`)).status).toBe(303);
+    expect((await submit(env, "/login", { email: owner.user.email, password: owner.password }, "192.0.2.93", shared.header)).status).toBe(303);
+  });
+
+  it("keeps the other accounts' cookies when the owner changes the password on a shared browser", async () => {
+    const { env } = throttleEnv();
+    const owner = await createUser(env);
+    const partner = await createUser(env);
+    const shared = new Jar();
+    shared.take(await submit(env, "/login", { email: partner.user.email, password: partner.password }, "192.0.2.95", shared.header));
+    shared.take(await submit(env, "/login", { email: owner.user.email, password: owner.password }, "192.0.2.95", shared.header));
+    // The password form is not sent the known-browser cookies (they are for /login only).
+    const changed = shared.take(await submit(env, "/account/password", changePassword(owner.password), "192.0.2.96", cookieFor(env, owner)));
+    expect(changed.status).toBe(303);
+    await useUpAccount(env, owner.user.email);
+    await useUpAccount(env, partner.user.email);
+    expect((await submit(env, "/login", { email: owner.user.email, password: changePassword("").password }, "192.0.2.97", shared.header)).status).toBe(303);
+    expect((await submit(env, "/login", { email: partner.user.email, password: partner.password }, "192.0.2.98", shared.header)).status).toBe(303);
   });
 
   it("no longer knows a browser a year after its sign-in", async () => {

@@ -7,8 +7,9 @@
  *
  * A key is 1 to 255 printable ASCII characters (400 otherwise), the user's own (another user's
  * same key is another key), and kept 24 hours. A retry with the same key and the same method,
- * path and body gets the first answer again (status and body, with `Idempotent-Replayed: true`)
- * and writes nothing; another request with the key is 422 IDEMPOTENCY_KEY_REUSED; a retry while
+ * path, query (its parameters in any order) and body gets the first answer again (status and
+ * body, with `Idempotent-Replayed: true`) and writes nothing; another request with the key (one
+ * that differs only in its query too) is 422 IDEMPOTENCY_KEY_REUSED; a retry while
  * the first request is still being answered is 409 IDEMPOTENCY_KEY_IN_USE. Only an answer that
  * succeeded is kept: a refused request wrote nothing, so it may be sent again with its key.
  */
@@ -49,9 +50,27 @@ class AfterCommit implements AfterWrite {
   }
 }
 
-/** hashOf is SHA-256 of what a key is bound to: the request's method, path and body. */
-const hashOf = (request: Request): string =>
-  new Bun.CryptoHasher("sha256").update(`${request.method} ${new URL(request.url).pathname}\n${sentBody(request)}`).digest("hex");
+/**
+ * queryOf is a request's query as a key is bound to it: its parameters sorted by name (the values
+ * of one name keep their order), so `?a=1&b=2` and `?b=2&a=1` are one request; empty without any.
+ */
+function queryOf(url: URL): string {
+  const params = new URLSearchParams(url.search);
+  params.sort();
+  return params.toString();
+}
+
+/**
+ * hashOf is SHA-256 of what a key is bound to: the request's method, path, query and body. A
+ * request without a query hashes as before the query counted, so a key kept by an older version
+ * still answers its retry.
+ */
+function hashOf(request: Request): string {
+  const url = new URL(request.url);
+  const query = queryOf(url);
+  const target = query === "" ? url.pathname : `${url.pathname}?${query}`;
+  return new Bun.CryptoHasher("sha256").update(`${request.method} ${target}\n${sentBody(request)}`).digest("hex");
+}
 
 /** A key that is not 1 to 255 printable ASCII characters. */
 class InvalidKey extends AppError {

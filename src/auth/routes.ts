@@ -14,7 +14,7 @@ import { needsRehash, passwords as processPasswords, PasswordsBusy, type Passwor
 import { createSession, deleteSession, SESSION_COOKIE, SESSION_TTL_MS } from "./sessions";
 import { setupCodeMatches } from "./setup";
 import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
-import { isKnownBrowser, KNOWN_BROWSER_COOKIE, KNOWN_BROWSER_PATH, KNOWN_BROWSER_TTL_MS, knownBrowserValue } from "./known-browser";
+import { isKnownBrowser, KNOWN_BROWSER_PATH, rememberBrowser } from "./known-browser";
 import { AccountThrottle, signInFailedLine, type Attempt, type SignInThrottle } from "./throttle";
 
 const LOGIN_FAILED = "The email or password is not right.";
@@ -28,8 +28,8 @@ export type CookieJar = Record<string, { set(options: object): unknown }>;
 /**
  * startBrowserSession starts a session for a user and sets its cookie on the response:
  * HttpOnly, SameSite=Lax, Path=/, 30 days, Secure when the request came over HTTPS. The browser
- * also gets (again) the known-browser cookie of the user (src/auth/known-browser.ts), made with
- * their password hash as it is now.
+ * also gets (again) the user's known-browser cookie (src/auth/known-browser.ts), made with their
+ * password hash as it is now, and keeps those of the other accounts that signed in on it (up to 10).
  */
 export function startBrowserSession(
   { db, config, peerAddress }: Network & { db: Db },
@@ -44,7 +44,10 @@ export function startBrowserSession(
   cookie[SESSION_COOKIE]!.set({ ...attributes, value: session.id, path: "/", maxAge: Math.floor(SESSION_TTL_MS / 1000) });
   // Read again: the password hash the cookie is signed with may have changed just now (a rehash, a new password).
   const user = findUserById(db, userId);
-  if (user) cookie[KNOWN_BROWSER_COOKIE]!.set({ ...attributes, value: knownBrowserValue(user, now), path: KNOWN_BROWSER_PATH, maxAge: Math.floor(KNOWN_BROWSER_TTL_MS / 1000) });
+  if (!user) return;
+  const known = rememberBrowser(request, user, now);
+  for (const { name, value, maxAgeSeconds } of known.set) cookie[name]!.set({ ...attributes, value, path: KNOWN_BROWSER_PATH, maxAge: maxAgeSeconds });
+  for (const name of known.remove) cookie[name]!.set({ ...attributes, value: "", path: KNOWN_BROWSER_PATH, maxAge: 0, expires: new Date(0) });
 }
 
 /**

@@ -266,7 +266,7 @@ export const changeFloors = sqliteTable("change_floors", {
 /**
  * The answers kept for retries: one row per user and `Idempotency-Key` of a write of theirs
  * under `/api/v1` that succeeded, written in the write's own transaction. `hash` is SHA-256 of
- * the request's method, path and body; `status` and `body` are the answer as it was sent. A row
+ * the request's method, path, query and body; `status` and `body` are the answer as it was sent. A row
  * older than 24 hours answers nothing and is purged a few at a time.
  */
 export const idempotencyKeys = sqliteTable("idempotency_keys", {

@@ -48,6 +48,20 @@ function refuseSubresource(request: Request): void {
   }
 }
 
+/**
+ * fromAnotherSite is true for a navigation the browser says another site started
+ * (`Sec-Fetch-Site: cross-site` or `same-site`: a link, a form or a script on another page).
+ * `none` (a typed address, Firefox's sign-in window) and `same-origin` (after this server's
+ * sign-in form) are not; a client that sends no `Sec-Fetch-Site` (Firefox's first, background try
+ * of its sign-in flow, a script) is judged without it. Chromium's sign-in window says
+ * `cross-site` (the extension started it): nothing in the request tells it from a page of another
+ * site, so it gets the consent page too.
+ */
+function fromAnotherSite(request: Request): boolean {
+  const site = request.headers.get("sec-fetch-site");
+  return site === "cross-site" || site === "same-site";
+}
+
 const redirectUriQuery = {
   redirect_uri: {
     description: "https://<32 letters a-p>.chromiumapp.org/... or https://<40 hex>.extensions.allizom.org/..., no port, no user info.",
@@ -63,8 +77,10 @@ const redirectUriQuery = {
  * POSTs to the same address, which records the approval and hands over a token. An approved
  * id goes straight to the handoff. `HEAD` never mints: it answers as the consent page does.
  * An extension holds one token: a new one revokes the one before, and is minted at most once a
- * minute. Only a top-level page mints (refuseSubresource); each address may ask 30 times in
- * 15 minutes.
+ * minute. Only a top-level page mints (refuseSubresource); a navigation another site started
+ * (fromAnotherSite) gets the consent page even for an approved id, so that no page can have the
+ * token an extension holds replaced (and the extension signed out) without a click on Allow;
+ * each address may ask 30 times in 15 minutes.
  */
 export function extensionRoutes({ db, config, clock, peerAddress, capture }: Network & { db: ShelfDb; clock: () => number; capture?: AfterWrite }) {
   const network = { config, peerAddress };
@@ -100,20 +116,21 @@ export function extensionRoutes({ db, config, clock, peerAddress, capture }: Net
       if ("refusal" in admitted) return admitted.refusal;
       const { check, who, shelf, now, action } = admitted;
       const grant = shelf.extensions.find(check);
+      const sentByAnotherSite = fromAnotherSite(request);
       // Elysia answers HEAD with this handler: a HEAD must never mint, so it gets the consent page.
-      const response = grant && request.method !== "HEAD"
+      const response = grant && request.method !== "HEAD" && !sentByAnotherSite
         ? handoff(check.url, shelf.extensions.mint(grant, now))
-        : htmlResponse(consentPage({ user: shelf.viewer(), extension: check, action, cancel: cancelLocation(check.url) }));
+        : htmlResponse(consentPage({ user: shelf.viewer(), extension: check, action, cancel: cancelLocation(check.url), allowedBefore: grant !== undefined }));
       return withRenewedSession(response, request, network, who, now);
     }, {
       surface: HANDOFF_ROUTE,
       detail: describeRoute({
         tag: "extension", summary: "Hand a new API token to the browser extension",
-        description: "A top-level browser navigation with the user's session cookie (a bearer token is not accepted). The first time the user meets an extension id, a consent page asks them to allow it; an extension they allowed gets a new token named \"Browser extension\", which revokes the one it held before, at most once a minute. HEAD never mints. 30 requests per client address per 15 minutes.",
+        description: "A top-level browser navigation with the user's session cookie (a bearer token is not accepted). The first time the user meets an extension id, a consent page asks them to allow it; an extension they allowed gets a new token named \"Browser extension\", which revokes the one it held before, at most once a minute. A navigation the browser marks as started by another site (Sec-Fetch-Site: cross-site or same-site, which Chromium's sign-in window sends too) gets the consent page even for an allowed extension and mints nothing until Allow is pressed; none (Firefox's sign-in window, a typed address), same-origin (after the sign-in form) and a request without the header go straight through. HEAD never mints. 30 requests per client address per 15 minutes.",
         query: redirectUriQuery,
         responses: {
-          200: { description: "Signed in, extension not yet allowed (and every HEAD): the consent page, whose Allow button POSTs here.", media: ["text/html"] },
-          302: { description: "Signed in, extension allowed before: to redirect_uri with a new token in the fragment.", headers: { Location: "<redirect_uri>#token=<url-encoded token>" } },
+          200: { description: "Signed in, extension not yet allowed, or allowed but the navigation came from another site (and every HEAD): the consent page, whose Allow button POSTs here. No token is created or revoked.", media: ["text/html"] },
+          302: { description: "Signed in, extension allowed before, not sent by another site: to redirect_uri with a new token in the fragment.", headers: { Location: "<redirect_uri>#token=<url-encoded token>" } },
           303: { description: "No session: to /login, which comes back here.", headers: { Location: "/login?next=..." } },
           400: { description: "redirect_uri is refused; no token is created.", media: ["text/html"] },
           403: { description: "The browser says this is no top-level page (Sec-Fetch-Dest other than document: an image, a frame, a fetch); no token is created.", media: ["text/html"] },

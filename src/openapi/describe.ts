@@ -113,11 +113,11 @@ export interface ApiRouteDoc<Body, Query> {
 
 /** What a write's `Idempotency-Key` adds to its documentation: the header and its refusals. */
 export const KEYED = {
-  headers: { "Idempotency-Key": "1-255 printable ASCII characters of your choice: a retry with the same key, method, path and body within 24 hours gets the first answer again (with Idempotent-Replayed: true) and changes nothing. Keys are per user." },
+  headers: { "Idempotency-Key": "1-255 printable ASCII characters of your choice: a retry with the same key, method, path, query (its parameters in any order) and body within 24 hours gets the first answer again (with Idempotent-Replayed: true) and changes nothing. Keys are per user." },
   responses: {
     400: errorDoc("INVALID_IDEMPOTENCY_KEY: the Idempotency-Key is not 1-255 printable ASCII characters."),
     409: errorDoc("IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still being answered; retry in a moment."),
-    422: errorDoc("IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another method, path or body in the last 24 hours."),
+    422: errorDoc("IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another method, path, query or body in the last 24 hours."),
   },
 };
 

@@ -15,7 +15,7 @@ const PURGE_BATCH = 16;
 
 /** A write's answer as it was sent: what a retry with the same key gets. */
 export interface KeptAnswer {
-  /** SHA-256 of the request's method, path and body. */
+  /** SHA-256 of the request's method, path, query (parameters sorted by name) and body. */
   hash: string;
   status: number;
   /** The JSON body, as sent. */
