@@ -151,14 +151,28 @@ describe("folder sync", () => {
     expect((await browser.tree())[1]).toBe("B in the browser, later https://b.example/");
     expect((await serverTree(env, alice, reading.id))[1]).toBe("B in the browser, later https://b.example/");
 
-    // Deleted on the server, renamed in the browser: it comes back on the server (a new link; the old one stays in the trash).
+    // Deleted on the server, renamed in the browser: the link comes back from the trash (the same
+    // link, at its place), renamed; nothing stays in the trash to make a duplicate later.
     const aLink = await link("https://a2.example/");
     await del(env, `/api/v1/links/${aLink.id}`, { token: alice.token });
     const [aMark] = (await browser.bookmarks.getChildren(folder)).filter((node) => node.url === "https://a2.example/");
     await browser.bookmarks.update(aMark!.id, { title: "A kept" });
+    const status = await browser.sync();
+    expect(status?.message).toBe("Synced: 1 restored from linkshelf's trash, 1 renamed on linkshelf.");
+    expect(await serverTree(env, alice, reading.id)).toEqual(["A kept https://a2.example/", "B in the browser, later https://b.example/", "C edited https://c.example/"]);
+    expect(await browser.tree()).toEqual(await serverTree(env, alice, reading.id));
+    expect((await link("https://a2.example/")).id).toBe(aLink.id);
+    expect(await trashed(env, alice)).toEqual([]);
+
+    // A link that left the synced collections for another (not deleted) cannot be asked back: it is made again.
+    const bLink = await link("https://b.example/");
+    const elsewhere = await createCollection(env, alice, { name: "Elsewhere" });
+    await put(env, `/api/v1/links/${bLink.id}`, { token: alice.token, body: { name: bLink.name, url: bLink.url, favorite: false, collectionIds: [elsewhere.id] } });
+    const [bNow] = (await browser.bookmarks.getChildren(folder)).filter((node) => node.url === "https://b.example/");
+    await browser.bookmarks.update(bNow!.id, { title: "B kept" });
     await browser.sync();
-    expect((await serverTree(env, alice, reading.id))[0]).toBe("A kept https://a2.example/");
-    expect((await trashed(env, alice)).map((item) => item.name)).toEqual(["A title from the browser"]);
+    expect(await serverTree(env, alice, reading.id)).toEqual(["A kept https://a2.example/", "B kept https://b.example/", "C edited https://c.example/"]);
+    expect(await browser.tree()).toEqual(await serverTree(env, alice, reading.id));
   });
 
   it("a link in two synced collections is two bookmarks; editing one edits the link and so both", async () => {
