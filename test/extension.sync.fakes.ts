@@ -24,8 +24,11 @@ export class SyncingBrowser {
   replayed = 0;
   folderId = "";
   private keys = 0;
+  /** Runs before the app handles each request (`METHOD /path`): another client's write at a chosen moment. */
+  before: ((sent: string) => Promise<void>) | null = null;
 
-  constructor(readonly env: TestEnv, readonly user: TestUser, semantics: MoveSemantics = "before-removal", readonly name = "browser") {
+  /** env is the app the browser talks to: a test replaces it by the app of a restored database. */
+  constructor(public env: TestEnv, readonly user: TestUser, semantics: MoveSemantics = "before-removal", readonly name = "browser") {
     this.bookmarks = new FakeBookmarks(semantics);
   }
 
@@ -34,6 +37,7 @@ export class SyncingBrowser {
     const request = new Request(input, init);
     this.sent.push(`${request.method} ${new URL(request.url).pathname}`);
     const sent = `${request.method} ${new URL(request.url).pathname}`;
+    await this.before?.(sent);
     const response = await this.env.app.handle(request);
     if (response.headers.get("Idempotent-Replayed") === "true") this.replayed++;
     const losing = this.losing.get(sent) ?? 0;

@@ -88,6 +88,21 @@ describe("the merge", () => {
     expect(mergeOf(base, browser, server2, { browserTimes: { [ROOT]: { order: 9 } }, serverTimes: { [ROOT]: 5 } }).children.get(ROOT)).toEqual(["c", "b", "a"]);
   });
 
+  it("an item that comes back (an edit beat a delete) keeps its place: it does not follow a neighbour the other side moved away", () => {
+    const marks = (order: string[], titles: Record<string, string> = {}) =>
+      side(Object.fromEntries(order.map((key) => [key, [`M:${titles[key] ?? key.toUpperCase()}:https://${key}/`, ROOT]])) as Record<Key, [string, Key]>, { [ROOT]: order });
+    const base = marks(["a", "b", "c", "d"]);
+    // The server moved C to the top and deleted D; the browser renamed D, so D comes back, after B where it was.
+    const browser = marks(["a", "b", "c", "d"], { d: "D renamed" });
+    const server = marks(["c", "a", "b"]);
+    expect(mergeOf(base, browser, server, { serverTimes: { [ROOT]: 5 } }).children.get(ROOT)).toEqual(["c", "a", "b", "d"]);
+    // The same the other way round: the browser moved C to the top and deleted D; the server renamed D.
+    expect(mergeOf(base, marks(["c", "a", "b"]), marks(["a", "b", "c", "d"], { d: "D renamed" }), { browserTimes: { [ROOT]: { order: 5 } } }).children.get(ROOT)).toEqual(["c", "a", "b", "d"]);
+    // D in the middle, its successor moved to the end: D stays before B, where it was.
+    const base2 = marks(["a", "d", "b", "c"]);
+    expect(mergeOf(base2, marks(["a", "d", "b", "c"], { d: "D renamed" }), marks(["b", "c", "a"]), { serverTimes: { [ROOT]: 5 } }).children.get(ROOT)).toEqual(["d", "b", "c", "a"]);
+  });
+
   it("brings back a folder deleted on one side when the other added to it", () => {
     const base = side({ f: ["F:F", ROOT], a: ["M:A:https://a/", "f"] });
     const browser = side({});

@@ -175,6 +175,79 @@ describe("folder sync", () => {
     expect(await browser.tree()).toEqual(await serverTree(env, alice, reading.id));
   });
 
+  it("the status counts every change written, per side: renamed, re-addressed, moved, reordered, added and removed", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    browser.bookmarks.add(folder, "A", "https://a.example/");
+    browser.bookmarks.add(folder, "B", "https://b.example/");
+    browser.bookmarks.add(folder, "C", "https://c.example/");
+    const sub = browser.bookmarks.add(folder, "Sub");
+    const d = browser.bookmarks.add(sub, "D", "https://d.example/");
+    browser.bookmarks.add(sub, "E", "https://e.example/");
+    await browser.sync();
+    const link = async (url: string) => (await linkByUrl(env, alice, url))!;
+    const subId = (await get(env, `/api/v1/collections?under=${reading.id}`, { token: alice.token })).body.collections[1].id as number;
+
+    // Another client renames A, gives B another address and moves C into Sub: three changes written to existing bookmarks.
+    const a = await link("https://a.example/");
+    await put(env, `/api/v1/links/${a.id}`, { token: alice.token, body: { name: "A renamed", url: a.url, favorite: false, collectionIds: a.collectionIds } });
+    const b = await link("https://b.example/");
+    await put(env, `/api/v1/links/${b.id}`, { token: alice.token, body: { name: b.name, url: "https://b2.example/", favorite: false, collectionIds: b.collectionIds } });
+    const c = await link("https://c.example/");
+    await put(env, `/api/v1/links/${c.id}`, { token: alice.token, body: { name: c.name, url: c.url, favorite: false, collectionIds: [subId] } });
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Synced: 1 renamed in the browser, 1 re-addressed in the browser, 1 moved in the browser." });
+    expect(await browser.tree()).toEqual(await serverTree(env, alice, reading.id));
+
+    // The browser renames D, puts E first in Sub, adds F and removes A.
+    await browser.bookmarks.update(d, { title: "D renamed" });
+    const e = (await browser.bookmarks.getChildren(sub)).find((node) => node.title === "E")!;
+    await browser.bookmarks.move(e.id, { parentId: sub, index: 0 });
+    browser.bookmarks.add(folder, "F", "https://f.example/");
+    await browser.bookmarks.remove((await browser.bookmarks.getChildren(folder)).find((node) => node.title === "A renamed")!.id);
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Synced: 1 added to linkshelf, 1 removed from linkshelf (into its trash), 1 renamed on linkshelf, 1 folder reordered on linkshelf." });
+    expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+  });
+
+  it("a batch refused because another client changed an item (412) after the browser's side was written: the retry duplicates nothing", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    const a = browser.bookmarks.add(folder, "A", "https://a.example/");
+    browser.bookmarks.add(folder, "B", "https://b.example/");
+    await browser.sync();
+    // On the server: a new link, a new sub-collection with a link, a link renamed. In the browser: A renamed, a new bookmark and a new folder with one.
+    await createLink(env, alice, { name: "From the API", url: "https://api.example/", collectionIds: [reading.id] });
+    const made = await createCollection(env, alice, { name: "Made on the server", parentId: reading.id });
+    await createLink(env, alice, { name: "Inside", url: "https://inside.example/", collectionIds: [made.id] });
+    const b = (await linkByUrl(env, alice, "https://b.example/"))!;
+    await put(env, `/api/v1/links/${b.id}`, { token: alice.token, body: { name: "B from the API", url: b.url, favorite: false, collectionIds: b.collectionIds } });
+    await browser.bookmarks.update(a, { title: "A from the browser" });
+    browser.bookmarks.add(folder, "New here", "https://new.example/");
+    const mine = browser.bookmarks.add(folder, "Made here");
+    browser.bookmarks.add(mine, "Deep", "https://deep.example/");
+
+    // Just before the first batch, another client renames A's link: the batch names it, so it is refused (412).
+    const aLink = (await linkByUrl(env, alice, "https://a.example/"))!;
+    let batches = 0;
+    browser.before = async (sent) => {
+      if (sent !== "POST /api/v1/batch" || batches++ > 0) return;
+      // The browser's side is written by now: the server's new items are bookmarks already.
+      expect(await browser.tree()).toContain("  Inside https://inside.example/");
+      await put(env, `/api/v1/links/${aLink.id}`, { token: alice.token, body: { name: "A from elsewhere", url: aLink.url, favorite: false, collectionIds: aLink.collectionIds } });
+    };
+    const sentBefore = browser.sent.length;
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    const batchAnswers = browser.sent.slice(sentBefore).filter((sent) => sent === "POST /api/v1/batch");
+    expect(batchAnswers.length).toBeGreaterThanOrEqual(2);
+    const tree = await browser.tree();
+    expect(await serverTree(env, alice, reading.id)).toEqual(tree);
+    // Every item once, on both sides.
+    const urls = tree.filter((line) => line.includes("https://")).map((line) => line.trim().split(" ").at(-1)).sort();
+    expect(urls).toEqual(["https://a.example/", "https://api.example/", "https://b.example/", "https://deep.example/", "https://inside.example/", "https://new.example/"]);
+    expect(tree.filter((line) => line.endsWith("/") && !line.includes("https://")).sort()).toEqual(["Made here/", "Made on the server/"]);
+    const all = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections as { name: string; links: { url: string }[] }[];
+    expect(all.flatMap((collection) => collection.links)).toHaveLength(6);
+    expect(await trashed(env, alice)).toEqual([]);
+  });
+
   it("a link in two synced collections is two bookmarks; editing one edits the link and so both", async () => {
     const { env, alice, reading, browser, folder } = await setup();
     const one = await createCollection(env, alice, { name: "One", parentId: reading.id });

@@ -15,6 +15,7 @@
  * - a folder's order: the side that reordered it wins (both: the later), and the items the other
  *   side added or moved in take their place after the item before them there.
  */
+import { longestIncreasingRun } from "../reconcile";
 import { ROOT, type Item, type Key, type Side } from "./tree";
 
 /** When the browser changed an item (from its bookmark events), field by field, in ms. */
@@ -239,19 +240,27 @@ function mergeOrder(folder: Key, members: ReadonlySet<Key>, { base, browser, ser
   const browserFirst = !serverHas || (browserHas && reordered(mine) && (!reordered(theirs) || browserAt > serverAt));
   const result = [...(browserFirst ? mine : theirs)];
   const placed = new Set(result);
+  // The items the winning order moved since the last sync (those outside its longest run in the last sync's order).
+  const inBase = result.filter((key) => before.includes(key));
+  const kept = new Set(longestIncreasingRun(inBase.map((key) => before.indexOf(key))).map((index) => inBase[index]!));
+  const movers = new Set(inBase.filter((key) => !kept.has(key)));
   for (const source of [browserFirst ? theirs : mine, before, [...members]]) {
+    // An item goes after the nearest item before it on its side that kept its place in the result
+    // (an anchor): after one that moved it would move with it, changing places with its old
+    // neighbours. Without an anchor before it, before the nearest anchor after it; without
+    // either, after the nearest item before it.
+    const shared = source.filter((key) => placed.has(key) && !movers.has(key));
+    const anchors = new Set(longestIncreasingRun(shared.map((key) => result.indexOf(key))).map((index) => shared[index]!));
     source.forEach((key, index) => {
       if (placed.has(key)) return;
-      let at = 0;
-      for (let previous = index - 1; previous >= 0; previous--) {
-        const found = result.indexOf(source[previous]!);
-        if (found !== -1) {
-          at = found + 1;
-          break;
-        }
-      }
+      const previous = source.slice(0, index).reverse();
+      const after = previous.find((other) => anchors.has(other));
+      const before = after === undefined ? source.slice(index + 1).find((other) => anchors.has(other)) : undefined;
+      const fallback = after ?? (before === undefined ? previous.find((other) => placed.has(other)) : undefined);
+      const at = before !== undefined ? result.indexOf(before) : fallback === undefined ? 0 : result.indexOf(fallback) + 1;
       result.splice(at, 0, key);
       placed.add(key);
+      anchors.add(key);
     });
   }
   return result;
