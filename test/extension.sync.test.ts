@@ -14,6 +14,8 @@ import { buildExtension } from "../extension/build";
 import { testDir } from "./dirs";
 import { recordChange, loadSync } from "../extension/src/sync/store";
 import { approve, putBack } from "../extension/src/sync/engine";
+import { BookmarkEvents } from "../extension/src/sync/events";
+import { promptWords } from "../extension/src/sync/status";
 import { SyncingBrowser, serverTree } from "./extension.sync.fakes";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
 
@@ -358,6 +360,62 @@ describe("folder sync", () => {
     expect(await browser.tree()).toHaveLength(8);
     expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
     expect(await trashed(env, alice)).toEqual([]);
+  });
+
+  it("a burst of bookmark events (300 removals one by one) reads the sync's state once, not per event, and starts one sync", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    for (let n = 0; n < 1200; n++) browser.bookmarks.add(folder, `Mark ${n}`, `https://m${n}.example/`);
+    await browser.sync();
+    const timers: (() => void)[] = [];
+    let syncs = 0;
+    const events = new BookmarkEvents({
+      storage: browser.storage,
+      sync: () => (syncs++, browser.sync()),
+      now: () => env.clock.now,
+      setTimer: (run) => timers.push(run),
+      clearTimer: () => timers.pop(),
+    });
+    const reads = browser.storage.reads.length;
+    const marks = await browser.bookmarks.getChildren(folder);
+    for (const mark of marks.slice(0, 300)) {
+      await browser.bookmarks.remove(mark.id);
+      events.removed({ parentId: folder });
+    }
+    // Nothing read while the events arrive; one timer pending for the burst.
+    expect(browser.storage.reads.length).toBe(reads);
+    expect(timers).toHaveLength(1);
+    await events.flush();
+    expect(syncs).toBe(1);
+    const burst = browser.storage.reads.slice(reads);
+    // The change times once (without the last synced state), then the sync reads the whole state once.
+    expect(burst[0]).toEqual(["syncConfig", "syncTimes"]);
+    expect(burst.filter((keys) => keys.includes("syncBase"))).toHaveLength(1);
+    expect(burst.length).toBeLessThanOrEqual(3);
+    // 300 of 1,200 is past a fifth: the failsafe asks, naming ten of them, in one box.
+    const { prompt } = await loadSync(browser.storage);
+    expect(prompt?.message).toBe("Sync would delete 300 links from linkshelf (into its trash)");
+    expect(promptWords(prompt!)).toEqual({ message: "Sync would delete 300 links from linkshelf (into its trash):", names: Array.from({ length: 10 }, (_, n) => `Mark ${n}`), more: "and 290 more" });
+    expect(await serverTree(env, alice, reading.id)).toHaveLength(1200);
+  });
+
+  it("the sync's own bookmark writes, and the events just after them, are not the person's changes", async () => {
+    const { browser } = await setup();
+    let now = 1000;
+    let syncs = 0;
+    const timers: (() => void)[] = [];
+    const events = new BookmarkEvents({ storage: browser.storage, sync: async () => void syncs++, now: () => now, setTimer: (run) => timers.push(run), clearTimer: () => timers.pop() });
+    events.syncWriting(true);
+    events.created("500", { id: "500", title: "Made by the sync", parentId: browser.folderId });
+    events.syncWriting(false);
+    now += 1000;
+    events.changed("500", { title: "still its echo" });
+    expect(timers).toHaveLength(0);
+    now += 1000;
+    events.changed("500", { title: "the person's" });
+    expect(timers).toHaveLength(1);
+    await events.flush();
+    expect(syncs).toBe(1);
+    expect((await loadSync(browser.storage)).times).toEqual({ "500": { title: now } });
   });
 
   it("an idle sync is one request; the favorites folder is never synced", async () => {
