@@ -430,6 +430,29 @@ describe("POST /api/v1/batch: since", () => {
   });
 });
 
+describe("POST /api/v1/batch: a since of another history", () => {
+  it("refuses with 410 HISTORY_REPLACED, writing nothing, a since of another history, beyond the feed's end, or from before cursors named their history", async () => {
+    const { env, alice, right, both } = await shelf();
+    const { cursor } = await feed(env, alice);
+    const [generation, place] = cursor.split(".");
+    // A change not yet read by any feed: settling it in a refused batch is rolled back too.
+    expect((await put(env, `/api/v1/links/${both.id}`, { token: alice.token, body: { name: "Edited", url: both.url, favorite: true, collectionIds: [right.id] } })).status).toBe(200);
+    const operations: Operation[] = [{ op: "updateCollection", id: right.id, name: "R" }, { op: "createLink", ref: "l", name: "L", url: "https://l.example/", collections: [{ id: right.id }] }];
+    for (const since of [`${"f".repeat(32)}.${place}`, `${generation}.${Number(place) + 50}`, `${generation}.999999999999999`, place!, "0"]) {
+      const response = await unchanged(env, () => batch(env, alice, operations, { since }), 410, "HISTORY_REPLACED");
+      expect(response.body.message).toContain("without since");
+    }
+    // A cursor that is no cursor at all is still 422 (below the floor is CURSOR_EXPIRED, above).
+    await unchanged(env, () => batch(env, alice, operations, { since: `${generation}.x` }), 422, "VALIDATION_FAILED", ["/since"]);
+    // The database given a new history (as a restored copy is): the cursor from before is refused.
+    env.db.$client.run("UPDATE history SET generation = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'");
+    await unchanged(env, () => batch(env, alice, operations, { since: cursor }), 410, "HISTORY_REPLACED");
+    const { cursor: now } = await feed(env, alice);
+    expect(now.startsWith("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.")).toBe(true);
+    expect((await batch(env, alice, operations, { since: now })).status).toBe(200);
+  });
+});
+
 describe("POST /api/v1/batch: the feed, the idempotency key, the rate limit", () => {
   it("every change shows in the change feed", async () => {
     const { env, alice, top, left, right, both, only } = await shelf();

@@ -3,7 +3,9 @@
  * every kind of change (created, edited, moved, reordered, trashed, restored) exactly once, as
  * the item is now, in the order of the changes; clicks are not changes; pages and writes between
  * them never lose a change; a cursor older than what the feed remembers is 410 CURSOR_EXPIRED;
- * malformed queries are 422. Another user's feed is in permissions.api.test.ts.
+ * one of another history of the database (a restore), beyond the feed's end or from before
+ * cursors named their history is 410 HISTORY_REPLACED; each user's cursor counts only their own
+ * changes; malformed queries are 422. Another user's feed is in permissions.api.test.ts.
  */
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
@@ -60,7 +62,7 @@ describe("GET /api/v1/changes", () => {
     await put(env, `/api/v1/links/${link.id}`, { token: alice.token, body: { name: "Renamed", url: link.url, favorite: false, collectionIds: [reading.id] } });
     // The change is settled into the sequence by the cursor's read too.
     const moved = (await get(env, "/api/v1/changes/cursor", { token: alice.token })).body.cursor as string;
-    expect(Number(moved)).toBeGreaterThan(Number(all.cursor));
+    expect(moved).not.toBe(all.cursor);
     expect(named((await after(env, alice, all.cursor)).changes)).toEqual([`link ${link.id}`]);
     expect((await after(env, alice, moved)).changes).toEqual([]);
     // Another user's cursor says nothing of Alice's changes.
@@ -236,9 +238,96 @@ describe("GET /api/v1/changes", () => {
     expect(named((await feed(env, alice)).body.changes)).not.toContain(`link ${link.id} deleted`);
   });
 
+  it("answers 410 HISTORY_REPLACED, never \"no changes\", for a cursor of another history, beyond the feed's end, or from before cursors named their history", async () => {
+    const { env, alice, reading, link, start } = await setup();
+    const generation = start.split(".")[0]!;
+    expect(generation).toMatch(/^[0-9a-f]{32}$/);
+    const end = (await after(env, alice, start)).cursor;
+    const place = Number(end.split(".")[1]);
+    const replaced = async (since: string) => {
+      const response = await feed(env, alice, `?since=${since}`);
+      expect({ since, status: response.status, body: response.body }).toEqual({
+        since, status: 410, body: { code: "HISTORY_REPLACED", message: expect.stringContaining("without since") },
+      });
+    };
+    // Another history's cursor, even at a place this feed has: the database was replaced by a copy.
+    await replaced(`${"0".repeat(32)}.${place}`);
+    await replaced(`${"0".repeat(32)}.0`);
+    // Beyond the feed's end: a place this feed never handed out (a restored copy's feed is shorter).
+    await replaced(`${generation}.${place + 1}`);
+    await replaced(`${generation}.999999999999999`);
+    // Plain digits, as cursors were written before they named their history.
+    for (const old of ["0", "1", String(place)]) await replaced(old);
+    // The feed's end itself, and the places before it, are fine.
+    expect((await feed(env, alice, `?since=${end}`)).body).toEqual({ changes: [], cursor: end, more: false });
+    expect((await feed(env, alice, `?since=${generation}.0`)).status).toBe(200);
+
+    // The database gets a new history (as a restored copy does): every cursor of the old one is refused, the feed's cursor names the new one.
+    env.db.$client.run("UPDATE history SET generation = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'");
+    await replaced(end);
+    await replaced(start);
+    const latest = (await get(env, "/api/v1/changes/cursor", { token: alice.token })).body.cursor as string;
+    expect(latest).toBe(`aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.${place}`);
+    await put(env, `/api/v1/links/${link.id}`, { token: alice.token, body: { name: "Again", url: link.url, favorite: false, collectionIds: [reading.id] } });
+    expect(named((await after(env, alice, latest)).changes)).toEqual([`link ${link.id}`]);
+  });
+
+  it("counts each user's places alone: a user's cursor says nothing of how much others change", async () => {
+    const { env, alice, reading, link } = await setup();
+    const place = (cursor: string) => Number(cursor.split(".")[1]);
+    const cursorOf = async (as: TestUser) => (await get(env, "/api/v1/changes/cursor", { token: as.token })).body.cursor as string;
+    const bob = await createUser(env, { email: "bob@example.test" });
+    // Bob has one item, his Inbox: his feed's end is his first place, however much Alice changed before.
+    expect(place(await cursorOf(bob))).toBe(1);
+    const alices = await cursorOf(alice);
+    for (let i = 0; i < 5; i++) {
+      await put(env, `/api/v1/links/${link.id}`, { token: alice.token, body: { name: `Renamed ${i}`, url: link.url, favorite: false, collectionIds: [reading.id] } });
+      await cursorOf(alice);
+    }
+    expect(place(await cursorOf(alice))).toBe(place(alices) + 5);
+    await createLink(env, bob, { name: "Bob's", url: "https://bob.example/" });
+    expect(place(await cursorOf(bob))).toBe(3);
+    expect(place(await cursorOf(alice))).toBe(place(alices) + 5);
+    // A place is never handed out twice, even when the newest rows are forgotten (the trash emptied).
+    const before = place(await cursorOf(alice));
+    await del(env, `/api/v1/links/${link.id}`, { token: alice.token });
+    expect((await del(env, "/api/v1/trash", { token: alice.token })).status).toBe(200);
+    const forgotten = await cursorOf(alice);
+    expect(place(forgotten)).toBe(before + 2);
+    const next = await createLink(env, alice, { name: "Next", url: "https://next.example/" });
+    const seen = await after(env, alice, forgotten);
+    expect(named(seen.changes).sort()).toEqual([`collection ${(await get(env, "/api/v1/collections", { token: alice.token })).body.collections[0].id}`, `link ${next.id}`].sort());
+    expect(place(seen.cursor)).toBe(before + 4);
+  });
+
+  it("settles the marks and reads the feed through indexes only: no statement scans a table", async () => {
+    const { env, alice, reading, link, start } = await setup();
+    await put(env, `/api/v1/links/${link.id}`, { token: alice.token, body: { name: "Renamed", url: link.url, favorite: false, collectionIds: [reading.id] } });
+    const client = env.db.$client;
+    const statements: string[] = [];
+    const { prepare, query } = client;
+    client.prepare = ((sql: string, ...rest: unknown[]) => (statements.push(sql), (prepare as (...args: unknown[]) => unknown).call(client, sql, ...rest))) as typeof client.prepare;
+    client.query = ((sql: string) => (statements.push(sql), query.call(client, sql))) as typeof client.query;
+    try {
+      expect(named(new Shelf(env.db, alice.user).changes.page(start).changes)).toEqual([`link ${link.id}`]);
+    } finally {
+      client.prepare = prepare;
+      client.query = query;
+    }
+    const feedTables = /\b(changes|pending_changes|change_floors|history)\b/;
+    const plans = statements.filter((sql) => feedTables.test(sql)).map((sql) => ({
+      sql, scans: client.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`).all().map((row) => row.detail)
+        // Not a table: json_each's list, a window's rows; the history is one row.
+        .filter((detail) => /^SCAN (?!json_each|\(subquery|history\b)/.test(detail)),
+    }));
+    expect(plans.length).toBeGreaterThanOrEqual(5);
+    expect(plans.filter((plan) => plan.scans.length > 0)).toEqual([]);
+  });
+
   it("refuses a since it did not write and a limit outside 1-1000 with 422", async () => {
-    const { env, alice } = await setup();
-    for (const query of ["?since=abc", "?since=-1", "?since=1.5", "?limit=0", "?limit=1001"]) {
+    const { env, alice, start } = await setup();
+    const generation = start.split(".")[0]!;
+    for (const query of ["?since=abc", "?since=-1", "?since=1.5", `?since=${generation}.`, `?since=${generation}.x`, `?since=${generation}`, "?since=short.1", `?since=${generation}.1.2`, "?limit=0", "?limit=1001"]) {
       const response = await feed(env, alice, query);
       expect({ query, status: response.status }).toEqual({ query, status: 422 });
     }

@@ -6,9 +6,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/client";
 import { applyMigrations, embeddedMigrations } from "../src/db/migrate";
+import { Shelf } from "../src/shelf/shelf";
 import { findUserByEmail } from "../src/users/service";
 import { REPO_ROOT } from "./binary";
 import { testDir } from "./dirs";
+import { get, makeEnv, put } from "./helpers";
 
 const FOLDER = join(REPO_ROOT, "drizzle");
 const journal = JSON.parse(readFileSync(join(FOLDER, "meta", "_journal.json"), "utf8")) as {
@@ -135,6 +137,72 @@ describe("the membership marks' migration", () => {
     sqlite.run("DELETE FROM pending_changes");
     sqlite.run("DELETE FROM link_collections WHERE link_id = 1 AND collection_id = 2");
     expect(marks()).toEqual([{ kind: "link", item_id: 1 }, { kind: "collection", item_id: 2 }]);
+  });
+});
+
+describe("the change history's migration", () => {
+  /** A database one migration short of the change history: two users whose changes interleave in the shared sequence, Alice's floor raised. */
+  function beforeHistory() {
+    const sqlite = new Database(":memory:", { strict: true });
+    sqlite.run("PRAGMA foreign_keys = ON");
+    const at = embeddedMigrations.findIndex((m) => m.tag.endsWith("_change_history"));
+    expect(embeddedMigrations[at - 1]!.tag).toBe("0013_membership_marks");
+    applyMigrations(sqlite, embeddedMigrations.slice(0, at));
+    sqlite.run("INSERT INTO users (id, email, name, password_hash, created_at) VALUES (1, 'a@example.test', 'A', 'hash', 1), (2, 'b@example.test', 'B', 'hash', 1)");
+    sqlite.run("DELETE FROM changes");
+    // Shared places 1-7; Alice's 2 and 4 forgotten (purged), her floor at 4.
+    sqlite.run(`INSERT INTO changes (seq, user_id, kind, item_id) VALUES
+      (1, 1, 'collection', 10), (3, 2, 'collection', 20), (5, 1, 'link', 11), (6, 2, 'link', 21), (7, 1, 'link', 12), (8, 2, 'link', 22)`);
+    sqlite.run("INSERT INTO change_floors (user_id, seq) VALUES (1, 4)");
+    return { sqlite, at };
+  }
+  const rows = (sqlite: Database) => sqlite.query("SELECT user_id, seq, kind, item_id FROM changes ORDER BY user_id, seq").all();
+
+  it("numbers each user's changes in their own sequence, in the order they had, with the user's head and floor; the database gets a random generation", () => {
+    const { sqlite, at } = beforeHistory();
+    expect(applyMigrations(sqlite)).toEqual(embeddedMigrations.slice(at).map((m) => m.tag));
+    expect(rows(sqlite)).toEqual([
+      { user_id: 1, seq: 1, kind: "collection", item_id: 10 }, { user_id: 1, seq: 2, kind: "link", item_id: 11 }, { user_id: 1, seq: 3, kind: "link", item_id: 12 },
+      { user_id: 2, seq: 1, kind: "collection", item_id: 20 }, { user_id: 2, seq: 2, kind: "link", item_id: 21 }, { user_id: 2, seq: 3, kind: "link", item_id: 22 },
+    ]);
+    // Alice's floor: below it only her change at old place 1; the head is each user's last place.
+    expect(sqlite.query("SELECT user_id, seq, head FROM change_floors ORDER BY user_id").all()).toEqual([{ user_id: 1, seq: 1, head: 3 }, { user_id: 2, seq: 0, head: 3 }]);
+    const generation = sqlite.query<{ id: number; generation: string }, []>("SELECT id, generation FROM history").all();
+    expect(generation).toEqual([{ id: 1, generation: expect.stringMatching(/^[0-9a-f]{32}$/) }]);
+    expect(() => sqlite.run("INSERT INTO history (id, generation) VALUES (2, 'x')")).toThrow(/CHECK/);
+    // Another database upgraded is another history.
+    const other = beforeHistory().sqlite;
+    applyMigrations(other);
+    expect(other.query<{ generation: string }, []>("SELECT generation FROM history").get()!.generation).not.toBe(generation[0]!.generation);
+  });
+
+  it("upgrades a file the server then serves: every item once from the beginning, an old cursor refused as HISTORY_REPLACED, new changes after the head", async () => {
+    const path = join(dir, "linkshelf.db");
+    const old = new Database(path, { create: true, strict: true });
+    const at = embeddedMigrations.findIndex((m) => m.tag.endsWith("_change_history"));
+    applyMigrations(old, embeddedMigrations.slice(0, at));
+    seedRelease0(old);
+    // Read by a feed before the upgrade, at places of the shared sequence (another user's in between).
+    old.run("DELETE FROM pending_changes");
+    old.run("INSERT INTO changes (seq, user_id, kind, item_id) VALUES (5, 1, 'collection', 1), (6, 1, 'collection', 2), (8, 1, 'link', 1)");
+    const oldCursor = "8";
+    old.close();
+    const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off" }, { path });
+    try {
+      const user = findUserByEmail(env.db, "old@example.test")!;
+      const token = (await new Shelf(env.db, user).tokens.create("test", env.clock.now)).token;
+      const all = await get(env, "/api/v1/changes", { token });
+      expect(all.body.changes.map((c: { kind: string; id: number }) => `${c.kind} ${c.id}`)).toEqual(["collection 1", "collection 2", "link 1"]);
+      expect(all.body.cursor).toMatch(/^[0-9a-f]{32}\.3$/);
+      const refused = await get(env, `/api/v1/changes?since=${oldCursor}`, { token });
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 410, code: "HISTORY_REPLACED" });
+      await put(env, "/api/v1/links/1", { token, body: { name: "Renamed", url: "https://example.com/", favorite: true, collectionIds: [1, 2] } });
+      const next = await get(env, `/api/v1/changes?since=${all.body.cursor}`, { token });
+      expect(next.body.changes.map((c: { kind: string; id: number }) => `${c.kind} ${c.id}`)).toEqual(["link 1"]);
+      expect(next.body.cursor).toBe(all.body.cursor.replace(/\.3$/, ".4"));
+    } finally {
+      closeDatabase(env.db);
+    }
   });
 });
 

@@ -159,6 +159,8 @@ describe("the schema check", () => {
 
   const planted: [string, string[], string][] = [
     ["a trigger that reverts a password change", ["CREATE TRIGGER old_password AFTER UPDATE OF password_hash ON users BEGIN UPDATE users SET password_hash = old.password_hash WHERE id = old.id; END"], 'unexpected trigger "old_password"'],
+    ["a trigger that keeps the database's generation when a copy is given a new one", ["CREATE TRIGGER same_history BEFORE UPDATE ON history BEGIN SELECT RAISE(IGNORE); END"], 'unexpected trigger "same_history"'],
+    ["a history table made anew without its one-row rule", ["DROP TABLE history", "CREATE TABLE history (id integer PRIMARY KEY NOT NULL, generation text NOT NULL)"], 'altered table "history"'],
     ["a view", ["CREATE VIEW every_token AS SELECT * FROM api_tokens"], 'unexpected view "every_token"'],
     ["a table", ["CREATE TABLE notes (id integer)"], 'unexpected table "notes"'],
     ["an index", ["CREATE INDEX links_url_idx ON links (url)"], 'unexpected index "links_url_idx"'],

@@ -172,6 +172,7 @@ describe("GET /api/v1/openapi.json", () => {
     const document = await documentOf(env);
     const alice = await createUser(env);
     const inbox = await inboxOf(env, alice);
+    const before = (await get(env, "/api/v1/changes/cursor", { token: alice.token })).body.cursor as string;
     const reading = await createCollection(env, alice, { name: "Reading", description: "Long reads", icon: "🇫🇷", visibility: "PUBLIC" });
     const link = await createLink(env, alice, { favorite: true, collectionIds: [reading.id, inbox] });
     expect((await get(env, `/l/${link.id}`, { token: alice.token })).status).toBe(302);
@@ -204,7 +205,11 @@ describe("GET /api/v1/openapi.json", () => {
       ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { operations: [{ op: "createLink", ref: "l", name: "L", url: "https://l.example/", collections: [{ id: inbox }] }] } })],
       ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { operations: [{ op: "updateLink", id: 999999, name: "L" }] } })],
       ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { operations: [{ op: "deleteCollection", id: inbox }] } })],
+      ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { since: before, operations: [{ op: "updateCollection", id: inbox, name: "In" }] } })],
       ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { since: "0", operations: [{ op: "updateCollection", id: inbox, name: "In" }] } })],
+      ["get", "/api/v1/changes", () => get(env, `/api/v1/changes?since=${before}`, { token })],
+      ["get", "/api/v1/changes", () => get(env, "/api/v1/changes?since=0", { token })],
+      ["get", "/api/v1/changes/cursor", () => get(env, "/api/v1/changes/cursor", { token })],
       ["post", "/api/v1/batch", () => post(env, "/api/v1/batch", { token, body: { operations: [] } })],
       ["get", "/api/v1/collections", () => get(env, `/api/v1/collections?under=${inbox}`, { token })],
       ["get", "/api/v1/collections", () => get(env, "/api/v1/collections?under=999999", { token })],
@@ -223,7 +228,7 @@ describe("GET /api/v1/openapi.json", () => {
       seen.add(`${response.status}`);
     }
     // The exchanges reached every kind of answer they were written for.
-    expect([...seen].sort()).toEqual(["200", "201", "400", "401", "404", "409", "412", "413", "415", "422"]);
+    expect([...seen].sort()).toEqual(["200", "201", "400", "401", "404", "409", "410", "412", "413", "415", "422"]);
 
     const limited = makeEnv({ LINKSHELF_RATE_LIMIT: "1/60" });
     const bob = await createUser(limited);

@@ -61,7 +61,9 @@ export function batchRoutes({ clock }: { clock: () => number }, { apiUser }: Gua
         more: {
           404: errorDoc("NOT_FOUND: an operation names an id that is not one of yours (unknown, another user's or in the trash); `errors` names it (`/operations/3/id`)."),
           409: errorDoc("DEFAULT_COLLECTION: a deleteCollection names the Inbox. ORDER_STALE: an order does not name exactly the collection's items at that point. `errors` names the operation."),
-          410: errorDoc("CURSOR_EXPIRED: `since` is older than what the server still remembers: read everything again."),
+          410: errorDoc("CURSOR_EXPIRED: `since` is older than what the server still remembers: read everything again (your ids still hold). "
+            + "HISTORY_REPLACED: `since` is of another history of the server's data (it was restored from a backup since), beyond the feed's end, "
+            + "or from before this release: trust no id you had from the server, read everything again and match by content. Nothing was written."),
           412: errorDoc("PRECONDITION_FAILED: an item the batch names by id changed after `since`; nothing was written."),
           413: errorDoc(`PAYLOAD_TOO_LARGE: the body is larger than ${BATCH_MAX_BODY_BYTES / 1024 / 1024} MiB.`),
           422: errorDoc("VALIDATION_FAILED: no operation or more than 500, a field breaks its schema or its route's rule, a ref defined twice or used before it is defined, " +

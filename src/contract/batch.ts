@@ -91,7 +91,8 @@ export type BatchOperation = Static<typeof BatchOperation>;
 
 export const BatchBody = Type.Object({
   since: Type.Optional(Type.String({
-    description: "A `cursor` of GET /api/v1/changes: the batch is applied only if none of the items it names by id changed after it (otherwise 412 PRECONDITION_FAILED).",
+    description: "A `cursor` of GET /api/v1/changes: the batch is applied only if none of the items it names by id changed after it (otherwise 412 PRECONDITION_FAILED); "
+      + "a cursor of another history or beyond the feed's end is 410 HISTORY_REPLACED, one older than the server remembers 410 CURSOR_EXPIRED.",
   })),
   operations: Type.Array(BatchOperation, { minItems: 1, maxItems: BATCH_MAX_OPERATIONS, description: `1-${BATCH_MAX_OPERATIONS} operations, applied in order.` }),
 });

@@ -19,18 +19,18 @@ export type ChangeJson = Static<typeof ChangeJson>;
 
 export const ChangesJson = Type.Object({
   changes: Type.Array(ChangeJson, { description: "In the order of the changes; each item once, as it is now." }),
-  cursor: Type.String({ description: "Pass as `since` for what changes next: after the last change listed, or the one given when none was." }),
+  cursor: Type.String({ description: "Opaque: pass as `since` for what changes next (after the last change listed, or the one given when none was); never parse or build one." }),
   more: Type.Boolean({ description: "True when more changes follow at once: ask again with `cursor`." }),
 });
 export type ChangesJson = Static<typeof ChangesJson>;
 
 export const ChangesQuery = Type.Object({
-  since: Type.Optional(Type.String({ description: "The `cursor` of a previous answer; omitted: everything from the beginning." })),
+  since: Type.Optional(Type.String({ description: "The `cursor` of a previous answer, as it was; omitted: everything from the beginning." })),
   limit: Type.Optional(QueryInteger),
 });
 export type ChangesQuery = Static<typeof ChangesQuery>;
 
 export const ChangesCursorJson = Type.Object({
-  cursor: Type.String({ description: "The feed's end now: pass as `since` to hear only what changes after this moment." }),
+  cursor: Type.String({ description: "The feed's end now, opaque: pass as `since` to hear only what changes after this moment." }),
 });
 export type ChangesCursorJson = Static<typeof ChangesCursorJson>;

@@ -1,26 +1,40 @@
-import type { Database } from "bun:sqlite";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync, unlinkSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { BackupSchedule } from "../config";
+import { stampGeneration } from "./history";
 
 /**
  * writeBackup writes a consistent copy of an open database to `file` (`VACUUM INTO`: one read
  * transaction, so writes that commit meanwhile are either wholly in or wholly out; the copy
- * is compact and needs no WAL). The file is created new with mode 0600 (it holds password
- * hashes) and synced to disk before this returns; an existing file is never overwritten.
- * On failure nothing is left behind.
+ * is compact and needs no WAL) and gives the copy a new generation (src/db/history.ts): put in
+ * place of the database, by `linkshelf restore` or by hand, it is a new history, and change
+ * cursors of the database it was copied from are refused. The copy is written beside `file`
+ * and takes its name once whole; `file` is created new with mode 0600 (it holds password hashes)
+ * and synced to disk before this returns; an existing file is never overwritten. On failure
+ * nothing is left behind.
  */
 export function writeBackup(sqlite: Database, file: string): void {
   closeSync(openSync(file, "wx", 0o600));
+  const partial = `${file}.partial-${process.pid}`;
   try {
-    sqlite.run("VACUUM INTO ?", [file]);
-    const fd = openSync(file, "r");
+    closeSync(openSync(partial, "wx", 0o600));
+    sqlite.run("VACUUM INTO ?", [partial]);
+    const copy = new Database(partial, { strict: true });
+    try {
+      stampGeneration(copy);
+    } finally {
+      copy.close();
+    }
+    const fd = openSync(partial, "r");
     try {
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
+    renameSync(partial, file);
   } catch (error) {
+    rmSync(partial, { force: true });
     rmSync(file, { force: true });
     throw error;
   }

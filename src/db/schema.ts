@@ -227,23 +227,24 @@ export const trash = sqliteTable("trash", {
 export type TrashRow = typeof trash.$inferSelect;
 
 /**
- * The change feed: the newest change of each of a user's links and collections, in one sequence
- * (`seq`, growing across users). Every change is marked in its own transaction
- * (`pending_changes`): by triggers on `links`, `collections` and `link_collections` (drizzle/0011),
- * so that no write path can skip it, except a link put in a collection (and so a new link), which
- * the code inserting the membership marks in one statement (src/shelf/marks.ts, drizzle/0013).
- * Reading the feed moves the marks here; clicks are not changes. An item's row stays after it is
- * deleted (a tombstone) until the trash lets it go.
+ * The change feed: the newest change of each of a user's links and collections, at its place in
+ * that user's own sequence (`seq`: 1, 2, 3, ... per user, never handed out twice: `change_floors.head`
+ * is the last one given). Every change is marked in its own transaction (`pending_changes`): by
+ * triggers on `links`, `collections` and `link_collections` (drizzle/0011), so that no write path
+ * can skip it, except a link put in a collection (and so a new link), which the one writer of
+ * memberships marks in one statement (src/shelf/memberships.ts, drizzle/0013). Reading the feed
+ * moves the marks here; clicks are not changes. An item's row stays after it is deleted (a
+ * tombstone) until the trash lets it go.
  */
 export const changes = sqliteTable("changes", {
-  seq: integer("seq").primaryKey({ autoIncrement: true }),
   /** No foreign key: the triggers that write it also run while a user's rows are deleted with the user. */
   userId: integer("user_id").notNull(),
+  seq: integer("seq").notNull(),
   kind: text("kind", { enum: ["link", "collection"] }).notNull(),
   itemId: integer("item_id").notNull(),
 }, (table) => [
+  primaryKey({ columns: [table.userId, table.seq] }),
   uniqueIndex("changes_item_idx").on(table.userId, table.kind, table.itemId),
-  index("changes_user_seq_idx").on(table.userId, table.seq),
 ]);
 
 /**
@@ -257,11 +258,27 @@ export const pendingChanges = sqliteTable("pending_changes", {
   itemId: integer("item_id").notNull(),
 }, (table) => [uniqueIndex("pending_changes_item_idx").on(table.userId, table.kind, table.itemId)]);
 
-/** The newest change of each user that the feed no longer remembers (its item purged): an older cursor is expired. */
+/**
+ * Each user's place in their own change sequence: `head`, the last place handed out (the next
+ * change takes the one after it, even when the row at `head` is gone), and `seq`, the floor: the
+ * newest place the feed no longer remembers (its item purged); an older cursor is expired.
+ */
 export const changeFloors = sqliteTable("change_floors", {
   userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
   seq: integer("seq").notNull(),
+  head: integer("head").notNull().default(0),
 });
+
+/**
+ * The database's history, one row: `generation`, a random name given when the database is made
+ * and given anew to every copy linkshelf writes (a backup, a restore), so that a copy put in
+ * place of the database is a new history. Change cursors name it: a cursor of another history
+ * is refused rather than read against this one.
+ */
+export const history = sqliteTable("history", {
+  id: integer("id").primaryKey(),
+  generation: text("generation").notNull(),
+}, (table) => [check("history_one_row", sql`${table.id} = 1`)]);
 
 /**
  * The answers kept for retries: one row per user and `Idempotency-Key` of a write of theirs

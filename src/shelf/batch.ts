@@ -11,6 +11,7 @@ import { countOf } from "../format";
 import type { FieldErrorJson } from "../contract/errors";
 import type { OrderItem } from "../contract/collections";
 import type { BatchBody, BatchJson, BatchOperation, Target } from "../contract/batch";
+import { checkCursor } from "./changes";
 import { ownedCollection } from "./scope";
 import type { Shelf } from "./shelf";
 
@@ -25,7 +26,6 @@ export const BATCH_MESSAGES = {
   linkRef: "Expected the ref of a collection, not of a link",
   wrongKind: (kind: Kind) => `Expected the ref of a created ${kind}`,
   idOrRef: "Expected exactly one of id and ref",
-  since: "Expected the cursor of a previous answer",
 } as const;
 
 /** reRooted is an operation's error with its paths under the operation's (`rename` maps a single route's field to the operation's); one without paths names `fallback`. */
@@ -124,17 +124,17 @@ function checkRefs(operations: readonly BatchOperation[]): void {
 /**
  * applyBatch runs a batch's operations in order on a shelf, inside the caller's transaction
  * (which rolls all of them back when one is refused), and answers with the id each ref created.
- * With `since`, nothing is written when an item it names by id changed after that cursor (412).
+ * With `since`, nothing is written when an item it names by id changed after that cursor (412),
+ * nor when the cursor is of another history or beyond the feed's end (410 HISTORY_REPLACED: a
+ * future cursor never passes as "nothing changed") or older than the feed remembers (410 CURSOR_EXPIRED).
  */
 export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJson {
   const { operations } = body;
-  if (body.since !== undefined && !/^\d{1,15}$/.test(body.since)) {
-    const rules = new Rules();
-    rules.fail("/since", BATCH_MESSAGES.since);
-    rules.check();
-  }
+  const rules = new Rules();
+  checkCursor(body.since, rules);
+  rules.check();
   checkRefs(operations);
-  if (body.since !== undefined && shelf.changes.changedSince(Number(body.since), namedIds(operations))) throw new PreconditionFailed();
+  if (body.since !== undefined && shelf.changes.changedSince(body.since, namedIds(operations))) throw new PreconditionFailed();
 
   const refs = new Map<string, { kind: Kind; id: number }>();
   operations.forEach((operation, at) => {

@@ -5,7 +5,7 @@
  * always put in one; `settle` moves a user's marks into `changes` before the feed is read or a
  * tombstone forgotten.
  */
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pendingChanges } from "../db/schema";
 
@@ -22,18 +22,24 @@ export function markMemberships(db: Db, userId: number, linkIds: Iterable<number
 }
 
 /**
- * settle moves a user's pending marks into the feed (one transaction, three statements): each
- * marked item's row is written again at the end of the sequence, in the order they were marked.
- * With nothing pending it is one indexed read and writes nothing.
+ * settle moves a user's pending marks into the feed (one transaction): each marked item's row is
+ * written again at the end of the user's own sequence, in the order they were marked, taking the
+ * places after the user's `head` (the last place handed out, kept in `change_floors`, so that a
+ * place is never handed out twice, even when the row that had it is gone). With nothing pending
+ * it is one indexed read and writes nothing.
  */
 export function settle(db: Db, userId: number): void {
   const pending = db.select({ userId: pendingChanges.userId }).from(pendingChanges).where(eq(pendingChanges.userId, userId)).limit(1).get();
   if (!pending) return;
+  const sqlite = db.$client;
   db.transaction(() => {
-    db.run(sql`DELETE FROM changes WHERE seq IN (
-      SELECT c.seq FROM pending_changes AS p JOIN changes AS c ON c.user_id = p.user_id AND c.kind = p.kind AND c.item_id = p.item_id WHERE p.user_id = ${userId})`);
-    db.run(sql`INSERT INTO changes (user_id, kind, item_id) SELECT user_id, kind, item_id FROM pending_changes WHERE user_id = ${userId} ORDER BY rowid`);
+    sqlite.query<never, [number]>(`DELETE FROM changes WHERE rowid IN (
+      SELECT c.rowid FROM pending_changes AS p JOIN changes AS c ON c.user_id = p.user_id AND c.kind = p.kind AND c.item_id = p.item_id WHERE p.user_id = ?1)`).run(userId);
+    const head = sqlite.query<{ head: number }, [number]>("SELECT head FROM change_floors WHERE user_id = ?1").all(userId)[0]?.head ?? 0;
+    const written = sqlite.query<never, [number, number]>(`INSERT INTO changes (user_id, seq, kind, item_id)
+      SELECT user_id, ?2 + row_number() OVER (ORDER BY rowid), kind, item_id FROM pending_changes WHERE user_id = ?1`).run(userId, head).changes;
+    sqlite.query<never, [number, number]>("INSERT INTO change_floors (user_id, seq, head) VALUES (?1, 0, ?2) ON CONFLICT (user_id) DO UPDATE SET head = excluded.head")
+      .run(userId, head + written);
     db.delete(pendingChanges).where(eq(pendingChanges.userId, userId)).run();
   }, { behavior: "immediate" });
 }
-

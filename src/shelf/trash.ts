@@ -373,8 +373,8 @@ function forget(db: Db, where: SQL | undefined): number {
     )).returning({ seq: changes.seq }).all().map((change) => change.seq);
     if (seqs.length === 0) continue;
     const floor = Math.max(...seqs);
-    db.insert(changeFloors).values({ userId: row.userId, seq: floor })
-      .onConflictDoUpdate({ target: changeFloors.userId, set: { seq: sql`max(${changeFloors.seq}, ${floor})` } }).run();
+    db.insert(changeFloors).values({ userId: row.userId, seq: floor, head: floor })
+      .onConflictDoUpdate({ target: changeFloors.userId, set: { seq: sql`max(${changeFloors.seq}, ${floor})`, head: sql`max(${changeFloors.head}, ${floor})` } }).run();
   }
   return gone.length;
 }
