@@ -7,7 +7,7 @@
  * and two browsers on one collection converge. The model-based test is extension.sync-model.
  */
 import { describe, expect, it } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
 import { buildExtension } from "../extension/build";
@@ -18,6 +18,9 @@ import { BookmarkEvents } from "../extension/src/sync/events";
 import { promptWords } from "../extension/src/sync/status";
 import { SyncingBrowser, serverTree } from "./extension.sync.fakes";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
+import { writeBackup } from "../src/db/backup";
+import { closeDatabase } from "../src/db/client";
+import { restoreDatabase } from "../src/db/restore";
 
 const OFF = { LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" };
 
@@ -38,6 +41,50 @@ async function linkByUrl(env: TestEnv, as: TestUser, url: string) {
 
 async function trashed(env: TestEnv, as: TestUser) {
   return (await get(env, "/api/v1/trash", { token: as.token })).body.items as { kind: string; id: number; name: string }[];
+}
+
+/**
+ * A server on a database file, backed up and restored as `linkshelf backup` and `linkshelf
+ * restore` do (src/db/backup.ts, src/db/restore.ts): the app closed, the backup put in place,
+ * a new app on the same file (its clock going on from the old one's).
+ */
+class RestorableServer {
+  readonly dir = testDir("sync-restore");
+  readonly path = join(this.dir, "linkshelf.db");
+  env: TestEnv = makeEnv(OFF, { path: this.path });
+  private backups = 0;
+
+  backup(): string {
+    const file = join(this.dir, `backup-${++this.backups}.db`);
+    writeBackup(this.env.db.$client, file);
+    return file;
+  }
+
+  /**
+   * restore puts `file` in place of the database; `diskDied` removes the database first, as when
+   * the disk that held it died, so that nothing of what came after the backup is left (ids may be reused).
+   */
+  restore(file: string, diskDied = false): TestEnv {
+    const clock = this.env.clock.now;
+    closeDatabase(this.env.db);
+    if (diskDied) for (const suffix of ["", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true });
+    restoreDatabase(file, this.path, clock);
+    this.env = makeEnv(OFF, { path: this.path });
+    this.env.clock.now = clock + 1000;
+    return this.env;
+  }
+}
+
+async function restorableSetup(marks: number) {
+  const server = new RestorableServer();
+  const alice = await createUser(server.env);
+  const reading = await createCollection(server.env, alice, { name: "Reading" });
+  const browser = new SyncingBrowser(server.env, alice);
+  const folder = browser.bookmarks.add("2", "Synced");
+  await browser.start(folder, reading.id);
+  for (let n = 1; n <= marks; n++) browser.bookmarks.add(folder, `M${n}`, `https://m${n}.example/`);
+  expect(await browser.sync()).toMatchObject({ ok: true });
+  return { server, alice, reading, browser, folder };
 }
 
 describe("folder sync", () => {
@@ -416,6 +463,100 @@ describe("folder sync", () => {
     await events.flush();
     expect(syncs).toBe(1);
     expect((await loadSync(browser.storage)).times).toEqual({ "500": { title: now } });
+  });
+
+  describe("when the server was restored from a backup", () => {
+    it("ids given again to other links after a restore never overwrite bookmarks: a union keeps New1 and New2 and adds Phone A and B", async () => {
+      const { server, alice, reading, browser, folder } = await restorableSetup(12);
+      const backup = server.backup();
+      browser.bookmarks.add(folder, "New1", "https://new1.example/");
+      browser.bookmarks.add(folder, "New2", "https://new2.example/");
+      await browser.sync();
+      const before = await serverTree(server.env, alice, reading.id);
+      expect(before).toHaveLength(14);
+      const newIds = [(await linkByUrl(server.env, alice, "https://new1.example/"))!.id, (await linkByUrl(server.env, alice, "https://new2.example/"))!.id];
+
+      // The disk died: the backup is all that is left, and the server gives the same ids again.
+      browser.env = server.restore(backup, true);
+      const phones = [
+        await createLink(server.env, alice, { name: "Phone A", url: "https://phone-a.example/", collectionIds: [reading.id] }),
+        await createLink(server.env, alice, { name: "Phone B", url: "https://phone-b.example/", collectionIds: [reading.id] }),
+      ];
+      expect(phones.map((link) => link.id)).toEqual(newIds);
+
+      const status = await browser.sync();
+      expect(status).toMatchObject({ ok: true, items: 16 });
+      expect(status!.message).toBe("The server was restored from a backup: both sides were joined, nothing deleted. Synced: 2 added to the browser, 2 added to linkshelf.");
+      const tree = await browser.tree();
+      // What only the browser had goes after the item before it there (the union's rule).
+      expect(tree).toEqual([...before.slice(0, 12), "New1 https://new1.example/", "New2 https://new2.example/", "Phone A https://phone-a.example/", "Phone B https://phone-b.example/"]);
+      expect(await serverTree(server.env, alice, reading.id)).toEqual(tree);
+      expect(await trashed(server.env, alice)).toEqual([]);
+      // Settled: the next sync has nothing to do, and a change still goes through.
+      expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+      await browser.bookmarks.update((await browser.bookmarks.getChildren(folder)).find((node) => node.title === "New1")!.id, { title: "New1 renamed" });
+      await browser.sync();
+      expect(await serverTree(server.env, alice, reading.id)).toContain("New1 renamed https://new1.example/");
+      expect(await serverTree(server.env, alice, reading.id)).toContain("Phone A https://phone-a.example/");
+    });
+
+    it("bookmarks added since the backup are not deleted from the browser: they are sent back to the restored server", async () => {
+      const { server, alice, reading, browser, folder } = await restorableSetup(3);
+      const backup = server.backup();
+      for (let n = 1; n <= 4; n++) browser.bookmarks.add(folder, `New${n}`, `https://new${n}.example/`);
+      await browser.sync();
+      const all = await browser.tree();
+      expect(all).toHaveLength(7);
+
+      browser.env = server.restore(backup);
+      expect(await serverTree(server.env, alice, reading.id)).toHaveLength(3);
+      const status = await browser.sync();
+      expect(status).toMatchObject({ ok: true, items: 7, message: "The server was restored from a backup: both sides were joined, nothing deleted. Synced: 4 added to linkshelf." });
+      expect(await browser.tree()).toEqual(all);
+      expect(await serverTree(server.env, alice, reading.id)).toEqual(all);
+      expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+    });
+
+    it("a restore between the feed's read and the batch: the batch is refused (410) and the retry is a union", async () => {
+      const { server, alice, reading, browser, folder } = await restorableSetup(3);
+      const backup = server.backup();
+      browser.bookmarks.add(folder, "New1", "https://new1.example/");
+      await browser.sync();
+      browser.bookmarks.add(folder, "New2", "https://new2.example/");
+      let restored = false;
+      const refused: number[] = [];
+      browser.before = async (sent) => {
+        if (sent !== "POST /api/v1/batch" || restored) return;
+        restored = true;
+        browser.env = server.restore(backup);
+      };
+      const original = browser.fetch;
+      const watched = (async (input: string, init?: RequestInit) => {
+        const response = await original(input, init);
+        if (new URL(input).pathname === "/api/v1/batch" && response.status !== 200) refused.push(response.status);
+        return response;
+      }) as typeof fetch;
+      Object.defineProperty(browser, "fetch", { value: watched });
+      const status = await browser.sync();
+      expect(restored).toBe(true);
+      expect(refused).toEqual([410]);
+      expect(status).toMatchObject({ ok: true, items: 5 });
+      const expected = ["M1 https://m1.example/", "M2 https://m2.example/", "M3 https://m3.example/", "New1 https://new1.example/", "New2 https://new2.example/"];
+      expect(await browser.tree()).toEqual(expected);
+      expect(await serverTree(server.env, alice, reading.id)).toEqual(expected);
+    });
+
+    it("a failsafe question pending from before the restore is answered by the union, which deletes nothing", async () => {
+      const { server, alice, reading, browser, folder } = await restorableSetup(12);
+      const backup = server.backup();
+      for (const mark of (await browser.bookmarks.getChildren(folder)).slice(0, 6)) await browser.bookmarks.remove(mark.id);
+      expect(await browser.sync()).toMatchObject({ ok: false, message: "Sync would delete 6 links from linkshelf (into its trash): Apply or Put them back." });
+      browser.env = server.restore(backup);
+      expect(await browser.sync()).toMatchObject({ ok: true, items: 12 });
+      expect((await loadSync(browser.storage)).prompt).toBeNull();
+      expect(await browser.tree()).toHaveLength(12);
+      expect(await serverTree(server.env, alice, reading.id)).toEqual(await browser.tree());
+    });
   });
 
   it("an idle sync is one request; the favorites folder is never synced", async () => {
