@@ -6,7 +6,13 @@
 import { syncFolder } from "../extension/src/sync/engine";
 import { saveSync } from "../extension/src/sync/store";
 import { APP_ORIGIN, FakeBookmarks, FakeStorage, type MoveSemantics } from "./extension.fakes";
-import { get, type TestEnv, type TestUser } from "./helpers";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { writeBackup } from "../src/db/backup";
+import { closeDatabase } from "../src/db/client";
+import { restoreDatabase } from "../src/db/restore";
+import { testDir } from "./dirs";
+import { get, makeEnv, type TestEnv, type TestUser } from "./helpers";
 import { treeLines, type ListedCollection } from "./extension.sync.server";
 
 /** What went over the wire: method and path of each request. */
@@ -89,4 +95,40 @@ export class SyncingBrowser {
 /** serverTree is a collection's subtree as text, in the same form as SyncingBrowser.tree. */
 export async function serverTree(env: TestEnv, as: TestUser, collectionId: number): Promise<string[]> {
   return treeLines((await get(env, `/api/v1/collections?under=${collectionId}`, { token: as.token })).body.collections as ListedCollection[], collectionId);
+}
+
+/**
+ * A server on a database file, backed up and restored as `linkshelf backup` and `linkshelf
+ * restore` do (src/db/backup.ts, src/db/restore.ts): the app closed, the backup put in place,
+ * a new app on the same file (its clock going on from the old one's).
+ */
+export class RestorableServer {
+  readonly dir = testDir("sync-restore");
+  readonly path = join(this.dir, "linkshelf.db");
+  env: TestEnv;
+  private backups = 0;
+
+  constructor(private readonly variables: Record<string, string>) {
+    this.env = makeEnv(variables, { path: this.path });
+  }
+
+  backup(): string {
+    const file = join(this.dir, `backup-${++this.backups}.db`);
+    writeBackup(this.env.db.$client, file);
+    return file;
+  }
+
+  /**
+   * restore puts `file` in place of the database; `diskDied` removes the database first, as when
+   * the disk that held it died, so that nothing of what came after the backup is left (ids may be reused).
+   */
+  restore(file: string, diskDied = false): TestEnv {
+    const clock = this.env.clock.now;
+    closeDatabase(this.env.db);
+    if (diskDied) for (const suffix of ["", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true });
+    restoreDatabase(file, this.path, clock);
+    this.env = makeEnv(this.variables, { path: this.path });
+    this.env.clock.now = clock + 1000;
+    return this.env;
+  }
 }

@@ -7,7 +7,7 @@
  * and two browsers on one collection converge. The model-based test is extension.sync-model.
  */
 import { describe, expect, it } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
 import { buildExtension } from "../extension/build";
@@ -16,11 +16,8 @@ import { recordChange, loadSync } from "../extension/src/sync/store";
 import { approve, putBack } from "../extension/src/sync/engine";
 import { BookmarkEvents } from "../extension/src/sync/events";
 import { promptWords } from "../extension/src/sync/status";
-import { SyncingBrowser, serverTree } from "./extension.sync.fakes";
+import { RestorableServer, SyncingBrowser, serverTree } from "./extension.sync.fakes";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
-import { writeBackup } from "../src/db/backup";
-import { closeDatabase } from "../src/db/client";
-import { restoreDatabase } from "../src/db/restore";
 
 const OFF = { LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" };
 
@@ -43,40 +40,8 @@ async function trashed(env: TestEnv, as: TestUser) {
   return (await get(env, "/api/v1/trash", { token: as.token })).body.items as { kind: string; id: number; name: string }[];
 }
 
-/**
- * A server on a database file, backed up and restored as `linkshelf backup` and `linkshelf
- * restore` do (src/db/backup.ts, src/db/restore.ts): the app closed, the backup put in place,
- * a new app on the same file (its clock going on from the old one's).
- */
-class RestorableServer {
-  readonly dir = testDir("sync-restore");
-  readonly path = join(this.dir, "linkshelf.db");
-  env: TestEnv = makeEnv(OFF, { path: this.path });
-  private backups = 0;
-
-  backup(): string {
-    const file = join(this.dir, `backup-${++this.backups}.db`);
-    writeBackup(this.env.db.$client, file);
-    return file;
-  }
-
-  /**
-   * restore puts `file` in place of the database; `diskDied` removes the database first, as when
-   * the disk that held it died, so that nothing of what came after the backup is left (ids may be reused).
-   */
-  restore(file: string, diskDied = false): TestEnv {
-    const clock = this.env.clock.now;
-    closeDatabase(this.env.db);
-    if (diskDied) for (const suffix of ["", "-wal", "-shm"]) rmSync(this.path + suffix, { force: true });
-    restoreDatabase(file, this.path, clock);
-    this.env = makeEnv(OFF, { path: this.path });
-    this.env.clock.now = clock + 1000;
-    return this.env;
-  }
-}
-
 async function restorableSetup(marks: number) {
-  const server = new RestorableServer();
+  const server = new RestorableServer(OFF);
   const alice = await createUser(server.env);
   const reading = await createCollection(server.env, alice, { name: "Reading" });
   const browser = new SyncingBrowser(server.env, alice);
