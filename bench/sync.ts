@@ -328,6 +328,7 @@ type Row = [string, string, string, string];
 export function syncRows<Status extends string>(figure: SyncFigure, verdict: (met: boolean) => Status): [Status, string, string, string, string][] {
   const first = figure.firstSync;
   const range = (values: number[], digits = 0) => {
+    if (values.length === 0) return "-";
     const low = Math.min(...values).toFixed(digits);
     const high = Math.max(...values).toFixed(digits);
     return low === high ? low : `${low}-${high}`;
@@ -342,7 +343,7 @@ export function syncRows<Status extends string>(figure: SyncFigure, verdict: (me
     [figure.idle.inProcessMs <= figure.idle.target && figure.idle.httpLogMs <= figure.idle.target, "idle folder sync: server time",
       `its GET /api/v1/changes, median: in-process / HTTP (access log; round trip ${figure.idle.httpMs.toFixed(1)} ms)`,
       `${figure.idle.inProcessMs.toFixed(2)} / ${figure.idle.httpLogMs.toFixed(1)} ms`, `≤ ${figure.idle.target} ms`],
-    [Math.max(...figure.propagation.seconds) <= figure.propagation.target, "rename → the other browser, minute alarm",
+    [figure.propagation.seconds.every((seconds) => seconds <= figure.propagation.target), "rename → the other browser, minute alarm",
       `${figure.propagation.seconds.length} renames, sent ${range(figure.propagation.sentAfter, 1)} s after; the other's first sync ${figure.pull.seconds.toFixed(1)} s`,
       `${range(figure.propagation.seconds)} s`, `≤ ${figure.propagation.target} s`],
     [figure.bulk.askedAfterS <= figure.bulk.target && figure.bulk.syncs === 1, "bulk delete in the browser → one sync",
