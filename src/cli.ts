@@ -214,8 +214,11 @@ const COMMANDS: Record<string, Command> = {
       const dbPath = databasePath(config.dataDir);
       const lock = lockDataDir(config.dataDir, "restore");
       try {
-        const { kept } = restoreDatabase(file!, dbPath, Date.now());
-        io.err(`linkshelf: restored ${file} into ${dbPath}${kept ? `; the database it replaced is kept as ${kept}` : ""}; the next start applies any pending migrations`);
+        const { kept, idsAbove } = restoreDatabase(file!, dbPath, Date.now());
+        const replaced = !kept ? ""
+          : idsAbove ? `; the database it replaced is kept as ${kept}, and new ids start above every id it issued`
+          : `; the database it replaced is kept as ${kept} (its ids could not be read: new ids may repeat ones it issued after the backup)`;
+        io.err(`linkshelf: restored ${file} into ${dbPath}${replaced}; the next start applies any pending migrations`);
         return 0;
       } finally {
         lock.release();

@@ -2,17 +2,19 @@
  * Backups and restores are new histories: every copy linkshelf writes (`writeBackup`, which
  * `linkshelf backup`, the scheduled backups and `linkshelf restore` use) carries a generation of
  * its own, so a change cursor of the database it was copied from is refused by a server on the
- * copy (410 HISTORY_REPLACED), never read as "no changes". The CLI and the server around them are
- * in ops.binary.test.ts.
+ * copy (410 HISTORY_REPLACED), never read as "no changes"; a restore hands out new ids above
+ * every id the database it replaces issued. The CLI and the server around them are in
+ * ops.binary.test.ts.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "bun:test";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeBackup } from "../src/db/backup";
 import { closeDatabase } from "../src/db/client";
+import { restoreDatabase } from "../src/db/restore";
 import { testDir } from "./dirs";
-import { createLink, createUser, get, makeEnv, type TestEnv } from "./helpers";
+import { createCollection, createLink, createUser, del, get, makeEnv, type TestEnv, type TestUser } from "./helpers";
 
 const generationOf = (sqlite: Database) => sqlite.query<{ generation: string }, []>("SELECT generation FROM history").get()!.generation;
 const generationOfFile = (file: string) => {
@@ -80,5 +82,80 @@ describe("writeBackup", () => {
     expect(() => writeBackup(env.db.$client, nowhere)).toThrow();
     expect(readdirSync(dir)).toEqual(["taken.db"]);
     expect(existsSync(nowhere)).toBe(false);
+  });
+});
+
+describe("restoreDatabase", () => {
+  /** A data directory: a served database with a user, a collection and links, a backup taken, then more links (one deleted for good), stopped. */
+  async function history() {
+    const dir = testDir("restore-ids");
+    const dbPath = join(dir, "linkshelf.db");
+    const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_TRASH_DAYS: "0" }, { path: dbPath });
+    const alice = await createUser(env);
+    const before = await createLink(env, alice, { name: "Before", url: "https://before.example/" });
+    const backup = join(dir, "backup.db");
+    writeBackup(env.db.$client, backup);
+    const cursor = (await get(env, "/api/v1/changes/cursor", { token: alice.token })).body.cursor as string;
+    const later = [];
+    for (const name of ["After 1", "After 2", "After 3"]) later.push(await createLink(env, alice, { name, url: `https://${name.replace(" ", "")}.example/` }));
+    const collection = await createCollection(env, alice, { name: "After" });
+    // The newest link gone for good: its id was handed out all the same.
+    expect((await del(env, `/api/v1/links/${later.at(-1)!.id}`, { token: alice.token })).status).toBe(200);
+    closeDatabase(env.db);
+    return { dir, dbPath, alice, before, backup, cursor, newest: { link: later.at(-1)!.id, collection: collection.id } };
+  }
+  const serve = (dbPath: string) => makeEnv({ LINKSHELF_FETCH_CONTENT: "off" }, { path: dbPath });
+  const createdIds = async (env: TestEnv, alice: TestUser) => ({
+    link: (await createLink(env, alice, { name: "New", url: "https://new.example/" })).id,
+    collection: (await createCollection(env, alice, { name: "New" })).id,
+  });
+
+  it("hands out new ids above every id the replaced database issued, and the restored data is a new history", async () => {
+    const { dbPath, alice, before, backup, cursor, newest } = await history();
+    const outcome = restoreDatabase(backup, dbPath, Date.now());
+    expect(outcome).toEqual({ kept: expect.stringMatching(/linkshelf\.db\.before-restore-/), idsAbove: true });
+    const env = serve(dbPath);
+    try {
+      expect((await get(env, `/api/v1/links/${before.id}`, { token: alice.token })).body.link.name).toBe("Before");
+      const made = await createdIds(env, alice);
+      expect(made.link).toBe(newest.link + 1);
+      expect(made.collection).toBe(newest.collection + 1);
+      const refused = await get(env, `/api/v1/changes?since=${cursor}`, { token: alice.token });
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 410, code: "HISTORY_REPLACED" });
+      const generation = generationOf(env.db.$client);
+      expect(generation).not.toBe(generationOfFile(backup));
+      expect(generation).not.toBe(cursor.split(".")[0]);
+      expect(generation).not.toBe(generationOfFile(outcome.kept!));
+    } finally {
+      closeDatabase(env.db);
+    }
+  });
+
+  it("gives the same backup restored twice two histories", async () => {
+    const { dbPath, backup } = await history();
+    restoreDatabase(backup, dbPath, Date.now());
+    const first = generationOfFile(dbPath);
+    restoreDatabase(backup, dbPath, Date.now() + 1000);
+    expect(generationOfFile(dbPath)).not.toBe(first);
+  });
+
+  it("with no database to replace, or one that cannot be read, restores all the same: ids count from the backup's, and its history is new", async () => {
+    const { dir, dbPath, alice, before, backup } = await history();
+    const elsewhere = join(dir, "new-disk");
+    const fresh = join(elsewhere, "linkshelf.db");
+    await Bun.write(join(elsewhere, ".keep"), "");
+    expect(restoreDatabase(backup, fresh, Date.now())).toEqual({ kept: null, idsAbove: false });
+    const env = serve(fresh);
+    try {
+      expect((await createdIds(env, alice)).link).toBe(before.id + 1);
+      expect(generationOf(env.db.$client)).not.toBe(generationOfFile(backup));
+    } finally {
+      closeDatabase(env.db);
+    }
+    writeFileSync(dbPath, Buffer.alloc(8192, 7));
+    for (const suffix of ["-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
+    const outcome = restoreDatabase(backup, dbPath, Date.now());
+    expect(outcome).toEqual({ kept: expect.any(String), idsAbove: false });
+    expect((await Bun.file(outcome.kept!).bytes()).every((byte) => byte === 7)).toBe(true);
   });
 });

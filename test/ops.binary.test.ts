@@ -252,6 +252,75 @@ describe("linkshelf restore", () => {
   }, SLOW);
 });
 
+describe("a restore is a new history", () => {
+  /** api sends one request with the token and answers its status and JSON body. */
+  async function api(server: RunningServer, token: string, method: string, path: string, body?: unknown) {
+    const response = await fetch(`${server.origin}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  }
+  const newLink = async (server: RunningServer, token: string, name: string) =>
+    (await api(server, token, "POST", "/api/v1/links", { name, url: `https://example.com/${encodeURIComponent(name)}`, favorite: false })).body.link.id as number;
+  const cursorOver = async (server: RunningServer, token: string) => (await api(server, token, "GET", "/api/v1/changes/cursor")).body.cursor as string;
+  const expectReplaced = async (server: RunningServer, token: string, cursor: string) => {
+    const feed = await api(server, token, "GET", `/api/v1/changes?since=${encodeURIComponent(cursor)}`);
+    expect({ cursor, status: feed.status, code: feed.body.code }).toEqual({ cursor, status: 410, code: "HISTORY_REPLACED" });
+  };
+
+  it("linkshelf restore: new ids start above every id issued before, a cursor from before is 410 HISTORY_REPLACED, the feed's cursor names the new history", async () => {
+    const where = place("restore-history");
+    let server = await serveIn(where);
+    const token = await createUserWithToken(where.ws, "history@example.test", "Owner", cleanEnv());
+    const kept = await newLink(server, token, "Before");
+    const file = await backupOf(where, join(where.cwd, "saved.db"));
+    const after = [await newLink(server, token, "After 1"), await newLink(server, token, "After 2")];
+    const cursor = await cursorOver(server, token);
+    expect(await server.stop()).toBe(0);
+
+    const restored = await cli(where, ["restore", file]);
+    expect(restored.exitCode).toBe(0);
+    expect(lines(restored.stderr)).toHaveLength(1);
+    expect(restored.stderr).toContain("new ids start above every id it issued");
+    server = await serveIn(where);
+    expect(await linkNamesOver(server, token)).toEqual(["Before"]);
+    const made = [await newLink(server, token, "Restored 1"), await newLink(server, token, "Restored 2")];
+    expect(made[0]).toBeGreaterThan(Math.max(kept, ...after));
+    expect(made[1]).toBeGreaterThan(made[0]!);
+    await expectReplaced(server, token, cursor);
+    const fresh = await cursorOver(server, token);
+    expect(fresh.split(".")[0]).not.toBe(cursor.split(".")[0]);
+    expect(fresh.split(".")[0]).toBe(queryFile<{ generation: string }>(where.dbPath, "SELECT generation FROM history")[0]!.generation);
+    expect((await api(server, token, "GET", `/api/v1/changes?since=${encodeURIComponent(fresh)}`)).body).toEqual({ changes: [], cursor: fresh, more: false });
+    expect(await server.stop()).toBe(0);
+  }, SLOW);
+
+  it("a backup file copied by hand over the stopped database is a new history too: cursors from before are 410 HISTORY_REPLACED", async () => {
+    const where = place("copy-history");
+    let server = await serveIn(where);
+    const token = await createUserWithToken(where.ws, "copy@example.test", "Owner", cleanEnv());
+    await newLink(server, token, "Before");
+    const before = await cursorOver(server, token);
+    const file = await backupOf(where, join(where.cwd, "saved.db"));
+    await newLink(server, token, "After");
+    const after = await cursorOver(server, token);
+    expect(await server.stop()).toBe(0);
+
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(where.dbPath + suffix, { force: true });
+    writeFileSync(where.dbPath, readFileSync(file), { mode: 0o600 });
+    server = await serveIn(where);
+    expect(await linkNamesOver(server, token)).toEqual(["Before"]);
+    await expectReplaced(server, token, before);
+    await expectReplaced(server, token, after);
+    const fresh = await cursorOver(server, token);
+    expect(fresh.split(".")[0]).not.toBe(before.split(".")[0]);
+    expect((await api(server, token, "GET", `/api/v1/changes?since=${encodeURIComponent(fresh)}`)).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+  }, SLOW);
+});
+
 describe("scheduled backups", () => {
   /** waitForCount waits until `pattern` has appeared `count` times in the log. */
   const waitForCount = (server: RunningServer, pattern: string, count: number) =>
