@@ -285,10 +285,9 @@ async function once(deps: SyncDeps, client: Client, sync: SyncStore, skip: Reado
   ].filter(Boolean);
   if (stops.length > 0 && !sync.approved) {
     const message = `Sync would delete ${stops.join(" and ")}`;
-    const names = [...(stopBrowser ? fromBrowser.map((key) => browser.side.items.get(key)!) : []), ...(stopServer ? fromServer.map((key) => server.side.items.get(key)!) : [])]
-      .slice(0, PROMPT_NAMES)
-      .map((item) => (item.kind === "folder" ? `${item.title}/` : item.title));
-    await saveSync(deps.storage, { prompt: { message, keys: [...fromBrowser, ...fromServer], names } });
+    const asked = [...(stopBrowser ? fromBrowser.map((key) => browser.side.items.get(key)!) : []), ...(stopServer ? fromServer.map((key) => server.side.items.get(key)!) : [])];
+    const names = asked.slice(0, PROMPT_NAMES).map((item) => (item.kind === "folder" ? `${item.title}/` : item.title));
+    await saveSync(deps.storage, { prompt: { message, keys: [...fromBrowser, ...fromServer], count: asked.length, names } });
     return { at: now(), ok: false, message: `${message}: Apply or Put them back.`, items: baseSide.items.size };
   }
 

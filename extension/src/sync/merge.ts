@@ -241,8 +241,9 @@ function mergeOrder(folder: Key, members: ReadonlySet<Key>, { base, browser, ser
   const result = [...(browserFirst ? mine : theirs)];
   const placed = new Set(result);
   // The items the winning order moved since the last sync (those outside its longest run in the last sync's order).
-  const inBase = result.filter((key) => before.includes(key));
-  const kept = new Set(longestIncreasingRun(inBase.map((key) => before.indexOf(key))).map((index) => inBase[index]!));
+  const baseIndex = new Map(before.map((key, index) => [key, index]));
+  const inBase = result.filter((key) => baseIndex.has(key));
+  const kept = new Set(longestIncreasingRun(inBase.map((key) => baseIndex.get(key)!)).map((index) => inBase[index]!));
   const movers = new Set(inBase.filter((key) => !kept.has(key)));
   for (const source of [browserFirst ? theirs : mine, before, [...members]]) {
     // An item goes after the nearest item before it on its side that kept its place in the result
@@ -255,9 +256,9 @@ function mergeOrder(folder: Key, members: ReadonlySet<Key>, { base, browser, ser
       if (placed.has(key)) return;
       const previous = source.slice(0, index).reverse();
       const after = previous.find((other) => anchors.has(other));
-      const before = after === undefined ? source.slice(index + 1).find((other) => anchors.has(other)) : undefined;
-      const fallback = after ?? (before === undefined ? previous.find((other) => placed.has(other)) : undefined);
-      const at = before !== undefined ? result.indexOf(before) : fallback === undefined ? 0 : result.indexOf(fallback) + 1;
+      const ahead = after === undefined ? source.slice(index + 1).find((other) => anchors.has(other)) : undefined;
+      const fallback = after ?? (ahead === undefined ? previous.find((other) => placed.has(other)) : undefined);
+      const at = ahead !== undefined ? result.indexOf(ahead) : fallback === undefined ? 0 : result.indexOf(fallback) + 1;
       result.splice(at, 0, key);
       placed.add(key);
       anchors.add(key);

@@ -20,6 +20,6 @@ export function statusLine({ config, status, prompt }: SyncStore): string {
 /** promptWords is the failsafe's question: the sentence, the names of up to ten of the items it would delete, and how many more. */
 export function promptWords(prompt: SyncPrompt): { message: string; names: string[]; more: string } {
   const names = prompt.names ?? [];
-  const more = prompt.keys.length - names.length;
+  const more = (prompt.count ?? prompt.keys.length) - names.length;
   return { message: `${prompt.message}:`, names, more: more > 0 ? `and ${more.toLocaleString("en-US")} more` : "" };
 }

@@ -27,6 +27,8 @@ export interface SyncPrompt {
   message: string;
   /** The last synced items the sync would delete (on either side), which "Put them back" keeps. */
   keys: string[];
+  /** How many items the question is about (those of the side, or sides, past the failsafe's bounds). */
+  count?: number;
   /** The names of the first of them (at most PROMPT_NAMES), as the person knows them. */
   names?: string[];
 }
