@@ -262,6 +262,38 @@ describe("folder sync", () => {
     expect(await trashed(env, alice)).toEqual([]);
   });
 
+  it("folders moved into each other from both sides: the later move wins, the browser's or the server's", async () => {
+    for (const later of ["browser", "server"] as const) {
+      const { env, alice, reading, browser, folder } = await setup();
+      const a = browser.bookmarks.add(folder, "A");
+      browser.bookmarks.add(a, "In A", "https://in-a.example/");
+      const b = browser.bookmarks.add(folder, "B");
+      browser.bookmarks.add(b, "In B", "https://in-b.example/");
+      await browser.sync();
+      const collections = (await get(env, `/api/v1/collections?under=${reading.id}`, { token: alice.token })).body.collections as { id: number; name: string }[];
+      const [aId, bId] = ["A", "B"].map((name) => collections.find((collection) => collection.name === name)!.id);
+      // The browser moves A into B, the server B into A; the one that moved second wins.
+      const moveInBrowser = async () => {
+        await browser.bookmarks.move(a, { parentId: b, index: 0 });
+        await recordChange(browser.storage, { [a]: { parent: env.clock.now++ } });
+      };
+      const moveOnServer = () => put(env, `/api/v1/collections/${bId}`, { token: alice.token, body: { name: "B", visibility: "PRIVATE", parentId: aId } });
+      if (later === "browser") {
+        await moveOnServer();
+        await moveInBrowser();
+      } else {
+        await moveInBrowser();
+        await moveOnServer();
+      }
+      await browser.sync();
+      const expected = later === "browser"
+        ? ["B/", "  A/", "    In A https://in-a.example/", "  In B https://in-b.example/"]
+        : ["A/", "  In A https://in-a.example/", "  B/", "    In B https://in-b.example/"];
+      expect(await browser.tree()).toEqual(expected);
+      expect(await serverTree(env, alice, reading.id)).toEqual(expected);
+    }
+  });
+
   it("a link in two synced collections is two bookmarks; editing one edits the link and so both", async () => {
     const { env, alice, reading, browser, folder } = await setup();
     const one = await createCollection(env, alice, { name: "One", parentId: reading.id });
