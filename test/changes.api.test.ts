@@ -13,6 +13,7 @@ import { importBookmarks } from "../src/bookmarks/service";
 import { readImportFile } from "../src/bookmarks/services";
 import { Shelf } from "../src/shelf/shelf";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
+import { cookieFor, submit } from "./html";
 
 type Change = { kind: "link" | "collection"; id: number; deleted: boolean; link?: { name: string; collectionIds: number[] }; collection?: { name: string; order: unknown[]; parentId: number | null } };
 
@@ -223,6 +224,31 @@ describe("GET /api/v1/changes", () => {
     await marked();
     await post(env, "/api/v1/trash/restore", { ...token, body: { collections: [third.id] } });
     expect(await marked()).toEqual(both(second.id, third.id));
+
+    // The same ways through the pages' forms, which call the same shelf.
+    const cookie = cookieFor(env, alice);
+    const form = async (path: string, fields: Record<string, string | string[]>) => expect((await submit(env, path, fields, cookie)).status).toBe(303);
+    const fourth = await createCollection(env, alice, { name: "Fourth" });
+    await marked();
+    await form("/links", { name: "Paged", url: "https://paged.example/", collectionIds: String(fourth.id) });
+    const paged = (await get(env, `/api/v1/collections/${fourth.id}`, token)).body.collection.order.at(-1).id as number;
+    expect(await marked()).toEqual(both(paged, fourth.id));
+    await form(`/links/${paged}`, { name: "Paged", url: "https://paged.example/", collectionIds: [String(fourth.id), String(other.id)] });
+    expect(await marked()).toEqual(both(paged, other.id));
+    await form("/links/bulk", { action: "add", ids: String(paged), collectionId: String(third.id) });
+    expect(await marked()).toEqual(both(paged, third.id));
+    const alone = await createLink(env, alice, { name: "Alone", url: "https://alone.example/", collectionIds: [fourth.id] });
+    await marked();
+    // A collection deleted by its page: its lone link goes to the Inbox (the other one only leaves it).
+    await form(`/collections/${fourth.id}/delete`, {});
+    expect(await marked()).toEqual([...both(alone.id, inbox), `link ${paged}`, `collection ${fourth.id} deleted`].sort());
+    // Restored by the trash page: both links back in it (the lone one out of the Inbox again).
+    await form("/trash/restore", { item: `collection:${fourth.id}` });
+    expect(await marked()).toEqual([...both(alone.id, inbox, fourth.id), `link ${paged}`].sort());
+    await del(env, `/api/v1/links/${alone.id}`, token);
+    await marked();
+    await form("/trash/restore", { item: `link:${alone.id}` });
+    expect(await marked()).toEqual(both(alone.id, fourth.id));
   });
 
   it("answers 410 CURSOR_EXPIRED for a cursor older than a tombstone the trash let go, and reads everything again without since", async () => {

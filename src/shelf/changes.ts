@@ -13,6 +13,7 @@
  * history (plain digits) names no point of this feed: 410 HISTORY_REPLACED, never "no changes".
  */
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { preparedQueries } from "../db/client";
 import { changeFloors, changes, collections, history } from "../db/schema";
 import { AppError } from "../errors";
 import { Rules } from "../rules";
@@ -23,6 +24,12 @@ import type { ShelfLinks } from "./links";
 import { settle } from "./marks";
 import { itemsOf } from "./order";
 import type { Owner } from "./scope";
+
+/** What every read of the feed runs, built once per database. */
+const feedQueries = preparedQueries((db) => ({
+  state: db.select({ generation: history.generation, floor: changeFloors.seq, head: changeFloors.head })
+    .from(history).leftJoin(changeFloors, eq(changeFloors.userId, sql.placeholder("userId"))).prepare(),
+}));
 
 /** The cursor names changes the server no longer remembers: read everything again, without `since`. */
 export class CursorExpired extends AppError {
@@ -132,9 +139,8 @@ export class ShelfChanges {
   /** state is where the owner's feed is now (settle first): one read. */
   private state(): FeedState {
     const { db, user } = this.owner;
-    const row = db.select({ generation: history.generation, floor: changeFloors.seq, head: changeFloors.head })
-      .from(history).leftJoin(changeFloors, eq(changeFloors.userId, user.id)).get();
-    return { generation: row!.generation, floor: row?.floor ?? 0, head: row?.head ?? 0 };
+    const row = feedQueries(db).state.get({ userId: user.id })!;
+    return { generation: row.generation, floor: row.floor ?? 0, head: row.head ?? 0 };
   }
 
   /**

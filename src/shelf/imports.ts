@@ -10,7 +10,8 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { linkSaved, Memberships, writeImportedLink, type NextPlaces, type ShelfLinks } from "./links";
+import { linkSaved, writeImportedLink, type ShelfLinks } from "./links";
+import { Memberships, type NextPlaces } from "./memberships";
 import { Rules } from "../rules";
 import { deferIndexingMany, wakeIndexer } from "../search/index-text";
 import { collectionIdsOf } from "./scope";
@@ -98,42 +99,42 @@ export class ShelfImports {
             return into;
           };
           const marked: number[] = [];
-          const memberships = new Memberships(this.owner, places);
-          while (at < steps.length && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
-            const step = steps[at]!;
-            steps[at] = undefined;
-            if (step.kind === "collection") {
-              const parentId = step.parent === null ? null : idOf(step.parent);
-              const created = this.collections.create({ ...step.input, parentId }, step.createdAt, importId, step.updatedAt);
-              // It took its parent's next place: look that place up again.
-              if (parentId !== null) places.delete(parentId);
-              collectionIds.set(step, created.id);
-              done.collections.push(created.id);
-            } else if (step.kind === "member") {
-              if (typeof step.link === "number") {
-                // One of the owner's links (checked) in a collection of the owner's or of this import.
-                const into = idOf(step.into);
-                this.links.addTo(step.link, into);
-                // It took that collection's next place: look that place up again.
-                places.delete(into);
+          Memberships.within(this.owner, places, (memberships) => {
+            while (at < steps.length && at - next < IMPORT_CHUNK.items && (at === next || performance.now() - started < IMPORT_CHUNK.millis)) {
+              const step = steps[at]!;
+              steps[at] = undefined;
+              if (step.kind === "collection") {
+                const parentId = step.parent === null ? null : idOf(step.parent);
+                const created = this.collections.create({ ...step.input, parentId }, step.createdAt, importId, step.updatedAt);
+                // It took its parent's next place: look that place up again.
+                if (parentId !== null) places.delete(parentId);
+                collectionIds.set(step, created.id);
+                done.collections.push(created.id);
+              } else if (step.kind === "member") {
+                if (typeof step.link === "number") {
+                  // One of the owner's links (checked) in a collection of the owner's or of this import.
+                  const into = idOf(step.into);
+                  this.links.addTo(step.link, into);
+                  // It took that collection's next place: look that place up again.
+                  places.delete(into);
+                } else {
+                  // A link of this import in a collection of the owner's or of this import: known to be the owner's.
+                  memberships.add(linkIds.get(step.link)!, [target(step.into)]);
+                }
               } else {
-                // A link of this import in a collection of the owner's or of this import: known to be the owner's.
-                memberships.add(linkIds.get(step.link)!, [target(step.into)]);
+                const { name, url, description, favorite } = step;
+                const created = writeImportedLink(this.owner, {
+                  name, url, description: description ?? "", favorite: favorite ?? false, createdAt: step.createdAt, updatedAt: step.updatedAt,
+                  clicks: step.clicks?.count ?? 0, lastClickedAt: step.clicks?.lastAt ?? null,
+                }, target(step.into), importId, memberships);
+                marked.push(created.id);
+                if (step.content) saveContent(this.owner, created.id, step.content, "browser", now);
+                linkIds.set(step, created.id);
+                done.links.push({ id: created.id, url: created.url, saved: step.content !== undefined });
               }
-            } else {
-              const { name, url, description, favorite } = step;
-              const created = writeImportedLink(this.owner, {
-                name, url, description: description ?? "", favorite: favorite ?? false, createdAt: step.createdAt, updatedAt: step.updatedAt,
-                clicks: step.clicks?.count ?? 0, lastClickedAt: step.clicks?.lastAt ?? null,
-              }, target(step.into), importId, memberships);
-              marked.push(created.id);
-              if (step.content) saveContent(this.owner, created.id, step.content, "browser", now);
-              linkIds.set(step, created.id);
-              done.links.push({ id: created.id, url: created.url, saved: step.content !== undefined });
+              at++;
             }
-            at++;
-          }
-          memberships.done();
+          });
           deferIndexingMany(db, marked);
           // The record counts what is committed: an import stopped midway (a killed server) says what it wrote.
           if (importId !== null) this.wrote(importId, { links: done.links.length, collections: done.collections.length });

@@ -1,6 +1,7 @@
 /**
  * A shelf's links: every read and write of the `links` table and of a link's memberships for
- * one owner. The API, the web pages, the importer and the CLI reach links only through here.
+ * one owner (the memberships written through src/shelf/memberships.ts, their one writer). The
+ * API, the web pages, the importer and the CLI reach links only through here.
  */
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
@@ -15,9 +16,8 @@ import { Rules } from "../rules";
 import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
-import { nextPosition } from "./order";
 import { deleteLinks, discardLinks } from "./trash";
-import { markMemberships } from "./marks";
+import { addMemberships, appendLinks, type Memberships } from "./memberships";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
 import { searchLinks, type SearchBudget } from "./search";
 
@@ -33,54 +33,6 @@ const linkQueries = preparedQueries((db) => ({
     .returning()
     .prepare(),
 }));
-
-/**
- * Each collection's next free place, kept by a writer that adds many links in one transaction (an
- * import) so that a place is looked up once per collection, not once per link.
- */
-export type NextPlaces = Map<number, number>;
-
-/**
- * Memberships writes memberships inside one transaction: each link at the end of each of its
- * collections' orders (`places`: each collection's next place, looked up once; a writer of many
- * transactions may keep them from one to the next), and, by `done()` before the transaction
- * commits, the change feed's marks of every link and collection it touched, in one statement.
- */
-export class Memberships {
-  private readonly links = new Set<number>();
-  private readonly collections = new Set<number>();
-  // A statement bun:sqlite compiles once and keeps: an import runs it for every membership.
-  private readonly insert;
-
-  constructor(private readonly owner: Owner, private readonly places: NextPlaces = new Map()) {
-    this.insert = owner.db.$client.query<never, [number, number, number]>("INSERT INTO link_collections (link_id, collection_id, position) VALUES (?, ?, ?)");
-  }
-
-  add(linkId: number, collectionIds: readonly number[]): void {
-    for (const collectionId of collectionIds) {
-      const position = this.places.get(collectionId) ?? nextPosition(this.owner, collectionId);
-      this.places.set(collectionId, position + 1);
-      this.insert.run(linkId, collectionId, position);
-      this.collections.add(collectionId);
-    }
-    if (collectionIds.length > 0) this.links.add(linkId);
-  }
-
-  /** done marks what was added since the last `done` in the change feed. */
-  done(): void {
-    if (this.links.size === 0) return;
-    markMemberships(this.owner.db, this.owner.user.id, this.links, this.collections);
-    this.links.clear();
-    this.collections.clear();
-  }
-}
-
-/** addMemberships puts a link at the end of each of those collections' orders, inside the caller's transaction. */
-export function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[]): void {
-  const memberships = new Memberships(owner);
-  memberships.add(linkId, collectionIds);
-  memberships.done();
-}
 
 /** parseIdList reads the comma-separated ids of a group_concat, sorted ascending. */
 function parseIdList(list: string | null): number[] {
@@ -196,8 +148,9 @@ export interface ImportedLinkRow {
  * import's transaction: the rules of a link's fields, then one insert of the link (with its
  * clicks) and one of its membership (through the transaction's `memberships`), each a statement
  * compiled once. The caller has made sure the collection is the owner's (one the import made, or
- * one it checked in this transaction), marks the links for the index (deferIndexingMany), ends
- * `memberships` and tells `afterWrite` once committed. Returns the link's id and URL as stored.
+ * one it checked in this transaction), marks the links for the index (deferIndexingMany) and
+ * tells `afterWrite` once committed; `memberships` marks the change feed. Returns the link's id
+ * and URL as stored.
  */
 export function writeImportedLink(owner: Owner, input: ImportedLinkRow, collectionId: number, importId: number | null, memberships: Memberships): { id: number; url: string } {
   const rules = new Rules();
@@ -485,14 +438,7 @@ export class ShelfLinks {
       const touch = (favorite?: boolean) =>
         db.update(links).set({ updatedAt: now, ...(favorite === undefined ? {} : { favorite }) }).where(and(eq(links.userId, user.id), inArray(links.id, ids))).run();
       // At the end of the collection's order, in the order the ids are given.
-      const addTo = (collectionId: number, onlyHomeless = false) => {
-        const added = db.all<{ linkId: number }>(sql`
-          INSERT OR IGNORE INTO ${linkCollections} (link_id, collection_id, position)
-          SELECT listed.value, ${collectionId}, ${nextPosition(this.owner, collectionId)} + listed.key FROM json_each(${JSON.stringify(input.ids)}) AS listed
-          ${onlyHomeless ? sql`WHERE NOT EXISTS (SELECT 1 FROM ${linkCollections} AS lc WHERE lc.link_id = listed.value)` : sql``}
-          RETURNING link_id AS linkId`);
-        if (added.length > 0) markMemberships(db, user.id, added.map((row) => row.linkId), [collectionId]);
-      };
+      const addTo = (collectionId: number, onlyHomeless = false) => appendLinks(this.owner, collectionId, input.ids, onlyHomeless);
       switch (input.action) {
         case "favorite":
         case "unfavorite":

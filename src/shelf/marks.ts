@@ -1,25 +1,13 @@
 /**
  * The change feed's marks: triggers write one row of `pending_changes` per changed item in the
- * transaction of each change (drizzle/0011), except a link put in a collection, which the code
- * putting it there marks (`markMemberships`, drizzle/0013), and with it a new link, which is
- * always put in one; `settle` moves a user's marks into `changes` before the feed is read or a
- * tombstone forgotten.
+ * transaction of each change (drizzle/0011), except a link put in a collection, which the one
+ * writer of memberships marks (src/shelf/memberships.ts, drizzle/0013), and with it a new link,
+ * which is always put in one; `settle` moves a user's marks into `changes` before the feed is
+ * read or a tombstone forgotten.
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pendingChanges } from "../db/schema";
-
-/**
- * markMemberships marks, in the caller's transaction, the links put in collections and those
- * collections (both change: the link's collections, the collection's order), in one statement
- * however many. Every insert into `link_collections` is followed by it (Memberships, the bulk
- * action, the trash); triggers did this once, at ~3 µs a row even when they had nothing to do.
- */
-export function markMemberships(db: Db, userId: number, linkIds: Iterable<number>, collectionIds: Iterable<number>): void {
-  db.$client.query<never, [number, string, string]>(`INSERT OR IGNORE INTO pending_changes (user_id, kind, item_id)
-    SELECT ?1, 'link', value FROM json_each(?2) UNION ALL SELECT ?1, 'collection', value FROM json_each(?3)`)
-    .run(userId, JSON.stringify([...linkIds]), JSON.stringify([...collectionIds]));
-}
 
 /**
  * settle moves a user's pending marks into the feed (one transaction): each marked item's row is

@@ -19,7 +19,8 @@ import { deferIndexing, unindexLinks } from "../search/index-text";
 import { iso } from "../timestamps";
 import type { TrashItemJson, TrashPageJson } from "../contract/trash";
 import { itemsOf, nextPosition, writeOrder, writePlaces, type Placed } from "./order";
-import { markMemberships, settle } from "./marks";
+import { settle } from "./marks";
+import { adoptLoneLinks, putMemberships } from "./memberships";
 import { TRASH_PAGE } from "./limits";
 import { inboxId, type Owner } from "./scope";
 
@@ -168,15 +169,7 @@ export function discardCollection(owner: Owner, row: CollectionRow, now: number,
     order.splice(siblings.findIndex((item) => item.kind === "collection" && item.id === row.id), 0, ...children);
     writeOrder(owner, row.parentId, order);
   }
-  const inbox = inboxId(owner);
-  const start = nextPosition(owner, inbox);
-  const moved = db.all<{ linkId: number }>(sql`
-    INSERT INTO ${linkCollections} (link_id, collection_id, position)
-    SELECT lc.link_id, ${inbox}, ${start} + row_number() OVER (ORDER BY lc.position, lc.link_id) - 1 FROM ${linkCollections} AS lc
-    WHERE lc.collection_id = ${row.id}
-      AND NOT EXISTS (SELECT 1 FROM ${linkCollections} AS other WHERE other.link_id = lc.link_id AND other.collection_id <> ${row.id})
-    RETURNING link_id AS linkId`).map((added) => added.linkId);
-  if (moved.length > 0) markMemberships(db, owner.user.id, moved, [inbox]);
+  const moved = adoptLoneLinks(owner, row.id, inboxId(owner));
   if (keeps) {
     const data: CollectionData = {
       collection: row, memberships: inside, subtree: [], links: [],
@@ -298,8 +291,7 @@ export class ShelfTrash {
       const inbox = inboxId(this.owner);
       kept = [{ collectionId: inbox, position: nextPosition(this.owner, inbox) }];
     }
-    for (const { collectionId, position } of kept) db.insert(linkCollections).values({ linkId: data.link.id, collectionId, position }).run();
-    markMemberships(db, user.id, [data.link.id], kept.map((membership) => membership.collectionId));
+    putMemberships(this.owner, kept.map(({ collectionId, position }) => ({ linkId: data.link.id, collectionId, position })));
     if (data.content) db.insert(linkContents).values({ ...data.content, textZstd: Buffer.from(data.content.textZstd, "base64") }).run();
     if (data.health) db.insert(linkHealth).values(data.health).run();
     deferIndexing(db, data.link.id);
@@ -318,8 +310,7 @@ export class ShelfTrash {
     const present = new Set(db.select({ id: links.id }).from(links)
       .where(sql`${links.id} IN (SELECT value FROM json_each(${JSON.stringify(data.memberships.map((membership) => membership.linkId))}))`).all().map((link) => link.id));
     const back = data.memberships.filter((membership) => present.has(membership.linkId));
-    for (const { linkId, collectionId, position } of back) db.insert(linkCollections).values({ linkId, collectionId, position }).onConflictDoNothing().run();
-    markMemberships(db, this.owner.user.id, back.map((membership) => membership.linkId), back.map((membership) => membership.collectionId));
+    putMemberships(this.owner, back);
     if (root.importId !== null) importIds.add(root.importId);
     const moved = data.moved;
     if (!moved) return;
