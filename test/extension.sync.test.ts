@@ -294,6 +294,28 @@ describe("folder sync", () => {
     }
   });
 
+  it("a bookmark moved while a sync reads the server is not moved back by that sync's writes", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    browser.bookmarks.add(folder, "A", "https://a.example/");
+    browser.bookmarks.add(folder, "B", "https://b.example/");
+    const c = browser.bookmarks.add(folder, "C", "https://c.example/");
+    await browser.sync();
+    const a = (await linkByUrl(env, alice, "https://a.example/"))!;
+    await put(env, `/api/v1/links/${a.id}`, { token: alice.token, body: { name: "A renamed", url: a.url, favorite: false, collectionIds: a.collectionIds } });
+    // While the sync reads the collection, the person moves C to the top.
+    let moved = false;
+    browser.before = async (sent) => {
+      if (sent !== "GET /api/v1/collections" || moved) return;
+      moved = true;
+      await browser.bookmarks.move(c, { parentId: folder, index: 0 });
+    };
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(moved).toBe(true);
+    const expected = ["C https://c.example/", "A renamed https://a.example/", "B https://b.example/"];
+    expect(await browser.tree()).toEqual(expected);
+    expect(await serverTree(env, alice, reading.id)).toEqual(expected);
+  });
+
   it("a link in two synced collections is two bookmarks; editing one edits the link and so both", async () => {
     const { env, alice, reading, browser, folder } = await setup();
     const one = await createCollection(env, alice, { name: "One", parentId: reading.id });
@@ -440,6 +462,22 @@ describe("folder sync", () => {
     expect(prompt?.message).toBe("Sync would delete 300 links from linkshelf (into its trash)");
     expect(promptWords(prompt!)).toEqual({ message: "Sync would delete 300 links from linkshelf (into its trash):", names: Array.from({ length: 10 }, (_, n) => `Mark ${n}`), more: "and 290 more" });
     expect(await serverTree(env, alice, reading.id)).toHaveLength(1200);
+  });
+
+  it("a sync started before a burst ends (Sync now) weighs its changes by their own times; an idle sync forgets times of changes already synced", async () => {
+    const { browser, folder } = await setup();
+    const a = browser.bookmarks.add(folder, "A", "https://a.example/");
+    await browser.sync();
+    const timers: (() => void)[] = [];
+    const events = new BookmarkEvents({ storage: browser.storage, sync: async () => undefined, now: () => 5000, setTimer: (run) => timers.push(run), clearTimer: () => timers.pop() });
+    events.changed(a, { title: "A renamed" });
+    // What the background's syncNow does first: the burst's times are written, its timer dropped.
+    expect(await events.write()).toBe(true);
+    expect(timers).toHaveLength(0);
+    expect((await loadSync(browser.storage)).times).toEqual({ [a]: { title: 5000 } });
+    // Nothing changed in the folder after all: an idle sync drops the times.
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+    expect((await loadSync(browser.storage)).times).toEqual({});
   });
 
   it("the sync's own bookmark writes, and the events just after them, are not the person's changes", async () => {

@@ -38,16 +38,18 @@ const SYNC_MINUTES = 1;
 
 let syncQueue: Promise<unknown> = Promise.resolve();
 
-/** syncNow runs one folder sync after any running one. */
+/** syncNow runs one folder sync after any running one, with the change times noted until then. */
 function syncNow(force = false): Promise<unknown> {
-  const next = syncQueue.then(() =>
-    syncFolder({ bookmarks: ext.bookmarks, storage: ext.storage.local, writing: (on) => events.syncWriting(on) }, { force }));
+  const next = syncQueue.then(async () => {
+    await events.write();
+    return syncFolder({ bookmarks: ext.bookmarks, storage: ext.storage.local, writing: (on) => events.syncWriting(on) }, { force });
+  });
   syncQueue = next.catch(() => undefined);
   return next;
 }
 
 /** The person's bookmark changes: noted in memory, written once per burst, then one sync. */
-const events = new BookmarkEvents({ storage: ext.storage.local, sync: () => syncNow() });
+const events: BookmarkEvents = new BookmarkEvents({ storage: ext.storage.local, sync: () => syncNow() });
 ext.bookmarks.onCreated.addListener((id, node) => events.created(id, node));
 ext.bookmarks.onChanged.addListener((id, change) => events.changed(id, change));
 ext.bookmarks.onMoved.addListener((id, place) => events.moved(id, place));

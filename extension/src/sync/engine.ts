@@ -216,7 +216,7 @@ export async function syncFolder(deps: SyncDeps, options: SyncOptions = {}): Pro
     }
     const items = sync.base === null ? 0 : Object.keys(sync.base.items).length;
     const message = error instanceof Stale
-      ? "The collection kept changing while syncing; the next sync tries again."
+      ? "The folder or the collection kept changing while syncing; the next sync tries again."
       : error instanceof ApiError && error.kind === "unreachable"
         ? `${error.message} Changes made here are kept and sent when it answers.`
         : error instanceof ApiError ? error.message : `Could not sync: ${String(error)}`;
@@ -252,7 +252,8 @@ async function once(deps: SyncDeps, client: Client, sync: SyncStore, skip: Reado
   const browserChanged = base === null || !sameSide(browser.side, baseSide);
   if (!browserChanged && !feed.changed && !options.force && !sync.approved && sync.prompt === null) {
     const status = { at: now(), ok: true, message: "Up to date.", items: browser.side.items.size };
-    await saveSync(deps.storage, { cursor: feed.cursor });
+    // The folder is as the last sync left it: change times noted since are of changes undone or already synced.
+    await saveSync(deps.storage, { cursor: feed.cursor, ...(Object.keys(sync.times).length > 0 ? { times: {} } : {}) });
     return status;
   }
 
@@ -302,6 +303,12 @@ async function once(deps: SyncDeps, client: Client, sync: SyncStore, skip: Reado
       throw new Restart();
     }
   }
+
+  // The person may have changed the folder while this sync read the server: writing the merged
+  // tree now would undo that change (and the events of the sync's own writes are not listened
+  // to). Read the folder again; if it changed, the next attempt starts over from it.
+  const again = await subTree(deps.bookmarks, folderId);
+  if (again === null || !sameSide(browserSide(again, skip).side, browser.side)) throw new Stale();
 
   deps.writing?.(true);
   let made: Map<Key, string>;

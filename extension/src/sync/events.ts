@@ -70,11 +70,21 @@ export class BookmarkEvents {
 
   /** flush writes the burst's change times and starts a sync (when a folder is synced); what the timer runs. */
   async flush(): Promise<void> {
+    if (await this.write()) await this.deps.sync();
+  }
+
+  /**
+   * write stores the change times noted so far (nothing when there are none), so that a sync
+   * starting now (Sync now, the minute's check) weighs the latest changes by their own times. It
+   * answers whether it wrote any for a synced folder.
+   */
+  async write(): Promise<boolean> {
+    if (this.timer !== undefined) this.clearTimer(this.timer);
     this.timer = undefined;
     const changes = this.pending;
     this.pending = {};
-    if (Object.keys(changes).length === 0) return;
-    if (await recordChange(this.deps.storage, changes)) await this.deps.sync();
+    if (Object.keys(changes).length === 0) return false;
+    return recordChange(this.deps.storage, changes);
   }
 
   private note(changes: Record<string, Times>): void {
