@@ -316,6 +316,23 @@ describe("folder sync", () => {
     expect(await serverTree(env, alice, reading.id)).toEqual(expected);
   });
 
+  it("a bookmark that comes back because an edit beat its delete keeps its place, not following a neighbour moved away", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    for (const name of ["A", "B", "C", "D"]) browser.bookmarks.add(folder, name, `https://${name.toLowerCase()}.example/`);
+    await browser.sync();
+    // The browser moves C to the top and deletes D; the server renames D, which so comes back.
+    const [, , c, d] = await browser.bookmarks.getChildren(folder);
+    await browser.bookmarks.move(c!.id, { parentId: folder, index: 0 });
+    await recordChange(browser.storage, { [folder]: { order: env.clock.now++ } });
+    await browser.bookmarks.remove(d!.id);
+    const dLink = (await linkByUrl(env, alice, "https://d.example/"))!;
+    await put(env, `/api/v1/links/${dLink.id}`, { token: alice.token, body: { name: "D renamed", url: dLink.url, favorite: false, collectionIds: dLink.collectionIds } });
+    await browser.sync();
+    const expected = ["C https://c.example/", "A https://a.example/", "B https://b.example/", "D renamed https://d.example/"];
+    expect(await browser.tree()).toEqual(expected);
+    expect(await serverTree(env, alice, reading.id)).toEqual(expected);
+  });
+
   it("a link in two synced collections is two bookmarks; editing one edits the link and so both", async () => {
     const { env, alice, reading, browser, folder } = await setup();
     const one = await createCollection(env, alice, { name: "One", parentId: reading.id });
