@@ -22,6 +22,8 @@ export class SyncingBrowser {
   readonly bookmarks: FakeBookmarks;
   readonly storage = new FakeStorage();
   readonly sent: Sent = [];
+  /** What came back for each request: `METHOD /path status`. */
+  readonly answered: string[] = [];
   /** Every request fails as if the server were down. */
   offline = false;
   /** Answers lost on the way back after the server handled the request, by `METHOD /path`. */
@@ -45,6 +47,7 @@ export class SyncingBrowser {
     const sent = `${request.method} ${new URL(request.url).pathname}`;
     await this.before?.(sent);
     const response = await this.env.app.handle(request);
+    this.answered.push(`${sent} ${response.status}`);
     if (response.headers.get("Idempotent-Replayed") === "true") this.replayed++;
     const losing = this.losing.get(sent) ?? 0;
     if (losing > 0) {
