@@ -136,7 +136,10 @@ export class FakeBookmarks implements Bookmarks {
 
 export class FakeStorage implements StorageArea {
   readonly data = new Map<string, unknown>();
+  /** The keys of every read, in order. */
+  readonly reads: string[][] = [];
   async get(keys: string[]) {
+    this.reads.push([...keys]);
     return Object.fromEntries(keys.filter((key) => this.data.has(key)).map((key) => [key, structuredClone(this.data.get(key))]));
   }
   async set(items: Record<string, unknown>) {

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { cleanEnv, runBinary, startServer, type RunningServer } from "./binary";
 import { grantLoopback, launchWithExtension, type ChromeApi } from "./extension.chromium";
 import { EMAIL, PASSWORD, stackForFile, waitUntil } from "./extension.stack";
-import { both, bothWays, browserTree, chromiumSignedIn, ChromiumSync, CHROMIUM_OTHER as OTHER, newFolder, statusWith, syncUntil } from "./extension.sync.scenario";
+import { both, bothWays, browserTree, chromiumSignedIn, ChromiumSync, CHROMIUM_OTHER as OTHER, idsGivenAgain, keptAfterRestore, newFolder, OwnServer, statusWith, syncUntil } from "./extension.sync.scenario";
 import { bookmarkCall, childId, expectStatus, SyncApi } from "./extension.sync.server";
 import { CHROMIUM, requireProgram } from "./programs";
 
@@ -70,15 +70,26 @@ describe.skipIf(!present)("the folder sync in Chromium", () => {
     await options.click("#sync-now");
     await options.waitForSelector("#sync-prompt:not([hidden])");
     expect(await options.textContent("#sync-prompt-message")).toBe("Sync would delete 4 bookmarks from the browser:");
-    expect(await driver.status()).toBe("Sync would delete 4 bookmarks from the browser.");
+    // The question names what would go, once, in one box; the status line only says it waits.
+    expect(await options.$$eval("#sync-prompt-names li", (items) => items.map((item) => item.textContent))).toEqual(["M0", "M1", "M2", "M3"]);
+    expect(await options.isHidden("#sync-prompt-more")).toBe(true);
+    expect(await driver.status()).toMatch(/^Last sync .+: 15 items\. Waiting for your answer: Apply or Put them back\.$/);
+    expect(await options.$$eval("*", (all) => all.filter((element) => /Sync would delete/.test(element.textContent ?? "") && element.children.length === 0).length)).toBe(1);
     const popup = await context.newPage();
+    await popup.setViewportSize({ width: 400, height: 1160 });
     await popup.goto(`chrome-extension://${id}/popup.html`);
     await popup.waitForSelector("#sync-prompt:not([hidden])");
     expect(await popup.textContent("#sync-prompt-message")).toBe("Sync would delete 4 bookmarks from the browser:");
-    expect(await popup.textContent("#sync-status")).toBe("Sync would delete 4 bookmarks from the browser.");
+    expect(await popup.$$eval("#sync-prompt-names li", (items) => items.map((item) => item.textContent))).toEqual(["M0", "M1", "M2", "M3"]);
+    expect(await popup.textContent("#sync-status")).toMatch(/Waiting for your answer: Apply or Put them back\.$/);
+    // At the top of the popup and of the options page, above the save form and the settings.
+    const top = async (page: typeof popup, selector: string) => (await (await page.$(selector))!.boundingBox())?.y ?? Number.NaN;
+    expect(await top(popup, "#sync-prompt")).toBeLessThan(100);
+    expect(await top(options, "#sync-prompt")).toBeLessThan(await top(options, "#server-form"));
     // Asked again, it still deletes nothing.
     await options.click("#sync-now");
-    await waitUntil(() => driver.status(), (line) => line === "Sync would delete 4 bookmarks from the browser.", "the question after another sync");
+    await Bun.sleep(500);
+    await waitUntil(() => driver.status(), (line) => line.endsWith("Waiting for your answer: Apply or Put them back."), "the question after another sync");
     expect(await browserTree(driver, folderId)).toEqual(fifteen);
 
     // Apply, from the popup: they go.
@@ -105,6 +116,24 @@ describe.skipIf(!present)("the folder sync in Chromium", () => {
     await options.waitForSelector("#sync-prompt", { state: "hidden" });
     await popup.waitForSelector("#sync-prompt", { state: "hidden" });
     expect(await trashedMarks()).toEqual(["link M0", "link M1", "link M2", "link M3"]);
+  }, TIMEOUT_MS);
+
+  it("after the server is restored from a backup (linkshelf backup, stop, linkshelf restore, start): bookmarks added since stay and are sent back, and ids given again overwrite nothing", async () => {
+    const { stack } = running;
+    const own = await OwnServer.start(stack, "restored");
+    try {
+      const { context, worker, id, options } = await launchWithExtension(stack, "chromium-restored");
+      running.closeAfter(() => context.close());
+      await grantLoopback(context, id, options);
+      await worker.evaluate(([server, token]) => chrome.storage.local.set({ server, token }), [own.origin, own.token]);
+      const driver = new ChromiumSync(context, worker, id, options);
+      const site = (name: string) => `${stack.siteOrigin}/${name}`;
+      await keptAfterRestore(driver, own, site);
+      await options.click("#sync-stop");
+      await idsGivenAgain(driver, own, site);
+    } finally {
+      await own.stop();
+    }
   }, TIMEOUT_MS);
 
   it("keeps the changes made while the server is down, says so, and sends them once it answers at the same address", async () => {
@@ -136,7 +165,8 @@ describe.skipIf(!present)("the folder sync in Chromium", () => {
       await driver.run(bookmarkCall("update", await driver.run<string>(childId(folder, "A")), { title: "A offline" }));
       await driver.syncNow();
       const down = await waitUntil(() => driver.status(), (line) => line.includes("Changes made here are kept"), "the status while the server is down");
-      expectStatus(down, 1, new RegExp(`^Problem: Cannot reach ${origin.replaceAll(".", "\\.")}\\. .*Changes made here are kept and sent when it answers\\.$`));
+      // The last successful sync's time and items, then the problem with its own time.
+      expectStatus(down, 1, new RegExp(`^Problem at .+: Cannot reach ${origin.replaceAll(".", "\\.")}\\. .*Changes made here are kept and sent when it answers\\.$`));
       const offline = ["A offline " + site("a"), "B " + site("b"), "Sub/", "  C " + site("c")];
       expect(await browserTree(driver, folder)).toEqual(offline);
 

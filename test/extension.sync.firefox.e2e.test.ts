@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { stackForFile, waitUntil } from "./extension.stack";
-import { both, bothWays, browserTree, chromiumSignedIn, firefoxSignedIn, newFolder, serverUntil, syncUntil } from "./extension.sync.scenario";
+import { both, bothWays, browserTree, chromiumSignedIn, firefoxSignedIn, keptAfterRestore, newFolder, OwnServer, serverUntil, syncUntil } from "./extension.sync.scenario";
 import { bookmarkCall, childId, SyncApi } from "./extension.sync.server";
 import { CHROMIUM, FIREFOX, requireProgram } from "./programs";
 
@@ -21,6 +21,19 @@ describe.skipIf(!present)("the folder sync in Firefox", () => {
     const { stack } = running;
     const { driver, token } = await firefoxSignedIn(running, "firefox-sync");
     await bothWays(driver, new SyncApi(stack.server.origin, token), (name) => `${stack.siteOrigin}/${name}`);
+  }, TIMEOUT_MS);
+
+  it("after the server is restored from a backup (linkshelf backup, stop, linkshelf restore, start): bookmarks added since stay and are sent back", async () => {
+    const { stack } = running;
+    const own = await OwnServer.start(stack, "firefox-restored");
+    try {
+      const { driver } = await firefoxSignedIn(running, "firefox-restored");
+      // The same browser, signed in to the test's own server (the loopback host is granted already).
+      await driver.bidi.evaluate(driver.options, `browser.storage.local.set({ server: ${JSON.stringify(own.origin)}, token: ${JSON.stringify(own.token)} })`);
+      await keptAfterRestore(driver, own, (name) => `${stack.siteOrigin}/${name}`);
+    } finally {
+      await own.stop();
+    }
   }, TIMEOUT_MS);
 
   it.skipIf(!chromiumPresent)("Chromium and Firefox syncing one collection converge: each one's changes reach the other", async () => {

@@ -8,7 +8,8 @@ import { tooMany } from "../extension/src/sync/engine";
 import { matchNew, merge, renameKeys, type Times } from "../extension/src/sync/merge";
 import { folderRows } from "../extension/src/sync/sides";
 import { folderName, markName, ROOT, syncable, type Item, type Key, type Side } from "../extension/src/sync/tree";
-import { statusLine } from "../extension/src/sync/status";
+import { promptWords, statusLine } from "../extension/src/sync/status";
+import type { SyncPrompt, SyncStatus } from "../extension/src/sync/store";
 
 /** side builds a tree from `key: parent` lines: a folder as `F:title`, a mark as `M:title:url`. */
 function side(spec: Record<Key, [string, Key]>, order?: Record<Key, Key[]>): Side {
@@ -55,6 +56,27 @@ describe("the merge", () => {
     }
   });
 
+  it("folders moved into each other from both sides: the later move wins, whichever side made it", () => {
+    const base = side({ a: ["F:A", ROOT], b: ["F:B", ROOT] });
+    // The browser moved A into B, the server B into A.
+    const browser = side({ a: ["F:A", "b"], b: ["F:B", ROOT] });
+    const server = side({ a: ["F:A", ROOT], b: ["F:B", "a"] });
+    // The browser's move later: A in B, B stays at the top.
+    expect(parents(mergeOf(base, browser, server, { browserTimes: { a: { parent: 500 } }, serverTimes: { b: 400 } }))).toEqual({ a: "b", b: ROOT });
+    // The server's move later: B in A.
+    expect(parents(mergeOf(base, browser, server, { browserTimes: { a: { parent: 300 } }, serverTimes: { b: 400 } }))).toEqual({ a: ROOT, b: "a" });
+  });
+
+  it("a union after the server's history was replaced keeps a title the browser changed since the last sync, else takes the link's", () => {
+    const empty = side({});
+    const earlier = side({ m: ["M:Old:https://m/", ROOT], n: ["M:Same:https://n/", ROOT] });
+    const browser = side({ m: ["M:Renamed here:https://m/", ROOT], n: ["M:Same:https://n/", ROOT] });
+    const server = side({ m: ["M:Old on the server:https://m/", ROOT], n: ["M:Server name:https://n/", ROOT] });
+    const merged = merge({ base: empty, browser, server, browserTimes: new Map(), serverTimes: new Map(), links: new Map(), now: 1000, earlier });
+    expect(merged.items.get("m")!.title).toBe("Renamed here");
+    expect(merged.items.get("n")!.title).toBe("Server name");
+  });
+
   it("takes the order of the side that reordered, and places the other side's additions after their predecessors", () => {
     const base = side({ a: ["M:A:https://a/", ROOT], b: ["M:B:https://b/", ROOT], c: ["M:C:https://c/", ROOT] });
     const browser = side({ a: ["M:A:https://a/", ROOT], b: ["M:B:https://b/", ROOT], c: ["M:C:https://c/", ROOT] }, { [ROOT]: ["c", "b", "a"] });
@@ -64,6 +86,21 @@ describe("the merge", () => {
     const server2 = side({ a: ["M:A:https://a/", ROOT], b: ["M:B:https://b/", ROOT], c: ["M:C:https://c/", ROOT] }, { [ROOT]: ["b", "a", "c"] });
     expect(mergeOf(base, browser, server2, { browserTimes: { [ROOT]: { order: 5 } }, serverTimes: { [ROOT]: 9 } }).children.get(ROOT)).toEqual(["b", "a", "c"]);
     expect(mergeOf(base, browser, server2, { browserTimes: { [ROOT]: { order: 9 } }, serverTimes: { [ROOT]: 5 } }).children.get(ROOT)).toEqual(["c", "b", "a"]);
+  });
+
+  it("an item that comes back (an edit beat a delete) keeps its place: it does not follow a neighbour the other side moved away", () => {
+    const marks = (order: string[], titles: Record<string, string> = {}) =>
+      side(Object.fromEntries(order.map((key) => [key, [`M:${titles[key] ?? key.toUpperCase()}:https://${key}/`, ROOT]])) as Record<Key, [string, Key]>, { [ROOT]: order });
+    const base = marks(["a", "b", "c", "d"]);
+    // The server moved C to the top and deleted D; the browser renamed D, so D comes back, after B where it was.
+    const browser = marks(["a", "b", "c", "d"], { d: "D renamed" });
+    const server = marks(["c", "a", "b"]);
+    expect(mergeOf(base, browser, server, { serverTimes: { [ROOT]: 5 } }).children.get(ROOT)).toEqual(["c", "a", "b", "d"]);
+    // The same the other way round: the browser moved C to the top and deleted D; the server renamed D.
+    expect(mergeOf(base, marks(["c", "a", "b"]), marks(["a", "b", "c", "d"], { d: "D renamed" }), { browserTimes: { [ROOT]: { order: 5 } } }).children.get(ROOT)).toEqual(["c", "a", "b", "d"]);
+    // D in the middle, its successor moved to the end: D stays before B, where it was.
+    const base2 = marks(["a", "d", "b", "c"]);
+    expect(mergeOf(base2, marks(["a", "d", "b", "c"], { d: "D renamed" }), marks(["b", "c", "a"]), { serverTimes: { [ROOT]: 5 } }).children.get(ROOT)).toEqual(["d", "b", "c", "a"]);
   });
 
   it("brings back a folder deleted on one side when the other added to it", () => {
@@ -127,15 +164,21 @@ describe("names, addresses and the pickers", () => {
     expect(folderRows(tree, "10").map(({ node, depth }) => `${depth} ${node.title}`)).toEqual(["1 Bookmarks bar", "2 Work", "1 Other bookmarks"]);
   });
 
-  it("says the last sync, its items and the last problem in one line", () => {
+  it("says the last successful sync and its items apart from the last problem and its time; the failsafe's question is not repeated", () => {
     const config = { folderId: "5", collectionId: 3 };
     const at = Date.parse("2026-11-27T10:00:00Z");
-    expect(statusLine({ config, status: null, prompt: null, base: null, cursor: null, times: {}, approved: false })).toBe("Not synced yet.");
-    expect(statusLine({ config, status: { at, ok: true, message: "Up to date.", items: 1234 }, prompt: null, base: null, cursor: null, times: {}, approved: false }))
-      .toBe(`Last sync ${new Date(at).toLocaleString()}: 1,234 items. Up to date.`);
-    expect(statusLine({ config, status: { at, ok: false, message: "Cannot reach it.", items: 1 }, prompt: null, base: null, cursor: null, times: {}, approved: false }))
-      .toBe(`Last sync ${new Date(at).toLocaleString()}: 1 item. Problem: Cannot reach it.`);
-    expect(statusLine({ config, status: null, prompt: { message: "Sync would delete 412 bookmarks from the browser", keys: [] }, base: null, cursor: null, times: {}, approved: false }))
-      .toBe("Sync would delete 412 bookmarks from the browser.");
+    const later = at + 60_000;
+    const line = (status: SyncStatus | null, prompt: SyncPrompt | null = null) => statusLine({ config, status, prompt, base: null, cursor: null, times: {}, approved: false });
+    expect(line(null)).toBe("Not synced yet.");
+    expect(line({ at, ok: true, message: "Up to date.", items: 1234, okAt: at })).toBe(`Last sync ${new Date(at).toLocaleString()}: 1,234 items. Up to date.`);
+    // A failed attempt keeps the last successful sync's time, and says its own.
+    expect(line({ at: later, ok: false, message: "Cannot reach it.", items: 1, okAt: at }))
+      .toBe(`Last sync ${new Date(at).toLocaleString()}: 1 item. Problem at ${new Date(later).toLocaleString()}: Cannot reach it.`);
+    expect(line({ at: later, ok: false, message: "Cannot reach it.", items: 0, okAt: null })).toBe(`Not synced yet. Problem at ${new Date(later).toLocaleString()}: Cannot reach it.`);
+    const prompt = { message: "Sync would delete 1,488 bookmarks from the browser", keys: Array.from({ length: 1488 }, (_, n) => String(n)), names: Array.from({ length: 10 }, (_, n) => `M${n}`) };
+    expect(line({ at: later, ok: false, message: "Sync would delete 1,488 bookmarks from the browser: Apply or Put them back.", items: 5300, okAt: at }, prompt))
+      .toBe(`Last sync ${new Date(at).toLocaleString()}: 5,300 items. Waiting for your answer: Apply or Put them back.`);
+    expect(promptWords(prompt)).toEqual({ message: "Sync would delete 1,488 bookmarks from the browser:", names: prompt.names, more: "and 1,478 more" });
+    expect(promptWords({ ...prompt, keys: prompt.keys.slice(0, 10) }).more).toBe("");
   });
 });

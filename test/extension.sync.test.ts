@@ -14,7 +14,9 @@ import { buildExtension } from "../extension/build";
 import { testDir } from "./dirs";
 import { recordChange, loadSync } from "../extension/src/sync/store";
 import { approve, putBack } from "../extension/src/sync/engine";
-import { SyncingBrowser, serverTree } from "./extension.sync.fakes";
+import { BookmarkEvents } from "../extension/src/sync/events";
+import { promptWords } from "../extension/src/sync/status";
+import { RestorableServer, SyncingBrowser, serverTree } from "./extension.sync.fakes";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
 
 const OFF = { LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" };
@@ -36,6 +38,18 @@ async function linkByUrl(env: TestEnv, as: TestUser, url: string) {
 
 async function trashed(env: TestEnv, as: TestUser) {
   return (await get(env, "/api/v1/trash", { token: as.token })).body.items as { kind: string; id: number; name: string }[];
+}
+
+async function restorableSetup(marks: number) {
+  const server = new RestorableServer(OFF);
+  const alice = await createUser(server.env);
+  const reading = await createCollection(server.env, alice, { name: "Reading" });
+  const browser = new SyncingBrowser(server.env, alice);
+  const folder = browser.bookmarks.add("2", "Synced");
+  await browser.start(folder, reading.id);
+  for (let n = 1; n <= marks; n++) browser.bookmarks.add(folder, `M${n}`, `https://m${n}.example/`);
+  expect(await browser.sync()).toMatchObject({ ok: true });
+  return { server, alice, reading, browser, folder };
 }
 
 describe("folder sync", () => {
@@ -151,14 +165,171 @@ describe("folder sync", () => {
     expect((await browser.tree())[1]).toBe("B in the browser, later https://b.example/");
     expect((await serverTree(env, alice, reading.id))[1]).toBe("B in the browser, later https://b.example/");
 
-    // Deleted on the server, renamed in the browser: it comes back on the server (a new link; the old one stays in the trash).
+    // Deleted on the server, renamed in the browser: the link comes back from the trash (the same
+    // link, at its place), renamed; nothing stays in the trash to make a duplicate later.
     const aLink = await link("https://a2.example/");
     await del(env, `/api/v1/links/${aLink.id}`, { token: alice.token });
     const [aMark] = (await browser.bookmarks.getChildren(folder)).filter((node) => node.url === "https://a2.example/");
     await browser.bookmarks.update(aMark!.id, { title: "A kept" });
+    const status = await browser.sync();
+    expect(status?.message).toBe("Synced: 1 restored from linkshelf's trash, 1 renamed on linkshelf.");
+    expect(await serverTree(env, alice, reading.id)).toEqual(["A kept https://a2.example/", "B in the browser, later https://b.example/", "C edited https://c.example/"]);
+    expect(await browser.tree()).toEqual(await serverTree(env, alice, reading.id));
+    expect((await link("https://a2.example/")).id).toBe(aLink.id);
+    expect(await trashed(env, alice)).toEqual([]);
+
+    // A link that left the synced collections for another (not deleted) cannot be asked back: it is made again.
+    const bLink = await link("https://b.example/");
+    const elsewhere = await createCollection(env, alice, { name: "Elsewhere" });
+    await put(env, `/api/v1/links/${bLink.id}`, { token: alice.token, body: { name: bLink.name, url: bLink.url, favorite: false, collectionIds: [elsewhere.id] } });
+    const [bNow] = (await browser.bookmarks.getChildren(folder)).filter((node) => node.url === "https://b.example/");
+    await browser.bookmarks.update(bNow!.id, { title: "B kept" });
     await browser.sync();
-    expect((await serverTree(env, alice, reading.id))[0]).toBe("A kept https://a2.example/");
-    expect((await trashed(env, alice)).map((item) => item.name)).toEqual(["A title from the browser"]);
+    expect(await serverTree(env, alice, reading.id)).toEqual(["A kept https://a2.example/", "B kept https://b.example/", "C edited https://c.example/"]);
+    expect(await browser.tree()).toEqual(await serverTree(env, alice, reading.id));
+  });
+
+  it("the status counts every change written, per side: renamed, re-addressed, moved, reordered, added and removed", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    browser.bookmarks.add(folder, "A", "https://a.example/");
+    browser.bookmarks.add(folder, "B", "https://b.example/");
+    browser.bookmarks.add(folder, "C", "https://c.example/");
+    const sub = browser.bookmarks.add(folder, "Sub");
+    const d = browser.bookmarks.add(sub, "D", "https://d.example/");
+    browser.bookmarks.add(sub, "E", "https://e.example/");
+    await browser.sync();
+    const link = async (url: string) => (await linkByUrl(env, alice, url))!;
+    const subId = (await get(env, `/api/v1/collections?under=${reading.id}`, { token: alice.token })).body.collections[1].id as number;
+
+    // Another client renames A, gives B another address and moves C into Sub: three changes written to existing bookmarks.
+    const a = await link("https://a.example/");
+    await put(env, `/api/v1/links/${a.id}`, { token: alice.token, body: { name: "A renamed", url: a.url, favorite: false, collectionIds: a.collectionIds } });
+    const b = await link("https://b.example/");
+    await put(env, `/api/v1/links/${b.id}`, { token: alice.token, body: { name: b.name, url: "https://b2.example/", favorite: false, collectionIds: b.collectionIds } });
+    const c = await link("https://c.example/");
+    await put(env, `/api/v1/links/${c.id}`, { token: alice.token, body: { name: c.name, url: c.url, favorite: false, collectionIds: [subId] } });
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Synced: 1 renamed in the browser, 1 re-addressed in the browser, 1 moved in the browser." });
+    expect(await browser.tree()).toEqual(await serverTree(env, alice, reading.id));
+
+    // The browser renames D, puts E first in Sub, adds F and removes A.
+    await browser.bookmarks.update(d, { title: "D renamed" });
+    const e = (await browser.bookmarks.getChildren(sub)).find((node) => node.title === "E")!;
+    await browser.bookmarks.move(e.id, { parentId: sub, index: 0 });
+    browser.bookmarks.add(folder, "F", "https://f.example/");
+    await browser.bookmarks.remove((await browser.bookmarks.getChildren(folder)).find((node) => node.title === "A renamed")!.id);
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Synced: 1 added to linkshelf, 1 removed from linkshelf (into its trash), 1 renamed on linkshelf, 1 folder reordered on linkshelf." });
+    expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+  });
+
+  it("a batch refused because another client changed an item (412) after the browser's side was written: the retry duplicates nothing", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    const a = browser.bookmarks.add(folder, "A", "https://a.example/");
+    browser.bookmarks.add(folder, "B", "https://b.example/");
+    await browser.sync();
+    // On the server: a new link, a new sub-collection with a link, a link renamed. In the browser: A renamed, a new bookmark and a new folder with one.
+    await createLink(env, alice, { name: "From the API", url: "https://api.example/", collectionIds: [reading.id] });
+    const made = await createCollection(env, alice, { name: "Made on the server", parentId: reading.id });
+    await createLink(env, alice, { name: "Inside", url: "https://inside.example/", collectionIds: [made.id] });
+    const b = (await linkByUrl(env, alice, "https://b.example/"))!;
+    await put(env, `/api/v1/links/${b.id}`, { token: alice.token, body: { name: "B from the API", url: b.url, favorite: false, collectionIds: b.collectionIds } });
+    await browser.bookmarks.update(a, { title: "A from the browser" });
+    browser.bookmarks.add(folder, "New here", "https://new.example/");
+    const mine = browser.bookmarks.add(folder, "Made here");
+    browser.bookmarks.add(mine, "Deep", "https://deep.example/");
+
+    // Just before the first batch, another client renames A's link: the batch names it, so it is refused (412).
+    const aLink = (await linkByUrl(env, alice, "https://a.example/"))!;
+    let batches = 0;
+    browser.before = async (sent) => {
+      if (sent !== "POST /api/v1/batch" || batches++ > 0) return;
+      // The browser's side is written by now: the server's new items are bookmarks already.
+      expect(await browser.tree()).toContain("  Inside https://inside.example/");
+      await put(env, `/api/v1/links/${aLink.id}`, { token: alice.token, body: { name: "A from elsewhere", url: aLink.url, favorite: false, collectionIds: aLink.collectionIds } });
+    };
+    const from = browser.answered.length;
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(browser.answered.slice(from).filter((answer) => answer.startsWith("POST /api/v1/batch"))).toEqual(["POST /api/v1/batch 412", "POST /api/v1/batch 200"]);
+    const tree = await browser.tree();
+    expect(await serverTree(env, alice, reading.id)).toEqual(tree);
+    // Every item once, on both sides.
+    const urls = tree.filter((line) => line.includes("https://")).map((line) => line.trim().split(" ").at(-1)).sort();
+    expect(urls).toEqual(["https://a.example/", "https://api.example/", "https://b.example/", "https://deep.example/", "https://inside.example/", "https://new.example/"]);
+    expect(tree.filter((line) => line.endsWith("/") && !line.includes("https://")).sort()).toEqual(["Made here/", "Made on the server/"]);
+    const all = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections as { name: string; links: { url: string }[] }[];
+    expect(all.flatMap((collection) => collection.links)).toHaveLength(6);
+    expect(await trashed(env, alice)).toEqual([]);
+  });
+
+  it("folders moved into each other from both sides: the later move wins, the browser's or the server's", async () => {
+    for (const later of ["browser", "server"] as const) {
+      const { env, alice, reading, browser, folder } = await setup();
+      const a = browser.bookmarks.add(folder, "A");
+      browser.bookmarks.add(a, "In A", "https://in-a.example/");
+      const b = browser.bookmarks.add(folder, "B");
+      browser.bookmarks.add(b, "In B", "https://in-b.example/");
+      await browser.sync();
+      const collections = (await get(env, `/api/v1/collections?under=${reading.id}`, { token: alice.token })).body.collections as { id: number; name: string }[];
+      const [aId, bId] = ["A", "B"].map((name) => collections.find((collection) => collection.name === name)!.id);
+      // The browser moves A into B, the server B into A; the one that moved second wins.
+      const moveInBrowser = async () => {
+        await browser.bookmarks.move(a, { parentId: b, index: 0 });
+        await recordChange(browser.storage, { [a]: { parent: env.clock.now++ } });
+      };
+      const moveOnServer = () => put(env, `/api/v1/collections/${bId}`, { token: alice.token, body: { name: "B", visibility: "PRIVATE", parentId: aId } });
+      if (later === "browser") {
+        await moveOnServer();
+        await moveInBrowser();
+      } else {
+        await moveInBrowser();
+        await moveOnServer();
+      }
+      await browser.sync();
+      const expected = later === "browser"
+        ? ["B/", "  A/", "    In A https://in-a.example/", "  In B https://in-b.example/"]
+        : ["A/", "  In A https://in-a.example/", "  B/", "    In B https://in-b.example/"];
+      expect(await browser.tree()).toEqual(expected);
+      expect(await serverTree(env, alice, reading.id)).toEqual(expected);
+    }
+  });
+
+  it("a bookmark moved while a sync reads the server is not moved back by that sync's writes", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    browser.bookmarks.add(folder, "A", "https://a.example/");
+    browser.bookmarks.add(folder, "B", "https://b.example/");
+    const c = browser.bookmarks.add(folder, "C", "https://c.example/");
+    await browser.sync();
+    const a = (await linkByUrl(env, alice, "https://a.example/"))!;
+    await put(env, `/api/v1/links/${a.id}`, { token: alice.token, body: { name: "A renamed", url: a.url, favorite: false, collectionIds: a.collectionIds } });
+    // While the sync reads the collection, the person moves C to the top.
+    let moved = false;
+    browser.before = async (sent) => {
+      if (sent !== "GET /api/v1/collections" || moved) return;
+      moved = true;
+      await browser.bookmarks.move(c, { parentId: folder, index: 0 });
+    };
+    expect(await browser.sync()).toMatchObject({ ok: true });
+    expect(moved).toBe(true);
+    const expected = ["C https://c.example/", "A renamed https://a.example/", "B https://b.example/"];
+    expect(await browser.tree()).toEqual(expected);
+    expect(await serverTree(env, alice, reading.id)).toEqual(expected);
+  });
+
+  it("a bookmark that comes back because an edit beat its delete keeps its place, not following a neighbour moved away", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    for (const name of ["A", "B", "C", "D"]) browser.bookmarks.add(folder, name, `https://${name.toLowerCase()}.example/`);
+    await browser.sync();
+    // The browser moves C to the top and deletes D; the server renames D, which so comes back.
+    const [, , c, d] = await browser.bookmarks.getChildren(folder);
+    await browser.bookmarks.move(c!.id, { parentId: folder, index: 0 });
+    await recordChange(browser.storage, { [folder]: { order: env.clock.now++ } });
+    await browser.bookmarks.remove(d!.id);
+    const dLink = (await linkByUrl(env, alice, "https://d.example/"))!;
+    await put(env, `/api/v1/links/${dLink.id}`, { token: alice.token, body: { name: "D renamed", url: dLink.url, favorite: false, collectionIds: dLink.collectionIds } });
+    await browser.sync();
+    const expected = ["C https://c.example/", "A https://a.example/", "B https://b.example/", "D renamed https://d.example/"];
+    expect(await browser.tree()).toEqual(expected);
+    expect(await serverTree(env, alice, reading.id)).toEqual(expected);
   });
 
   it("a link in two synced collections is two bookmarks; editing one edits the link and so both", async () => {
@@ -271,6 +442,168 @@ describe("folder sync", () => {
     expect(await browser.tree()).toHaveLength(8);
     expect(await serverTree(env, alice, reading.id)).toEqual(await browser.tree());
     expect(await trashed(env, alice)).toEqual([]);
+  });
+
+  it("a burst of bookmark events (300 removals one by one) reads the sync's state once, not per event, and starts one sync", async () => {
+    const { env, alice, reading, browser, folder } = await setup();
+    for (let n = 0; n < 1200; n++) browser.bookmarks.add(folder, `Mark ${n}`, `https://m${n}.example/`);
+    await browser.sync();
+    const timers: (() => void)[] = [];
+    let syncs = 0;
+    const events = new BookmarkEvents({
+      storage: browser.storage,
+      sync: () => (syncs++, browser.sync()),
+      now: () => env.clock.now,
+      setTimer: (run) => timers.push(run),
+      clearTimer: () => timers.pop(),
+    });
+    const reads = browser.storage.reads.length;
+    const marks = await browser.bookmarks.getChildren(folder);
+    for (const mark of marks.slice(0, 300)) {
+      await browser.bookmarks.remove(mark.id);
+      events.removed({ parentId: folder });
+    }
+    // Nothing read while the events arrive; one timer pending for the burst.
+    expect(browser.storage.reads.length).toBe(reads);
+    expect(timers).toHaveLength(1);
+    await events.flush();
+    expect(syncs).toBe(1);
+    const burst = browser.storage.reads.slice(reads);
+    // The change times once (without the last synced state), then the sync reads the whole state once.
+    expect(burst[0]).toEqual(["syncConfig", "syncTimes"]);
+    expect(burst.filter((keys) => keys.includes("syncBase"))).toHaveLength(1);
+    expect(burst.length).toBeLessThanOrEqual(3);
+    // 300 of 1,200 is past a fifth: the failsafe asks, naming ten of them, in one box.
+    const { prompt } = await loadSync(browser.storage);
+    expect(prompt?.message).toBe("Sync would delete 300 links from linkshelf (into its trash)");
+    expect(promptWords(prompt!)).toEqual({ message: "Sync would delete 300 links from linkshelf (into its trash):", names: Array.from({ length: 10 }, (_, n) => `Mark ${n}`), more: "and 290 more" });
+    expect(await serverTree(env, alice, reading.id)).toHaveLength(1200);
+  });
+
+  it("a sync started before a burst ends (Sync now) weighs its changes by their own times; an idle sync forgets times of changes already synced", async () => {
+    const { browser, folder } = await setup();
+    const a = browser.bookmarks.add(folder, "A", "https://a.example/");
+    await browser.sync();
+    const timers: (() => void)[] = [];
+    const events = new BookmarkEvents({ storage: browser.storage, sync: async () => undefined, now: () => 5000, setTimer: (run) => timers.push(run), clearTimer: () => timers.pop() });
+    events.changed(a, { title: "A renamed" });
+    // What the background's syncNow does first: the burst's times are written, its timer dropped.
+    expect(await events.write()).toBe(true);
+    expect(timers).toHaveLength(0);
+    expect((await loadSync(browser.storage)).times).toEqual({ [a]: { title: 5000 } });
+    // Nothing changed in the folder after all: an idle sync drops the times.
+    expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+    expect((await loadSync(browser.storage)).times).toEqual({});
+  });
+
+  it("the sync's own bookmark writes, and the events just after them, are not the person's changes", async () => {
+    const { browser } = await setup();
+    let now = 1000;
+    let syncs = 0;
+    const timers: (() => void)[] = [];
+    const events = new BookmarkEvents({ storage: browser.storage, sync: async () => void syncs++, now: () => now, setTimer: (run) => timers.push(run), clearTimer: () => timers.pop() });
+    events.syncWriting(true);
+    events.created("500", { id: "500", title: "Made by the sync", parentId: browser.folderId });
+    events.syncWriting(false);
+    now += 1000;
+    events.changed("500", { title: "still its echo" });
+    expect(timers).toHaveLength(0);
+    now += 1000;
+    events.changed("500", { title: "the person's" });
+    expect(timers).toHaveLength(1);
+    await events.flush();
+    expect(syncs).toBe(1);
+    expect((await loadSync(browser.storage)).times).toEqual({ "500": { title: now } });
+  });
+
+  describe("when the server was restored from a backup", () => {
+    it("ids given again to other links after a restore never overwrite bookmarks: a union keeps New1 and New2 and adds Phone A and B", async () => {
+      const { server, alice, reading, browser, folder } = await restorableSetup(12);
+      const backup = server.backup();
+      browser.bookmarks.add(folder, "New1", "https://new1.example/");
+      browser.bookmarks.add(folder, "New2", "https://new2.example/");
+      await browser.sync();
+      const before = await serverTree(server.env, alice, reading.id);
+      expect(before).toHaveLength(14);
+      const newIds = [(await linkByUrl(server.env, alice, "https://new1.example/"))!.id, (await linkByUrl(server.env, alice, "https://new2.example/"))!.id];
+
+      // The disk died: the backup is all that is left, and the server gives the same ids again.
+      browser.env = server.restore(backup, true);
+      const phones = [
+        await createLink(server.env, alice, { name: "Phone A", url: "https://phone-a.example/", collectionIds: [reading.id] }),
+        await createLink(server.env, alice, { name: "Phone B", url: "https://phone-b.example/", collectionIds: [reading.id] }),
+      ];
+      expect(phones.map((link) => link.id)).toEqual(newIds);
+
+      const status = await browser.sync();
+      expect(status).toMatchObject({ ok: true, items: 16 });
+      expect(status!.message).toBe("The server was restored from a backup: both sides were joined, nothing deleted. Synced: 2 added to the browser, 2 added to linkshelf.");
+      const tree = await browser.tree();
+      // What only the browser had goes after the item before it there (the union's rule).
+      expect(tree).toEqual([...before.slice(0, 12), "New1 https://new1.example/", "New2 https://new2.example/", "Phone A https://phone-a.example/", "Phone B https://phone-b.example/"]);
+      expect(await serverTree(server.env, alice, reading.id)).toEqual(tree);
+      expect(await trashed(server.env, alice)).toEqual([]);
+      // Settled: the next sync has nothing to do, and a change still goes through.
+      expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+      await browser.bookmarks.update((await browser.bookmarks.getChildren(folder)).find((node) => node.title === "New1")!.id, { title: "New1 renamed" });
+      await browser.sync();
+      expect(await serverTree(server.env, alice, reading.id)).toContain("New1 renamed https://new1.example/");
+      expect(await serverTree(server.env, alice, reading.id)).toContain("Phone A https://phone-a.example/");
+    });
+
+    it("bookmarks added since the backup are not deleted from the browser: they are sent back to the restored server", async () => {
+      const { server, alice, reading, browser, folder } = await restorableSetup(3);
+      const backup = server.backup();
+      for (let n = 1; n <= 4; n++) browser.bookmarks.add(folder, `New${n}`, `https://new${n}.example/`);
+      await browser.sync();
+      const all = await browser.tree();
+      expect(all).toHaveLength(7);
+
+      browser.env = server.restore(backup);
+      expect(await serverTree(server.env, alice, reading.id)).toHaveLength(3);
+      const status = await browser.sync();
+      expect(status).toMatchObject({ ok: true, items: 7, message: "The server was restored from a backup: both sides were joined, nothing deleted. Synced: 4 added to linkshelf." });
+      expect(await browser.tree()).toEqual(all);
+      expect(await serverTree(server.env, alice, reading.id)).toEqual(all);
+      expect(await browser.sync()).toMatchObject({ ok: true, message: "Up to date." });
+    });
+
+    it("a restore between the feed's read and the batch: the batch is refused (410) and the retry is a union", async () => {
+      const { server, alice, reading, browser, folder } = await restorableSetup(3);
+      const backup = server.backup();
+      browser.bookmarks.add(folder, "New1", "https://new1.example/");
+      await browser.sync();
+      browser.bookmarks.add(folder, "New2", "https://new2.example/");
+      let restored = false;
+      browser.before = async (sent) => {
+        if (sent !== "POST /api/v1/batch" || restored) return;
+        restored = true;
+        browser.env = server.restore(backup);
+      };
+      const from = browser.answered.length;
+      const status = await browser.sync();
+      expect(restored).toBe(true);
+      // The batch refused (its since is of the replaced history), the feed too, then the union's batch.
+      expect(browser.answered.slice(from).filter((answer) => answer.startsWith("POST /api/v1/batch") || answer.startsWith("GET /api/v1/changes "))).toEqual([
+        "GET /api/v1/changes 200", "POST /api/v1/batch 410", "GET /api/v1/changes 410", "POST /api/v1/batch 200",
+      ]);
+      expect(status).toMatchObject({ ok: true, items: 5 });
+      const expected = ["M1 https://m1.example/", "M2 https://m2.example/", "M3 https://m3.example/", "New1 https://new1.example/", "New2 https://new2.example/"];
+      expect(await browser.tree()).toEqual(expected);
+      expect(await serverTree(server.env, alice, reading.id)).toEqual(expected);
+    });
+
+    it("a failsafe question pending from before the restore is answered by the union, which deletes nothing", async () => {
+      const { server, alice, reading, browser, folder } = await restorableSetup(12);
+      const backup = server.backup();
+      for (const mark of (await browser.bookmarks.getChildren(folder)).slice(0, 6)) await browser.bookmarks.remove(mark.id);
+      expect(await browser.sync()).toMatchObject({ ok: false, message: "Sync would delete 6 links from linkshelf (into its trash): Apply or Put them back." });
+      browser.env = server.restore(backup);
+      expect(await browser.sync()).toMatchObject({ ok: true, items: 12 });
+      expect((await loadSync(browser.storage)).prompt).toBeNull();
+      expect(await browser.tree()).toHaveLength(12);
+      expect(await serverTree(server.env, alice, reading.id)).toEqual(await browser.tree());
+    });
   });
 
   it("an idle sync is one request; the favorites folder is never synced", async () => {

@@ -20,6 +20,8 @@ export class ApiError extends Error {
     readonly retryAfterSeconds = 0,
     /** For "refused": the HTTP status. */
     readonly status = 0,
+    /** For "refused": the server's error code (`HISTORY_REPLACED`), when it gave one. */
+    readonly code: string | null = null,
   ) {
     super(message);
   }
@@ -52,6 +54,8 @@ export interface Client {
   changes(since: string | undefined, limit: number): Promise<ChangesJson>;
   /** changesCursor is the change feed's cursor now: what changes after it is news. */
   changesCursor(): Promise<string>;
+  /** restoreLinks puts links back from the trash, with their ids, collections and places. */
+  restoreLinks(ids: readonly number[]): Promise<void>;
   /** batch sends writes as one request; `key` makes a retry of it safe. */
   batch(body: BatchBody, key: string): Promise<BatchJson>;
 }
@@ -90,7 +94,8 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     const text = await response.text();
     const json = parseJson(text);
     if (!response.ok) {
-      throw new ApiError("refused", describeRefusal(response.status, json), 0, response.status);
+      const code = (json as { code?: unknown } | undefined)?.code;
+      throw new ApiError("refused", describeRefusal(response.status, json), 0, response.status, typeof code === "string" ? code : null);
     }
     if (json === undefined) throw new ApiError("refused", `${origin} answered with something other than JSON. Is it a linkshelf server?`);
     return json as T;
@@ -113,6 +118,7 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
     listUnder: async (id) => (await call<CollectionListJson>("GET", `/api/v1/collections?under=${id}`)).collections,
     changes: (since, limit) => call<ChangesJson>("GET", `/api/v1/changes?${new URLSearchParams({ ...(since === undefined ? {} : { since }), limit: String(limit) })}`),
     changesCursor: async () => (await call<{ cursor: string }>("GET", "/api/v1/changes/cursor")).cursor,
+    restoreLinks: async (ids) => void (await call<MessageJson>("POST", "/api/v1/trash/restore", { links: ids, collections: [] })),
     batch: (body, key) => call<BatchJson>("POST", "/api/v1/batch", body, { "Idempotency-Key": key }),
   };
 }

@@ -9,8 +9,7 @@ import { MENU_ITEMS, menuPopupQuery } from "./menu";
 import { createOmnibox, DEFAULT_SUGGESTION, type OmniboxHandlers } from "./omnibox";
 import { syncFavorites, type SyncOutcome } from "./pins";
 import { approve, putBack, syncFolder } from "./sync/engine";
-import type { Times } from "./sync/merge";
-import { loadSync, recordChange } from "./sync/store";
+import { BookmarkEvents } from "./sync/events";
 import { webext } from "./webext";
 
 const ext = webext();
@@ -36,57 +35,27 @@ function refresh(): Promise<SyncOutcome> {
 /** The folder sync: every minute (one request when nothing changed), soon after a bookmark changes, and when asked. */
 const SYNC_ALARM = "linkshelf-sync";
 const SYNC_MINUTES = 1;
-/** A burst of bookmark changes (a folder dragged in) is sent once, this long after its last change. */
-const SYNC_DEBOUNCE_MS = 2000;
-/** The bookmark events of the sync's own writes arrive up to this long after them; they are not changes to send. */
-const OWN_EVENTS_MS = 1500;
 
 let syncQueue: Promise<unknown> = Promise.resolve();
-let writing = false;
-let quietUntil = 0;
-let debounce: ReturnType<typeof setTimeout> | undefined;
 
-/** syncNow runs one folder sync after any running one. */
+/** syncNow runs one folder sync after any running one, with the change times noted until then. */
 function syncNow(force = false): Promise<unknown> {
-  const next = syncQueue.then(() =>
-    syncFolder({
-      bookmarks: ext.bookmarks,
-      storage: ext.storage.local,
-      writing: (on) => {
-        writing = on;
-        if (!on) quietUntil = Date.now() + OWN_EVENTS_MS;
-      },
-    }, { force }));
+  const next = syncQueue.then(async () => {
+    await events.write();
+    return syncFolder({ bookmarks: ext.bookmarks, storage: ext.storage.local, writing: (on) => events.syncWriting(on) }, { force });
+  });
   syncQueue = next.catch(() => undefined);
   return next;
 }
 
-/** noteChange records when the person changed bookmarks and schedules a sync, unless the sync itself made the change. */
-function noteChange(changes: Record<string, Times>): void {
-  if (writing || Date.now() < quietUntil) return;
-  void loadSync(ext.storage.local).then(async ({ config }) => {
-    if (config === null) return;
-    await recordChange(ext.storage.local, changes);
-    clearTimeout(debounce);
-    debounce = setTimeout(() => void syncNow(), SYNC_DEBOUNCE_MS);
-  });
-}
-
-ext.bookmarks.onCreated.addListener((id, node) => {
-  const at = Date.now();
-  noteChange({ [id]: { title: at, url: at, parent: at }, ...(node.parentId === undefined ? {} : { [node.parentId]: { order: at } }) });
-});
-ext.bookmarks.onChanged.addListener((id, change) => {
-  const at = Date.now();
-  noteChange({ [id]: { ...("title" in change ? { title: at } : {}), ...("url" in change ? { url: at } : {}) } });
-});
-ext.bookmarks.onMoved.addListener((id, place) => {
-  const at = Date.now();
-  noteChange({ [id]: { parent: at }, [place.parentId]: { order: at }, ...(place.oldParentId === undefined ? {} : { [place.oldParentId]: { order: at } }) });
-});
-ext.bookmarks.onRemoved.addListener((_id, place) => noteChange({ [place.parentId]: { order: Date.now() } }));
+/** The person's bookmark changes: noted in memory, written once per burst, then one sync. */
+const events: BookmarkEvents = new BookmarkEvents({ storage: ext.storage.local, sync: () => syncNow() });
+ext.bookmarks.onCreated.addListener((id, node) => events.created(id, node));
+ext.bookmarks.onChanged.addListener((id, change) => events.changed(id, change));
+ext.bookmarks.onMoved.addListener((id, place) => events.moved(id, place));
+ext.bookmarks.onRemoved.addListener((_id, place) => events.removed(place));
 // Firefox lacks it: reaching for it there would stop this script before its other listeners.
-ext.bookmarks.onChildrenReordered?.addListener((id) => noteChange({ [id]: { order: Date.now() } }));
+ext.bookmarks.onChildrenReordered?.addListener((id) => events.reordered(id));
 
 function start() {
   void ext.alarms.create(REFRESH_ALARM, { periodInMinutes: REFRESH_MINUTES });

@@ -15,6 +15,7 @@
  * - a folder's order: the side that reordered it wins (both: the later), and the items the other
  *   side added or moved in take their place after the item before them there.
  */
+import { longestIncreasingRun } from "../reconcile";
 import { ROOT, type Item, type Key, type Side } from "./tree";
 
 /** When the browser changed an item (from its bookmark events), field by field, in ms. */
@@ -37,6 +38,12 @@ export interface MergeInput {
   links: ReadonlyMap<Key, number>;
   /** The time of a browser change its events did not report. */
   now: number;
+  /**
+   * A union after the server's history was replaced (base empty): the last synced state of the
+   * earlier history, keyed by bookmark id. A bookmark matched with a link takes the link's name,
+   * unless the browser renamed it since that sync.
+   */
+  earlier?: Side;
 }
 
 /**
@@ -99,7 +106,10 @@ export function merge(input: MergeInput): Side {
     const before = base.items.get(key);
     const mine = browser.items.get(key);
     const theirs = server.items.get(key);
-    if (before === undefined) items.set(key, theirs ?? mine!);
+    if (before === undefined) {
+      const renamedHere = mine !== undefined && theirs !== undefined && input.earlier?.items.get(key)?.title !== undefined && input.earlier.items.get(key)!.title !== mine.title;
+      items.set(key, renamedHere ? { ...theirs!, title: mine!.title } : theirs ?? mine!);
+    }
     else if (mine !== undefined && theirs !== undefined) {
       items.set(key, {
         kind: before.kind,
@@ -167,10 +177,17 @@ function bringBackParents(items: Map<Key, Item>, { base, browser, server }: Merg
 
 /**
  * breakCycles: moves on both sides can put two folders inside each other (each side's tree is
- * a tree, their mix may not be). A folder of a cycle goes back to its server parent, or failing
- * that to the top, until none is left.
+ * a tree, their mix may not be). The later move wins: of a cycle's folders, the one whose move
+ * into it was the earliest goes back to where the other side has it (else the last sync's
+ * place, else the top), until no cycle is left.
  */
-function breakCycles(items: Map<Key, Item>, { server }: MergeInput): void {
+function breakCycles(items: Map<Key, Item>, { base, browser, server, browserTimes, serverTimes, now }: MergeInput): void {
+  const movedAt = (key: Key): number => {
+    const parent = items.get(key)!.parent;
+    if (parent !== base.items.get(key)?.parent && parent === browser.items.get(key)?.parent) return browserTimes.get(key)?.parent ?? now;
+    if (parent !== base.items.get(key)?.parent && parent === server.items.get(key)?.parent) return serverTimes.get(key) ?? 0;
+    return Number.NEGATIVE_INFINITY;
+  };
   for (const [start, item] of items) {
     if (item.kind !== "folder") continue;
     for (;;) {
@@ -182,15 +199,22 @@ function breakCycles(items: Map<Key, Item>, { server }: MergeInput): void {
       }
       if (at === ROOT) break;
       const cycle = path.slice(path.indexOf(at));
-      const member = cycle.find((key) => {
-        const parent = server.items.get(key)?.parent;
-        return parent !== undefined && parent !== items.get(key)!.parent;
-      }) ?? cycle[0]!;
-      const parent = server.items.get(member)?.parent;
-      const target = parent !== undefined && (parent === ROOT || items.has(parent)) && !cycle.includes(parent) ? parent : ROOT;
+      // A folder that did not move (its place is the last sync's) cannot close a cycle alone: the earliest mover goes back.
+      const member = cycle.reduce((earliest, key) => (movedAt(key) < movedAt(earliest) && movedAt(key) !== Number.NEGATIVE_INFINITY ? key : earliest),
+        cycle.find((key) => movedAt(key) !== Number.NEGATIVE_INFINITY) ?? cycle[0]!);
+      const current = items.get(member)!.parent;
+      const places = [browser.items.get(member)?.parent, server.items.get(member)?.parent, base.items.get(member)?.parent]
+        .filter((parent): parent is Key => parent !== undefined && parent !== current);
+      const target = places.find((parent) => (parent === ROOT || items.has(parent)) && !cycle.includes(parent) && !inside(items, parent, member)) ?? ROOT;
       items.set(member, { ...items.get(member)!, parent: target });
     }
   }
+}
+
+/** inside says whether `key` is `folder` or below it in the merged items. */
+function inside(items: ReadonlyMap<Key, Item>, key: Key, folder: Key): boolean {
+  for (let at = key, steps = 0; at !== ROOT && steps <= items.size; at = items.get(at)?.parent ?? ROOT, steps++) if (at === folder) return true;
+  return false;
 }
 
 function sameOrder(a: readonly Key[], b: readonly Key[]): boolean {
@@ -216,19 +240,28 @@ function mergeOrder(folder: Key, members: ReadonlySet<Key>, { base, browser, ser
   const browserFirst = !serverHas || (browserHas && reordered(mine) && (!reordered(theirs) || browserAt > serverAt));
   const result = [...(browserFirst ? mine : theirs)];
   const placed = new Set(result);
+  // The items the winning order moved since the last sync (those outside its longest run in the last sync's order).
+  const baseIndex = new Map(before.map((key, index) => [key, index]));
+  const inBase = result.filter((key) => baseIndex.has(key));
+  const kept = new Set(longestIncreasingRun(inBase.map((key) => baseIndex.get(key)!)).map((index) => inBase[index]!));
+  const movers = new Set(inBase.filter((key) => !kept.has(key)));
   for (const source of [browserFirst ? theirs : mine, before, [...members]]) {
+    // An item goes after the nearest item before it on its side that kept its place in the result
+    // (an anchor): after one that moved it would move with it, changing places with its old
+    // neighbours. Without an anchor before it, before the nearest anchor after it; without
+    // either, after the nearest item before it.
+    const shared = source.filter((key) => placed.has(key) && !movers.has(key));
+    const anchors = new Set(longestIncreasingRun(shared.map((key) => result.indexOf(key))).map((index) => shared[index]!));
     source.forEach((key, index) => {
       if (placed.has(key)) return;
-      let at = 0;
-      for (let previous = index - 1; previous >= 0; previous--) {
-        const found = result.indexOf(source[previous]!);
-        if (found !== -1) {
-          at = found + 1;
-          break;
-        }
-      }
+      const previous = source.slice(0, index).reverse();
+      const after = previous.find((other) => anchors.has(other));
+      const ahead = after === undefined ? source.slice(index + 1).find((other) => anchors.has(other)) : undefined;
+      const fallback = after ?? (ahead === undefined ? previous.find((other) => placed.has(other)) : undefined);
+      const at = ahead !== undefined ? result.indexOf(ahead) : fallback === undefined ? 0 : result.indexOf(fallback) + 1;
       result.splice(at, 0, key);
       placed.add(key);
+      anchors.add(key);
     });
   }
   return result;

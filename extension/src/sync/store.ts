@@ -11,12 +11,15 @@ export interface SyncConfig {
 
 /** The last sync's outcome, for the options page and the popup. */
 export interface SyncStatus {
+  /** When this sync (or attempt) ended. */
   at: number;
   ok: boolean;
   /** The outcome in plain words: what was done, or what went wrong. */
   message: string;
-  /** How many items (bookmarks and folders) the sync holds after it. */
+  /** How many items (bookmarks and folders) the last successful sync left synced. */
   items: number;
+  /** When the last successful sync ended: `at` when this one succeeded, an earlier one's when it failed; null before any. */
+  okAt?: number | null;
 }
 
 /** A sync stopped by the failsafe, waiting for the person's answer. */
@@ -24,7 +27,14 @@ export interface SyncPrompt {
   message: string;
   /** The last synced items the sync would delete (on either side), which "Put them back" keeps. */
   keys: string[];
+  /** How many items the question is about (those of the side, or sides, past the failsafe's bounds). */
+  count?: number;
+  /** The names of the first of them (at most PROMPT_NAMES), as the person knows them. */
+  names?: string[];
 }
+
+/** How many of the items the failsafe would delete it names. */
+export const PROMPT_NAMES = 10;
 
 export interface SyncStore {
   config: SyncConfig | null;
@@ -42,8 +52,21 @@ export interface SyncStore {
 
 const KEYS = { config: "syncConfig", base: "syncBase", cursor: "syncCursor", times: "syncTimes", status: "syncStatus", prompt: "syncPrompt", approved: "syncApproved" } as const;
 
+/** loadSync reads the whole sync state (one storage read). */
 export async function loadSync(storage: StorageArea): Promise<SyncStore> {
-  const stored = await storage.get(Object.values(KEYS));
+  return readSync(storage, Object.values(KEYS));
+}
+
+/**
+ * loadSyncParts reads only the named parts (one storage read): the others come back empty. What
+ * runs on every bookmark event must not read the last synced state, thousands of items.
+ */
+export async function loadSyncParts<K extends keyof SyncStore>(storage: StorageArea, parts: readonly K[]): Promise<Pick<SyncStore, K>> {
+  return readSync(storage, parts.map((part) => KEYS[part]));
+}
+
+async function readSync(storage: StorageArea, keys: string[]): Promise<SyncStore> {
+  const stored = await storage.get(keys);
   return {
     config: (stored[KEYS.config] as SyncConfig | undefined) ?? null,
     base: (stored[KEYS.base] as Base | undefined) ?? null,
@@ -73,9 +96,14 @@ export async function stopSync(storage: StorageArea, status: SyncStatus | null):
   await saveSync(storage, { config: null, base: null, cursor: null, times: {}, prompt: null, approved: false, status });
 }
 
-/** recordChange notes when the browser changed a bookmark's fields (times from its events). */
-export async function recordChange(storage: StorageArea, changes: Record<string, Times>): Promise<void> {
-  const { times } = await loadSync(storage);
+/**
+ * recordChange notes when the browser changed bookmarks' fields (times from its events): one
+ * read of the times, one write. It answers false, recording nothing, when no folder is synced.
+ */
+export async function recordChange(storage: StorageArea, changes: Record<string, Times>): Promise<boolean> {
+  const { config, times } = await loadSyncParts(storage, ["config", "times"]);
+  if (config === null) return false;
   for (const [id, fields] of Object.entries(changes)) times[id] = { ...times[id], ...fields };
   await storage.set({ [KEYS.times]: times });
+  return true;
 }
