@@ -1,0 +1,85 @@
+/**
+ * Zip files for the tests and benches of zip reading, hostile ones included: a deflate stream of
+ * any length made from one repeated chunk (fflate's streaming `Deflate`, never the whole input
+ * in memory), and a zip around such streams whose directory states whatever size it is told.
+ */
+import { Deflate } from "fflate";
+
+const MiB = 1024 * 1024;
+
+/** deflated is the raw deflate stream of `chunk` repeated `times` times (level 9). */
+export function deflated(chunk: Uint8Array, times: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const deflate = new Deflate({ level: 9 }, (part) => void parts.push(part));
+  for (let n = 0; n < times; n++) deflate.push(chunk, n === times - 1);
+  return Buffer.concat(parts);
+}
+
+/** spaces is the deflate stream of `mebibytes` MiB of spaces: about 1,000 times smaller. */
+export const spaces = (mebibytes: number) => deflated(new Uint8Array(MiB).fill(0x20), mebibytes);
+
+/** One file of a zip written by rawZip: its packed bytes, and the inflated size its headers state. */
+export interface RawEntry {
+  name: string;
+  /** 8 (deflated, the default) or 0 (stored). */
+  method?: number;
+  packed: Uint8Array;
+  declaredSize: number;
+}
+
+/**
+ * rawZip writes a zip of `entries` as they are given: each local header and the central
+ * directory state `declaredSize` (true or not), the packed bytes follow as they are, and the
+ * CRC is left 0 (linkshelf does not check it; neither did the reader before it).
+ */
+export function rawZip(entries: RawEntry[]): Uint8Array {
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x800, 6);
+    local.writeUInt16LE(entry.method ?? 8, 8);
+    local.writeUInt32LE(entry.packed.length, 18);
+    local.writeUInt32LE(entry.declaredSize, 22);
+    local.writeUInt16LE(name.length, 26);
+    const record = Buffer.alloc(46);
+    record.writeUInt32LE(0x02014b50, 0);
+    record.writeUInt16LE(20, 4);
+    record.writeUInt16LE(20, 6);
+    record.writeUInt16LE(0x800, 8);
+    record.writeUInt16LE(entry.method ?? 8, 10);
+    record.writeUInt32LE(entry.packed.length, 20);
+    record.writeUInt32LE(entry.declaredSize, 24);
+    record.writeUInt16LE(name.length, 28);
+    record.writeUInt32LE(offset, 42);
+    parts.push(local, name, Buffer.from(entry.packed.buffer, entry.packed.byteOffset, entry.packed.byteLength));
+    central.push(record, name);
+    offset += local.length + name.length + entry.packed.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...parts, directory, end]));
+}
+
+/** lyingZip is the hostile zip: `count` CSV parts that each state 200 bytes and hold `mebibytes` MiB of spaces (one stream, written once). */
+export function lyingZip(count: number, mebibytes: number): Uint8Array {
+  const packed = spaces(mebibytes);
+  return rawZip(Array.from({ length: count }, (_, n) => ({ name: `part_${String(n).padStart(6, "0")}.csv`, packed, declaredSize: 200 })));
+}
+
+/** honestZip is one CSV part that states and holds `mebibytes` MiB: a header line, then spaces. */
+export function honestZip(mebibytes: number): Uint8Array {
+  const header = Buffer.from("title,url,time_added,tags,status\n");
+  const chunk = new Uint8Array(MiB).fill(0x20);
+  chunk.set(header);
+  return rawZip([{ name: "part_000000.csv", packed: deflated(chunk, mebibytes), declaredSize: mebibytes * MiB }]);
+}
