@@ -168,17 +168,19 @@ export async function unzipEntries(bytes: Uint8Array, entries: ZipEntry[], tally
   let sinceYield = { produced: 0, packed: 0 };
   for (const entry of entries) {
     const named = `“${entry.name}” in the zip file`;
-    /** refuseBeyond throws once `produced` bytes of this entry pass what it declared or what ZIP_LIMITS allow. */
+    // The most this entry may give: what it declares, within what one entry and the rest of the zip may.
+    // checkDeclared makes the declared size the smallest; the caps bound the inflating all the same.
+    const allowed = Math.min(entry.declaredSize, ZIP_LIMITS.entryBytes, ZIP_LIMITS.bytes - total);
+    /** refuseBeyond throws once `produced` bytes of this entry pass what it is allowed, naming the bound it passed. */
     const refuseBeyond = (produced: number) => {
-      if (produced > entry.declaredSize) {
+      if (produced <= allowed) return;
+      if (allowed === entry.declaredSize) {
         throw new BookmarkFileRefused(`${named} unpacks to more than the ${formatNumber(entry.declaredSize)} bytes the zip states for it: the zip file is damaged or made to overload the server.`);
       }
-      if (produced > ZIP_LIMITS.entryBytes) {
+      if (allowed === ZIP_LIMITS.entryBytes) {
         throw new BookmarkFileRefused(`${named} unpacks to more than the ${MiB(ZIP_LIMITS.entryBytes)} MiB linkshelf reads from one file of a zip.`);
       }
-      if (total > ZIP_LIMITS.bytes) {
-        throw new BookmarkFileRefused(`The zip file unpacks to more than the ${MiB(ZIP_LIMITS.bytes)} MiB linkshelf reads.`);
-      }
+      throw new BookmarkFileRefused(`The zip file unpacks to more than the ${MiB(ZIP_LIMITS.bytes)} MiB linkshelf reads.`);
     };
     const start = dataStart(bytes, entry);
     const packed = bytes.subarray(start, start + entry.packedSize);
@@ -200,9 +202,8 @@ export async function unzipEntries(bytes: Uint8Array, entries: ZipEntry[], tally
       sinceYield.produced += chunk.length;
       chunks.push(chunk);
     });
-    // The most this entry may give; each push is small enough that it can overshoot that by 64 KiB at most.
-    const allowed = Math.min(entry.declaredSize, ZIP_LIMITS.entryBytes, ZIP_LIMITS.bytes - total);
     for (let at = 0; at < packed.length;) {
+      // Small enough that what comes out passes `allowed` by 64 KiB at most.
       const size = Math.max(MIN_PUSH_BYTES, Math.min(PUSH_BYTES, Math.floor((allowed - produced) / DEFLATE_MAX_EXPANSION)));
       const slice = packed.subarray(at, at + size);
       at += slice.length;
