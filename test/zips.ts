@@ -70,10 +70,10 @@ export function rawZip(entries: RawEntry[]): Uint8Array {
   return new Uint8Array(Buffer.concat([...parts, directory, end]));
 }
 
-/** lyingZip is the hostile zip: `count` CSV parts that each state 200 bytes and hold `mebibytes` MiB of spaces (one stream, written once). */
-export function lyingZip(count: number, mebibytes: number): Uint8Array {
+/** lyingZip is the hostile zip: `count` CSV parts that each state `declaredSize` bytes and hold `mebibytes` MiB of spaces (one stream, written once). */
+export function lyingZip(count: number, mebibytes: number, declaredSize = 200): Uint8Array {
   const packed = spaces(mebibytes);
-  return rawZip(Array.from({ length: count }, (_, n) => ({ name: `part_${String(n).padStart(6, "0")}.csv`, packed, declaredSize: 200 })));
+  return rawZip(Array.from({ length: count }, (_, n) => ({ name: `part_${String(n).padStart(6, "0")}.csv`, packed, declaredSize })));
 }
 
 /** honestZip is one CSV part that states and holds `mebibytes` MiB: a header line, then spaces. */

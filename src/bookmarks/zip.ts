@@ -52,10 +52,12 @@ export interface InflateTally {
 const DEFLATE_MAX_EXPANSION = 1032;
 /** Packed bytes handed to the inflater at once, at most: at most ~1 MiB comes of one push (smaller pushes cost more). */
 const PUSH_BYTES = 1024;
+/** What one push aims to give, once the entry has shown how much it expands: a stream of one repeated byte is given 256 bytes at a time. */
+const PUSH_OUTPUT = 256 * 1024;
 /** Packed bytes handed at once near an entry's bound: at most ~64 KiB more than the bound comes out. */
 const MIN_PUSH_BYTES = 64;
 /** Bytes inflated, or packed bytes read, between two turns of the event loop. */
-const STEP_PRODUCED = 1024 * 1024;
+const STEP_PRODUCED = 256 * 1024;
 const STEP_PACKED = 64 * 1024;
 
 const MiB = (bytes: number) => formatNumber(Math.ceil(bytes / 1024 / 1024));
@@ -195,6 +197,8 @@ export async function unzipEntries(bytes: Uint8Array, entries: ZipEntry[], tally
     }
     const chunks: Uint8Array[] = [];
     let produced = 0;
+    /** The most this entry has expanded in one push so far. */
+    let expansion = 1;
     const inflater = new Inflate((chunk) => {
       produced += chunk.length;
       total += chunk.length;
@@ -204,15 +208,17 @@ export async function unzipEntries(bytes: Uint8Array, entries: ZipEntry[], tally
     });
     for (let at = 0; at < packed.length;) {
       // Small enough that what comes out passes `allowed` by 64 KiB at most.
-      const size = Math.max(MIN_PUSH_BYTES, Math.min(PUSH_BYTES, Math.floor((allowed - produced) / DEFLATE_MAX_EXPANSION)));
+      const size = Math.max(MIN_PUSH_BYTES, Math.min(PUSH_BYTES, Math.floor(PUSH_OUTPUT / expansion), Math.floor((allowed - produced) / DEFLATE_MAX_EXPANSION)));
       const slice = packed.subarray(at, at + size);
       at += slice.length;
+      const before = produced;
       try {
         inflater.push(slice, at >= packed.length);
       } catch {
         throw damaged(`linkshelf cannot unpack ${named}`);
       }
       refuseBeyond(produced);
+      expansion = Math.max(expansion, (produced - before) / slice.length);
       sinceYield.packed += slice.length;
       if (sinceYield.produced >= STEP_PRODUCED || sinceYield.packed >= STEP_PACKED) {
         sinceYield = { produced: 0, packed: 0 };
