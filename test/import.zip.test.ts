@@ -6,6 +6,7 @@
 import { describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { strToU8, zipSync } from "fflate";
 import { importBookmarks } from "../src/bookmarks/service";
 import { readImportFile } from "../src/bookmarks/services";
@@ -165,8 +166,34 @@ describe("reading a zip within the caps", () => {
     expect(document.bookmarks.map((bookmark) => bookmark.href)).toContain("https://doc.rust-lang.org/rust-by-example/");
   });
 
-  it("refuses a damaged directory", async () => {
+  it("refuses a damaged directory: cut short, or its end record pointing outside the file", async () => {
     const zip = zipSync({ "part_000000.csv": strToU8("title,url\n") });
-    await expect(readImportFile(zip.subarray(0, zip.length - 10), NOW)).rejects.toThrow("The zip file is damaged: linkshelf cannot read its list of files. Nothing was stored.");
+    const unreadable = "The zip file is damaged: linkshelf cannot read its list of files. Nothing was stored.";
+    await expect(readImportFile(zip.subarray(0, zip.length - 10), NOW)).rejects.toThrow(unreadable);
+    // An end record alone, claiming zip64, with nothing before it for the zip64 locator.
+    const end = new Uint8Array(22);
+    new DataView(end.buffer).setUint32(0, 0x06054b50, true);
+    new DataView(end.buffer).setUint16(10, 0xffff, true);
+    expect(() => zipDirectory(end)).toThrow(unreadable);
+    const outside = zip.slice();
+    new DataView(outside.buffer).setUint32(outside.length - 6, 0x7fffffff, true);
+    await expect(readImportFile(outside, NOW)).rejects.toThrow(unreadable);
+  });
+
+  it("answers any damage to a zip (bytes changed, cut short) with a document or a refusal, never another error", async () => {
+    const pocket = new Uint8Array(readFileSync(join(import.meta.dir, "fixtures", "services", "pocket.csv")));
+    const zips = [zipSync({ "part_000000.csv": pocket, "part_000001.csv": pocket }), zipSync({ "part_000000.csv": pocket }, { level: 0 })];
+    const damage = fc.record({
+      zip: fc.constantFrom(...zips),
+      changes: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 8 }),
+      keep: fc.option(fc.nat(), { nil: undefined }),
+    });
+    await fc.assert(fc.asyncProperty(damage, async ({ zip, changes, keep }) => {
+      const damaged = zip.slice(0, keep === undefined ? zip.length : Math.max(4, keep % zip.length));
+      for (const [at, value] of changes) damaged[4 + (at % (damaged.length - 4))] = value;
+      const outcome = await readImportFile(damaged, NOW).then(() => "read", (error: unknown) => error);
+      if (outcome !== "read") expect(outcome).toBeInstanceOf(BookmarkFileRefused);
+    }), { seed: 20261205, numRuns: 500 });
   });
 });
+

@@ -68,9 +68,11 @@ const pause = () => new Promise((resolve) => setImmediate(resolve));
 export function zipDirectory(bytes: Uint8Array): ZipEntry[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const unreadable = () => damaged("linkshelf cannot read its list of files");
-  const u16 = (at: number) => (at + 2 <= bytes.length ? view.getUint16(at, true) : Number.NaN);
-  const u32 = (at: number) => (at + 4 <= bytes.length ? view.getUint32(at, true) : Number.NaN);
-  const u64 = (at: number) => (at + 8 <= bytes.length ? Number(view.getBigUint64(at, true)) : Number.NaN);
+  // Past either end of the file a field reads as NaN, which no check lets through.
+  const inside = (at: number, size: number) => Number.isSafeInteger(at) && at >= 0 && at + size <= bytes.length;
+  const u16 = (at: number) => (inside(at, 2) ? view.getUint16(at, true) : Number.NaN);
+  const u32 = (at: number) => (inside(at, 4) ? view.getUint32(at, true) : Number.NaN);
+  const u64 = (at: number) => (inside(at, 8) ? Number(view.getBigUint64(at, true)) : Number.NaN);
 
   // The end record: the last 22 bytes, or further back past a comment of up to 65,535 bytes.
   let end = bytes.length - 22;
