@@ -2,7 +2,7 @@
  * Reading a zip file's entries with hard bounds. The central directory is read first (names,
  * sizes as the zip declares them, where each entry's bytes are), and an entry whose declared
  * sizes are beyond ZIP_LIMITS or make no sense is refused before anything is inflated. Then
- * each entry is inflated as a stream (fflate's `Inflate`), a few KiB of packed bytes at a time,
+ * each entry is inflated as a stream (fflate's `Inflate`), a KiB of packed bytes or less at a time,
  * and what comes out is counted: the moment an entry gives more than its directory said, more
  * than one entry may, or more than the whole zip may, the reading stops and the zip is refused.
  * A declared size is a claim, never a bound. The event loop runs between slices, so the server
