@@ -1,15 +1,17 @@
 /**
  * `bun bench/abuse.ts [--binary PATH]`: hostile requests against a running server, one case at a
  * time, each on a fresh server (the compiled linkshelf) and data directory, while another task
- * asks `/healthz` every 50 ms: each case prints the refusal's status, `/healthz` p99 (target
- * ≤ 100 ms, every answer within 5 s) and the server's peak RSS (VmHWM, target < 300 MiB), with
- * ok / MISS. A case is one entry of ABUSE_CASES: a name, how it is made, how it is sent and the
- * statuses that refuse it. `npm run bench` prints one row per case; run alone, it exits 1 on a MISS.
+ * asks `/healthz` every 50 ms: each case prints its answer's status, `/healthz` p99 (target
+ * ≤ 100 ms, every answer within 5 s) and the server's peak RSS (VmHWM, target < 300 MiB unless
+ * the case sets its own), with ok / MISS. A case is one entry of ABUSE_CASES: a name, how it is
+ * made, how it is sent and the statuses it must get (a refusal's; or, for the costliest request
+ * within the bounds, its answer). `npm run bench` prints one row per case; run alone, it exits 1
+ * on a MISS.
  */
 import { join } from "node:path";
 import { compile, createBenchUser, peakRssMiB, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
 import { ZIP_LIMITS } from "../src/bookmarks/zip";
-import { honestZip, lyingZip } from "../test/zips";
+import { honestZip, lyingZip, zipAtTheCaps } from "../test/zips";
 
 /** What a case's request may use: the server's address and a signed-in user's credentials. */
 export interface Target {
@@ -28,8 +30,10 @@ export interface AbuseCase {
   prepare(): Uint8Array;
   /** send makes the request with what `prepare` gave and resolves with the answer's status once its body is read. */
   send(target: Target, prepared: Uint8Array): Promise<number>;
-  /** The statuses that refuse it. */
-  refusedWith: number[];
+  /** The statuses it must get: a refusal's, or the answer to a request within the bounds. */
+  expected: number[];
+  /** Targets of its own, where ABUSE_TARGETS do not fit it. */
+  targets?: Partial<Targets>;
 }
 
 /** uploadImport posts a file to the import page as the browser's form does. */
@@ -47,25 +51,40 @@ export const ABUSE_CASES: AbuseCase[] = [
     detail: "30 CSV parts stating 200 bytes, each 1 GiB of deflated spaces",
     prepare: () => lyingZip(30, 1024),
     send: (target, zip) => uploadImport(target, zip, "pocket.zip"),
-    refusedWith: [422],
+    expected: [422],
   },
   {
     name: "zip entry lying at the cap on the import page",
-    detail: "one CSV part stating 32 MiB (the most one entry may give), holding 1 GiB of deflated spaces: 32 MiB inflated before the refusal",
+    detail: `one CSV part stating ${ZIP_LIMITS.entryBytes / 1024 / 1024} MiB (the most one entry may give), holding 1 GiB of deflated spaces: ${ZIP_LIMITS.entryBytes / 1024 / 1024} MiB of it inflated before the refusal`,
     prepare: () => lyingZip(1, 1024, ZIP_LIMITS.entryBytes),
     send: (target, zip) => uploadImport(target, zip, "pocket.zip"),
-    refusedWith: [422],
+    expected: [422],
   },
   {
     name: "500 MiB zip entry on the import page",
     detail: "one CSV part honestly stating and holding 500 MiB",
     prepare: () => honestZip(500),
     send: (target, zip) => uploadImport(target, zip, "pocket.zip"),
-    refusedWith: [422],
+    expected: [422],
+  },
+  {
+    name: "zip at the caps on the import page",
+    detail: `the most a zip may give, accepted: two CSV parts of ${ZIP_LIMITS.entryBytes / 1024 / 1024} MiB, 48,000 items with long titles; previewed (303)`,
+    prepare: zipAtTheCaps,
+    send: (target, zip) => uploadImport(target, zip, "pocket.zip"),
+    expected: [303],
+    // An accepted file is read, planned and held for its preview, as a plain file of that size is: the
+    // Pocket import's budget of bench/import-services.ts (400 MiB), whose /healthz answers took up to ~300 ms.
+    targets: { peakMiB: 400, healthzP99Ms: 300 },
   },
 ];
 
-export const ABUSE_TARGETS = { healthzP99Ms: 100, peakMiB: 300 } as const;
+export interface Targets {
+  healthzP99Ms: number;
+  peakMiB: number;
+}
+
+export const ABUSE_TARGETS: Targets = { healthzP99Ms: 100, peakMiB: 300 };
 /** How long one /healthz may take before it counts as unanswered. */
 const HEALTHZ_TIMEOUT_MS = 5000;
 const POLL_MS = 50;
@@ -75,7 +94,8 @@ export interface AbuseFigure {
   detail: string;
   requestBytes: number;
   status: number;
-  refused: boolean;
+  /** The status is one the case expects. */
+  answeredRight: boolean;
   /** From sending the request to its answer's end. */
   ms: number;
   healthz: { answered: number; failed: number; p99: number; slowest: number };
@@ -83,6 +103,7 @@ export interface AbuseFigure {
   peakMiB: number;
   /** The server's exit code on SIGTERM right after the case. */
   exitCode: number;
+  targets: Targets;
 }
 
 const percentile = (values: number[], p: number) => {
@@ -140,15 +161,17 @@ async function runCase(binary: string, abuse: AbuseCase): Promise<AbuseFigure> {
     const healthz = await stopPolling();
     const peakMiB = peakRssMiB(server.process.pid);
     exitCode = await stop(server);
-    return { name: abuse.name, detail: abuse.detail, requestBytes: prepared.length, status, refused: abuse.refusedWith.includes(status), ms, healthz, idleMiB, peakMiB, exitCode };
+    return { name: abuse.name, detail: abuse.detail, requestBytes: prepared.length, status, answeredRight: abuse.expected.includes(status), ms, healthz, idleMiB, peakMiB, exitCode,
+      targets: { ...ABUSE_TARGETS, ...abuse.targets },
+    };
   } finally {
     if (exitCode === -1) await stop(server);
   }
 }
 
-/** withinTargets: refused as it should be, every /healthz answered, p99 and peak RSS within their targets, and a clean stop on SIGTERM. */
+/** withinTargets: answered as it should be, every /healthz answered, p99 and peak RSS within their targets, and a clean stop on SIGTERM. */
 export const withinTargets = (figure: AbuseFigure) =>
-  figure.refused && figure.healthz.failed === 0 && figure.healthz.p99 <= ABUSE_TARGETS.healthzP99Ms && figure.peakMiB < ABUSE_TARGETS.peakMiB && figure.exitCode === 0;
+  figure.answeredRight && figure.healthz.failed === 0 && figure.healthz.p99 <= figure.targets.healthzP99Ms && figure.peakMiB < figure.targets.peakMiB && figure.exitCode === 0;
 
 /** benchAbuse runs every case (ABUSE_CASES unless others are given) against the compiled linkshelf `binary`, one after another. */
 export async function benchAbuse(binary: string, cases: AbuseCase[] = ABUSE_CASES): Promise<AbuseFigure[]> {
@@ -162,7 +185,7 @@ export function abuseRows<S extends string>(figures: AbuseFigure[], status: (met
   return figures.map((figure): [S, string, string, string, string] => [
     status(withinTargets(figure)), `abuse: ${figure.name}, /healthz p99 / peak RSS`,
     `${figure.detail} (${(figure.requestBytes / 1024 / 1024).toFixed(1)} MiB): ${figure.status} in ${figure.ms.toFixed(0)} ms; /healthz ${figure.healthz.answered} answered, ${figure.healthz.failed} failed, slowest ${figure.healthz.slowest.toFixed(0)} ms; idle ${figure.idleMiB.toFixed(0)} MiB; SIGTERM exit ${figure.exitCode}`,
-    `${figure.healthz.p99.toFixed(1)} ms / ${figure.peakMiB.toFixed(0)} MiB`, `≤ ${ABUSE_TARGETS.healthzP99Ms} ms / < ${ABUSE_TARGETS.peakMiB} MiB`,
+    `${figure.healthz.p99.toFixed(1)} ms / ${figure.peakMiB.toFixed(0)} MiB`, `≤ ${figure.targets.healthzP99Ms} ms / < ${figure.targets.peakMiB} MiB`,
   ]);
 }
 

@@ -333,7 +333,7 @@ describe("the import page", () => {
     const before = snapshot(env);
     const response = await upload(env, cookie, honestZip(40), "pocket.zip");
     expect(response.status).toBe(422);
-    expect(await response.text()).toContain("“part_000000.csv” in the zip file unpacks to 40 MiB, more than the 32 MiB linkshelf reads from one file of a zip.");
+    expect(await response.text()).toContain("“part_000000.csv” in the zip file unpacks to 40 MiB, more than the 16 MiB linkshelf reads from one file of a zip.");
     expect(snapshot(env)).toBe(before);
   });
 

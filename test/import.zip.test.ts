@@ -13,7 +13,7 @@ import { readImportFile } from "../src/bookmarks/services";
 import { BookmarkFileRefused } from "../src/bookmarks/netscape";
 import { unzipEntries, zipDirectory, ZIP_LIMITS, type InflateTally } from "../src/bookmarks/zip";
 import { createUser, makeEnv, shelfFor, snapshot } from "./helpers";
-import { deflated, honestZip, lyingZip, rawZip, spaces } from "./zips";
+import { deflated, honestZip, lyingZip, pocketRows, rawZip, spaces } from "./zips";
 
 const MiB = 1024 * 1024;
 const NOW = Date.parse("2026-11-27T12:00:00Z");
@@ -21,17 +21,6 @@ const NOW = Date.parse("2026-11-27T12:00:00Z");
 const OVERSHOOT = 64 * 1032;
 /** A big stream: 256 MiB of spaces, deflated (about 260 KB), made once. */
 const BIG = spaces(256);
-
-/** rows is `bytes` of CSV rows that differ from each other (they pack about 5 times, as real exports do). */
-function rows(bytes: number): Uint8Array {
-  const lines: string[] = [];
-  for (let n = 0, length = 0; length < bytes; n++) {
-    const line = `"Article ${n}",https://site${(n * 7919) % 100_003}.example/${n},${1600000000 + n * 37},tag ${n % 211},unread\n`;
-    lines.push(line);
-    length += line.length;
-  }
-  return strToU8(lines.join("").slice(0, bytes));
-}
 
 /** unzipAll reads every file of a zip as the importer does, counting the bytes inflation gives. */
 async function unzipAll(zip: Uint8Array) {
@@ -78,7 +67,7 @@ describe("a zip whose entries give more than they declare", () => {
   it("refuses an entry that gives fewer bytes than it declares, or ends early, as damaged", async () => {
     const short = rawZip([{ name: "part_000000.csv", packed: deflated(strToU8("title,url\n"), 1), declaredSize: 11 }]);
     await expect((await unzipAll(short)).read).rejects.toThrow("The zip file is damaged: “part_000000.csv” in the zip file unpacks to 10 bytes, not the 11 the zip states. Nothing was stored.");
-    const whole = deflated(rows(MiB), 1);
+    const whole = deflated(pocketRows(MiB), 1);
     const cut = rawZip([{ name: "part_000000.csv", packed: whole.subarray(0, whole.length / 2), declaredSize: MiB }]);
     await expect((await unzipAll(cut)).read).rejects.toThrow(/The zip file is damaged/);
   });
@@ -89,28 +78,28 @@ describe("a zip whose declared sizes are beyond the caps, refused before inflati
     const zip = honestZip(500);
     expect(zip.length).toBeLessThan(MiB);
     const { tally, read } = await unzipAll(zip);
-    await expect(read).rejects.toThrow("“part_000000.csv” in the zip file unpacks to 500 MiB, more than the 32 MiB linkshelf reads from one file of a zip.");
+    await expect(read).rejects.toThrow("“part_000000.csv” in the zip file unpacks to 500 MiB, more than the 16 MiB linkshelf reads from one file of a zip.");
     // Whichever check stops it, no more than the cap ever comes out.
     expect(tally.produced).toBeLessThanOrEqual(ZIP_LIMITS.entryBytes + OVERSHOOT);
-    await refusedImport(zip, /unpacks to 500 MiB, more than the 32 MiB/);
+    await refusedImport(zip, /unpacks to 500 MiB, more than the 16 MiB/);
   }, 30_000);
 
-  it("refuses entries that together unpack to more than 64 MiB, each within the one-entry cap", async () => {
-    const packed = deflated(rows(MiB), 30);
-    const zip = rawZip(["a", "b", "c"].map((name) => ({ name: `part_${name}.csv`, packed, declaredSize: 30 * MiB })));
+  it("refuses entries that together unpack to more than 32 MiB, each within the one-entry cap", async () => {
+    const packed = deflated(pocketRows(MiB), 12);
+    const zip = rawZip(["a", "b", "c"].map((name) => ({ name: `part_${name}.csv`, packed, declaredSize: 12 * MiB })));
     const { tally, read } = await unzipAll(zip);
-    await expect(read).rejects.toThrow("The zip file unpacks to 90 MiB, more than the 64 MiB linkshelf reads.");
+    await expect(read).rejects.toThrow("The zip file unpacks to 36 MiB, more than the 32 MiB linkshelf reads.");
     expect(tally.produced).toBeLessThanOrEqual(ZIP_LIMITS.bytes + OVERSHOOT);
   }, 30_000);
 
-  it("takes entries of exactly 64 MiB together, each of them real", async () => {
-    const half = honestZip(32);
+  it("takes entries of exactly 32 MiB together, each of them real", async () => {
+    const half = honestZip(16);
     const [entry] = zipDirectory(half);
     const packed = half.subarray(30 + entry!.name.length, 30 + entry!.name.length + entry!.packedSize);
-    const zip = rawZip([{ name: "part_1.csv", packed, declaredSize: 32 * MiB }, { name: "part_2.csv", packed, declaredSize: 32 * MiB }]);
+    const zip = rawZip([{ name: "part_1.csv", packed, declaredSize: 16 * MiB }, { name: "part_2.csv", packed, declaredSize: 16 * MiB }]);
     const { tally, read } = await unzipAll(zip);
     const files = await read;
-    expect([...files.values()].map((file) => file.length)).toEqual([32 * MiB, 32 * MiB]);
+    expect([...files.values()].map((file) => file.length)).toEqual([16 * MiB, 16 * MiB]);
     expect(tally.produced).toBe(ZIP_LIMITS.bytes);
   }, 30_000);
 
@@ -142,8 +131,8 @@ describe("a zip whose declared sizes are beyond the caps, refused before inflati
 });
 
 describe("reading a zip within the caps", () => {
-  it("lets the event loop run while it inflates: a 32 MiB entry takes many turns", async () => {
-    const zip = honestZip(32);
+  it("lets the event loop run while it inflates: a 16 MiB entry takes many turns", async () => {
+    const zip = honestZip(16);
     let turns = 0;
     let reading = true;
     const spin = () => {
@@ -153,8 +142,8 @@ describe("reading a zip within the caps", () => {
     setImmediate(spin);
     const files = await (await unzipAll(zip)).read;
     reading = false;
-    expect(files.get("part_000000.csv")?.length).toBe(32 * MiB);
-    // At most ~2 MiB is inflated between two turns (16 turns for 32 MiB); a reading that held the loop would give one.
+    expect(files.get("part_000000.csv")?.length).toBe(16 * MiB);
+    // At most ~1 MiB is inflated between two turns (about 64 turns for 16 MiB of spaces); a reading that held the loop would give one.
     expect(turns).toBeGreaterThanOrEqual(10);
   }, 30_000);
 

@@ -3,7 +3,8 @@
  * any length made from one repeated chunk (fflate's streaming `Deflate`, never the whole input
  * in memory), and a zip around such streams whose directory states whatever size it is told.
  */
-import { Deflate } from "fflate";
+import { Deflate, strToU8, zipSync } from "fflate";
+import { ZIP_LIMITS } from "../src/bookmarks/zip";
 
 const MiB = 1024 * 1024;
 
@@ -82,4 +83,33 @@ export function honestZip(mebibytes: number): Uint8Array {
   const chunk = new Uint8Array(MiB).fill(0x20);
   chunk.set(header);
   return rawZip([{ name: "part_000000.csv", packed: deflated(chunk, mebibytes), declaredSize: mebibytes * MiB }]);
+}
+
+/**
+ * pocketRows is `bytes` of Pocket CSV rows (no header), each a different item, titles of
+ * `titleWords` words beyond their number: they pack about 5 times, as real exports do. The last
+ * row is cut where `bytes` ends.
+ */
+export function pocketRows(bytes: number, titleWords = 0, first = 0): Uint8Array {
+  const lines: string[] = [];
+  const words = " words".repeat(titleWords);
+  for (let n = first, length = 0; length < bytes; n++) {
+    const line = `"Article ${n}${words}",https://site${(n * 7919) % 100_003}.example/${n},${1600000000 + n * 37},tag ${n % 211},unread\n`;
+    lines.push(line);
+    length += line.length;
+  }
+  return strToU8(lines.join("").slice(0, bytes));
+}
+
+/** zipAtTheCaps is a Pocket export as large as a zip may give: two CSV parts as large as one may be (16 MiB), about 24,000 items with long titles each. */
+export function zipAtTheCaps(): Uint8Array {
+  const header = strToU8("title,url,time_added,tags,status\n");
+  const part = (first: number) => {
+    const body = pocketRows(ZIP_LIMITS.entryBytes - header.length, 100, first);
+    const file = new Uint8Array(ZIP_LIMITS.entryBytes);
+    file.set(header);
+    file.set(body, header.length);
+    return file;
+  };
+  return zipSync({ "part_000000.csv": part(0), "part_000001.csv": part(1_000_000) });
 }

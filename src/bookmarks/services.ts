@@ -12,7 +12,7 @@ import { extractReadable } from "../capture/extract";
 import { dayOf, documentBuilder, FORMAT_NAMES, fromNetscape, type ImportDocument, type ImportFormat, type SourceItem } from "./document";
 import { readLinkshelfJson } from "./linkshelf-json";
 import { BookmarkFileRefused, decodeBookmarkFile, parseNetscapeInSteps } from "./netscape";
-import { unzipEntries, zipDirectory } from "./zip";
+import { inflateEntries, unzipEntries, zipDirectory } from "./zip";
 
 /** Characters given to the CSV parser at once; the event loop runs between them. */
 const CSV_STEP_CHARS = 256 * 1024;
@@ -44,7 +44,7 @@ export async function readImportFile(bytes: Uint8Array, now: number): Promise<Im
   const start = text.replace(/^\uFEFF/, "").trimStart();
   if (start.startsWith("{") || start.startsWith("[")) return readJson(start, now);
   const header = start.slice(0, start.search(/\r?\n|$/)).toLowerCase();
-  if (/(^|,)"?time_added"?(,|$)/.test(header)) return readPocket(1, () => text, now);
+  if (/(^|,)"?time_added"?(,|$)/.test(header)) return readPocket([text], now);
   if (/(^|,)"?excerpt"?(,|$)/.test(header) && /(^|,)"?folder"?(,|$)/.test(header)) return readRaindrop(text, now);
   if (/(^|,)"?selection"?(,|$)/.test(header) && /(^|,)"?url"?(,|$)/.test(header)) return readInstapaper(text, now);
   return fromNetscape(await parseNetscapeInSteps(text));
@@ -124,11 +124,11 @@ const split = (value: string | undefined, separator: string | RegExp) =>
 /** joined is the non-empty texts, a blank line between them. */
 const joined = (...texts: (string | undefined | null)[]) => texts.map((text) => text?.trim() ?? "").filter((text) => text !== "").join("\n\n");
 
-/** readPocket reads Pocket's CSV parts (one CSV, or each CSV of its zip, in order), each read when its turn comes. */
-async function readPocket(parts: number, part: (index: number) => string, now: number): Promise<ImportDocument> {
+/** readPocket reads Pocket's CSV parts (one CSV, or each CSV of its zip, in order), each made when its turn comes. */
+async function readPocket(parts: Iterable<string> | AsyncIterable<string>, now: number): Promise<ImportDocument> {
   const { document, add } = start("pocket", now);
-  for (let index = 0; index < parts; index++) {
-    await readCsv(part(index), COLUMNS.pocket, document, ({ record }) => add({
+  for await (const part of parts) {
+    await readCsv(part, COLUMNS.pocket, document, ({ record }) => add({
       name: record.title ?? "", url: record.url ?? "", description: "", folders: [],
       tags: split(record.tags, "|"), archived: record.status === "archive", favorite: false, createdAt: seconds(record.time_added),
     }));
@@ -256,29 +256,28 @@ const OMNIVORE_ITEM_FILE = /(^|\/)(content\/[^/]*\.html|highlights\/[^/]*\.md)$/
 /**
  * readZip reads a zip as Omnivore's export (`metadata_*.json`) or Pocket's (CSV parts), told
  * apart by the names in its directory. Only the files that export's reader uses are inflated,
- * within ZIP_LIMITS counted on what they give (`unzipEntries`). A Pocket part's text is made
- * when its turn comes, and its bytes let go then.
+ * within ZIP_LIMITS counted on what they give (`inflateEntries`). Pocket's parts are inflated
+ * one at a time, in the order of their names, each when its turn comes.
  */
 async function readZip(bytes: Uint8Array, now: number): Promise<ImportDocument> {
   const entries = zipDirectory(bytes).filter((entry) => !entry.name.endsWith("/"));
   const omnivore = entries.some((entry) => OMNIVORE_METADATA.test(entry.name));
   const wanted = entries.filter(({ name }) => (omnivore ? OMNIVORE_METADATA.test(name) || OMNIVORE_ITEM_FILE.test(name) : name.toLowerCase().endsWith(".csv")));
   if (wanted.length === 0) throw new BookmarkFileRefused("The zip file is none of the exports linkshelf imports (Pocket, Omnivore).");
+  const utf8 = (data: Uint8Array | undefined) => new TextDecoder().decode(data);
+  if (!omnivore) {
+    const parts = wanted.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return readPocket((async function* () {
+      for await (const [, data] of inflateEntries(bytes, parts)) yield utf8(data);
+    })(), now);
+  }
   const files = await unzipEntries(bytes, wanted);
   const names = [...files.keys()].sort();
-  const utf8 = (name: string) => new TextDecoder().decode(files.get(name));
-  if (omnivore) {
-    // Pages and highlights by their folder and file name, wherever the zip puts those folders.
-    const byTail = new Map(names.map((name) => [name.split("/").slice(-2).join("/"), name]));
-    return readOmnivore(names.filter((name) => OMNIVORE_METADATA.test(name)).map(utf8), (kind, slug) => {
-      const name = byTail.get(`${kind}/${slug}.${kind === "content" ? "html" : "md"}`);
-      return name === undefined ? undefined : utf8(name);
-    }, now);
-  }
-  return readPocket(names.length, (index) => {
-    const text = utf8(names[index]!);
-    files.delete(names[index]!);
-    return text;
+  // Pages and highlights by their folder and file name, wherever the zip puts those folders.
+  const byTail = new Map(names.map((name) => [name.split("/").slice(-2).join("/"), name]));
+  return readOmnivore(names.filter((name) => OMNIVORE_METADATA.test(name)).map((name) => utf8(files.get(name))), (kind, slug) => {
+    const name = byTail.get(`${kind}/${slug}.${kind === "content" ? "html" : "md"}`);
+    return name === undefined ? undefined : utf8(files.get(name));
   }, now);
 }
 

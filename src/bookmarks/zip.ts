@@ -14,17 +14,18 @@ import { BookmarkFileRefused } from "./netscape";
 
 /**
  * What a zip may hold and give. `entryBytes` and `bytes` are counted on the bytes inflation
- * produces, and checked on the declared sizes first. 64 MiB in all is five times Pocket's
- * export of 100,000 items (about 13 MB of CSV) and keeps a zip's inflated files a small part of
- * a 1 GB machine's memory; `ratio` is what no real export reaches (CSV, JSON and HTML pack 3 to
- * 20 times) and what only a file of one byte repeated comes near (deflate's most is 1032).
+ * produces, and checked on the declared sizes first. 32 MiB in all is the largest file the
+ * import page takes, so a zip costs no more to read than a plain file can, and more than twice
+ * Pocket's export of 100,000 items (about 13 MB of CSV; Pocket splits it in parts of about
+ * 1.3 MB). `ratio` is what no real export reaches (CSV, JSON and HTML pack 3 to 20 times) and
+ * what only a file of one byte repeated comes near (deflate's most is 1032).
  */
 export const ZIP_LIMITS = {
   entries: 10_000,
   /** Inflated bytes of one entry. */
-  entryBytes: 32 * 1024 * 1024,
+  entryBytes: 16 * 1024 * 1024,
   /** Inflated bytes of the zip's entries that are read, together. */
-  bytes: 64 * 1024 * 1024,
+  bytes: 32 * 1024 * 1024,
   /** Declared inflated size ÷ packed size of one entry. */
   ratio: 1000,
 } as const;
@@ -158,15 +159,15 @@ function checkDeclared(entries: ZipEntry[]): void {
 }
 
 /**
- * unzipEntries inflates `entries` of the zip `bytes` (from zipDirectory), one after another,
- * each as a stream, with the event loop running between slices, and gives their bytes by name.
- * It refuses (BookmarkFileRefused, nothing kept) when the declared sizes are beyond ZIP_LIMITS
- * or impossible, and stops inflating the moment an entry gives more than its directory says
- * or than ZIP_LIMITS allow, counted on the bytes produced; `tally` counts them for the caller.
+ * inflateEntries inflates `entries` of the zip `bytes` (from zipDirectory), one after another,
+ * each as a stream, with the event loop running between slices, and yields each one's name and
+ * bytes when it is whole (the caller lets go of one before the next is inflated). It refuses
+ * (BookmarkFileRefused) when the declared sizes are beyond ZIP_LIMITS or impossible, before
+ * inflating any, and stops inflating the moment an entry gives more than its directory says or
+ * than ZIP_LIMITS allow, counted on the bytes produced; `tally` counts them for the caller.
  */
-export async function unzipEntries(bytes: Uint8Array, entries: ZipEntry[], tally: InflateTally = { produced: 0 }): Promise<Map<string, Uint8Array>> {
+export async function* inflateEntries(bytes: Uint8Array, entries: ZipEntry[], tally: InflateTally = { produced: 0 }): AsyncGenerator<[string, Uint8Array]> {
   checkDeclared(entries);
-  const files = new Map<string, Uint8Array>();
   /** Bytes produced by this call, all entries together. */
   let total = 0;
   let sinceYield = { produced: 0, packed: 0 };
@@ -194,7 +195,7 @@ export async function unzipEntries(bytes: Uint8Array, entries: ZipEntry[], tally
       tally.produced += packed.length;
       refuseBeyond(packed.length);
       if (entry.method === 8 && entry.declaredSize !== 0) throw damaged(`${named} holds no data`);
-      files.set(entry.name, packed);
+      yield [entry.name, packed];
       continue;
     }
     const chunks: Uint8Array[] = [];
@@ -228,8 +229,14 @@ export async function unzipEntries(bytes: Uint8Array, entries: ZipEntry[], tally
       }
     }
     if (produced !== entry.declaredSize) throw damaged(`${named} unpacks to ${formatNumber(produced)} bytes, not the ${formatNumber(entry.declaredSize)} the zip states`);
-    files.set(entry.name, concat(chunks, produced));
+    yield [entry.name, concat(chunks, produced)];
   }
+}
+
+/** unzipEntries is inflateEntries gathered: every entry's bytes by name, all held at once. */
+export async function unzipEntries(bytes: Uint8Array, entries: ZipEntry[], tally: InflateTally = { produced: 0 }): Promise<Map<string, Uint8Array>> {
+  const files = new Map<string, Uint8Array>();
+  for await (const [name, data] of inflateEntries(bytes, entries, tally)) files.set(name, data);
   return files;
 }
 
