@@ -19,6 +19,7 @@ import { benchSlowUploads, caseLine, withinTarget } from "./slow-uploads";
 import { benchImport } from "./import";
 import { benchSync, syncRows } from "./sync";
 import { benchImportServices, withinBudget } from "./import-services";
+import { abuseRows, benchAbuse } from "./abuse";
 import { benchTree } from "./tree";
 import { CHROMIUM } from "../test/programs";
 
@@ -51,6 +52,8 @@ console.error(`measuring the folder sync in Chromium (5,000 bookmarks in 300 fol
 const sync = existsSync(CHROMIUM.path) ? await benchSync(binary) : null;
 console.error("measuring the import of a Pocket export of 100,000 rows through a server ...");
 const importServices = await benchImportServices();
+console.error("measuring hostile requests, each on a fresh server with /healthz asked every 50 ms ...");
+const abuse = await benchAbuse(binary);
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -82,6 +85,7 @@ const rows: [Status, string, string, string, string][] = [
   [status(withinBudget(importServices)), "Pocket export import: preview / confirm",
     `${importServices.rows.toLocaleString("en")} rows, server: peak RSS ${importServices.peakMiB.toFixed(0)} MiB (≤ ${importServices.budgetMiB}), /healthz ${importServices.health.answered} answered, ${importServices.health.failed} failed, slowest ${importServices.health.slowestMs.toFixed(0)} ms`,
     `${importServices.previewMs.toFixed(0)} / ${importServices.confirmMs.toFixed(0)} ms`, `≤ ${importServices.budgetMs} ms`],
+  ...abuseRows(abuse, status),
   [status(create.linksPerSecond >= create.target && create.storedMatch), `POST /api/v1/links, ${create.connections} clients`,
     `${create.generator}: ${create.stored} stored for ${create.created} 201s received, indexed ≤ ${(create.indexCatchUpSeconds * 1000).toFixed(0)} ms after`, `${create.linksPerSecond.toFixed(0)}/s`, `≥ ${create.target}/s`],
   [status(footprint.rssRatio <= footprint.rssTarget, footprint.floorRssRatio > footprint.rssTarget), "idle RSS ÷ bare Bun.serve",
@@ -142,7 +146,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, importServices, sync,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, importServices, abuse, sync,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");

@@ -3,12 +3,15 @@
  * service's collection goes, refused for a collection that is not one of the user's private
  * ones, storing nothing), `--keep-public` with a linkshelf JSON file, and `linkshelf export
  * --format json` with and without `--with-text`, whose file imported into an empty data
- * directory gives the same shelf back.
+ * directory gives the same shelf back. A hostile zip (entries that give far more than they
+ * declare) is refused by the command in one line, and by a running server while it keeps
+ * answering `/healthz` and still stops on SIGTERM.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binaryWorkspace, queryFile, runBinary, writeFile } from "./binary";
+import { binaryWorkspace, cleanEnv, queryFile, runBinary, startServer, writeFile } from "./binary";
+import { lyingZip } from "./zips";
 
 const SERVICES = join(import.meta.dir, "fixtures", "services");
 const BOOKMARKS = join(import.meta.dir, "fixtures", "bookmarks");
@@ -223,4 +226,59 @@ describe("linkshelf export --format json", () => {
     expect(help.stdout).toContain("import FILE --email E [--dry-run] [--into ID] [--keep-public]");
     expect(help.stdout).toContain("export --email E [--format json] [--with-text]");
   });
+});
+
+describe("a zip whose entries give far more than they declare", () => {
+  /** What the refusal says, on the command line and on the import page. */
+  const REFUSAL = "“part_000000.csv” in the zip file unpacks to more than the 200 bytes the zip states for it: the zip file is damaged or made to overload the server. Nothing was stored.";
+
+  it("linkshelf import refuses it with one line and exit 1, storing nothing", async () => {
+    const alice = await newUser();
+    const file = join(cwd, "lying.zip");
+    // 30 parts that each state 200 bytes and hold 64 MiB of spaces.
+    writeFileSync(file, lyingZip(30, 64));
+    const before = everything();
+    for (const dryRun of [[], ["--dry-run"]]) {
+      const refused = await cli(["import", file, "--email", alice.email, ...dryRun]);
+      expect({ dryRun, exitCode: refused.exitCode, stdout: refused.stdout }).toEqual({ dryRun, exitCode: 1, stdout: "" });
+      expect(lines(refused.stderr)).toEqual([`linkshelf: ${REFUSAL}`]);
+    }
+    expect(everything()).toBe(before);
+  }, SLOW);
+
+  it("a server refuses it on the import page (422, the reason) while every /healthz asked every 50 ms answers, then stops on SIGTERM", async () => {
+    const alice = await newUser();
+    const server = await startServer(binary, { cwd, dataDir, env: cleanEnv({ LINKSHELF_RATE_LIMIT: "off" }) });
+    try {
+      const signedIn = await fetch(`${server.origin}/login`, {
+        method: "POST", redirect: "manual",
+        headers: { origin: server.origin, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email: alice.email, password: "long enough password", next: "/" }),
+      });
+      expect(signedIn.status).toBe(303);
+      const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+      const before = everything();
+      // 30 parts that each state 200 bytes and hold 256 MiB of spaces (8 MB uploaded): inflated whole, 7.5 GiB.
+      const form = new FormData();
+      form.append("file", new File([lyingZip(30, 256)], "pocket.zip"));
+      let uploading = true;
+      const upload = fetch(`${server.origin}/import`, { method: "POST", body: form, headers: { cookie, origin: server.origin, accept: "text/html" } })
+        .finally(() => (uploading = false));
+      const answers: number[] = [];
+      do {
+        // Every answer must come, each within a generous 5 s: a server held by the zip gives none.
+        const health = await fetch(`${server.origin}/healthz`, { signal: AbortSignal.timeout(5000) });
+        answers.push(health.status);
+        await Bun.sleep(50);
+      } while (uploading);
+      const refused = await upload;
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toContain(REFUSAL);
+      expect(answers.length).toBeGreaterThan(0);
+      expect(answers.every((status) => status === 200)).toBe(true);
+      expect(everything()).toBe(before);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, SLOW);
 });

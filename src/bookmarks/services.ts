@@ -4,20 +4,15 @@
  * (JSON), Instapaper (CSV) and Karakeep (JSON). Each gives the one form the planner takes
  * (`documentBuilder`): everything under one collection named after the service and the day,
  * folders as nested collections, tags under `Tags`, archived items also in `Archive`. A file is
- * recognised by its content (`readImportFile`), never by its name. CSV goes through csv-parse
- * and zip through fflate; a zip's directory is checked against ZIP_LIMITS before anything is
- * inflated.
+ * recognised by its content (`readImportFile`), never by its name. CSV goes through csv-parse;
+ * a zip is read by `zip.ts`, within ZIP_LIMITS counted on the bytes its files give.
  */
 import { parse } from "csv-parse";
-import { unzipSync } from "fflate";
 import { extractReadable } from "../capture/extract";
-import { formatNumber } from "../format";
 import { dayOf, documentBuilder, FORMAT_NAMES, fromNetscape, type ImportDocument, type ImportFormat, type SourceItem } from "./document";
 import { readLinkshelfJson } from "./linkshelf-json";
 import { BookmarkFileRefused, decodeBookmarkFile, parseNetscapeInSteps } from "./netscape";
-
-/** What a zip may hold, read from its directory before anything is inflated. */
-export const ZIP_LIMITS = { entries: 10_000, bytes: 512 * 1024 * 1024 } as const;
+import { inflateEntries, unzipEntries, zipDirectory } from "./zip";
 
 /** Characters given to the CSV parser at once; the event loop runs between them. */
 const CSV_STEP_CHARS = 256 * 1024;
@@ -40,7 +35,8 @@ const COLUMNS = {
  * content: a zip (Pocket's CSV parts, Omnivore's metadata), JSON (Pinboard, Karakeep, linkshelf),
  * CSV by its header (Pocket, Raindrop.io, Instapaper), else a bookmark file (HTML). `now` names
  * the import's collection (`Pocket 2026-11-27`). Throws BookmarkFileRefused (422, nothing stored)
- * for a zip beyond ZIP_LIMITS, a zip or JSON of no known shape, or a file beyond IMPORT_LIMITS.
+ * for a damaged zip or one beyond ZIP_LIMITS (declared, or given while inflating), a zip or JSON
+ * of no known shape, or a file beyond IMPORT_LIMITS.
  */
 export async function readImportFile(bytes: Uint8Array, now: number): Promise<ImportDocument> {
   if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return readZip(bytes, now);
@@ -48,7 +44,7 @@ export async function readImportFile(bytes: Uint8Array, now: number): Promise<Im
   const start = text.replace(/^\uFEFF/, "").trimStart();
   if (start.startsWith("{") || start.startsWith("[")) return readJson(start, now);
   const header = start.slice(0, start.search(/\r?\n|$/)).toLowerCase();
-  if (/(^|,)"?time_added"?(,|$)/.test(header)) return readPocket(1, () => text, now);
+  if (/(^|,)"?time_added"?(,|$)/.test(header)) return readPocket([text], now);
   if (/(^|,)"?excerpt"?(,|$)/.test(header) && /(^|,)"?folder"?(,|$)/.test(header)) return readRaindrop(text, now);
   if (/(^|,)"?selection"?(,|$)/.test(header) && /(^|,)"?url"?(,|$)/.test(header)) return readInstapaper(text, now);
   return fromNetscape(await parseNetscapeInSteps(text));
@@ -128,11 +124,11 @@ const split = (value: string | undefined, separator: string | RegExp) =>
 /** joined is the non-empty texts, a blank line between them. */
 const joined = (...texts: (string | undefined | null)[]) => texts.map((text) => text?.trim() ?? "").filter((text) => text !== "").join("\n\n");
 
-/** readPocket reads Pocket's CSV parts (one CSV, or each CSV of its zip, in order), each read when its turn comes. */
-async function readPocket(parts: number, part: (index: number) => string, now: number): Promise<ImportDocument> {
+/** readPocket reads Pocket's CSV parts (one CSV, or each CSV of its zip, in order), each made when its turn comes. */
+async function readPocket(parts: Iterable<string> | AsyncIterable<string>, now: number): Promise<ImportDocument> {
   const { document, add } = start("pocket", now);
-  for (let index = 0; index < parts; index++) {
-    await readCsv(part(index), COLUMNS.pocket, document, ({ record }) => add({
+  for await (const part of parts) {
+    await readCsv(part, COLUMNS.pocket, document, ({ record }) => add({
       name: record.title ?? "", url: record.url ?? "", description: "", folders: [],
       tags: split(record.tags, "|"), archived: record.status === "archive", favorite: false, createdAt: seconds(record.time_added),
     }));
@@ -252,56 +248,37 @@ function readKarakeep(value: Record<string, unknown>, now: number): ImportDocume
   return document;
 }
 
-/** checkZip refuses (BookmarkFileRefused) a zip beyond ZIP_LIMITS, by its directory alone: nothing is inflated. Returns the names of its files. */
-export function checkZip(bytes: Uint8Array): string[] {
-  const names: string[] = [];
-  let total = 0;
-  try {
-    unzipSync(bytes, { filter: (file) => (names.push(file.name), total += file.originalSize, false) });
-  } catch {
-    throw new BookmarkFileRefused("The zip file is damaged: linkshelf cannot read its list of files.");
-  }
-  if (names.length > ZIP_LIMITS.entries) {
-    throw new BookmarkFileRefused(`The zip file holds ${formatNumber(names.length)} files, more than the ${formatNumber(ZIP_LIMITS.entries)} linkshelf reads.`);
-  }
-  if (total > ZIP_LIMITS.bytes) {
-    throw new BookmarkFileRefused(`The zip file unpacks to ${formatNumber(Math.ceil(total / 1024 / 1024))} MiB, more than the ${ZIP_LIMITS.bytes / 1024 / 1024} MiB linkshelf reads.`);
-  }
-  return names;
-}
+/** An Omnivore export's list of items, wherever the zip puts it. */
+const OMNIVORE_METADATA = /(^|\/)metadata_[^/]*\.json$/;
+/** An Omnivore export's saved page or highlights of one item. */
+const OMNIVORE_ITEM_FILE = /(^|\/)(content\/[^/]*\.html|highlights\/[^/]*\.md)$/;
 
 /**
- * readZip checks a zip's directory against ZIP_LIMITS (entries, and their sizes once inflated,
- * as the directory states them; fflate inflates no entry beyond its stated size), then reads it
- * as Omnivore's export (`metadata_*.json`) or Pocket's (CSV parts). A file's text is made when
- * its reader comes to it: Pocket's parts are read one at a time, never all of them at once.
+ * readZip reads a zip as Omnivore's export (`metadata_*.json`) or Pocket's (CSV parts), told
+ * apart by the names in its directory. Only the files that export's reader uses are inflated,
+ * within ZIP_LIMITS counted on what they give (`inflateEntries`). Pocket's parts are inflated
+ * one at a time, in the order of their names, each when its turn comes.
  */
-function readZip(bytes: Uint8Array, now: number): Promise<ImportDocument> | ImportDocument {
-  checkZip(bytes);
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(bytes, { filter: (file) => !file.name.endsWith("/") });
-  } catch {
-    throw new BookmarkFileRefused("The zip file is damaged: linkshelf cannot unpack it.");
+async function readZip(bytes: Uint8Array, now: number): Promise<ImportDocument> {
+  const entries = zipDirectory(bytes).filter((entry) => !entry.name.endsWith("/"));
+  const omnivore = entries.some((entry) => OMNIVORE_METADATA.test(entry.name));
+  const wanted = entries.filter(({ name }) => (omnivore ? OMNIVORE_METADATA.test(name) || OMNIVORE_ITEM_FILE.test(name) : name.toLowerCase().endsWith(".csv")));
+  if (wanted.length === 0) throw new BookmarkFileRefused("The zip file is none of the exports linkshelf imports (Pocket, Omnivore).");
+  const utf8 = (data: Uint8Array | undefined) => new TextDecoder().decode(data);
+  if (!omnivore) {
+    const parts = wanted.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return readPocket((async function* () {
+      for await (const [, data] of inflateEntries(bytes, parts)) yield utf8(data);
+    })(), now);
   }
-  const names = Object.keys(files).sort();
-  const utf8 = (name: string) => new TextDecoder().decode(files[name]);
-  // A Pocket part's text is made when its turn comes, and its bytes let go then (read once).
-  const take = (name: string) => {
-    const text = utf8(name);
-    delete files[name];
-    return text;
-  };
-  const metadata = names.filter((name) => /(^|\/)metadata_[^/]*\.json$/.test(name));
-  // Omnivore's pages and highlights by their folder and file name, wherever the zip puts those folders.
+  const files = await unzipEntries(bytes, wanted);
+  const names = [...files.keys()].sort();
+  // Pages and highlights by their folder and file name, wherever the zip puts those folders.
   const byTail = new Map(names.map((name) => [name.split("/").slice(-2).join("/"), name]));
-  if (metadata.length > 0) return readOmnivore(metadata.map(utf8), (kind, slug) => {
+  return readOmnivore(names.filter((name) => OMNIVORE_METADATA.test(name)).map((name) => utf8(files.get(name))), (kind, slug) => {
     const name = byTail.get(`${kind}/${slug}.${kind === "content" ? "html" : "md"}`);
-    return name === undefined ? undefined : utf8(name);
+    return name === undefined ? undefined : utf8(files.get(name));
   }, now);
-  const parts = names.filter((name) => name.toLowerCase().endsWith(".csv"));
-  if (parts.length > 0) return readPocket(parts.length, (index) => take(parts[index]!), now);
-  throw new BookmarkFileRefused("The zip file is none of the exports linkshelf imports (Pocket, Omnivore).");
 }
 
 const OMNIVORE_KEYS = ["id", "slug", "title", "description", "author", "url", "state", "labels", "savedAt", "updatedAt", "publishedAt"] as const;
