@@ -50,7 +50,7 @@ export function pickBox(link: LinkJson): Html {
  */
 export function linkItem(link: LinkJson, broken = false, moves?: Html): Html {
   const clicks = countOf(link.clicks, "click");
-  return html`<li data-link="${link.id}">
+  return html`<li data-link="${link.id}" id="link-${link.id}">
 ${pickBox(link)}
 ${faviconFor(link.url)}
 <div>
