@@ -96,7 +96,8 @@ export const ARRANGE_JS = `(function () {
       return { li: li, before: event.clientY < box.top + box.height / 2 };
     }
     var drop = event.target.closest ? event.target.closest("a[data-drop]") : null;
-    if (drop && drop.getAttribute("data-drop") !== collectionOf(dragged) && drop.getAttribute("data-drop") !== keyOf(dragged).split(":")[1]) return { into: drop };
+    // Not onto the collection shown, nor a sub-collection onto itself.
+    if (drop && drop.getAttribute("data-drop") !== collectionOf(dragged) && "collection:" + drop.getAttribute("data-drop") !== keyOf(dragged)) return { into: drop };
     return null;
   };
   document.addEventListener("dragover", function (event) {
