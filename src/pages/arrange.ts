@@ -25,7 +25,7 @@ export const ARRANGE_JS = `(function () {
   if (lists.length === 0 || !window.fetch) return;
   var live = document.createElement("p");
   live.className = "visually-hidden";
-  live.setAttribute("role", "status");
+  live.setAttribute("aria-live", "polite");
   live.id = "arrange-status";
   document.body.appendChild(live);
   var say = function (words) { live.textContent = words; };

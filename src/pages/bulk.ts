@@ -60,7 +60,6 @@ ${options.links.length === 0 ? undefined : html`<details class="bulk-bar" data-b
 <summary>Many links at once</summary>
 <fieldset>
 <legend class="visually-hidden">Many links at once</legend>
-<label class="choice" data-select-all hidden><input type="checkbox" id="select-all"> Select all on this page</label>
 <div class="bulk-fields">
 <div><label for="bulk-action">Action</label>
 <select id="bulk-action" name="action">
@@ -82,7 +81,8 @@ ${view && typeof total === "number" && total > options.links.length && total <= 
 ${view && total === null ? html`<p class="hint">“All matching” acts on at most ${countOf(BULK_MAX_IDS, "link")}: narrow the search if it finds more.</p>` : undefined}
 ${view && typeof total === "number" && total > BULK_MAX_IDS ? html`<p class="hint">${formatNumber(total)} links match, more than the ${formatNumber(BULK_MAX_IDS)} one action may change: choose a collection, favorites or broken links above (or search) to act on all of them at once, or act on a page at a time.</p>` : undefined}
 </fieldset>
-</details>`}
+</details>
+<label class="choice" data-select-all hidden><input type="checkbox" id="select-all"> Select all on this page</label>`}
 ${options.list}
 </form>
 `;

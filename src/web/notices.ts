@@ -9,6 +9,7 @@ import { html, type Html } from "../pages/html";
  */
 export const NOTICES = {
   "link-added": "Link added.",
+  "link-added-address": "Link added, named after its address: its page's title could not be read. Edit it to give it another name.",
   "link-saved": "Link saved.",
   "link-deleted": "Link deleted.",
   "link-trashed": html`Link moved to the <a href="/trash">Trash</a>, where you can restore it.`,
