@@ -25,6 +25,15 @@ a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible
 .top nav > a, .top nav button { white-space: nowrap; }
 .top nav form { margin: 0; }
 @media (min-width: 48rem) { .search { order: 0; width: auto; } }
+/* One column: the account links wrap beside the brand, the search box takes a line of its own, the page's margins narrow. */
+@media (max-width: 47.99rem) {
+  .top { padding: .5rem .75rem; gap: .4rem .75rem; align-items: start; }
+  .top nav { flex: 1 1 0; min-width: 0; margin-left: 0; gap: .1rem .7rem; font-size: .95rem; }
+  .search { flex-basis: 100%; }
+  .shell { padding: .6rem; gap: .6rem; }
+  .card { padding: .75rem .85rem; }
+  .heading .actions .button, .arrange .button, .arrange button { padding: .35rem .7rem; font-size: .92rem; }
+}
 .shell { max-width: 72rem; margin: 0 auto; padding: 1rem; display: grid; gap: 1rem; }
 .shell.with-sidebar { grid-template-columns: minmax(0, 1fr); }
 @media (min-width: 48rem) { .shell.with-sidebar { grid-template-columns: minmax(15rem, 22rem) minmax(0, 1fr); align-items: start; } }
@@ -89,10 +98,11 @@ p { margin: .25rem 0 .75rem; }
 .crumbs li + li::before { content: "›"; margin-right: .2rem; color: var(--muted); }
 .crumbs a[aria-current] { color: var(--text); text-decoration: none; }
 .arrange { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin-bottom: 1rem; }
+.arrange .sort { flex: 1 1 16rem; flex-wrap: nowrap; min-width: 0; }
 .arrange form { margin: 0; }
 .sort { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .sort label { margin: 0; }
-.sort select { width: auto; }
+.sort select { width: auto; flex: 1 1 8rem; min-width: 0; max-width: 16rem; }
 .children { list-style: none; margin: 0 0 1rem; padding: 0; }
 .children > li { display: flex; flex-wrap: wrap; align-items: center; gap: .2rem .6rem; padding: .4rem 0; border-top: 1px solid var(--border); }
 .children > li:first-child { border-top: 0; }
