@@ -13,7 +13,7 @@ export const ARRANGE_SCRIPT = "/assets/arrange.js";
 
 /**
  * ARRANGE_JS: the lists marked `data-arrange="<collection id>"` (the collection's links, its
- * sub-collections) hold items (`li[data-link]`, `li[data-item="collection:<id>"]`). A drop on
+ * sub-collections) hold items (`li[data-link]`, `li[data-collection]`). A drop on
  * an item puts the dragged one before it (upper half) or after it (`/collections/:id/place`); a
  * drop on a sidebar collection (`a[data-drop]`) moves a link there or a sub-collection inside
  * it, and the item leaves the list. Alt+↑ / Alt+↓ on a focused item, or its ↑ ↓ buttons, move it
@@ -29,7 +29,7 @@ export const ARRANGE_JS = `(function () {
   live.id = "arrange-status";
   document.body.appendChild(live);
   var say = function (words) { live.textContent = words; };
-  var keyOf = function (li) { return li.hasAttribute("data-link") ? "link:" + li.getAttribute("data-link") : li.getAttribute("data-item"); };
+  var keyOf = function (li) { return li.hasAttribute("data-link") ? "link:" + li.getAttribute("data-link") : "collection:" + li.getAttribute("data-collection"); };
   var nameOf = function (li) { var a = li.querySelector("a"); return a ? a.textContent.trim() : "the item"; };
   var itemOf = function (el) {
     var li = el && el.closest ? el.closest("li") : null;

@@ -181,7 +181,7 @@ export function sortedNotice(collectionId: number, self: string): Html {
 function subCollections(parent: number, children: readonly CollectionSummary[], self: string): Html {
   return html`<h2 id="inside-heading">Collections inside</h2>
 <ul class="children" aria-labelledby="inside-heading" data-arrange="${parent}">
-${children.map((child, at) => html`<li data-collection="${child.id}" id="collection-${child.id}" data-item="collection:${child.id}">
+${children.map((child, at) => html`<li data-collection="${child.id}" id="collection-${child.id}">
 <span aria-hidden="true">${child.icon}</span>
 <a href="/?collection=${child.id}">${child.name}</a>
 <span class="muted">${countOf(child.linkCount, "link")}${child.visibility === "PUBLIC" ? " · public" : ""}</span>

@@ -6,12 +6,13 @@ import { formatNumber } from "../format";
 
 /**
  * The signed-in pages' style: a top bar, an optional sidebar, cards and lists. Same palette
- * and type as the sign-in page; a phone gets one column, the sidebar above the content.
+ * and type as the sign-in page; a phone gets one column, the sidebar folded to one line above
+ * the content.
  */
 const STYLE = `${PALETTE}
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--text); }
 a { color: var(--accent); }
-a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible, textarea:focus-visible, .button:focus-visible {
+a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible, textarea:focus-visible, .button:focus-visible, summary:focus-visible {
   outline: 3px solid var(--accent); outline-offset: 2px; }
 .skip { position: absolute; left: -999px; top: .5rem; }
 .skip:focus { left: .5rem; background: var(--card); padding: .4rem .7rem; border-radius: 8px; z-index: 1; }
@@ -203,7 +204,7 @@ export interface ShellOptions {
   /** The signed-in user (null on the public pages: no account bar). */
   user: Viewer | null;
   content: Html;
-  /** Shown beside the content on wide screens, above it on phones. */
+  /** Shown beside the content on wide screens, folded to one line above it on phones. */
   sidebar?: Html;
   /** What the search box holds. */
   query?: string;

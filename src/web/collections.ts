@@ -183,12 +183,12 @@ export function collectionPages({ clock, config, peerAddress }: Network & { cloc
       const before = shelf.collections.order(collection.id);
       if (formField(body, "confirmed") !== "yes") return htmlResponse(sortConfirmPage(shelf.viewer(), collection, before.length, next));
       shelf.collections.sortByName(collection.id, clock());
-      sorts.keep(shelf.viewer().id, collection.id, before, shelf.collections.order(collection.id));
+      sorts.keep(shelf.user.id, collection.id, before, shelf.collections.order(collection.id));
       return seeOther(withDone(next, "sorted"));
     }), { surface: PAGE_ROUTE })
     .post("/collections/:id/sort/undo", ({ request, params, body }) => guard.form(request, (shelf) => {
       const id = parseId(params.id);
-      const outcome = sorts.undo(shelf.viewer().id, id, shelf.collections.order(id), (before) => shelf.collections.setOrder(id, before, clock()));
+      const outcome = sorts.undo(shelf.user.id, id, shelf.collections.order(id), (before) => shelf.collections.setOrder(id, before, clock()));
       return seeOther(withDone(nextOf(request, body, id), `sort-${outcome}`));
     }), { surface: PAGE_ROUTE });
 }
