@@ -86,12 +86,6 @@ export function collectionPages({ clock, config, peerAddress }: Network & { cloc
     if (moved) next.hash = anchorOf(moved);
     return seeOther(next.pathname + next.search + next.hash);
   };
-  /** withDone adds `done=<code>` to `next` (a same-site path), dropping its fragment. */
-  const withDone = (next: string, code: string) => {
-    const url = new URL(next, "http://x");
-    url.searchParams.set("done", code);
-    return url.pathname + url.search;
-  };
 
   /** The create and edit forms: a refusal shows the form again, as typed, with the messages beside the fields. */
   const collectionForm: Surface = {
@@ -184,11 +178,11 @@ export function collectionPages({ clock, config, peerAddress }: Network & { cloc
       if (formField(body, "confirmed") !== "yes") return htmlResponse(sortConfirmPage(shelf.viewer(), collection, before.length, next));
       shelf.collections.sortByName(collection.id, clock());
       sorts.keep(shelf.user.id, collection.id, before, shelf.collections.order(collection.id));
-      return seeOther(withDone(next, "sorted"));
+      return seeOther(withNotice(next, "sorted"));
     }), { surface: PAGE_ROUTE })
     .post("/collections/:id/sort/undo", ({ request, params, body }) => guard.form(request, (shelf) => {
       const id = parseId(params.id);
       const outcome = sorts.undo(shelf.user.id, id, shelf.collections.order(id), (before) => shelf.collections.setOrder(id, before, clock()));
-      return seeOther(withDone(nextOf(request, body, id), `sort-${outcome}`));
+      return seeOther(withNotice(nextOf(request, body, id), `sort-${outcome}`));
     }), { surface: PAGE_ROUTE });
 }

@@ -30,6 +30,8 @@ export const NOTICES = {
   "link-unignored": "The link is flagged again when its checks fail.",
   "link-moved": "The link now points at its new address.",
   "import-undone": "Import undone: the links it created and its collections left empty were removed.",
+  // On a collection's page the home page adds the Undo button to it (sortedNotice).
+  "sorted": "Sorted A–Z.",
   "sort-undone": "Sort undone: the order is as it was before.",
   "sort-stale": "Not undone: the order has changed since it was sorted, so it stays as it is.",
   "sort-gone": "Nothing to undo: the sort was undone already, or the server has restarted since.",
