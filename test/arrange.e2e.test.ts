@@ -140,6 +140,13 @@ describe.skipIf(!e2e.present)("arranging a collection in Chromium", () => {
       await page.getByRole("button", { name: "Move up: Article 26" }).click();
       expect((await until(linkOrder, (order) => order.indexOf(`link:${moving}`) === 23)).indexOf(`link:${moving}`)).toBe(23);
       expect(await stillThere(page)).toBe(true);
+      // The buttons follow the places: the first link moved down gets a ↑, the one now first loses it.
+      await page.locator(`#link-${linkIds[0]} a.title`).focus();
+      await page.keyboard.press("Alt+ArrowDown");
+      await until(linkOrder, (order) => order[0] === `link:${linkIds[1]}`);
+      expect(await page.getByRole("button", { name: "Move up: Article 1", exact: true }).isVisible()).toBe(true);
+      expect(await page.getByRole("button", { name: "Move up: Article 2", exact: true }).isVisible()).toBe(false);
+      expect(await page.getByRole("button", { name: "Move down: Article 2", exact: true }).isVisible()).toBe(true);
     } finally {
       await context.close();
     }

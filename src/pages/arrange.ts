@@ -17,7 +17,8 @@ export const ARRANGE_SCRIPT = "/assets/arrange.js";
  * an item puts the dragged one before it (upper half) or after it (`/collections/:id/place`); a
  * drop on a sidebar collection (`a[data-drop]`) moves a link there or a sub-collection inside
  * it, and the item leaves the list. Alt+↑ / Alt+↓ on a focused item, or its ↑ ↓ buttons, move it
- * past its neighbour (`.../shift`). What happened is said in a live region; a refused move
+ * past its neighbour (`.../shift`). After a move the ↑ ↓ buttons are redrawn for the new places
+ * (a list's `data-from` and `data-total` say where its page starts in the order and how long it is). What happened is said in a live region; a refused move
  * (the order changed elsewhere) reloads the page to show the order as it is.
  */
 export const ARRANGE_JS = `(function () {
@@ -49,11 +50,43 @@ export const ARRANGE_JS = `(function () {
     return key[0] === "link" ? "/collections/" + collectionOf(li) + "/links/" + key[1] + "/shift" : "/collections/" + key[1] + "/shift";
   };
 
+  // Each item offers ↑ where something is above it in the whole order, ↓ where something is below
+  // (a list says where its page starts and how many items the order holds): redrawn after each move.
+  var button = function (li, by) {
+    var made = document.createElement("button");
+    made.type = "submit";
+    made.className = "move";
+    made.name = "by";
+    made.value = by;
+    made.title = by === "up" ? "Move up" : "Move down";
+    made.setAttribute("aria-label", made.title + ": " + nameOf(li));
+    made.textContent = by === "up" ? "\u2191" : "\u2193";
+    if (li.hasAttribute("data-link")) made.setAttribute("formaction", shiftUrl(li));
+    return made;
+  };
+  var redraw = function (list) {
+    var from = Number(list.getAttribute("data-from") || 0);
+    var total = Number(list.getAttribute("data-total") || list.children.length);
+    Array.prototype.forEach.call(list.children, function (li, at) {
+      var moves = li.querySelector(".moves");
+      if (!moves) return;
+      [["up", from + at > 0], ["down", from + at < total - 1]].forEach(function (wanted) {
+        var found = moves.querySelector('button[value="' + wanted[0] + '"]');
+        if (!found && wanted[1]) {
+          found = button(li, wanted[0]);
+          if (wanted[0] === "up") moves.prepend(found); else moves.append(found);
+        }
+        if (found) found.hidden = !wanted[1];
+      });
+    });
+  };
+
   // Moving past a neighbour: the neighbour moves, so the focused item keeps its focus.
   var shift = function (li, up) {
     var other = up ? li.previousElementSibling : li.nextElementSibling;
     if (!other) { say(nameOf(li) + " is already " + (up ? "first" : "last") + " on this page."); return; }
     if (up) li.after(other); else li.before(other);
+    redraw(li.parentElement);
     say(nameOf(li) + " moved " + (up ? "up" : "down") + ".");
     send(shiftUrl(li), { by: up ? "up" : "down" }).catch(refused);
   };
@@ -65,12 +98,13 @@ export const ARRANGE_JS = `(function () {
     shift(li, event.key === "ArrowUp");
   });
   document.addEventListener("click", function (event) {
-    var button = event.target.closest ? event.target.closest("button.move") : null;
-    var li = button && itemOf(button);
+    var pressed = event.target.closest ? event.target.closest("button.move") : null;
+    var li = pressed && itemOf(pressed);
     if (!li) return;
     event.preventDefault();
-    shift(li, button.value === "up");
-    button.focus();
+    shift(li, pressed.value === "up");
+    // The button may be hidden now (the item reached an end): keep the focus on the item.
+    (pressed.hidden ? li.querySelector("a") : pressed).focus();
   });
 
   var dragged = null;
@@ -121,7 +155,10 @@ export const ARRANGE_JS = `(function () {
       var where = target.into.querySelector(".name");
       var url = key[0] === "link" ? "/collections/" + collectionOf(li) + "/links/" + key[1] + "/move" : "/collections/" + key[1] + "/move";
       var name = nameOf(li);
+      var list = li.parentElement;
       li.remove();
+      list.setAttribute("data-total", String(Number(list.getAttribute("data-total") || list.children.length + 1) - 1));
+      redraw(list);
       say(name + " moved to " + (where ? where.textContent : "the collection") + ".");
       send(url, { to: to }).catch(refused);
       return;
@@ -130,6 +167,7 @@ export const ARRANGE_JS = `(function () {
     fields.item = keyOf(li);
     fields[target.before ? "before" : "after"] = keyOf(target.li);
     if (target.before) target.li.before(li); else target.li.after(li);
+    redraw(li.parentElement);
     say(nameOf(li) + " moved " + (target.before ? "before " : "after ") + nameOf(target.li) + ".");
     send("/collections/" + collectionOf(li) + "/place", fields).catch(refused);
   });

@@ -180,7 +180,7 @@ export function sortedNotice(collectionId: number, self: string): Html {
 /** subCollections lists a collection's sub-collections in its order, each with its moves (on the first page only). */
 function subCollections(parent: number, children: readonly CollectionSummary[], self: string): Html {
   return html`<h2 id="inside-heading">Collections inside</h2>
-<ul class="children" aria-labelledby="inside-heading" data-arrange="${parent}">
+<ul class="children" aria-labelledby="inside-heading" data-arrange="${parent}" data-total="${children.length}">
 ${children.map((child, at) => html`<li data-collection="${child.id}" id="collection-${child.id}">
 <span aria-hidden="true">${child.icon}</span>
 <a href="/?collection=${child.id}">${child.name}</a>
@@ -210,7 +210,7 @@ export function homePage(options: HomeOptions): Html {
   const moves = (link: LinkJson, at: number) => !arrangeable ? undefined
     : moveButtons(link.name, first + at > 0, first + at < (options.total ?? 0) - 1, `/collections/${view.collection.id}/links/${link.id}/shift`);
   const list = options.links.length === 0 ? html`<p class="empty">${emptyText(view)}</p>`
-    : html`<ul class="links pickable"${arrangeable && view.kind === "collection" ? html` data-arrange="${view.collection.id}"` : ""}>${options.links.map((link, at) => linkItem(link, options.broken.has(link.id), moves(link, at)))}</ul>`;
+    : html`<ul class="links pickable"${arrangeable && view.kind === "collection" ? html` data-arrange="${view.collection.id}" data-from="${first}" data-total="${options.total ?? options.links.length}"` : ""}>${options.links.map((link, at) => linkItem(link, options.broken.has(link.id), moves(link, at)))}</ul>`;
   const children = view.kind === "collection" ? options.collections.filter((child) => child.parentId === view.collection.id) : [];
   const content = html`<section class="card" aria-labelledby="list-heading">
 ${options.notice ? html`<div class="notice" role="status">${options.notice}</div>` : undefined}
