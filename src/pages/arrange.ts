@@ -18,8 +18,9 @@ export const ARRANGE_SCRIPT = "/assets/arrange.js";
  * drop on a sidebar collection (`a[data-drop]`) moves a link there or a sub-collection inside
  * it, and the item leaves the list. Alt+↑ / Alt+↓ on a focused item, or its ↑ ↓ buttons, move it
  * past its neighbour (`.../shift`). After a move the ↑ ↓ buttons are redrawn for the new places
- * (a list's `data-from` and `data-total` say where its page starts in the order and how long it is). What happened is said in a live region; a refused move
- * (the order changed elsewhere) reloads the page to show the order as it is.
+ * (a list's `data-from` and `data-total` say where its page starts in the order and how long
+ * it is). What happened is said in a live region; a refused move (the order changed elsewhere,
+ * a collection dropped into its own sub-collection) reloads the page to show the order as it is.
  */
 export const ARRANGE_JS = `(function () {
   var lists = Array.prototype.slice.call(document.querySelectorAll("[data-arrange]"));
@@ -41,7 +42,7 @@ export const ARRANGE_JS = `(function () {
       .then(function (answer) { if (!answer.ok) throw new Error("refused: " + answer.status); });
   };
   var refused = function () {
-    say("Not moved: the order changed elsewhere. Reloading the page.");
+    say("Not moved: the server refused it (the order may have changed elsewhere). Reloading the page.");
     setTimeout(function () { location.reload(); }, 1200);
   };
   var collectionOf = function (li) { return li.parentElement.getAttribute("data-arrange"); };
