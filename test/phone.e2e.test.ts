@@ -173,6 +173,19 @@ describe.skipIf(!e2e.present)("the pages on a 390×844 phone", () => {
     }
   }, TIMEOUT_MS);
 
+  it("shows the whole tree on a desktop without JavaScript too", async () => {
+    const context = await e2e.signedInContext(small!.user, { viewport: VIEWPORTS.desktop, javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, e2e.server.origin);
+      await openInPage(page, `${e2e.server.origin}/`);
+      expect(await page.locator("#sidebar-tree").isVisible()).toBe(true);
+      expect(await page.locator("nav.sidebar .fold > summary").isVisible()).toBe(false);
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
   it("keeps counts at the right edge of the opened tree on a phone", async () => {
     const context = await e2e.signedInContext(small!.user, { viewport: PHONE });
     try {

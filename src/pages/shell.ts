@@ -69,7 +69,10 @@ p { margin: .25rem 0 .75rem; }
 .sidebar .fold > summary::-webkit-details-marker { display: none; }
 .sidebar .fold-here { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--muted); font-weight: 400; }
 .sidebar .fold[open] > summary { margin-bottom: .5rem; }
-@media (min-width: 48rem) { .sidebar .fold > summary { display: none; } .sidebar .fold::details-content { content-visibility: visible; display: block; } }
+/* Where a browser cannot show a closed fold's content, its line stays, to open it by hand without scripts. */
+@supports selector(::details-content) {
+  @media (min-width: 48rem) { .sidebar .fold > summary { display: none; } .sidebar .fold::details-content { content-visibility: visible; display: block; } }
+}
 .badge { display: inline-block; font-size: .75rem; font-weight: 600; padding: .05rem .45rem; border-radius: 999px;
   border: 1px solid var(--border); color: var(--muted); vertical-align: middle; }
 .heading { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; margin-bottom: .75rem; }
