@@ -76,6 +76,9 @@ describe.skipIf(!e2e.present)("the all-links view in Chromium", () => {
       expect(await page.locator("[data-select-all]").isVisible()).toBe(false);
       await page.getByRole("checkbox", { name: "Select Bach cello suites" }).check();
       await page.getByRole("checkbox", { name: "Select Espresso guide" }).check();
+      // Without scripts the bar stays folded until opened.
+      expect(await page.locator("#bulk-action").isVisible()).toBe(false);
+      await page.locator(".bulk-bar > summary").click();
       await page.locator("#bulk-action").selectOption("favorite");
       await Promise.all([page.waitForURL(/done=bulk-favorite/), page.getByRole("button", { name: "Apply to selected" }).click()]);
       expect(await page.getByRole("status").textContent()).toBe("2 links marked as favorites.");
@@ -101,7 +104,7 @@ describe.skipIf(!e2e.present)("the all-links view in Chromium", () => {
       await page.locator("#search").blur();
       await page.keyboard.press("?");
       expect(await page.locator("#shortcuts").isVisible()).toBe(true);
-      expect(await page.locator("#shortcuts dt").allTextContents()).toEqual(["/", "n", "j", "k", "e", "f", "x", "?"]);
+      expect(await page.locator("#shortcuts dt").allTextContents()).toEqual(["/", "n", "j", "k", "e", "f", "x", "?", "Alt+↑", "Alt+↓"]);
       await page.keyboard.press("Escape");
       expect(await page.locator("#shortcuts").isVisible()).toBe(false);
     } finally {
@@ -135,6 +138,8 @@ describe.skipIf(!e2e.present)("the all-links view in Chromium", () => {
       await page.goto(`${e2e.server.origin}/links`);
       await page.getByRole("checkbox", { name: "Select all on this page" }).check();
       expect(await page.locator("input.pick:checked").count()).toBe(6);
+      // The bar opens to act on them.
+      expect(await page.locator("#bulk-action").isVisible()).toBe(true);
     } finally {
       await context.close();
     }

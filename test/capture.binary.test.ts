@@ -52,7 +52,7 @@ describe("the server's background capture", () => {
     expect(server.log.text).toContain("linkshelf: stopped");
   }, SLOW);
 
-  it("with LINKSHELF_FETCH_CONTENT=off fetches nothing: an unnamed link on the form needs its name", async () => {
+  it("with LINKSHELF_FETCH_CONTENT=off fetches nothing: an unnamed link on the form is named after its address", async () => {
     const server = await startServer(workspace.binary, { ...workspace, env: cleanEnv({ LINKSHELF_FAVICON_ALLOW_PRIVATE: "1", LINKSHELF_FETCH_CONTENT: "off" }) });
     try {
       const signIn = await fetch(`${server.origin}/login`, {
@@ -67,7 +67,8 @@ describe("the server's background capture", () => {
         headers: { origin: server.origin, cookie, "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({ name: "", url: `${origin.url}/page` }),
       });
-      expect(added.status).toBe(422);
+      expect(added.status).toBe(303);
+      expect(added.headers.get("location")).toBe("/?done=link-added-address");
       expect(origin.hitsOf("/page")).toBe(0);
     } finally {
       expect(await server.stop()).toBe(0);

@@ -111,15 +111,16 @@ describe("the links API", () => {
 });
 
 describe("the add-link form", () => {
-  it("says the name may be left empty when the server reads pages, and asks for one when it does not", async () => {
+  it("says the name may be left empty: the page's title when the server reads pages, else the address", async () => {
     const w = await world();
     const page = await open(w.env, "/links/new", cookieFor(w.env, w.alice));
     expect(texts(page.text, "label[for=name]")).toEqual(["Name (optional)"]);
-    expect(texts(page.text, "#name-hint")).toEqual(["Leave it empty to use the page's title"]);
+    expect(texts(page.text, "#name-hint")).toEqual(["Leave it empty to use the page's title (its address when the title cannot be read)"]);
     const plain = await aliceWithInbox();
     const without = await open(plain.env, "/links/new", cookieFor(plain.env, plain.alice));
-    expect(texts(without.text, "label[for=name]")).toEqual(["Name"]);
-    expect(attributes(without.text, "input#name")[0]).toHaveProperty("required");
+    expect(texts(without.text, "label[for=name]")).toEqual(["Name (optional)"]);
+    expect(texts(without.text, "#name-hint")).toEqual(["Leave it empty to name it after its address"]);
+    expect(attributes(without.text, "input#name")[0]).not.toHaveProperty("required");
   });
 
   it("names a link left without a name after its page's title, fetching the page once", async () => {
@@ -146,22 +147,24 @@ describe("the add-link form", () => {
     ["a page without a title", "/untitled"],
     ["an answer that is not a page", "/image"],
     ["a page that does not exist", "/missing"],
-  ])("asks for a name when %s gives no title, storing nothing", async (_, path) => {
+  ])("names the link after its host and path when %s gives no title, and says so", async (_, path) => {
     const w = await world();
-    const before = snapshot(w.env);
     const response = await form(w, w.alice, "/links", { name: "", url: `${w.base}${path}` });
-    expect(response.status).toBe(422);
-    expect(response.text).toContain(`${w.base}${path}`);
-    expect(texts(response.text, "#name-error")).toEqual(["Give it a name: the page's title could not be read"]);
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/?done=link-added-address");
+    expect(linkNames(w.env)).toEqual([expect.objectContaining({ name: `${new URL(w.base).host}${path}`, url: `${w.base}${path}` })]);
+    const next = await open(w.env, response.headers.get("location")!, w.cookies.get(w.alice)!);
+    expect(texts(next.text, "[role=status]")[0]).toBe("Link added, named after its address: its page's title could not be read. Edit it to give it another name.");
     await w.settle();
-    expect(snapshot(w.env)).toBe(before);
-    expect(w.stored).toEqual([]);
   });
 
-  it("fetches nothing for an unnamed link whose URL is not valid", async () => {
+  it("fetches nothing for an unnamed link whose URL is not valid, nor one on a private address (named after its address)", async () => {
     const w = await world();
+    const before = snapshot(w.env);
     expect((await form(w, w.alice, "/links", { name: "", url: "javascript:alert(1)" })).status).toBe(422);
-    expect((await form(w, w.alice, "/links", { name: "", url: "http://127.0.0.1:1/" })).status).toBe(422);
+    expect(snapshot(w.env)).toBe(before);
+    expect((await form(w, w.alice, "/links", { name: "", url: "http://127.0.0.1:1/" })).status).toBe(303);
+    expect(linkNames(w.env).map((link) => link.name)).toEqual(["127.0.0.1:1"]);
     expect(w.site.hits).toEqual([]);
   });
 
@@ -266,16 +269,16 @@ describe("the import", () => {
 });
 
 describe("LINKSHELF_FETCH_CONTENT=off", () => {
-  it("makes no request from the API, the form or an import, and an unnamed link needs its name", async () => {
+  it("makes no request from the API, the form or an import, and names an unnamed link after its address", async () => {
     const w = await world({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_FAVICON_ALLOW_PRIVATE: "1" });
     await createLink(w.env, w.alice, { url: `${w.site.url}/article` });
-    expect((await form(w, w.alice, "/links", { name: "Named", url: `${w.site.url}/article` })).status).toBe(303);
-    const before = snapshot(w.env);
-    expect((await form(w, w.alice, "/links", { name: "", url: `${w.site.url}/article` })).status).toBe(422);
-    expect(snapshot(w.env)).toBe(before);
+    expect((await form(w, w.alice, "/links", { name: "Named", url: `${w.site.url}/named` })).status).toBe(303);
+    const unnamed = await form(w, w.alice, "/links", { name: "", url: `${w.site.url}/third` });
+    expect(unnamed.headers.get("location")).toBe("/?done=link-added-address");
+    expect(linkNames(w.env).at(-1)!.name).toBe(`${new URL(w.site.url).host}/third`);
     const upload = await (await importFile(w, w.alice, `<!DOCTYPE NETSCAPE-Bookmark-file-1><DL><p><DT><A HREF="${w.site.url}/other">Two</A></DL>`)).confirm();
     expect(upload.status).toBe(303);
-    expect(linkNames(w.env)).toHaveLength(3);
+    expect(linkNames(w.env)).toHaveLength(4);
     expect(w.site.hits).toEqual([]);
     expect(w.stored).toEqual([]);
   });

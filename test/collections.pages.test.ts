@@ -110,7 +110,8 @@ describe("a collection's page", () => {
     const self = `/?collection=${t.bikes.id}`;
     const moved = await submit(t.env, `/collections/${t.bikes.id}/links/${t.after.id}/shift`, { by: "up", next: self }, t.cookie);
     expect(moved.status).toBe(303);
-    expect(moved.headers.get("location")).toBe(self);
+    // Back to the moved link on the page, not its top.
+    expect(moved.headers.get("location")).toBe(`${self}#link-${t.after.id}`);
     // Past the link before it, over the sub-collection between them.
     expect(await orderOf(t.env, t.alice, t.bikes.id)).toEqual([`link:${t.after.id}`, `collection:${t.home.id}`, `link:${t.before.id}`, `collection:${t.road.id}`]);
     await submit(t.env, `/collections/${t.road.id}/shift`, { by: "up", next: self }, t.cookie);
@@ -121,7 +122,7 @@ describe("a collection's page", () => {
     await submit(t.env, `/collections/${t.music.id}/shift`, { by: "up" }, t.cookie);
     expect(texts((await open(t.env, "/", t.cookie)).text, "#sidebar-tree > li > a .name")).toEqual(["Inbox", "Music", "Bikes"]);
 
-    await submit(t.env, `/collections/${t.bikes.id}/sort`, { next: self }, t.cookie);
+    await submit(t.env, `/collections/${t.bikes.id}/sort`, { next: self, confirmed: "yes" }, t.cookie);
     expect(await orderOf(t.env, t.alice, t.bikes.id)).toEqual([`collection:${t.home.id}`, `collection:${t.road.id}`, `link:${t.after.id}`, `link:${t.before.id}`]);
     const sorted = await open(t.env, self, t.cookie);
     expect(texts(sorted.text, ".links .title")).toEqual(["Apex frames", "Zebra wheels"]);
@@ -134,8 +135,13 @@ describe("a collection's page", () => {
       [`/collections/${t.bobs.id}/shift`, { by: "up" }],
       [`/collections/${t.bobs.id}/links/${t.bobLink.id}/shift`, { by: "up" }],
       [`/collections/${t.bikes.id}/links/${t.bobLink.id}/shift`, { by: "down" }],
-      [`/collections/${t.bobs.id}/sort`, {}],
-      [`/collections/99999/sort`, {}],
+      [`/collections/${t.bobs.id}/sort`, { confirmed: "yes" }],
+      [`/collections/99999/sort`, { confirmed: "yes" }],
+      [`/collections/${t.bobs.id}/sort/undo`, {}],
+      [`/collections/${t.bobs.id}/place`, { item: `link:${t.bobLink.id}`, after: `link:${t.bobLink.id}` }],
+      [`/collections/${t.bikes.id}/links/${t.before.id}/move`, { to: String(t.bobs.id) }],
+      [`/collections/${t.bikes.id}/links/${t.bobLink.id}/move`, { to: String(t.music.id) }],
+      [`/collections/${t.bobs.id}/move`, { to: String(t.music.id) }],
     ] as const) {
       const response = await submit(t.env, path, fields, t.cookie);
       expect({ path, status: response.status }).toEqual({ path, status: 404 });
@@ -150,6 +156,129 @@ describe("a collection's page", () => {
     expect((await submit(t.env, `/collections/${t.bikes.id}/sort`, {}, t.cookie, "https://evil.test")).status).toBe(403);
     expect((await submit(t.env, `/collections/${t.road.id}/shift`, { by: "up" }, t.cookie, "https://evil.test")).status).toBe(403);
     expect(snapshot(t.env)).toBe(before);
+  });
+});
+
+/** script posts as the arranging script does: a form body, asking for no page. */
+async function script(env: TestEnv, path: string, fields: Record<string, string>, cookie: string) {
+  const response = await env.app.handle(new Request(`http://localhost${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", cookie, origin: "http://localhost" },
+    body: new URLSearchParams(fields).toString(),
+  }));
+  return { status: response.status, text: await response.text() };
+}
+
+describe("arranging a collection", () => {
+  it("places an item before or after another in one request, answering the script 204 and a form at the item", async () => {
+    const t = await tree();
+    const self = `/?collection=${t.bikes.id}`;
+    // Bikes: Zebra, Home, Apex, Road.
+    const placed = await script(t.env, `/collections/${t.bikes.id}/place`, { item: `link:${t.after.id}`, before: `link:${t.before.id}` }, t.cookie);
+    expect(placed).toEqual({ status: 204, text: "" });
+    expect(await orderOf(t.env, t.alice, t.bikes.id)).toEqual([`link:${t.after.id}`, `link:${t.before.id}`, `collection:${t.home.id}`, `collection:${t.road.id}`]);
+    expect(await script(t.env, `/collections/${t.bikes.id}/place`, { item: `collection:${t.home.id}`, after: `collection:${t.road.id}` }, t.cookie)).toEqual({ status: 204, text: "" });
+    expect(await orderOf(t.env, t.alice, t.bikes.id)).toEqual([`link:${t.after.id}`, `link:${t.before.id}`, `collection:${t.road.id}`, `collection:${t.home.id}`]);
+    const form = await submit(t.env, `/collections/${t.bikes.id}/place`, { item: `collection:${t.road.id}`, after: `collection:${t.home.id}`, next: self }, t.cookie);
+    expect(form.status).toBe(303);
+    expect(form.headers.get("location")).toBe(`${self}#collection-${t.road.id}`);
+    // The ↑ ↓ forms answer the script too.
+    expect(await script(t.env, `/collections/${t.bikes.id}/links/${t.before.id}/shift`, { by: "up" }, t.cookie)).toEqual({ status: 204, text: "" });
+    expect(await orderOf(t.env, t.alice, t.bikes.id)).toEqual([`link:${t.before.id}`, `link:${t.after.id}`, `collection:${t.home.id}`, `collection:${t.road.id}`]);
+    // The page marks its lists as arrangeable and loads the script; each item has its anchor.
+    const page = await open(t.env, self, t.cookie);
+    expect(attributes(page.text, "[data-arrange]").map((list) => list["data-arrange"])).toEqual([String(t.bikes.id), String(t.bikes.id)]);
+    expect(attributes(page.text, "script[src='/assets/arrange.js']")).toHaveLength(1);
+    expect(attributes(page.text, ".links > li").map((li) => li.id)).toEqual([`link-${t.before.id}`, `link-${t.after.id}`]);
+    // In another sort there is no order to arrange.
+    expect(attributes((await open(t.env, `${self}&sort=name`, t.cookie)).text, "[data-arrange]")).toHaveLength(1);
+  });
+
+  it("refuses a place that names no item of the collection, changing nothing", async () => {
+    const t = await tree();
+    const before = snapshot(t.env);
+    for (const [fields, status] of [
+      [{ item: `link:${t.after.id}`, before: `collection:${t.music.id}` }, 422],
+      [{ item: `link:${t.after.id}` }, 422],
+      [{ item: "frame:1", before: `link:${t.before.id}` }, 422],
+      // An item of another collection (or another user's link): the order would no longer name exactly the collection's items.
+      [{ item: `collection:${t.music.id}`, before: `link:${t.before.id}` }, 409],
+      [{ item: `link:${t.bobLink.id}`, before: `link:${t.before.id}` }, 409],
+    ] as const) {
+      const response = await script(t.env, `/collections/${t.bikes.id}/place`, fields, t.cookie);
+      expect({ fields, status: response.status }).toEqual({ fields, status });
+    }
+    expect(snapshot(t.env)).toBe(before);
+  });
+
+  it("moves a link onto another collection and a sub-collection inside another, as a drop on the sidebar does", async () => {
+    const t = await tree();
+    expect(await script(t.env, `/collections/${t.bikes.id}/links/${t.after.id}/move`, { to: String(t.music.id) }, t.cookie)).toEqual({ status: 204, text: "" });
+    expect(await orderOf(t.env, t.alice, t.bikes.id)).toEqual([`link:${t.before.id}`, `collection:${t.home.id}`, `collection:${t.road.id}`]);
+    expect(await orderOf(t.env, t.alice, t.music.id)).toEqual([`link:${t.after.id}`]);
+    expect(await script(t.env, `/collections/${t.road.id}/move`, { to: String(t.music.id) }, t.cookie)).toEqual({ status: 204, text: "" });
+    expect(await orderOf(t.env, t.alice, t.music.id)).toEqual([`link:${t.after.id}`, `collection:${t.road.id}`]);
+    // A collection cannot go inside its own sub-collection: refused, nothing changed.
+    const before = snapshot(t.env);
+    expect((await script(t.env, `/collections/${t.bikes.id}/move`, { to: String(t.tools.id) }, t.cookie)).status).toBe(422);
+    // Nor inside another user's collection (the parent rules of the collection form).
+    expect((await script(t.env, `/collections/${t.home.id}/move`, { to: String(t.bobs.id) }, t.cookie)).status).toBe(422);
+    expect(snapshot(t.env)).toBe(before);
+  });
+});
+
+describe("sorting a collection A–Z", () => {
+  it("asks first, saying how many items and that synced browsers follow, and changes nothing until confirmed", async () => {
+    const t = await tree();
+    const self = `/?collection=${t.bikes.id}`;
+    const page = await open(t.env, self, t.cookie);
+    expect(attributes(page.text, ".arrange a.button").map((a) => a.href)).toEqual([`/collections/${t.bikes.id}/sort?next=${encodeURIComponent(self)}`]);
+    const before = snapshot(t.env);
+    const asked = await open(t.env, `/collections/${t.bikes.id}/sort?next=${encodeURIComponent(self)}`, t.cookie);
+    expect(asked.status).toBe(200);
+    expect(texts(asked.text, "h1")).toEqual(["Sort 4 items of Bikes A–Z?"]);
+    expect(asked.text).toContain("This changes the order in synced browsers too.");
+    expect(attributes(asked.text, "form[action$='/sort'] input[name=confirmed]")).toEqual([expect.objectContaining({ value: "yes" })]);
+    // A form posted without the confirmation (an older page) is asked too.
+    const unconfirmed = await submit(t.env, `/collections/${t.bikes.id}/sort`, { next: self }, t.cookie);
+    expect(unconfirmed.status).toBe(200);
+    expect(texts(unconfirmed.text, "h1")).toEqual(["Sort 4 items of Bikes A–Z?"]);
+    expect(snapshot(t.env)).toBe(before);
+  });
+
+  it("undoes a sort once from the page that follows, while the order is still the sorted one", async () => {
+    const t = await tree();
+    const self = `/?collection=${t.bikes.id}`;
+    const original = await orderOf(t.env, t.alice, t.bikes.id);
+    const sorted = await submit(t.env, `/collections/${t.bikes.id}/sort`, { next: self, confirmed: "yes" }, t.cookie);
+    expect(sorted.headers.get("location")).toBe(`${self}&done=sorted`);
+    expect(await orderOf(t.env, t.alice, t.bikes.id)).not.toEqual(original);
+    const after = await open(t.env, sorted.headers.get("location")!, t.cookie);
+    expect(texts(after.text, "[role=status]")[0]).toStartWith("Sorted A–Z.");
+    expect(attributes(after.text, "[role=status] form").map((form) => form.action)).toEqual([`/collections/${t.bikes.id}/sort/undo`]);
+    const undone = await submit(t.env, `/collections/${t.bikes.id}/sort/undo`, { next: self }, t.cookie);
+    expect(undone.headers.get("location")).toBe(`${self}&done=sort-undone`);
+    expect(await orderOf(t.env, t.alice, t.bikes.id)).toEqual(original);
+    expect(texts((await open(t.env, undone.headers.get("location")!, t.cookie)).text, "[role=status]")[0]).toBe("Sort undone: the order is as it was before.");
+    // Once only.
+    const before = snapshot(t.env);
+    const again = await submit(t.env, `/collections/${t.bikes.id}/sort/undo`, { next: self }, t.cookie);
+    expect(again.headers.get("location")).toBe(`${self}&done=sort-gone`);
+    expect(snapshot(t.env)).toBe(before);
+  });
+
+  it("keeps an order changed since the sort: the Undo says so and restores nothing", async () => {
+    const t = await tree();
+    const self = `/?collection=${t.bikes.id}`;
+    await submit(t.env, `/collections/${t.bikes.id}/sort`, { next: self, confirmed: "yes" }, t.cookie);
+    await submit(t.env, `/collections/${t.bikes.id}/links/${t.before.id}/shift`, { by: "up", next: self }, t.cookie);
+    const moved = await orderOf(t.env, t.alice, t.bikes.id);
+    const before = snapshot(t.env);
+    const stale = await submit(t.env, `/collections/${t.bikes.id}/sort/undo`, { next: self }, t.cookie);
+    expect(stale.headers.get("location")).toBe(`${self}&done=sort-stale`);
+    expect(await orderOf(t.env, t.alice, t.bikes.id)).toEqual(moved);
+    expect(snapshot(t.env)).toBe(before);
+    expect(texts((await open(t.env, stale.headers.get("location")!, t.cookie)).text, "[role=status]")[0]).toBe("Not undone: the order has changed since it was sorted, so it stays as it is.");
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { hostPermission, parseServerAddress } from "../extension/src/address";
-import { authorizeUrl, signIn, tokenFromRedirect } from "../extension/src/auth";
+import { authorizeUrl, deviceName, signIn, tokenFromRedirect } from "../extension/src/auth";
 import type { Identity } from "../extension/src/webext";
 import { createSession } from "../src/auth/sessions";
 import { APP_ORIGIN } from "./extension.fakes";
@@ -47,6 +47,21 @@ describe("the handoff URLs", () => {
     const url = new URL(authorizeUrl("http://192.168.1.20:3000", REDIRECT));
     expect(url.origin + url.pathname).toBe("http://192.168.1.20:3000/extension/authorize");
     expect([...url.searchParams]).toEqual([["redirect_uri", REDIRECT]]);
+  });
+
+  it("asks for the token to be named after this browser and system when given", () => {
+    const url = new URL(authorizeUrl("http://192.168.1.20:3000", REDIRECT, "Chromium on Linux"));
+    expect([...url.searchParams]).toEqual([["redirect_uri", REDIRECT], ["name", "Chromium on Linux"]]);
+  });
+
+  it("names this browser by its callback's host or its brand, and its system", () => {
+    expect(deviceName(REDIRECT, "linux")).toBe("Chromium on Linux");
+    expect(deviceName(FIREFOX_REDIRECT, "win")).toBe("Firefox on Windows");
+    expect(deviceName(FIREFOX_REDIRECT, "mac", [{ brand: "Google Chrome" }])).toBe("Firefox on macOS");
+    expect(deviceName(REDIRECT, "win", [{ brand: "Not)A;Brand" }, { brand: "Google Chrome" }, { brand: "Chromium" }])).toBe("Google Chrome on Windows");
+    expect(deviceName(REDIRECT, "cros", [{ brand: "Chromium" }, { brand: "Not_A Brand" }])).toBe("Chromium on ChromeOS");
+    expect(deviceName(REDIRECT, "plan9")).toBe("Chromium");
+    expect(deviceName(REDIRECT, undefined)).toBe("Chromium");
   });
 
   it("reads the token from the callback's fragment, decoded", () => {
@@ -125,6 +140,16 @@ describe("signIn against the real server", () => {
     const response = await get(env, "/api/v1/collections", { token: result.token });
     expect(response.status).toBe(200);
     expect(response.body.collections[0].authorId).toBe(alice.user.id);
+  });
+
+  it("names the token after the browser and system it was given", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = `linkshelf_session=${createSession(env.db, alice.user.id, env.clock.now++).id}`;
+    const result = await signIn(fakeIdentity(env, cookie, FIREFOX_REDIRECT), APP_ORIGIN, { os: "win" });
+    if (!result.ok) throw new Error(result.reason);
+    const names = env.db.$client.query("SELECT name FROM api_tokens WHERE grant_id IS NOT NULL").all();
+    expect(names).toEqual([{ name: "Firefox on Windows" }]);
   });
 
   it("asks for consent on the first sign-in only: the second goes straight through, and replaces the first token", async () => {

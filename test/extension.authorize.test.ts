@@ -133,6 +133,34 @@ describe("GET /extension/authorize with a session", () => {
     expect(collections.body.collections[0]).toMatchObject({ name: "Inbox", isDefault: true });
   });
 
+  it("names the token as the extension says its browser and system, within the name rules, else Browser extension", async () => {
+    const env = makeEnv();
+    const alice = await createUser(env);
+    const cookie = sessionCookie(env, alice.user.id);
+    const named = (name: string) => `${AUTHORIZE}&name=${encodeURIComponent(name)}`;
+    // The consent page's Allow keeps the name: its form posts to the same address.
+    const consent = await get(env, named("Chromium on Linux"), { headers: { cookie } });
+    expect(consent.text).toContain(`action="${named("Chromium on Linux").replaceAll("&", "&amp;")}"`);
+    await post(env, named("Chromium on Linux"), { headers: { cookie, origin: "http://localhost" } });
+    expect(tokenRows(env).at(-1)!.name).toBe("Chromium on Linux");
+    for (const [given, stored] of [
+      ["  Firefox on Windows  ", "Firefox on Windows"],
+      ["", "Browser extension"],
+      ["Evil\u0007bell", "Browser extension"],
+      ["x".repeat(101), "Browser extension"],
+      ["\u202Eswapped", "Browser extension"],
+    ] as const) {
+      env.clock.now += MINUTE;
+      const response = await get(env, named(given), { headers: { cookie } });
+      expect(response.status).toBe(302);
+      expect({ given, name: tokenRows(env).at(-1)!.name }).toEqual({ given, name: stored });
+    }
+    // Two names: neither is taken.
+    env.clock.now += MINUTE;
+    await get(env, `${AUTHORIZE}&name=One&name=Two`, { headers: { cookie } });
+    expect(tokenRows(env).at(-1)!.name).toBe("Browser extension");
+  });
+
   it("hands the extension one live token: a new one, a minute after the last, revokes it", async () => {
     const env = makeEnv();
     const alice = await createUser(env);

@@ -201,7 +201,7 @@ describe("approved extensions on the account page", () => {
     await allow(env, alice.cookie, authorizePath(FIREFOX_CALLBACK));
     const page = (await get(env, "/account", { headers: { cookie: alice.cookie } })).text;
     const section = page.slice(page.indexOf('id="extensions-heading"'), page.indexOf('id="password-heading"'));
-    const rows = [...section.matchAll(/<tr>\n<td>([^<]*)<\/td>\n<td><code>([^<]*)<\/code><\/td>\n<td><time datetime="([^"]*)"[^\n]*<\/td>\n<td>(\d+)<\/td>\n<td><form method="post" action="\/account\/extensions\/(\d+)\/remove">/g)]
+    const rows = [...section.matchAll(/<tr>\n<td>([^<]*)<\/td>\n<td data-label="Extension id"><code>([^<]*)<\/code><\/td>\n<td data-label="Allowed"><time datetime="([^"]*)"[^\n]*<\/td>\n<td data-label="Tokens">(\d+)<\/td>\n<td><form method="post" action="\/account\/extensions\/(\d+)\/remove">/g)]
       .map(([, browser, id, approvedAt, count, grantId]) => ({ browser, id, approvedAt, count, grantId }));
     const [chromium, firefox] = grants(env);
     expect(rows).toEqual([

@@ -134,7 +134,8 @@ describe.skipIf(!present)("the extension in Chromium", () => {
 
     // Revoking the token on the server signs the extension out, and it says so.
     const tokens = await runBinary(stack.binary, ["token", "list", "--email", EMAIL, "--data-dir", stack.dataDir], { cwd: stack.root });
-    const extensionToken = tokens.stdout.split("\n").find((line) => line.includes("Browser extension"))!.split("\t")[0]!;
+    // The extension named its token after its browser and system.
+    const extensionToken = tokens.stdout.split("\n").find((line) => line.includes("Chromium on Linux"))!.split("\t")[0]!;
     const revoked = await runBinary(stack.binary, ["token", "revoke", "--id", extensionToken, "--data-dir", stack.dataDir], { cwd: stack.root });
     expect(revoked.exitCode).toBe(0);
     await options.click("#refresh");

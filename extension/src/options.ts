@@ -39,6 +39,13 @@ byId("server-form").addEventListener("submit", (event) => {
   void connect(address.origin, granted);
 });
 
+/** thisDevice is what names this browser's token: its system, and a branded Chromium's brands (Firefox has none). */
+async function thisDevice(): Promise<{ os?: string; brands?: readonly { brand: string }[] }> {
+  const os = await ext.runtime.getPlatformInfo?.().then((info) => info.os, () => undefined);
+  const agent = (navigator as Navigator & { userAgentData?: { brands?: { brand: string }[] } }).userAgentData;
+  return { os, brands: agent?.brands };
+}
+
 async function connect(origin: string, granted: Promise<boolean>): Promise<void> {
   signInButton.disabled = true;
   try {
@@ -53,7 +60,7 @@ async function connect(origin: string, granted: Promise<boolean>): Promise<void>
     const held = await loadState(storage);
     if (held.server !== null && held.token !== null) await revokeHeldToken(held.server, held.token);
     say(message, "Sign in to linkshelf in the window that opened…");
-    const result = await signIn(ext.identity, origin);
+    const result = await signIn(ext.identity, origin, await thisDevice());
     if (!result.ok) return say(message, result.reason, "error");
     await saveSignIn(storage, origin, result.token);
     // The account shows the new sign-in before the page says it worked.

@@ -142,6 +142,8 @@ export interface WebExt {
   };
   runtime: {
     getURL(path: string): string;
+    /** The system the browser runs on (`os`: "linux", "win", "mac", "android", "cros", ...). */
+    getPlatformInfo?(): Promise<{ os: string }>;
     openOptionsPage(): Promise<void>;
     sendMessage(message: unknown): Promise<unknown>;
     onMessage: Event<(message: unknown, sender: unknown, respond: (answer: unknown) => void) => boolean | void>;

@@ -3,6 +3,9 @@ import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM } from "../contract/handoff";
 import { sessionUser, withRenewedSession } from "../auth/identity";
 import { SignInThrottle } from "../auth/throttle";
 import { Forbidden, TooManyAttempts } from "../errors";
+import { checkTokenName } from "../auth/secrets";
+import { Rules } from "../rules";
+import { EXTENSION_TOKEN_NAME } from "../shelf/extensions";
 import { clientAddress, type Network } from "../request/arrival";
 import { formBody } from "../request/form-body";
 import { refuseCrossSite, toSignIn } from "../request/origin";
@@ -67,7 +70,20 @@ const redirectUriQuery = {
     description: "https://<32 letters a-p>.chromiumapp.org/... or https://<40 hex>.extensions.allizom.org/..., no port, no user info.",
     required: true,
   },
+  name: {
+    description: "The new token's name, as the extension says its browser and system (\"Chromium on Linux\", \"Firefox on Windows\"): a token name's rules (1-100 characters, no control characters); missing or refused: \"Browser extension\".",
+    required: false,
+  },
 };
+
+/** tokenNameOf is the name an extension asked for its token (`name`), when the name rules allow it; else EXTENSION_TOKEN_NAME. */
+function tokenNameOf(url: URL): string {
+  const given = url.searchParams.getAll("name");
+  if (given.length !== 1) return EXTENSION_TOKEN_NAME;
+  const rules = new Rules();
+  const name = checkTokenName(rules, given[0]!);
+  return rules.errors.length === 0 ? name : EXTENSION_TOKEN_NAME;
+}
 
 /**
  * extensionRoutes: `/extension/authorize`, the extension's token handoff, for a browser with
@@ -105,7 +121,7 @@ export function extensionRoutes({ db, config, clock, peerAddress, capture }: Net
       const back = url.pathname + url.search;
       return { refusal: toSignIn(back) };
     }
-    return { check, who, shelf: new Shelf(db, who.user, capture), now, action: url.pathname + url.search };
+    return { check, who, shelf: new Shelf(db, who.user, capture), now, action: url.pathname + url.search, tokenName: tokenNameOf(url) };
   };
 
   return new Elysia()
@@ -114,19 +130,19 @@ export function extensionRoutes({ db, config, clock, peerAddress, capture }: Net
     .get("/extension/authorize", ({ request }) => {
       const admitted = admit(request);
       if ("refusal" in admitted) return admitted.refusal;
-      const { check, who, shelf, now, action } = admitted;
+      const { check, who, shelf, now, action, tokenName } = admitted;
       const grant = shelf.extensions.find(check);
       const sentByAnotherSite = fromAnotherSite(request);
       // Elysia answers HEAD with this handler: a HEAD must never mint, so it gets the consent page.
       const response = grant && request.method !== "HEAD" && !sentByAnotherSite
-        ? handoff(check.url, shelf.extensions.mint(grant, now))
+        ? handoff(check.url, shelf.extensions.mint(grant, now, tokenName))
         : htmlResponse(consentPage({ user: shelf.viewer(), extension: check, action, cancel: cancelLocation(check.url), allowedBefore: grant !== undefined }));
       return withRenewedSession(response, request, network, who, now);
     }, {
       surface: HANDOFF_ROUTE,
       detail: describeRoute({
         tag: "extension", summary: "Hand a new API token to the browser extension",
-        description: "A top-level browser navigation with the user's session cookie (a bearer token is not accepted). The first time the user meets an extension id, a consent page asks them to allow it; an extension they allowed gets a new token named \"Browser extension\", which revokes the one it held before, at most once a minute. A navigation the browser marks as started by another site (Sec-Fetch-Site: cross-site or same-site, which Chromium's sign-in window sends too) gets the consent page even for an allowed extension and mints nothing until Allow is pressed; none (Firefox's sign-in window, a typed address), same-origin (after the sign-in form) and a request without the header go straight through. HEAD never mints. 30 requests per client address per 15 minutes.",
+        description: "A top-level browser navigation with the user's session cookie (a bearer token is not accepted). The first time the user meets an extension id, a consent page asks them to allow it; an extension they allowed gets a new token named as its `name` says (its browser and system), else \"Browser extension\", which revokes the one it held before, at most once a minute. A navigation the browser marks as started by another site (Sec-Fetch-Site: cross-site or same-site, which Chromium's sign-in window sends too) gets the consent page even for an allowed extension and mints nothing until Allow is pressed; none (Firefox's sign-in window, a typed address), same-origin (after the sign-in form) and a request without the header go straight through. HEAD never mints. 30 requests per client address per 15 minutes.",
         query: redirectUriQuery,
         responses: {
           200: { description: "Signed in, extension not yet allowed, or allowed but the navigation came from another site (and every HEAD): the consent page, whose Allow button POSTs here. No token is created or revoked.", media: ["text/html"] },
@@ -142,8 +158,8 @@ export function extensionRoutes({ db, config, clock, peerAddress, capture }: Net
       refuseCrossSite(request, network);
       const admitted = admit(request);
       if ("refusal" in admitted) return admitted.refusal;
-      const { check, who, shelf, now } = admitted;
-      const token = shelf.extensions.approve(check, now);
+      const { check, who, shelf, now, tokenName } = admitted;
+      const token = shelf.extensions.approve(check, now, tokenName);
       return withRenewedSession(handoff(check.url, token), request, network, who, now);
     }, {
       surface: HANDOFF_ROUTE,

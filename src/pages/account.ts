@@ -81,13 +81,13 @@ ${options.newToken ? html`<div class="notice" role="status">
 </div>
 <p class="hint" id="new-token-status" role="status"></p>
 </div>` : undefined}
-${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table>
+${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table class="rows">
 <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col" class="hide-narrow">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${tokens.map((token) => html`<tr>
 <td>${token.name}</td>
-<td>${when(iso(token.createdAt))}</td>
-<td class="hide-narrow">${token.lastUsedAt === null ? "never" : when(iso(token.lastUsedAt))}</td>
+<td data-label="Created">${when(iso(token.createdAt))}</td>
+<td class="hide-narrow" data-label="Last used">${token.lastUsedAt === null ? "never" : when(iso(token.lastUsedAt))}</td>
 <td><form method="post" action="/account/tokens/${token.id}/revoke"><button type="submit" class="plain" aria-label="Revoke ${token.name}">Revoke</button></form></td>
 </tr>`)}
 </tbody>
@@ -102,14 +102,14 @@ ${textField({ name: "name", label: "New token's name", value: options.tokenName 
 <section class="card" aria-labelledby="extensions-heading">
 <h2 id="extensions-heading">Browser extensions</h2>
 <p class="muted">Extensions you allowed to sign in. Each sign-in mints a token; removing an extension deletes its tokens, and it asks for your approval again the next time.</p>
-${grants.length === 0 ? html`<p class="empty">No extensions allowed.</p>` : html`<table>
+${grants.length === 0 ? html`<p class="empty">No extensions allowed.</p>` : html`<table class="rows">
 <thead><tr><th scope="col">Browser</th><th scope="col">Extension id</th><th scope="col">Allowed</th><th scope="col">Tokens</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${grants.map((grant) => html`<tr>
 <td>${BROWSER_NAMES[grant.browser]}</td>
-<td><code>${grant.extensionId}</code></td>
-<td>${when(iso(grant.approvedAt))}</td>
-<td>${grant.tokens}</td>
+<td data-label="Extension id"><code>${grant.extensionId}</code></td>
+<td data-label="Allowed">${when(iso(grant.approvedAt))}</td>
+<td data-label="Tokens">${grant.tokens}</td>
 <td><form method="post" action="/account/extensions/${grant.id}/remove"><button type="submit" class="plain" aria-label="Remove extension ${grant.extensionId}">Remove</button></form></td>
 </tr>`)}
 </tbody>

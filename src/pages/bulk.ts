@@ -42,8 +42,9 @@ const ACTIONS = [
  * bulkForm is the list inside one form (`POST /links/bulk`): an action, a collection for move
  * and add, and three ways to choose the links: the ticked ones, every one on this page (their
  * ids carried in `page-ids`), or every link the view matches, up to BULK_MAX_IDS (the view's
- * query carried in `view-*` fields). Works without scripts; the shortcuts script adds a
- * "Select all on this page" checkbox.
+ * query carried in `view-*` fields). Its bar is folded to one line ("Many links at once") until
+ * opened, or until a refusal shows; works without scripts; the shortcuts script adds a "Select
+ * all on this page" checkbox and opens the bar when a link is ticked.
  */
 export function bulkForm(options: BulkFormOptions): Html {
   const { here, view, total } = options;
@@ -55,9 +56,10 @@ ${here ? html`<input type="hidden" name="here" value="${here.id}">` : undefined}
 <input type="hidden" name="page-ids" value="${options.links.map((link) => link.id).join(",")}">
 ${view ? Object.entries(view).map(([name, value]) => html`<input type="hidden" name="view-${name}" value="${value}">`) : undefined}
 ${options.refusal ? html`<p class="error" role="alert" id="bulk-error">${options.refusal}</p>` : undefined}
-${options.links.length === 0 ? undefined : html`<fieldset class="bulk-bar">
-<legend>Many links at once</legend>
-<label class="choice" data-select-all hidden><input type="checkbox" id="select-all"> Select all on this page</label>
+${options.links.length === 0 ? undefined : html`<details class="bulk-bar" data-bulk-fold${options.refusal ? html` open` : ""}>
+<summary>Many links at once</summary>
+<fieldset>
+<legend class="visually-hidden">Many links at once</legend>
 <div class="bulk-fields">
 <div><label for="bulk-action">Action</label>
 <select id="bulk-action" name="action">
@@ -78,7 +80,9 @@ ${view && typeof total === "number" && total > options.links.length && total <= 
 </div>
 ${view && total === null ? html`<p class="hint">“All matching” acts on at most ${countOf(BULK_MAX_IDS, "link")}: narrow the search if it finds more.</p>` : undefined}
 ${view && typeof total === "number" && total > BULK_MAX_IDS ? html`<p class="hint">${formatNumber(total)} links match, more than the ${formatNumber(BULK_MAX_IDS)} one action may change: choose a collection, favorites or broken links above (or search) to act on all of them at once, or act on a page at a time.</p>` : undefined}
-</fieldset>`}
+</fieldset>
+</details>
+<label class="choice" data-select-all hidden><input type="checkbox" id="select-all"> Select all on this page</label>`}
 ${options.list}
 </form>
 `;

@@ -115,3 +115,23 @@ export function collectionDeletePage(user: Viewer, collection: CollectionSummary
 export function iconValues(icon: string): Pick<CollectionFormValues, "icon" | "iconChoice"> {
   return (ICON_CHOICES as readonly string[]).includes(icon) ? { icon: "", iconChoice: icon } : { icon, iconChoice: "" };
 }
+
+/**
+ * sortConfirmPage asks before sorting a collection's items A–Z (`items` of them): the order is
+ * rewritten at once, and a browser folder synced with the collection follows it.
+ */
+export function sortConfirmPage(user: Viewer, collection: CollectionSummary, items: number, next: string): Html {
+  const question = `Sort ${countOf(items, "item")} of ${collection.name} A–Z?`;
+  const content = html`<div class="narrow card">
+<h1>${question}</h1>
+<p>Its sub-collections come first, then its links, each by name. This changes the order in synced browsers too.</p>
+<p class="muted">The page that follows can undo it once, as long as the order has not changed since.</p>
+<form method="post" action="/collections/${collection.id}/sort" class="form-actions">
+<input type="hidden" name="next" value="${next}">
+<input type="hidden" name="confirmed" value="yes">
+<button type="submit">Sort A–Z</button>
+<a href="${next}">Cancel</a>
+</form>
+</div>`;
+  return shell({ title: question, user, content });
+}

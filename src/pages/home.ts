@@ -2,8 +2,9 @@ import type { CollectionSummary, LinkSort } from "../shelf/types";
 import { LINK_PAGE } from "../shelf/limits";
 import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../contract/links";
+import { ARRANGE_SCRIPT } from "./arrange";
 import { bulkForm } from "./bulk";
-import { html, type Html } from "./html";
+import { escapeHtml, html, Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell, type Pages } from "./shell";
 import { countOf, formatNumber } from "../format";
@@ -64,26 +65,32 @@ export function collectionsSidebar(collections: CollectionSummary[], view?: Side
   const open = new Set(shown === undefined ? [] : branchOf(collections, shown).map((collection) => collection.id));
   const inside = new Map<number, number>();
   for (const { parentId } of collections) if (parentId !== null) inside.set(parentId, (inside.get(parentId) ?? 0) + 1);
-  const tree: Html[] = [];
-  const closers: Html[] = [];
+  // Written as strings, each name escaped once: with thousands of collections the tagged
+  // template's parts cost more than the rest of the page.
+  let tree = "";
+  const closers: string[] = [];
   collections.forEach((collection, at) => {
-    tree.push(html`<li data-name="${collection.name}"><a class="item" href="/?collection=${collection.id}"${current(collection.id === shown)}>
-<span aria-hidden="true">${collection.icon}</span>
-<span class="name">${collection.name}</span>
-${collection.visibility === "PUBLIC" ? html`<span class="badge">Public</span>` : html`<span class="visually-hidden">private,</span>`}
+    const name = escapeHtml(collection.name);
+    tree += `<li data-name="${name}"><a class="item" href="/?collection=${collection.id}" title="${name}" data-drop="${collection.id}"${collection.id === shown ? ' aria-current="page"' : ""}>
+<span aria-hidden="true">${escapeHtml(collection.icon)}</span>
+<span class="name">${name}</span>
+${collection.visibility === "PUBLIC" ? '<span class="badge">Public</span>' : '<span class="visually-hidden">private,</span>'}
 <span class="count"><span class="visually-hidden">links: </span>${formatNumber(collection.linkCount)}</span>
-</a>`);
+</a>`;
     const depth = collections[at + 1]?.depth ?? 1;
     if (depth > collection.depth) {
       const fold = collection.depth >= 2;
-      tree.push(fold ? html`<details${open.has(collection.id) ? html` open` : ""}><summary>${countOf(inside.get(collection.id) ?? 0, "collection")}<span class="visually-hidden"> in ${collection.name}</span></summary><ul>` : html`<ul>`);
-      closers.push(fold ? html`</ul></details></li>` : html`</ul></li>`);
+      tree += fold ? `<details${open.has(collection.id) ? " open" : ""}><summary>${countOf(inside.get(collection.id) ?? 0, "collection")}<span class="visually-hidden"> in ${name}</span></summary><ul>` : "<ul>";
+      closers.push(fold ? "</ul></details></li>" : "</ul></li>");
       return;
     }
-    tree.push(html`</li>`);
-    for (let level = collection.depth; level > depth; level--) tree.push(closers.pop()!);
+    tree += "</li>";
+    for (let level = collection.depth; level > depth; level--) tree += closers.pop()!;
   });
+  const here = view === undefined ? undefined : view.kind === "collection" ? `${view.collection.icon} ${view.collection.name}` : view.kind === "favorites" ? "★ Favorites" : "☰ All links";
   return html`<nav class="sidebar card" aria-label="Collections">
+<details class="fold" data-fold>
+<summary><span class="fold-title">Collections <span aria-hidden="true">▾</span></span>${here === undefined ? undefined : html`<span class="fold-here"><span class="visually-hidden">, showing </span>${here}</span>`}</summary>
 <h2>Views</h2>
 <ul class="views">
 <li><a class="item" href="/links"${current(view?.kind === "all")}><span aria-hidden="true">☰</span><span class="name">All links</span></a></li>
@@ -92,9 +99,10 @@ ${collection.visibility === "PUBLIC" ? html`<span class="badge">Public</span>` :
 <h2 class="gap">Collections</h2>
 ${filterBox(collections, "sidebar-tree")}
 <ul class="tree" id="sidebar-tree">
-${tree}
+${new Html(tree)}
 </ul>
 <a class="new" href="/collections/new">+ New collection</a>
+</details>
 </nav>`;
 }
 
@@ -160,18 +168,20 @@ ${sortOptions(view.sort, true)}
 </select>
 <button type="submit" class="secondary">Show</button>
 </form>
-${children + collection.linkCount < 2 ? undefined : html`<form method="post" action="/collections/${collection.id}/sort">
-<input type="hidden" name="next" value="${self}">
-<button type="submit" class="secondary" title="Puts its sub-collections first, then its links, each by name">Sort these A–Z</button>
-</form>`}
+${children + collection.linkCount < 2 ? undefined : html`<a class="button secondary" href="/collections/${collection.id}/sort?${new URLSearchParams({ next: self }).toString()}" title="Puts its sub-collections first, then its links, each by name (asks first)">Sort these A–Z…</a>`}
 </div>`;
 }
 
+/** sortedNotice says a collection was sorted A–Z, with the button that undoes it once (back to `self`). */
+export function sortedNotice(collectionId: number, self: string): Html {
+  return html`Sorted A–Z. <form class="inline" method="post" action="/collections/${collectionId}/sort/undo"><input type="hidden" name="next" value="${self}"><button type="submit" class="secondary">Undo</button></form>`;
+}
+
 /** subCollections lists a collection's sub-collections in its order, each with its moves (on the first page only). */
-function subCollections(children: readonly CollectionSummary[], self: string): Html {
+function subCollections(parent: number, children: readonly CollectionSummary[], self: string): Html {
   return html`<h2 id="inside-heading">Collections inside</h2>
-<ul class="children" aria-labelledby="inside-heading">
-${children.map((child, at) => html`<li data-collection="${child.id}">
+<ul class="children" aria-labelledby="inside-heading" data-arrange="${parent}" data-total="${children.length}">
+${children.map((child, at) => html`<li data-collection="${child.id}" id="collection-${child.id}">
 <span aria-hidden="true">${child.icon}</span>
 <a href="/?collection=${child.id}">${child.name}</a>
 <span class="muted">${countOf(child.linkCount, "link")}${child.visibility === "PUBLIC" ? " · public" : ""}</span>
@@ -196,16 +206,17 @@ export function homePage(options: HomeOptions): Html {
   const { view, self } = options;
   const title = view.kind === "collection" ? view.collection.name : "Favorites";
   const first = view.kind === "collection" ? (view.page - 1) * LINK_PAGE.defaultLimit : 0;
-  const moves = (link: LinkJson, at: number) => view.kind !== "collection" || view.sort !== "order" ? undefined
+  const arrangeable = view.kind === "collection" && view.sort === "order";
+  const moves = (link: LinkJson, at: number) => !arrangeable ? undefined
     : moveButtons(link.name, first + at > 0, first + at < (options.total ?? 0) - 1, `/collections/${view.collection.id}/links/${link.id}/shift`);
   const list = options.links.length === 0 ? html`<p class="empty">${emptyText(view)}</p>`
-    : html`<ul class="links pickable">${options.links.map((link, at) => linkItem(link, options.broken.has(link.id), moves(link, at)))}</ul>`;
+    : html`<ul class="links pickable"${arrangeable && view.kind === "collection" ? html` data-arrange="${view.collection.id}" data-from="${first}" data-total="${options.total ?? options.links.length}"` : ""}>${options.links.map((link, at) => linkItem(link, options.broken.has(link.id), moves(link, at)))}</ul>`;
   const children = view.kind === "collection" ? options.collections.filter((child) => child.parentId === view.collection.id) : [];
   const content = html`<section class="card" aria-labelledby="list-heading">
-${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
+${options.notice ? html`<div class="notice" role="status">${options.notice}</div>` : undefined}
 ${heading(options)}
 ${view.kind === "collection" ? arrangement(view, children.length, self) : undefined}
-${view.kind === "collection" && view.page === 1 && children.length > 0 ? html`${subCollections(children, self)}<h2>Links</h2>` : undefined}
+${view.kind === "collection" && view.page === 1 && children.length > 0 ? html`${subCollections(view.collection.id, children, self)}<h2>Links</h2>` : undefined}
 ${bulkForm({
     self,
     collections: options.collections,
@@ -223,5 +234,6 @@ ${pager(options.pages, "view")}
     user: options.user,
     sidebar: collectionsSidebar(options.collections, view),
     content,
+    script: arrangeable ? ARRANGE_SCRIPT : undefined,
   });
 }

@@ -50,7 +50,7 @@ export function pickBox(link: LinkJson): Html {
  */
 export function linkItem(link: LinkJson, broken = false, moves?: Html): Html {
   const clicks = countOf(link.clicks, "click");
-  return html`<li data-link="${link.id}">
+  return html`<li data-link="${link.id}" id="link-${link.id}">
 ${pickBox(link)}
 ${faviconFor(link.url)}
 <div>
@@ -88,6 +88,25 @@ export interface LinkFormOptions {
   next: string;
   /** Whether a new link left without a name is named after its page's title (the server fetches pages). */
   titleFromPage?: boolean;
+  /** The link already saved with this URL: the form says so and offers to add it anyway. */
+  saved?: SavedBefore;
+}
+
+/** A link saved before with the URL being added, and the collections it is in. */
+export interface SavedBefore {
+  link: LinkJson;
+  collections: CollectionSummary[];
+}
+
+/** Built on first use, like `day`: "3 May 2026". */
+let dayMonth: Intl.DateTimeFormat | undefined;
+
+/** savedBefore says when and where a URL was saved already, asking whether to add it anyway. */
+function savedBefore({ link, collections }: SavedBefore): Html {
+  const on = (dayMonth ??= new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })).format(new Date(link.createdAt));
+  const places = collections.map((collection, at) => html`${at > 0 ? ", " : ""}<a href="/?collection=${collection.id}#link-${link.id}">${collection.icon} ${collection.name}</a>`);
+  return html`<div class="notice" role="alert" id="saved-before"><p><strong>Already saved on <time datetime="${link.createdAt}">${on}</time>${collections.length > 0 ? html` in ${places}` : ""}</strong> — add anyway?</p>
+<p class="hint">As <a href="/links/${link.id}">${link.name}</a>. “Add anyway” saves it a second time.</p></div>`;
 }
 
 /** linkFormPage: add or edit a link; collections as a group of checkboxes, the tree indented (none ticked: the Inbox). */
@@ -99,11 +118,12 @@ export function linkFormPage(options: LinkFormOptions): Html {
   const content = html`<div class="narrow card">
 <h1>${editing ? "Edit link" : "Add a link"}</h1>
 ${errorSummary(errors, "The link")}
+${options.saved ? savedBefore(options.saved) : undefined}
 <form method="post" action="${editing ? `/links/${linkId}` : "/links"}" novalidate>
 <input type="hidden" name="next" value="${options.next}">
-${!editing && options.titleFromPage
-    ? textField({ name: "name", label: "Name (optional)", value: values.name, errors, hint: "Leave it empty to use the page's title" })
-    : textField({ name: "name", label: "Name", value: values.name, errors, required: true })}
+${editing
+    ? textField({ name: "name", label: "Name", value: values.name, errors, required: true })
+    : textField({ name: "name", label: "Name (optional)", value: values.name, errors, hint: options.titleFromPage ? "Leave it empty to use the page's title (its address when the title cannot be read)" : "Leave it empty to name it after its address" })}
 ${textField({ name: "url", label: "URL", value: values.url, errors, type: "url", required: true, hint: "An address starting with http:// or https://" })}
 ${textField({ name: "description", label: "Description (optional)", value: values.description, errors, multiline: true, hint: "At most 300 characters" })}
 <label class="choice"><input type="checkbox" name="favorite" value="on"${values.favorite ? html` checked` : ""}> Favorite (pinned by the browser extension)</label>
@@ -118,6 +138,7 @@ ${fieldMessages("collectionIds", collectionErrors)}
 </fieldset>
 <div class="form-actions">
 <button type="submit">${editing ? "Save link" : "Add link"}</button>
+${options.saved ? html`<button type="submit" name="anyway" value="yes" class="secondary">Add anyway</button>` : undefined}
 <a href="${options.next}">Cancel</a>
 ${editing ? html`<a href="/links/${linkId}" class="push">Details and saved page</a>
 <a href="/links/${linkId}/delete">Delete link…</a>` : undefined}

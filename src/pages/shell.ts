@@ -6,12 +6,13 @@ import { formatNumber } from "../format";
 
 /**
  * The signed-in pages' style: a top bar, an optional sidebar, cards and lists. Same palette
- * and type as the sign-in page; a phone gets one column, the sidebar above the content.
+ * and type as the sign-in page; a phone gets one column, the sidebar folded to one line above
+ * the content.
  */
 const STYLE = `${PALETTE}
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--text); }
 a { color: var(--accent); }
-a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible, textarea:focus-visible, .button:focus-visible {
+a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible, textarea:focus-visible, .button:focus-visible, summary:focus-visible {
   outline: 3px solid var(--accent); outline-offset: 2px; }
 .skip { position: absolute; left: -999px; top: .5rem; }
 .skip:focus { left: .5rem; background: var(--card); padding: .4rem .7rem; border-radius: 8px; z-index: 1; }
@@ -25,9 +26,18 @@ a:focus-visible, input:focus-visible, button:focus-visible, select:focus-visible
 .top nav > a, .top nav button { white-space: nowrap; }
 .top nav form { margin: 0; }
 @media (min-width: 48rem) { .search { order: 0; width: auto; } }
+/* One column: the account links wrap beside the brand, the search box takes a line of its own, the page's margins narrow. */
+@media (max-width: 47.99rem) {
+  .top { padding: .5rem .75rem; gap: .4rem .75rem; align-items: start; }
+  .top nav { flex: 1 1 0; min-width: 0; margin-left: 0; gap: .1rem .7rem; font-size: .95rem; }
+  .search { flex-basis: 100%; }
+  .shell { padding: .6rem; gap: .6rem; }
+  .card { padding: .75rem .85rem; }
+  .heading .actions .button, .arrange .button, .arrange button { padding: .35rem .7rem; font-size: .92rem; }
+}
 .shell { max-width: 72rem; margin: 0 auto; padding: 1rem; display: grid; gap: 1rem; }
 .shell.with-sidebar { grid-template-columns: minmax(0, 1fr); }
-@media (min-width: 48rem) { .shell.with-sidebar { grid-template-columns: 15rem minmax(0, 1fr); align-items: start; } }
+@media (min-width: 48rem) { .shell.with-sidebar { grid-template-columns: minmax(15rem, 22rem) minmax(0, 1fr); align-items: start; } }
 .stack > * + * { margin-top: 1rem; }
 .narrow { max-width: 40rem; width: 100%; margin: 0 auto; }
 .card { background: var(--card); border: 1px solid var(--border); border-radius: 12px; padding: 1rem 1.25rem; }
@@ -46,13 +56,23 @@ p { margin: .25rem 0 .75rem; }
 .sidebar a.item[aria-current="page"] { background: var(--accent); color: var(--accent-text); }
 .sidebar a.item[aria-current="page"] .badge { color: inherit; border-color: currentColor; }
 .sidebar .name { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.sidebar .count { font-size: .85rem; font-variant-numeric: tabular-nums; opacity: .8; }
+.sidebar .count { margin-left: auto; font-size: .85rem; font-variant-numeric: tabular-nums; opacity: .8; }
 .sidebar .new { display: inline-block; margin-top: .6rem; font-size: .9rem; }
 .sidebar ul ul { padding-left: .9rem; }
 .sidebar summary { font-size: .8rem; color: var(--muted); padding: .1rem .5rem; cursor: pointer; }
 .filter input { padding: .35rem .6rem; margin: 0 0 .4rem; }
 @media (max-width: 47.99rem) { .sidebar ul.views { display: flex; flex-wrap: wrap; gap: .25rem; }
-  .sidebar a.item { border: 1px solid var(--border); } .sidebar .name { max-width: 9rem; } }
+  .sidebar ul.views a.item { border: 1px solid var(--border); } .sidebar.card { padding: .35rem .9rem; } }
+/* The sidebar folds to one line ("Collections ▾" and what is shown) on one column; two columns show it whole. */
+.sidebar .fold > summary { display: flex; align-items: center; gap: .6rem; min-height: 2.4rem; padding: 0; font-size: 1rem;
+  color: var(--text); font-weight: 600; list-style: none; }
+.sidebar .fold > summary::-webkit-details-marker { display: none; }
+.sidebar .fold-here { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--muted); font-weight: 400; }
+.sidebar .fold[open] > summary { margin-bottom: .5rem; }
+/* Where a browser cannot show a closed fold's content, its line stays, to open it by hand without scripts. */
+@supports selector(::details-content) {
+  @media (min-width: 48rem) { .sidebar .fold > summary { display: none; } .sidebar .fold::details-content { content-visibility: visible; display: block; } }
+}
 .badge { display: inline-block; font-size: .75rem; font-weight: 600; padding: .05rem .45rem; border-radius: 999px;
   border: 1px solid var(--border); color: var(--muted); vertical-align: middle; }
 .heading { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; margin-bottom: .75rem; }
@@ -82,26 +102,33 @@ p { margin: .25rem 0 .75rem; }
 .crumbs li + li::before { content: "›"; margin-right: .2rem; color: var(--muted); }
 .crumbs a[aria-current] { color: var(--text); text-decoration: none; }
 .arrange { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin-bottom: 1rem; }
+.arrange .sort { flex: 1 1 16rem; flex-wrap: nowrap; min-width: 0; }
 .arrange form { margin: 0; }
 .sort { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .sort label { margin: 0; }
-.sort select { width: auto; }
+.sort select { width: auto; flex: 1 1 8rem; min-width: 0; max-width: 16rem; }
 .children { list-style: none; margin: 0 0 1rem; padding: 0; }
 .children > li { display: flex; flex-wrap: wrap; align-items: center; gap: .2rem .6rem; padding: .4rem 0; border-top: 1px solid var(--border); }
 .children > li:first-child { border-top: 0; }
 .children form { margin: 0 0 0 auto; }
 .moves { display: inline-flex; gap: .2rem; }
+[data-arrange] > li[draggable="true"] { cursor: grab; }
+[data-arrange] > li.dragging { opacity: .45; }
+[data-arrange] > li.drop-before { box-shadow: inset 0 3px 0 var(--accent); }
+[data-arrange] > li.drop-after { box-shadow: inset 0 -3px 0 var(--accent); }
+.sidebar a.item.drop-into { outline: 2px dashed var(--accent); outline-offset: -2px; }
 button.move { background: none; border: 1px solid var(--border); color: var(--accent); padding: 0 .45rem; font-weight: 400; }
 .tree-choices .choice { margin-left: calc((var(--depth) - 1) * 1.25rem); }
 .links .pick { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }
 [hidden] { display: none !important; }
-.bulk-bar { border: 1px solid var(--border); border-radius: 8px; padding: .5rem .8rem .8rem; margin: 0 0 .75rem; }
-.bulk-bar legend { margin: 0; padding: 0 .3rem; }
+.bulk-bar { border: 1px solid var(--border); border-radius: 8px; padding: .4rem .8rem; margin: 0 0 .75rem; }
+.bulk-bar > summary { font-weight: 600; font-size: .9rem; cursor: pointer; }
+.bulk-bar[open] { padding-bottom: .8rem; }
 .bulk-bar label { margin: .4rem 0 .2rem; }
 .bulk-fields { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0 1rem; margin-bottom: .6rem; }
 @media (min-width: 48rem) { .bulk-fields { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } .refine.view { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) auto auto; } }
 dialog { background: var(--card); color: var(--text); border: 1px solid var(--border); border-radius: 12px; max-width: 28rem; }
-.keys { display: grid; grid-template-columns: 3rem minmax(0, 1fr); gap: .3rem .8rem; }
+.keys { display: grid; grid-template-columns: 4.5rem minmax(0, 1fr); gap: .3rem .8rem; }
 .keys dd { margin: 0; }
 kbd { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; border: 1px solid var(--border); border-radius: 4px; padding: 0 .4rem; }
 .emoji { display: flex; flex-wrap: wrap; gap: .2rem; }
@@ -145,6 +172,8 @@ button.star { background: none; border: 0; padding: .1rem .3rem; font-size: 1.1r
 button.star[aria-pressed="true"] { color: #a87400; }
 @media (prefers-color-scheme: dark) { button.star[aria-pressed="true"] { color: #f0b429; } }
 .push { margin-left: auto; }
+form.inline { display: inline; margin: 0 0 0 .5rem; }
+form.inline button { padding: .15rem .6rem; }
 .form-actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin-top: 1.5rem; }
 .pager { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; margin-top: 1rem; }
 .pager .back { display: flex; gap: 1rem; }
@@ -152,6 +181,17 @@ table { width: 100%; border-collapse: collapse; font-size: .95rem; }
 th, td { text-align: left; padding: .45rem .4rem; border-top: 1px solid var(--border); vertical-align: top; }
 th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .05em; border-top: 0; }
 td form { margin: 0; }
+code { overflow-wrap: anywhere; }
+/* A table of rows (the account's tokens and extensions) becomes one block per row on a phone, each cell named by its column. */
+@media (max-width: 37.5rem) {
+  table.rows, table.rows tbody, table.rows tr, table.rows td { display: block; }
+  table.rows thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.rows tr { border-top: 1px solid var(--border); padding: .4rem 0; }
+  table.rows td { border: 0; padding: .1rem 0; }
+  table.rows td:first-child { font-weight: 600; }
+  table.rows td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
+  table.rows td.hide-narrow { display: block; }
+}
 .secret { display: flex; gap: .5rem; align-items: center; }
 .secret input { flex: 1; min-width: 0; font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: .85rem; }
 @media (max-width: 30rem) { .hide-narrow { display: none; } }
@@ -167,7 +207,7 @@ export interface ShellOptions {
   /** The signed-in user (null on the public pages: no account bar). */
   user: Viewer | null;
   content: Html;
-  /** Shown beside the content on wide screens, above it on phones. */
+  /** Shown beside the content on wide screens, folded to one line above it on phones. */
   sidebar?: Html;
   /** What the search box holds. */
   query?: string;

@@ -18,6 +18,8 @@ export const SHORTCUTS: readonly (readonly [string, string])[] = [
   ["f", "Favorite the focused link (or remove it from favorites)"],
   ["x", "Select the focused link (tick its checkbox)"],
   ["?", "Show this list"],
+  ["Alt+↑", "Move the focused link or sub-collection up (a collection's page, in its own order)"],
+  ["Alt+↓", "Move the focused link or sub-collection down"],
 ];
 
 /** shortcutsDialog lists the keyboard shortcuts; the shortcuts script opens it with `?`. */
@@ -27,14 +29,15 @@ export function shortcutsDialog(): Html {
 <dl class="keys">
 ${SHORTCUTS.map(([key, what]) => html`<dt><kbd>${key}</kbd></dt><dd>${what}</dd>`)}
 </dl>
-<p class="hint">They wait while you type in a field, and ignore Ctrl, Alt and ⌘.</p>
+<p class="hint">They wait while you type in a field; the letters ignore Ctrl, Alt and ⌘.</p>
 <form method="dialog"><button type="submit">Close</button></form>
 </dialog>`;
 }
 
 /**
- * SHORTCUTS_JS: the list pages' keyboard shortcuts (SHORTCUTS), the "Select all on this
- * page" checkbox and the collection lists' filter boxes (src/pages/tree.ts: an item whose name
+ * SHORTCUTS_JS: the list pages' keyboard shortcuts (SHORTCUTS; Alt+↑ and Alt+↓ are the
+ * arranging script's, src/pages/arrange.ts), the "Select all on this page" checkbox, the
+ * sidebar's fold (open on two columns), the bulk bar opened by a ticked link, and the collection lists' filter boxes (src/pages/tree.ts: an item whose name
  * holds the words shows with its parents, their folds opened). A key does nothing while a text
  * field, text area or select has the focus, nor with Ctrl, Alt or ⌘, nor while the help dialog is open.
  */
@@ -69,6 +72,15 @@ export const SHORTCUTS_JS = `(function () {
       });
     });
   });
+  // The sidebar's fold is open where the page has two columns, folded to one line on one column.
+  var wide = window.matchMedia("(min-width: 48rem)");
+  var fit = function () { document.querySelectorAll("[data-fold]").forEach(function (fold) { fold.open = wide.matches; }); };
+  fit();
+  if (wide.addEventListener) wide.addEventListener("change", fit);
+  // The bulk bar opens once a link is ticked.
+  var bulkBar = document.querySelector("[data-bulk-fold]");
+  var used = function () { if (bulkBar) bulkBar.open = true; };
+  document.addEventListener("change", function (event) { if (event.target.checked && event.target.matches("input.pick, #select-all")) used(); });
   var dialog = document.getElementById("shortcuts");
   var typing = function (el) {
     if (!el || !el.tagName) return false;
@@ -95,7 +107,7 @@ export const SHORTCUTS_JS = `(function () {
       case "f": handled = click(row, "button.star"); break;
       case "x":
         var pick = row && row.querySelector("input.pick");
-        if (pick) { pick.checked = !pick.checked; } else handled = false;
+        if (pick) { pick.checked = !pick.checked; if (pick.checked) used(); } else handled = false;
         break;
       case "?": if (dialog && dialog.showModal) dialog.showModal(); else handled = false; break;
       default: handled = false;

@@ -7,6 +7,7 @@
  */
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { collections, linkCollections, links, type CollectionRow, type LinkRow } from "../db/schema";
+import type { Db } from "../db/client";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { Conflict, NotFound } from "../errors";
 import { toCollectionJson, toLinkJson } from "./json";
@@ -98,6 +99,13 @@ function refuseInbox(collection: CollectionRow): void {
   if (collection.isDefault) throw new Conflict("DEFAULT_COLLECTION", "The Inbox collection cannot be deleted.");
 }
 
+/**
+ * The collection summaries kept per database, one list per user, while the database's stamp
+ * holds (src/db/stamp.ts): any write drops them all. Thousands of collections cost milliseconds
+ * to count and order on every page otherwise.
+ */
+const keptSummaries = new WeakMap<Db, StampedAnswers<readonly CollectionSummary[]>>();
+
 export class ShelfCollections {
   constructor(private readonly owner: Owner, private readonly links: ShelfLinks) {}
 
@@ -106,19 +114,25 @@ export class ShelfCollections {
     return treeOrder(this.owner.db.select().from(collections).where(eq(collections.userId, this.owner.user.id)).all());
   }
 
-  /** summaries list the owner's collections as a tree (see treeOrder) with their link counts. One query. */
+  /**
+   * summaries list the owner's collections as a tree (see treeOrder) with their link counts,
+   * what every signed-in page's sidebar and pickers draw. Built with two queries (the
+   * collections, and the counts grouped in one pass over the memberships' index: a count per
+   * collection, asked row by row, cost twice as much), and kept, frozen, until anything in the
+   * database changes (keptSummaries); each call gets an array of its own.
+   */
   summaries(): CollectionSummary[] {
-    const rows = this.owner.db
-      .select({
-        collection: collections,
-        // Written out: drizzle would name the outer column `"id"`, without its table.
-        linkCount: sql<number>`(SELECT count(*) FROM link_collections lc WHERE lc.collection_id = collections.id)`,
-      })
-      .from(collections)
-      .where(eq(collections.userId, this.owner.user.id))
-      .all()
-      .map((row) => ({ ...row.collection, linkCount: row.linkCount }));
-    return treeOrder(rows);
+    const { db, user } = this.owner;
+    let kept = keptSummaries.get(db);
+    if (!kept) keptSummaries.set(db, kept = new StampedAnswers());
+    return [...kept.get(readDatabaseStamp(db), user.id, () => {
+      const counts = new Map(db.values<[number, number]>(sql`
+        SELECT lc.collection_id, count(*) FROM ${linkCollections} lc
+        WHERE lc.collection_id IN (SELECT id FROM ${collections} WHERE user_id = ${user.id}) GROUP BY lc.collection_id`));
+      const rows = db.select().from(collections).where(eq(collections.userId, user.id)).all()
+        .map((row) => ({ ...row, linkCount: counts.get(row.id) ?? 0 }));
+      return Object.freeze(treeOrder(rows).map((summary) => Object.freeze(summary)));
+    })];
   }
 
   /** summary is one of the owner's collections with its link count (another user's id: NotFound). */

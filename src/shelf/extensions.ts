@@ -10,6 +10,7 @@ import type { BrowserFamily, ExtensionIdentity } from "../extension/redirect-uri
 import { deleteOwned, type Owner } from "./scope";
 import type { ShelfTokens } from "./tokens";
 
+/** The name of an extension's token when the extension did not name its browser (or named it against the name rules). */
 export const EXTENSION_TOKEN_NAME = "Browser extension";
 /** An approved extension is handed at most one new token in this time. */
 const EXTENSION_MINT_INTERVAL_MS = 60_000;
@@ -41,31 +42,32 @@ export class ShelfExtensions {
   }
 
   /**
-   * mint mints a `Browser extension` token under an approval the owner already gave, in one
-   * transaction with revoking the token minted before it, so the extension holds one live token.
-   * TooManyAttempts (with the seconds to wait) when the live one is less than a minute old.
+   * mint mints a token named `name` (the browser and system the extension said, checked by the
+   * caller) under an approval the owner already gave, in one transaction with revoking the
+   * token minted before it, so the extension holds one live token. TooManyAttempts (with the
+   * seconds to wait) when the live one is less than a minute old.
    */
-  mint(grant: ExtensionGrantRow, now: number): string {
-    return this.owner.db.transaction(() => this.replaceToken(grant.id, now), { behavior: "immediate" });
+  mint(grant: ExtensionGrantRow, now: number, name = EXTENSION_TOKEN_NAME): string {
+    return this.owner.db.transaction(() => this.replaceToken(grant.id, now, name), { behavior: "immediate" });
   }
 
   /**
    * approve records the owner's approval of an extension (kept if it exists already) and mints
    * its token as `mint` does, in one transaction (a refused mint records nothing).
    */
-  approve(extension: ExtensionIdentity, now: number): string {
+  approve(extension: ExtensionIdentity, now: number, name = EXTENSION_TOKEN_NAME): string {
     const { db, user } = this.owner;
     return db.transaction(() => {
       db.insert(extensionGrants)
         .values({ userId: user.id, browser: extension.browser, extensionId: extension.extensionId, approvedAt: now })
         .onConflictDoNothing()
         .run();
-      return this.replaceToken(this.find(extension)!.id, now);
+      return this.replaceToken(this.find(extension)!.id, now, name);
     }, { behavior: "immediate" });
   }
 
   /** replaceToken is mint's work, inside the caller's transaction. */
-  private replaceToken(grantId: number, now: number): string {
+  private replaceToken(grantId: number, now: number, name: string): string {
     const { db, user } = this.owner;
     const ofGrant = and(eq(apiTokens.userId, user.id), eq(apiTokens.grantId, grantId));
     const live = db.select({ createdAt: apiTokens.createdAt }).from(apiTokens).where(ofGrant).orderBy(desc(apiTokens.createdAt)).limit(1).all()[0];
@@ -74,7 +76,7 @@ export class ShelfExtensions {
       throw new TooManyAttempts(Math.ceil(wait / 1000), "This extension was handed a token less than a minute ago. Try again in a minute.");
     }
     db.delete(apiTokens).where(ofGrant).run();
-    return this.tokens.create(EXTENSION_TOKEN_NAME, now, grantId).token;
+    return this.tokens.create(name, now, grantId).token;
   }
 
   /** list is the extensions the owner approved, newest first, with how many of their tokens exist. */

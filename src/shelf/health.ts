@@ -73,17 +73,17 @@ export class ShelfHealth {
       .map((row) => row.linkId));
   }
 
-  /** counts is how many of the owner's links are broken and how many moved (not ignored): one query. */
+  /**
+   * counts is how many of the owner's links are broken and how many moved (not ignored): one
+   * query, on every signed-in page (the top bar's badge). It reads the health rows first and
+   * looks up the links of the flagged ones only (`CROSS JOIN` keeps that order): walking all the
+   * owner's links to find their health cost milliseconds a page at 100,000 links.
+   */
   counts(): { broken: number; moved: number } {
-    const [row] = this.owner.db
-      .select({
-        broken: sql<number>`coalesce(sum(${linkHealth.broken} = 1 AND ${linkHealth.ignored} = 0), 0)`,
-        moved: sql<number>`coalesce(sum(${linkHealth.state} = 'moved' AND ${linkHealth.ignored} = 0), 0)`,
-      })
-      .from(linkHealth)
-      .innerJoin(links, eq(links.id, linkHealth.linkId))
-      .where(eq(links.userId, this.owner.user.id))
-      .all();
+    const [row] = this.owner.db.all<{ broken: number | null; moved: number | null }>(sql`
+      SELECT sum(lh.broken = 1) AS broken, sum(lh.state = 'moved') AS moved
+      FROM ${linkHealth} lh CROSS JOIN ${links} l ON l.id = lh.link_id
+      WHERE lh.ignored = 0 AND (lh.broken = 1 OR lh.state = 'moved') AND l.user_id = ${this.owner.user.id}`);
     return { broken: row?.broken ?? 0, moved: row?.moved ?? 0 };
   }
 

@@ -231,6 +231,11 @@ export class ShelfLinks {
     return ids.length === 0 ? [] : this.select([inArray(links.id, [...ids])], []);
   }
 
+  /** savedAs is the owner's first saved link with exactly this URL, if there is one (the add-link form says so before adding it again). */
+  savedAs(url: string): LinkJson | undefined {
+    return this.select([eq(links.url, url)], [asc(links.createdAt), asc(links.id)], 1)[0];
+  }
+
   /** inCollection is every link in one of the owner's collections (checked by the caller), newest first. */
   inCollection(collectionId: number): LinkJson[] {
     return this.select([inCollection(collectionId)], NEWEST_FIRST);

@@ -4,7 +4,7 @@ import { LINK_PAGE } from "../shelf/limits";
 import { NotFound } from "../errors";
 import { parseId } from "../ids";
 import { firstRunPage } from "../pages/auth";
-import { homePage, type HomeView } from "../pages/home";
+import { homePage, sortedNotice, type HomeView } from "../pages/home";
 import { htmlResponse } from "../pages/html";
 import { seeOther } from "../request/origin";
 import type { Shelf, ShelfDb } from "../shelf/shelf";
@@ -63,7 +63,8 @@ export function drawHome(shelf: Shelf, query: Query, refusal?: { message: string
       first: page > 1 ? addressOf(view) : undefined,
     },
     self: addressOf(view, page),
-    notice: refusal ? undefined : noticeOf(query.done) ?? bulkNoticeOf(query, collections),
+    notice: refusal ? undefined : query.done === "sorted" && view.kind === "collection" ? sortedNotice(view.collection.id, addressOf(view, page))
+      : noticeOf(query.done) ?? bulkNoticeOf(query, collections),
     refusal: refusal?.message,
     broken: shelf.health.brokenAmong(links.map((link) => link.id)),
   }), { status: refusal?.status ?? 200 });

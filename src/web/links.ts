@@ -9,7 +9,7 @@ import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDetailsPage, type RecaptureOffer } from "../pages/link-details";
-import { linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
+import { linkDeletePage, linkFormPage, type LinkFormValues, type SavedBefore } from "../pages/links";
 import { LINK_LIMITS } from "../shelf/limits";
 import { cleanName, isHttpUrl } from "../rules";
 import type { ContentSource } from "../contract/content";
@@ -69,17 +69,19 @@ export function sharedLink(query: Record<string, unknown>): { name: string; url:
 /** titleName makes a page's title a link name: cleaned as an imported name is, cut to the name's limit. */
 const titleName = (title: string) => [...cleanName(title).replace(/\s+/g, " ")].slice(0, LINK_LIMITS.name).join("").trim();
 
-/** What the add-link form says when a name was left to the page's title and none could be read. */
-export const UNREAD_TITLE = "Give it a name: the page's title could not be read";
-
-/** withUnreadTitle runs a write; when the title was wanted and not read, a refused name says so instead of naming its length. */
-function withUnreadTitle<T>(unread: boolean, write: () => T): T {
+/**
+ * addressName names a link after its address, host and path (`example.com/articles/1`, the
+ * path's escapes decoded where they can be), when no name was typed and no title could be read.
+ */
+export function addressName(url: string): string {
+  const parsed = new URL(url);
+  let path = parsed.pathname === "/" ? "" : parsed.pathname;
   try {
-    return write();
-  } catch (error) {
-    if (!unread || !(error instanceof ValidationFailed)) throw error;
-    throw new ValidationFailed((error.errors ?? []).map((e) => (e.path === "/name" ? { ...e, message: UNREAD_TITLE } : e)));
+    path = decodeURI(path);
+  } catch {
+    // A malformed escape stays as it was written.
   }
+  return titleName(`${parsed.host}${path}`);
 }
 
 /**
@@ -89,15 +91,18 @@ function withUnreadTitle<T>(unread: boolean, write: () => T): T {
  * service, the API's own write path; a refusal shows the form again, as typed, with the
  * service's messages beside the fields (422), through the routes' declared `invalid`. A link
  * added without a name is named after its page's title, fetched then and there (then kept as the
- * page's captured content); when that fails, the name is missing as before.
+ * page's captured content); when there is no title to read (or the server reads no pages), after
+ * its host and path, and the page that follows says so. A URL already on the shelf is not
+ * added at once: the form comes back (409) saying when and where it was saved, with a second
+ * button that adds it anyway.
  */
 export function linkPages({ config, clock, peerAddress, capture }: Network & { config: Pick<Config, "fetchContent">; clock: () => number; capture?: ContentCapture }, guard: PageGuard) {
   /** Whether this server reads pages (`LINKSHELF_FETCH_CONTENT` on, and a capture given): a page's title can name a link, a page can be fetched again. */
   const readsPages = config.fetchContent && capture !== undefined;
   const nextOf = (request: Request, value: unknown) => safeNext(value, ownOrigin(request, { config, peerAddress }));
 
-  const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200) =>
-    htmlResponse(linkFormPage({ user: shelf.viewer(), linkId, values, collections: shelf.collections.summaries(), errors, next, titleFromPage: readsPages }), { status });
+  const form = (shelf: Shelf, values: LinkFormValues, next: string, errors: FieldErrors, linkId?: number, status = 200, saved?: SavedBefore) =>
+    htmlResponse(linkFormPage({ user: shelf.viewer(), linkId, values, collections: shelf.collections.summaries(), errors, next, titleFromPage: readsPages, saved }), { status });
 
   /** The add and edit forms: a refusal shows the form again, as typed, with the messages beside the fields. */
   const linkForm: Surface = {
@@ -153,14 +158,25 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
       const { name, url } = sharedLink(query);
       return form(shelf, { name, url, description: "", favorite: false, collectionIds: wanted ? [wanted.id] : [] }, next, new Map());
     }), { surface: PAGE_ROUTE })
-    .post("/links", ({ request, body }) => guard.form(request, (shelf) =>
-      save(request, body, async (values) => {
-        const url = values.url.trim();
-        const titleWanted = readsPages && values.name.trim() === "" && isHttpUrl(url);
-        const page = titleWanted ? await capture?.fetchNow(url) : undefined;
-        if (page) values.name = titleName(page.title);
-        withUnreadTitle(titleWanted && values.name.trim() === "", () => shelf.links.create(values, clock(), page));
-      }, "link-added")), { surface: linkForm })
+    .post("/links", ({ request, body }) => guard.form(request, async (shelf) => {
+      const values = linkFormInput(body);
+      const next = nextOf(request, formField(body, "next"));
+      const url = values.url.trim();
+      // A URL already on the shelf is said, and added only by the form's second button.
+      const saved = formField(body, "anyway") === "yes" ? undefined : shelf.links.savedAs(url);
+      if (saved) {
+        const summaries = new Map(shelf.collections.summaries().map((collection) => [collection.id, collection]));
+        return form(shelf, values, next, new Map(), undefined, 409, { link: saved, collections: saved.collectionIds.flatMap((id) => summaries.get(id) ?? []) });
+      }
+      const unnamed = values.name.trim() === "" && isHttpUrl(url);
+      const page = unnamed && readsPages ? await capture?.fetchNow(url) : undefined;
+      if (page) values.name = titleName(page.title);
+      // No title to read: named after its address, and the page says so.
+      const byAddress = unnamed && values.name.trim() === "";
+      if (byAddress) values.name = addressName(url);
+      shelf.links.create(values, clock(), page);
+      return seeOther(withNotice(next, byAddress ? "link-added-address" : "link-added"));
+    }), { surface: linkForm })
     .get("/links/:id/edit", ({ request, params, query }) => guard.page(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
       const next = nextOf(request, query.next ?? `/?collection=${link.collectionIds[0]}`);

@@ -6,7 +6,8 @@ import { COLLECTION_ACTIONS, LINK_SORTS, type LinkListQuery, type LinkSort } fro
 import { BULK_ACTIONS, BULK_MAX_IDS, type BulkAction } from "../contract/links";
 import { allLinksPage, type AllLinksView } from "../pages/all-links";
 import { bulkDeletePage } from "../pages/bulk";
-import { SHORTCUTS_JS } from "../pages/shortcuts";
+import { SHORTCUTS_JS, SHORTCUTS_SCRIPT } from "../pages/shortcuts";
+import { ARRANGE_JS, ARRANGE_SCRIPT } from "../pages/arrange";
 import { htmlResponse } from "../pages/html";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { ownOrigin, safeNext, seeOther } from "../request/origin";
@@ -91,6 +92,11 @@ function drawAllLinks(shelf: Shelf, query: Query, refusal?: { message: string; s
   }), { status: refusal?.status ?? 200 });
 }
 
+/** script answers one of the pages' scripts. */
+const script = (text: string) => new Response(text, {
+  headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
+});
+
 /** idsOf reads ids from form values; one that is not an id is read as 0, which the shelf refuses. */
 const idsOf = (values: string[]) => values.map((id) => readId(id) ?? 0);
 
@@ -141,7 +147,7 @@ function messageOf(error: AppError): string {
  * clicks|recent|name`, `collection=ID`, `favorites=on`, `broken=on`, `page=N`), the bulk form
  * of every list (`POST /links/bulk`, through `shelf.links.bulk` only, all or nothing; a delete
  * asks first on a confirmation page; done: back to the list, 303, with a notice) and the list
- * pages' script (`/assets/shortcuts.js`). A refused bulk action (nothing chosen, more than
+ * pages' scripts (`/assets/shortcuts.js`, and `/assets/arrange.js` of a collection's page). A refused bulk action (nothing chosen, more than
  * BULK_MAX_IDS, removing from the Inbox) shows the list again with the message, through the
  * route's `invalid`; another user's id or collection is the 404 page.
  */
@@ -187,7 +193,6 @@ export function listPages(deps: Network & SearchPlace & { clock: () => number },
         },
       },
     })
-    .get("/assets/shortcuts.js", () => new Response(SHORTCUTS_JS, {
-      headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" },
-    }), { surface: { kind: "browser", limited: false, callers: false } });
+    .get(SHORTCUTS_SCRIPT, () => script(SHORTCUTS_JS), { surface: { kind: "browser", limited: false, callers: false } })
+    .get(ARRANGE_SCRIPT, () => script(ARRANGE_JS), { surface: { kind: "browser", limited: false, callers: false } });
 }

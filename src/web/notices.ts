@@ -9,6 +9,7 @@ import { html, type Html } from "../pages/html";
  */
 export const NOTICES = {
   "link-added": "Link added.",
+  "link-added-address": "Link added, named after its address: its page's title could not be read. Edit it to give it another name.",
   "link-saved": "Link saved.",
   "link-deleted": "Link deleted.",
   "link-trashed": html`Link moved to the <a href="/trash">Trash</a>, where you can restore it.`,
@@ -29,6 +30,11 @@ export const NOTICES = {
   "link-unignored": "The link is flagged again when its checks fail.",
   "link-moved": "The link now points at its new address.",
   "import-undone": "Import undone: the links it created and its collections left empty were removed.",
+  // On a collection's page the home page adds the Undo button to it (sortedNotice).
+  "sorted": "Sorted A–Z.",
+  "sort-undone": "Sort undone: the order is as it was before.",
+  "sort-stale": "Not undone: the order has changed since it was sorted, so it stays as it is.",
+  "sort-gone": "Nothing to undo: the sort was undone already, or the server has restarted since.",
   "extension-removed": "Extension removed, with its tokens. It asks for your approval again the next time it signs in.",
 } as const;
 
