@@ -12,6 +12,7 @@ import type { FieldErrorJson } from "../contract/errors";
 import type { OrderItem } from "../contract/collections";
 import type { BatchBody, BatchJson, BatchOperation, Target } from "../contract/batch";
 import { ownedCollection } from "./scope";
+import { MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import type { Shelf } from "./shelf";
 
 type Kind = "link" | "collection";
@@ -122,6 +123,26 @@ function checkRefs(operations: readonly BatchOperation[]): void {
 }
 
 /**
+ * checkMemberships refuses a batch that names more than MEMBERSHIP_LIMITS.perBatch collections in
+ * its createLink operations' `collections` and its updateLink ones' `add`, all counted, at the
+ * operation that passes the limit: a batch's one transaction stays short.
+ */
+function checkMemberships(operations: readonly BatchOperation[]): void {
+  let named = 0;
+  for (const [at, operation] of operations.entries()) {
+    const asked = operation.op === "createLink" ? { field: "collections", count: operation.collections.length }
+      : operation.op === "updateLink" ? { field: "add", count: operation.add?.length ?? 0 } : undefined;
+    if (!asked) continue;
+    named += asked.count;
+    if (named > MEMBERSHIP_LIMITS.perBatch) {
+      const rules = new Rules();
+      rules.fail(`/operations/${at}/${asked.field}`, MEMBERSHIP_MESSAGES.perBatch);
+      rules.check();
+    }
+  }
+}
+
+/**
  * applyBatch runs a batch's operations in order on a shelf, inside the caller's transaction
  * (which rolls all of them back when one is refused), and answers with the id each ref created.
  * With `since`, nothing is written when an item it names by id changed after that cursor (412).
@@ -133,6 +154,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
     rules.fail("/since", BATCH_MESSAGES.since);
     rules.check();
   }
+  checkMemberships(operations);
   checkRefs(operations);
   if (body.since !== undefined && shelf.changes.changedSince(Number(body.since), namedIds(operations))) throw new PreconditionFailed();
 

@@ -8,7 +8,7 @@ import { preparedQueries } from "../db/client";
 import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { toLinkJson } from "./json";
-import { LINK_LIMITS, LINK_PAGE } from "./limits";
+import { LINK_LIMITS, LINK_PAGE, MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import { COLLECTION_ACTIONS, type CapturedContent, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults } from "./types";
 import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
 import { Rules } from "../rules";
@@ -111,6 +111,18 @@ const inCollection = (collectionId: number) =>
 
 /** listed is the ids of a JSON array of ids, as a subquery (one bound parameter however many ids). */
 const listed = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
+/**
+ * fullLinks is how many of `ids` (links of the owner's) are in MEMBERSHIP_LIMITS.perLink
+ * collections already and not in `collectionId`: adding them there would pass the limit.
+ */
+function fullLinks({ db }: Owner, ids: readonly number[], collectionId: number): number {
+  return db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM (
+      SELECT lc.link_id FROM ${linkCollections} AS lc WHERE lc.link_id IN ${listed(ids)}
+      GROUP BY lc.link_id HAVING count(*) >= ${MEMBERSHIP_LIMITS.perLink} AND max(lc.collection_id = ${collectionId}) = 0
+    )`)[0]!.n;
+}
 
 /**
  * checkBulk applies the rules of a bulk request: 1 to BULK_MAX_IDS positive ids, each once; a
@@ -419,6 +431,11 @@ export class ShelfLinks {
   addTo(id: number, collectionId: number): void {
     this.row(id);
     ownedCollection(this.owner, collectionId);
+    if (fullLinks(this.owner, [id], collectionId) > 0) {
+      const rules = new Rules();
+      rules.fail("/collectionIds", MEMBERSHIP_MESSAGES.perLink);
+      rules.check();
+    }
     addMemberships(this.owner, id, [collectionId]);
   }
 
@@ -470,7 +487,8 @@ export class ShelfLinks {
   /**
    * bulk applies one action to many of the owner's links in one transaction, all or nothing,
    * in a bounded number of statements however many ids: the rules (ValidationFailed), then
-   * every id must be one of the owner's links and the collection one of theirs (NotFound),
+   * every id must be one of the owner's links and the collection one of theirs (NotFound), an added link
+   * must stay in at most MEMBERSHIP_LIMITS.perLink collections (ValidationFailed),
    * and links cannot be removed from the Inbox (Conflict). Every action but delete moves the
    * links' updatedAt, as the single update doing the same would. Returns how many links it acted on.
    */
@@ -506,10 +524,17 @@ export class ShelfLinks {
           addTo(collection!.id);
           touch();
           break;
-        case "add":
+        case "add": {
+          const full = fullLinks(this.owner, input.ids, collection!.id);
+          if (full > 0) {
+            const rules = new Rules();
+            rules.fail("/ids", MEMBERSHIP_MESSAGES.bulkFull(full));
+            rules.check();
+          }
           addTo(collection!.id);
           touch();
           break;
+        }
         case "remove":
           if (collection!.isDefault) throw new Conflict("DEFAULT_COLLECTION", "Links cannot be removed from the Inbox collection: move them to another collection instead.");
           db.delete(linkCollections).where(and(eq(linkCollections.collectionId, collection!.id), inArray(linkCollections.linkId, ids))).run();
