@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "bun:test";
 import { TREE_DEPTH } from "../src/shelf/limits";
-import { createCollection, createUser, del, get, makeEnv, post, type TestEnv, type TestUser } from "./helpers";
+import { createCollection, createUser, del, get, makeEnv, post, sessionCookie, type TestEnv, type TestUser } from "./helpers";
+import { open, submit, texts } from "./html";
 
 const restore = (env: TestEnv, as: TestUser, body: Record<string, number[]>) => post(env, "/api/v1/trash/restore", { token: as.token, body });
 
@@ -101,6 +102,22 @@ describe("a restore never nests collections deeper than the limit", () => {
     const after = await depths(env, alice);
     expect(Math.max(...after.values())).toBe(TREE_DEPTH);
     expect([after.get(ids[0]!), after.get(ids[1]!)]).toEqual([1, 1]);
+  }, 60_000);
+});
+
+describe("the trash page says when a restore put a collection at the top level", () => {
+  it("restoring the too-deep collection through the page's form: the notice says it", async () => {
+    const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" });
+    const alice = await createUser(env);
+    const ids = await chain(env, alice, TREE_DEPTH);
+    expect((await del(env, `/api/v1/collections/${ids[30]}`, { token: alice.token })).status).toBe(200);
+    await createCollection(env, alice, { name: "Grown", parentId: ids.at(-1) });
+    const cookie = sessionCookie(env, alice.user.id);
+    const restored = await submit(env, "/trash/restore", { item: `collection:${ids[30]}` }, cookie);
+    expect(restored.headers.get("location")).toBe("/trash?done=trash-restored-top");
+    const page = await open(env, restored.headers.get("location")!, cookie);
+    expect(texts(page.text, ".notice")).toEqual([expect.stringContaining(`nested more than ${TREE_DEPTH} levels deep`)]);
+    expect((await depths(env, alice)).get(ids[30]!)).toBe(1);
   }, 60_000);
 });
 
