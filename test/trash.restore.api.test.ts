@@ -145,3 +145,22 @@ describe("one restore of nested collections keeps them nested", () => {
     });
   }
 });
+
+describe("emptying a trash larger than one slice", () => {
+  it("deletes every item for good, answers how many, and the feed forgets them", async () => {
+    const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" });
+    const alice = await createUser(env);
+    const operations = Array.from({ length: 450 }, (_, i) => ({ op: "createLink", ref: `l${i}`, name: `L${i}`, url: `https://l${i}.example/`, collections: [{ ref: "c" }] }));
+    const top = await createCollection(env, alice, { name: "Top" });
+    const made = await post(env, "/api/v1/batch", { token: alice.token, body: { operations: [{ op: "createCollection", ref: "c", name: "C", parent: { id: top.id } }, ...operations] } });
+    expect(made.status).toBe(200);
+    const ids = operations.map((operation) => made.body.refs[operation.ref] as number);
+    const cursor = (await get(env, "/api/v1/changes?limit=1", { token: alice.token })).body.nextCursor ?? "0";
+    expect((await post(env, "/api/v1/links/bulk", { token: alice.token, body: { ids, action: "delete" } })).status).toBe(200);
+    const emptied = await del(env, "/api/v1/trash", { token: alice.token });
+    expect(emptied.body).toEqual({ message: "Trash emptied.", items: 450 });
+    expect((await get(env, "/api/v1/trash", { token: alice.token })).body.items).toEqual([]);
+    expect(env.db.$client.query("SELECT count(*) AS n FROM trash").get()).toEqual({ n: 0 });
+    expect((await get(env, `/api/v1/changes?since=${cursor}`, { token: alice.token })).status).toBe(410);
+  }, 60_000);
+});

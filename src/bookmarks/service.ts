@@ -17,7 +17,7 @@ import type { Shelf } from "../shelf/shelf";
 import type { Membership } from "../shelf/collections";
 import type { ImportedLinkRow } from "../shelf/links";
 import { shelfTree, type TreeCollection } from "./linkshelf-json";
-import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
+import { netscapeLines, parseNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
 import { fromNetscape, isImportDocument, type ImportDocument, type ImportFormat } from "./document";
 
 export interface ImportReport {
@@ -523,6 +523,11 @@ function urlKey(url: string): string {
  * empty linkshelf and exporting again gives the same bytes.
  */
 export function exportBookmarks(shelf: Shelf): string {
+  return [...exportBookmarkLines(shelf)].join("");
+}
+
+/** exportBookmarkLines is exportBookmarks' file a line at a time, rendered as it is pulled (the shelf is read at once, first). */
+export function exportBookmarkLines(shelf: Shelf): Generator<string> {
   const link = ({ name, url, description, createdAt, updatedAt, favorite }: Membership): RenderItem =>
     ({ kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite });
   const folder = ({ row, items }: TreeCollection): RenderFolder => ({
@@ -530,5 +535,5 @@ export function exportBookmarks(shelf: Shelf): string {
     items: items.map((item) => (item.kind === "link" ? link(item.link) : folder(item.collection))),
   });
   const tree = shelfTree(shelf);
-  return renderNetscape([...tree.inbox.map(link), ...tree.top.map(folder)]);
+  return netscapeLines([...tree.inbox.map(link), ...tree.top.map(folder)]);
 }

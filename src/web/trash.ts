@@ -54,7 +54,8 @@ export function trashPages(guard: PageGuard) {
     }), { surface: PAGE_ROUTE })
     .get("/trash/empty", ({ request }) => guard.page(request, (shelf) =>
       htmlResponse(emptyTrashPage(shelf.viewer(), shelf.trash.counts()))), { surface: PAGE_ROUTE })
-    .post("/trash/empty", ({ request }) => guard.form(request, (shelf) => {
+    .post("/trash/empty", ({ request }) => guard.form(request, async (shelf) => {
+      await shelf.trash.drain();
       shelf.trash.empty();
       return seeOther(withNotice("/trash", "trash-emptied"));
     }), { surface: PAGE_ROUTE });
