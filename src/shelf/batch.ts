@@ -159,6 +159,8 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
   if (body.since !== undefined && shelf.changes.changedSince(Number(body.since), namedIds(operations))) throw new PreconditionFailed();
 
   const refs = new Map<string, { kind: Kind; id: number }>();
+  // The owner's collections an operation named, found: until a deleteCollection, named again they are not looked up again.
+  const owned = new Set<number>();
   operations.forEach((operation, at) => {
     const root = `/operations/${at}`;
     /** ownCollection is the owner's collection with that id, else a 404 at `path`. */
@@ -169,8 +171,12 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         throw error instanceof NotFound ? notFound(path, BATCH_MESSAGES.notYourCollection) : error;
       }
     };
-    /** collectionAt is the id of a collection an operation names: one of the owner's, or one the batch created (checkRefs saw to the ref). */
-    const collectionAt = (path: string, given: Target): number => ("ref" in given ? refs.get(given.ref)!.id : ownCollection(`${path}/id`, given.id).id);
+    /** collectionAt is the id of a collection an operation names: one of the owner's (each looked up once), or one the batch created (checkRefs saw to the ref). */
+    const collectionAt = (path: string, given: Target): number => {
+      if ("ref" in given) return refs.get(given.ref)!.id;
+      if (!owned.has(given.id)) owned.add(ownCollection(`${path}/id`, given.id).id);
+      return given.id;
+    };
     const ownLink = (id: number) => {
       try {
         return shelf.links.get(id);
@@ -203,6 +209,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
       }
       case "deleteCollection":
         ownCollection(`${root}/id`, operation.id);
+        owned.clear();
         run(() => shelf.collections.delete(operation.id, now, true), "/id");
         break;
       case "createLink": {
