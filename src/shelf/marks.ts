@@ -24,16 +24,18 @@ export function markMemberships(db: Db, userId: number, linkIds: Iterable<number
 /**
  * settle moves a user's pending marks into the feed (one transaction, three statements): each
  * marked item's row is written again at the end of the sequence, in the order they were marked.
- * With nothing pending it is one indexed read and writes nothing.
+ * With `limit`, only that many of the oldest marks (a large backlog can be settled in slices, in
+ * order: each slice's rows come after the last one's). With nothing pending it is one indexed read
+ * and writes nothing. Returns how many marks it moved.
  */
-export function settle(db: Db, userId: number): void {
+export function settle(db: Db, userId: number, limit = -1): number {
   const pending = db.select({ userId: pendingChanges.userId }).from(pendingChanges).where(eq(pendingChanges.userId, userId)).limit(1).get();
-  if (!pending) return;
-  db.transaction(() => {
+  if (!pending) return 0;
+  return db.transaction(() => {
+    const oldest = sql`SELECT rowid FROM pending_changes WHERE user_id = ${userId} ORDER BY rowid LIMIT ${limit}`;
     db.run(sql`DELETE FROM changes WHERE seq IN (
-      SELECT c.seq FROM pending_changes AS p JOIN changes AS c ON c.user_id = p.user_id AND c.kind = p.kind AND c.item_id = p.item_id WHERE p.user_id = ${userId})`);
-    db.run(sql`INSERT INTO changes (user_id, kind, item_id) SELECT user_id, kind, item_id FROM pending_changes WHERE user_id = ${userId} ORDER BY rowid`);
-    db.delete(pendingChanges).where(eq(pendingChanges.userId, userId)).run();
+      SELECT c.seq FROM pending_changes AS p JOIN changes AS c ON c.user_id = p.user_id AND c.kind = p.kind AND c.item_id = p.item_id WHERE p.rowid IN (${oldest}))`);
+    db.run(sql`INSERT INTO changes (user_id, kind, item_id) SELECT user_id, kind, item_id FROM pending_changes WHERE rowid IN (${oldest}) ORDER BY rowid`);
+    return db.delete(pendingChanges).where(sql`rowid IN (${oldest})`).returning({ userId: pendingChanges.userId }).all().length;
   }, { behavior: "immediate" });
 }
-
