@@ -486,14 +486,17 @@ function forget(db: Db, where: SQL | undefined): number {
   return gone.length;
 }
 
-/** Trash rows deleted for good per transaction by purgeTrash and by emptying a trash: each holds the database for a moment only. */
-const PURGE_BATCH = 200;
+/**
+ * How purgeTrash and emptying a trash delete rows for good: `rows` per statement, statements
+ * in one transaction until it has run `millis`, the event loop running between transactions.
+ */
+const PURGE_SLICE = { rows: 50, millis: 20 } as const;
 
 /** Marks of the change feed settled per transaction before a user's trash is emptied (a backlog of 10,000 took over 100 ms at once). */
 const SETTLE_SLICE = 1000;
 
 /**
- * forgetInSlices deletes for good every trash row matching `where`, PURGE_BATCH per transaction
+ * forgetInSlices deletes for good every trash row matching `where`, in transactions of PURGE_SLICE
  * with the event loop running between them; for one user (`userId`), the user's pending marks
  * are settled first, SETTLE_SLICE at a time. Returns how many.
  */
@@ -502,12 +505,18 @@ async function forgetInSlices(db: Db, where: SQL, userId?: number): Promise<numb
   if (userId !== undefined) while (settle(db, userId, SETTLE_SLICE) === SETTLE_SLICE) await pause();
   let purged = 0;
   for (;;) {
-    const batch = db.transaction(() => {
-      const ids = db.select({ id: trash.id }).from(trash).where(where).limit(PURGE_BATCH).all().map((row) => row.id);
-      return ids.length === 0 ? 0 : forget(db, inArray(trash.id, ids));
+    const { count, more } = db.transaction(() => {
+      const started = performance.now();
+      let count = 0;
+      for (;;) {
+        const ids = db.select({ id: trash.id }).from(trash).where(where).limit(PURGE_SLICE.rows).all().map((row) => row.id);
+        count += ids.length === 0 ? 0 : forget(db, inArray(trash.id, ids));
+        if (ids.length < PURGE_SLICE.rows) return { count, more: false };
+        if (performance.now() - started >= PURGE_SLICE.millis) return { count, more: true };
+      }
     }, { behavior: "immediate" });
-    purged += batch;
-    if (batch < PURGE_BATCH) return purged;
+    purged += count;
+    if (!more) return purged;
     await pause();
   }
 }
