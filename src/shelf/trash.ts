@@ -488,9 +488,10 @@ function forget(db: Db, where: SQL | undefined): number {
 
 /**
  * How purgeTrash and emptying a trash delete rows for good: `rows` per statement, statements
- * in one transaction until it has run `millis`, the event loop running between transactions.
+ * in one transaction until it has run `millis` or deleted `most` rows, the event loop running
+ * between transactions.
  */
-const PURGE_SLICE = { rows: 50, millis: 20 } as const;
+const PURGE_SLICE = { rows: 50, most: 200, millis: 20 } as const;
 
 /** Marks of the change feed settled per transaction before a user's trash is emptied (a backlog of 10,000 took over 100 ms at once). */
 const SETTLE_SLICE = 1000;
@@ -512,7 +513,7 @@ async function forgetInSlices(db: Db, where: SQL, userId?: number): Promise<numb
         const ids = db.select({ id: trash.id }).from(trash).where(where).limit(PURGE_SLICE.rows).all().map((row) => row.id);
         count += ids.length === 0 ? 0 : forget(db, inArray(trash.id, ids));
         if (ids.length < PURGE_SLICE.rows) return { count, more: false };
-        if (performance.now() - started >= PURGE_SLICE.millis) return { count, more: true };
+        if (count >= PURGE_SLICE.most || performance.now() - started >= PURGE_SLICE.millis) return { count, more: true };
       }
     }, { behavior: "immediate" });
     purged += count;
