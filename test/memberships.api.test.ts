@@ -107,6 +107,24 @@ describe("a batch names at most 5,000 collections", () => {
   }, 60_000);
 });
 
+describe("a batch's links in order", () => {
+  it("createLink after createLink and after an updateLink into the same collections: each at the end of their order", async () => {
+    const { env, alice, ids } = await setup(2);
+    const first = await createLink(env, alice, { name: "First", url: "https://first.example/", collectionIds: [ids[0]] });
+    const moved = await createLink(env, alice, { name: "Moved", url: "https://moved.example/", collectionIds: [ids[1]] });
+    const create = (ref: string) => ({ op: "createLink", ref, name: ref, url: `https://${ref}.example/`, collections: [{ id: ids[0] }, { id: ids[1] }] });
+    const response = await batch(env, alice, [create("a"), create("b"), { op: "updateLink", id: first.id, add: [{ id: ids[1] }] }, create("c")]);
+    expect(response.status).toBe(200);
+    const { a, b, c } = response.body.refs;
+    const orderOf = async (id: number) => (await get(env, `/api/v1/collections/${id}`, { token: alice.token })).body.collection.order.map((item: { id: number }) => item.id);
+    expect(await orderOf(ids[0]!)).toEqual([first.id, a, b, c]);
+    expect(await orderOf(ids[1]!)).toEqual([moved.id, a, b, first.id, c]);
+    // Each at a place of its own.
+    const places = env.db.$client.query("SELECT position FROM link_collections WHERE collection_id = ?").all(ids[1]!) as { position: number }[];
+    expect(new Set(places.map((row) => row.position)).size).toBe(5);
+  });
+});
+
 describe("an import keeps a link's first 100 collections", () => {
   it("a Pinboard entry with 150 tags is in its first 100 collections; the other entries are listed as skipped with the reason", async () => {
     const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" });

@@ -14,6 +14,7 @@ import type { BatchBody, BatchJson, BatchOperation, Target } from "../contract/b
 import { ownedCollection } from "./scope";
 import { MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import type { Shelf } from "./shelf";
+import type { NextPlaces } from "./links";
 
 type Kind = "link" | "collection";
 
@@ -161,7 +162,10 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
   const refs = new Map<string, { kind: Kind; id: number }>();
   // The owner's collections an operation named, found: until a deleteCollection, named again they are not looked up again.
   const owned = new Set<number>();
+  // Each collection's next place, kept from one createLink to the next (any other operation may move places: looked up again after it).
+  const places: NextPlaces = new Map();
   operations.forEach((operation, at) => {
+    if (operation.op !== "createLink") places.clear();
     const root = `/operations/${at}`;
     /** ownCollection is the owner's collection with that id, else a 404 at `path`. */
     const ownCollection = (path: string, id: number) => {
@@ -214,7 +218,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         break;
       case "createLink": {
         const collectionIds = operation.collections.map((given, index) => collectionAt(`${root}/collections/${index}`, given));
-        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now), "", { "/collectionIds": "/collections" });
+        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now, places), "", { "/collectionIds": "/collections" });
         refs.set(operation.ref, { kind: "link", id: created.id });
         break;
       }

@@ -75,9 +75,9 @@ export class Memberships {
   }
 }
 
-/** addMemberships puts a link at the end of each of those collections' orders, inside the caller's transaction. */
-export function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[]): void {
-  const memberships = new Memberships(owner);
+/** addMemberships puts a link at the end of each of those collections' orders, inside the caller's transaction (`places`: as Memberships keeps them). */
+export function addMemberships(owner: Owner, linkId: number, collectionIds: readonly number[], places?: NextPlaces): void {
+  const memberships = new Memberships(owner, places);
   memberships.add(linkId, collectionIds);
   memberships.done();
 }
@@ -181,12 +181,12 @@ function checkLink(owner: Owner, input: CreateLinkBody, keptDescription: string)
  * transaction: the rules and the insert of every link written. The caller's transaction is what
  * rolls back a failure, and the caller tells `afterWrite` once it is committed (linkSaved).
  */
-export function writeLink(owner: Owner, input: CreateLinkBody, now: number): LinkJson {
+export function writeLink(owner: Owner, input: CreateLinkBody, now: number, places?: NextPlaces): LinkJson {
   const { db, user } = owner;
   const { collectionIds, ...fields } = checkLink(owner, input, "");
   const queries = linkQueries(db);
   const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
-  addMemberships(owner, row.id, collectionIds);
+  addMemberships(owner, row.id, collectionIds, places);
   deferIndexing(db, row.id);
   return toLinkJson(row, collectionIds);
 }
@@ -417,8 +417,8 @@ export class ShelfLinks {
    * no savepoint of its own, which cost a POST a fifth of its time. `afterWrite` hears of the link
    * at once, so the caller's must wait for the commit (the API's does).
    */
-  add(input: CreateLinkBody, now: number): LinkJson {
-    const link = writeLink(this.owner, input, now);
+  add(input: CreateLinkBody, now: number, places?: NextPlaces): LinkJson {
+    const link = writeLink(this.owner, input, now, places);
     linkSaved(this.owner, link);
     return link;
   }
