@@ -16,7 +16,8 @@ export function trashRoutes({ apiRoutes }: Guards, once: WriteOnce) {
       tag: "trash", summary: "Restore links and collections from your trash", body: RestoreBody,
       description: "In one transaction, each as it was: a link with its collections, clicks, saved page text and health; a collection with what was deleted with it, "
         + "its sub-collections moved back in and its links taken back out of the Inbox. A link whose collections are gone returns to the Inbox; "
-        + "a collection whose parent is gone returns to the top level. An undone import whose items come back is no longer undone.",
+        + "a collection whose parent is gone returns to the top level, and so does one that inside its parent would nest collections more than 64 levels deep (listed in `tooDeep`). "
+        + "Collections restored together that were nested stay nested. An undone import whose items come back is no longer undone.",
       ok: { description: "Restored; the counts brought back.", json: RestoredJson },
       more: { 404: errorDoc("NOT_FOUND: one of the ids is not in your trash (restored already, purged, another user's, or unknown); nothing was restored.") },
     }))
