@@ -1,12 +1,16 @@
 /**
  * What a restore from the trash keeps of the collection tree, through `app.handle`: it never
  * nests collections deeper than TREE_DEPTH (one that would be too deep comes back at the top
- * level, named in the answer's `tooDeep`), and one restore of collections that were nested
- * keeps them nested, whatever order the request names them in.
+ * level, named in the answer's `tooDeep`, and the account's exports import back), one restore of
+ * collections that were nested keeps them nested, whatever order the request names them in; a
+ * restore never takes a link past 100 collections; emptying a trash larger than one slice.
  */
 import { describe, expect, it } from "bun:test";
-import { TREE_DEPTH } from "../src/shelf/limits";
-import { createCollection, createUser, del, get, makeEnv, post, sessionCookie, type TestEnv, type TestUser } from "./helpers";
+import { exportBookmarks, importBookmarks } from "../src/bookmarks/service";
+import { exportJson } from "../src/bookmarks/linkshelf-json";
+import { readImportFile } from "../src/bookmarks/services";
+import { MEMBERSHIP_LIMITS, TREE_DEPTH } from "../src/shelf/limits";
+import { createCollection, createLink, createUser, del, get, makeEnv, post, sessionCookie, shelfFor, START, type TestEnv, type TestUser } from "./helpers";
 import { open, submit, texts } from "./html";
 
 const restore = (env: TestEnv, as: TestUser, body: Record<string, number[]>) => post(env, "/api/v1/trash/restore", { token: as.token, body });
@@ -67,6 +71,13 @@ describe("a restore never nests collections deeper than the limit", () => {
         leaf = response.body.refs[`g${grow - 1}`];
       }
       expect((await depths(env, alice)).get(leaf)).toBe(TREE_DEPTH);
+    }
+    // Both exports of the account import back.
+    const bob = await createUser(env);
+    const shelf = shelfFor(env, alice);
+    for (const file of [new TextEncoder().encode(exportBookmarks(shelf)), new TextEncoder().encode(JSON.stringify(exportJson(shelf, START)))]) {
+      const report = await importBookmarks(shelfFor(env, bob), await readImportFile(file, START), START, { dryRun: true });
+      expect(report.collectionsCreated.length).toBeGreaterThan(TREE_DEPTH);
     }
   }, 60_000);
 
@@ -163,4 +174,24 @@ describe("emptying a trash larger than one slice", () => {
     expect(env.db.$client.query("SELECT count(*) AS n FROM trash").get()).toEqual({ n: 0 });
     expect((await get(env, `/api/v1/changes?since=${cursor}`, { token: alice.token })).status).toBe(410);
   }, 60_000);
+});
+
+describe("a restore never takes a link past 100 collections", () => {
+  it("a collection restored after its link filled up its 100 places comes back without that link", async () => {
+    const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" });
+    const alice = await createUser(env);
+    const shelf = shelfFor(env, alice);
+    const ids = Array.from({ length: MEMBERSHIP_LIMITS.perLink + 1 }, (_, i) => shelf.collections.create({ name: `C${i}`, visibility: "PRIVATE", parentId: null }, START).id);
+    const link = await createLink(env, alice, { collectionIds: ids.slice(0, MEMBERSHIP_LIMITS.perLink) });
+    const other = await createLink(env, alice, { name: "Other", url: "https://other.example/", collectionIds: [ids[0]] });
+    expect((await del(env, `/api/v1/collections/${ids[0]}`, { token: alice.token })).status).toBe(200);
+    const added = await post(env, "/api/v1/links/bulk", { token: alice.token, body: { ids: [link.id], action: "add", collectionId: ids.at(-1) } });
+    expect(added.status).toBe(200);
+    expect((await restore(env, alice, { collections: [ids[0]!] })).status).toBe(200);
+    const collectionIds = (await get(env, `/api/v1/links/${link.id}`, { token: alice.token })).body.link.collectionIds;
+    expect(collectionIds).toHaveLength(MEMBERSHIP_LIMITS.perLink);
+    expect(collectionIds).not.toContain(ids[0]);
+    // A link with room goes back in it.
+    expect((await get(env, `/api/v1/links/${other.id}`, { token: alice.token })).body.link.collectionIds).toEqual([ids[0]]);
+  });
 });
