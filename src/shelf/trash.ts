@@ -306,7 +306,8 @@ export class ShelfTrash {
   restore(ids: { links?: readonly number[]; collections?: readonly number[] }): Restored {
     const { db, user } = this.owner;
     const restored = db.transaction(() => {
-      const wanted = [...(ids.collections ?? []).map((id) => ["collection", id] as const), ...(ids.links ?? []).map((id) => ["link", id] as const)];
+      // Each id once: named twice, it is restored once.
+      const wanted = [...[...new Set(ids.collections ?? [])].map((id) => ["collection", id] as const), ...[...new Set(ids.links ?? [])].map((id) => ["link", id] as const)];
       const items = wanted.map(([kind, id]): Trashed => {
         const row = db.select().from(trash).where(and(eq(trash.userId, user.id), eq(trash.kind, kind), eq(trash.itemId, id))).get();
         if (!row) throw new NotFound();
