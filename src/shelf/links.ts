@@ -415,7 +415,8 @@ export class ShelfLinks {
   /**
    * add is `create` inside the caller's transaction (the API's writes run in the group commit's):
    * no savepoint of its own, which cost a POST a fifth of its time. `afterWrite` hears of the link
-   * at once, so the caller's must wait for the commit (the API's does).
+   * at once, so the caller's must wait for the commit (the API's does). A caller writing many links
+   * in its transaction (a batch) may keep each collection's next place from one to the next (`places`).
    */
   add(input: CreateLinkBody, now: number, places?: NextPlaces): LinkJson {
     const link = writeLink(this.owner, input, now, places);
