@@ -78,6 +78,17 @@ describe("a link is in at most 100 collections", () => {
     expect((await linkOf(env, alice, full.id)).collectionIds).toEqual([ids[LIMIT]]);
   });
 
+  it("the all-links page's bulk Add refuses a link in 100 collections already: 422 on the page, nothing written", async () => {
+    const { env, alice, ids } = await setup();
+    const full = await createLink(env, alice, { name: "Full", collectionIds: ids.slice(0, LIMIT) });
+    const cookie = sessionCookie(env, alice.user.id);
+    const before = snapshot(env);
+    const response = await submit(env, "/links/bulk", { next: "/links", scope: "selected", action: "add", collectionId: String(ids[LIMIT]), ids: String(full.id) }, cookie);
+    expect(response.status).toBe(422);
+    expect(response.text).toContain(`in ${LIMIT} already`);
+    expect(snapshot(env)).toBe(before);
+  });
+
   it("the edit form of a link refuses 101 collections and writes nothing", async () => {
     const { env, alice, ids } = await setup();
     const link = await createLink(env, alice, { name: "Edited" });
