@@ -187,11 +187,10 @@ export function discardCollection(owner: Owner, row: CollectionRow, now: number,
   db.delete(collections).where(eq(collections.id, row.id)).run();
 }
 
-/** insertMemberships inserts `[linkId, collectionId, position]` rows into link_collections in one statement (`orIgnore`: one there already stays as it is). */
+/** insertMemberships inserts `[linkId, collectionId, position]` rows into link_collections with one prepared statement (`orIgnore`: one there already stays as it is). */
 function insertMemberships(db: Db, rows: readonly [number, number, number][], orIgnore = false): void {
-  if (rows.length === 0) return;
-  db.$client.query<never, [string]>(`INSERT ${orIgnore ? "OR IGNORE " : ""}INTO link_collections (link_id, collection_id, position)
-    SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?1)`).run(JSON.stringify(rows));
+  const insert = db.$client.query<never, [number, number, number]>(`INSERT ${orIgnore ? "OR IGNORE " : ""}INTO link_collections (link_id, collection_id, position) VALUES (?, ?, ?)`);
+  for (const row of rows) insert.run(...row);
 }
 
 /** subtreeOf is every collection below one, parents before their children. */
@@ -356,11 +355,10 @@ export class ShelfTrash {
   private putLinks(list: readonly LinkData[], importIds: Set<number>): void {
     if (list.length === 0) return;
     const { db, user } = this.owner;
-    // One statement reading the rows as JSON: binding ~15 values a row through drizzle took 12 ms per 1,000 links.
-    db.$client.query<never, [string]>(`INSERT INTO links (id, user_id, name, description, url, favorite, clicks, last_clicked_at, created_at, updated_at, import_id)
-      SELECT value ->> 'id', value ->> 'userId', value ->> 'name', value ->> 'description', value ->> 'url', value ->> 'favorite', value ->> 'clicks',
-        value ->> 'lastClickedAt', value ->> 'createdAt', value ->> 'updatedAt', value ->> 'importId' FROM json_each(?1)`)
-      .run(JSON.stringify(list.map((data) => data.link satisfies LinkRow)));
+    // One prepared statement, bound row after row: through drizzle, 12 ms per 1,000 links; reading the rows from JSON in SQL, 7.
+    const insert = db.$client.query<never, (string | number | null)[]>(`INSERT INTO links (id, user_id, name, description, url, favorite, clicks, last_clicked_at, created_at, updated_at, import_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    for (const { link } of list) insert.run(link.id, link.userId, link.name, link.description, link.url, link.favorite ? 1 : 0, link.clicks, link.lastClickedAt, link.createdAt, link.updatedAt, link.importId);
     const owned = this.ownedIds(list.flatMap((data) => data.memberships.map((membership) => membership.collectionId)));
     let inbox: { id: number; next: number } | undefined;
     const rows: [number, number, number][] = [];
