@@ -410,13 +410,15 @@ export class ShelfTrash {
     db.insert(collections).values({ ...root, parentId: asBefore ? root.parentId : null, position: asBefore ? root.position : nextPosition(this.owner, null) }).run();
     inChunks(data.subtree, (chunk) => db.insert(collections).values(chunk).run());
     this.putLinks(data.links, importIds);
-    // Its links that are on the shelf go back in it (the lone ones just restored included), up to a link's limit.
-    const linkIds = [...new Set(data.memberships.map((membership) => membership.linkId))];
+    // Its other links that are on the shelf go back in it, up to a link's limit (the lone ones just restored are in it already).
+    const lone = new Set(data.links.map((link) => link.link.id));
+    const others = data.memberships.filter((membership) => !lone.has(membership.linkId));
+    const linkIds = [...new Set(others.map((membership) => membership.linkId))];
     const counts = new Map(db.all<{ linkId: number; n: number }>(sql`
       SELECT l.id AS linkId, (SELECT count(*) FROM ${linkCollections} AS lc WHERE lc.link_id = l.id) AS n
       FROM ${links} AS l WHERE l.user_id = ${user.id} AND l.id IN (SELECT value FROM json_each(${JSON.stringify(linkIds)}))`).map((row) => [row.linkId, row.n]));
     const back: [number, number, number][] = [];
-    for (const { linkId, collectionId, position } of data.memberships) {
+    for (const { linkId, collectionId, position } of others) {
       const count = counts.get(linkId);
       if (count === undefined || count >= MEMBERSHIP_LIMITS.perLink) continue;
       counts.set(linkId, count + 1);
