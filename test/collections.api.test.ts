@@ -515,8 +515,8 @@ describe("GET /api/v1/collections", () => {
       const large = await statementsOf(200, 1000);
       expect(large.builtStatements).toEqual(small.builtStatements);
       expect(large.keptStatements).toEqual(small.keptStatements);
-      // Token, stamp, collections, links with their memberships; a kept answer: token and stamp.
-      expect(small.builtStatements).toHaveLength(4);
+      // Token, stamp, collections, links, memberships; a kept answer: token and stamp.
+      expect(small.builtStatements).toHaveLength(5);
       expect(small.keptStatements).toHaveLength(2);
       expect(small.builtStatements.filter((sql) => /from "collections"/i.test(sql))).toHaveLength(1);
       expect(small.builtStatements.filter((sql) => /from "links"/i.test(sql))).toHaveLength(1);

@@ -52,7 +52,7 @@ describe("every delete lands in the trash, and a restore gives back the database
     expect(contents(env)).not.toBe(before);
     expect(await trashOf(env, alice)).toEqual([expect.objectContaining({ kind: "link", id: lone.id, name: "Lone", links: 1, collections: 0 })]);
     const restored = await restore(env, alice, { links: [lone.id] });
-    expect(restored.body).toEqual({ message: "Restored.", links: 1, collections: 0 });
+    expect(restored.body).toEqual({ message: "Restored.", links: 1, collections: 0, tooDeep: [] });
     expect(contents(env)).toBe(before);
     expect(await trashOf(env, alice)).toEqual([]);
     // Searchable again: the index took it back.
@@ -78,7 +78,7 @@ describe("every delete lands in the trash, and a restore gives back the database
     // A link also elsewhere stays, in its other collection only.
     expect((await get(env, `/api/v1/links/${shared.id}`, { token: alice.token })).body.link.collectionIds).toEqual([top.id]);
     expect(await trashOf(env, alice)).toEqual([expect.objectContaining({ kind: "collection", id: doomed.id, links: 2, collections: 4 })]);
-    expect((await restore(env, alice, { collections: [doomed.id] })).body).toEqual({ message: "Restored.", links: 2, collections: 4 });
+    expect((await restore(env, alice, { collections: [doomed.id] })).body).toEqual({ message: "Restored.", links: 2, collections: 4, tooDeep: [] });
     expect(contents(env)).toBe(before);
   });
 

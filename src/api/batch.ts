@@ -16,7 +16,8 @@ const OPERATION_NAMES = Object.keys(BATCH_OPERATIONS) as BatchOperationName[];
  * checkShape refuses a batch body whose operations break their schemas, each error at its own
  * path (`/operations/3/name`): the body's schema is a union of the operations, which its
  * validation would refuse as a whole (`/operations/3`, "Expected union value"). What passes here
- * passes the body's schema.
+ * passes the body's schema. An array longer than its schema's maxItems is refused without its
+ * items being checked.
  */
 function checkShape(body: unknown): void {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return;
@@ -33,7 +34,15 @@ function checkShape(body: unknown): void {
         : { path: root, message: "Expected object" });
       return;
     }
-    errors.push(...schemaErrors(BATCH_OPERATIONS[op as BatchOperationName], operation, root));
+    const schema = BATCH_OPERATIONS[op as BatchOperationName];
+    // An array longer than its schema allows is refused before its items are checked one by one (500 operations of 500 collections took half a second).
+    const long = Object.entries(schema.properties).filter(([name, property]) => {
+      const value = (operation as Record<string, unknown>)[name];
+      const most = (property as { maxItems?: number }).maxItems;
+      return most !== undefined && Array.isArray(value) && value.length > most;
+    });
+    if (long.length > 0) errors.push(...long.map(([name, property]) => ({ path: `${root}/${name}`, message: `Expected at most ${(property as { maxItems: number }).maxItems} items` })));
+    else errors.push(...schemaErrors(schema, operation, root));
   });
   if (errors.length > 0) throw new ValidationFailed(errors);
 }

@@ -17,8 +17,8 @@ export function collectionRoutes({ clock }: { clock: () => number }, { apiRoutes
   const item = (shelf: Shelf, id: number) => ({ collection: shelf.collections.get(id) });
   return apiRoutes("/collections")
     .use(once)
-    .get("/", ({ shelf, query, set }) => {
-      const body = query.under === undefined ? shelf.collections.listBody(kept) : shelf.collections.subtreeBody(query.under);
+    .get("/", async ({ shelf, query, set }) => {
+      const body = query.under === undefined ? await shelf.collections.listBodyInSlices(kept) : shelf.collections.subtreeBody(query.under);
       set.headers["content-type"] = "application/json;charset=utf-8";
       return body;
     }, apiRoute({

@@ -16,13 +16,20 @@ export function trashRoutes({ apiRoutes }: Guards, once: WriteOnce) {
       tag: "trash", summary: "Restore links and collections from your trash", body: RestoreBody,
       description: "In one transaction, each as it was: a link with its collections, clicks, saved page text and health; a collection with what was deleted with it, "
         + "its sub-collections moved back in and its links taken back out of the Inbox. A link whose collections are gone returns to the Inbox; "
-        + "a collection whose parent is gone returns to the top level. An undone import whose items come back is no longer undone.",
+        + "a collection whose parent is gone returns to the top level, and so does one that inside its parent would nest collections more than 64 levels deep (listed in `tooDeep`). "
+        + "Collections restored together that were nested stay nested. An undone import whose items come back is no longer undone.",
       ok: { description: "Restored; the counts brought back.", json: RestoredJson },
       more: { 404: errorDoc("NOT_FOUND: one of the ids is not in your trash (restored already, purged, another user's, or unknown); nothing was restored.") },
     }))
-    .delete("/", ({ write }) => write((shelf) => ({ message: "Trash emptied.", items: shelf.trash.empty() })), apiRoute({
+    // Most of it in slices first, each committed, the server answering others between them; the rest with the answer.
+    .delete("/", async ({ shelf, write }) => {
+      const drained = await shelf.trash.drain();
+      return write((writing) => ({ message: "Trash emptied.", items: drained + writing.trash.empty() }));
+    }, apiRoute({
       tag: "trash", summary: "Empty your trash",
-      description: "Deletes everything in your trash for good, at once. The change feed forgets their tombstones: an older cursor gets 410 CURSOR_EXPIRED.",
+      description: "Deletes everything in your trash for good, a few hundred items per transaction (the server keeps answering meanwhile): "
+        + "if it fails midway, what was deleted stays deleted, the rest stays in the trash, and the request may be sent again. "
+        + "The change feed forgets their tombstones: an older cursor gets 410 CURSOR_EXPIRED.",
       ok: { description: "Emptied; how many items.", json: EmptiedJson },
     }));
 }

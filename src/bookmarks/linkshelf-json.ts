@@ -91,22 +91,31 @@ export interface LinkshelfExport {
 
 const iso = (millis: number) => new Date(millis).toISOString();
 
-/** exportJson writes the owner's shelf as linkshelf JSON; `withText` adds each link's saved page text. */
-export function exportJson(shelf: Shelf, now: number, options: { withText?: boolean } = {}): LinkshelfExport {
+/** The export without its links' saved text: the links in the file's order, and their ids in the same order. */
+interface ExportParts {
+  head: Pick<LinkshelfExport, "format" | "version" | "exportedAt">;
+  links: JsonLink[];
+  ids: number[];
+  inbox: number[];
+  collections: JsonCollection[];
+}
+
+/** exportParts reads the owner's shelf (two queries) and lays it out as linkshelf JSON, without saved text. */
+function exportParts(shelf: Shelf, now: number): ExportParts {
   const tree = shelfTree(shelf);
   const links: JsonLink[] = [];
+  const ids: number[] = [];
   const index = new Map<number, number>();
   const ref = (link: Membership): number => {
     let at = index.get(link.id);
     if (at === undefined) {
       at = links.length;
       index.set(link.id, at);
-      const json: JsonLink = {
+      links.push({
         name: link.name, url: link.url, description: link.description, favorite: link.favorite, clicks: link.clicks,
         lastClickedAt: link.lastClickedAt === null ? null : iso(link.lastClickedAt), createdAt: iso(link.createdAt), updatedAt: iso(link.updatedAt),
-      };
-      if (options.withText && shelf.links.contentSummary(link.id) !== null) json.text = shelf.links.content(link.id).text;
-      links.push(json);
+      });
+      ids.push(link.id);
     }
     return at;
   };
@@ -116,7 +125,34 @@ export function exportJson(shelf: Shelf, now: number, options: { withText?: bool
   });
   const inbox = tree.inbox.map(ref);
   const collections = tree.top.map(collection);
-  return { format: "linkshelf", version: 1, exportedAt: iso(now), links, inbox, collections };
+  return { head: { format: "linkshelf", version: 1, exportedAt: iso(now) }, links, ids, inbox, collections };
+}
+
+/** withText adds a link's saved page text to its JSON, when it has one (read as the export is written: a link deleted meanwhile has none). */
+function withText(shelf: Shelf, id: number, json: JsonLink): JsonLink {
+  if (shelf.links.contentSummary(id) !== null) json.text = shelf.links.content(id).text;
+  return json;
+}
+
+/** exportJson writes the owner's shelf as linkshelf JSON; `withText` adds each link's saved page text. */
+export function exportJson(shelf: Shelf, now: number, options: { withText?: boolean } = {}): LinkshelfExport {
+  const { head, links, ids, inbox, collections } = exportParts(shelf, now);
+  if (options.withText) links.forEach((json, at) => withText(shelf, ids[at]!, json));
+  return { ...head, links, inbox, collections };
+}
+
+/**
+ * exportJsonText is `JSON.stringify(exportJson(...))`, the same bytes, a part at a time: the shelf
+ * is read at once, first; each link's saved text is read as its part is pulled.
+ */
+export function* exportJsonText(shelf: Shelf, now: number, options: { withText?: boolean } = {}): Generator<string> {
+  const { head, links, ids, inbox, collections } = exportParts(shelf, now);
+  yield `${JSON.stringify(head).slice(0, -1)},"links":[`;
+  for (let at = 0; at < links.length; at++) {
+    const json = options.withText ? withText(shelf, ids[at]!, links[at]!) : links[at]!;
+    yield `${at === 0 ? "" : ","}${JSON.stringify(json)}`;
+  }
+  yield `],"inbox":${JSON.stringify(inbox)},"collections":${JSON.stringify(collections)}}`;
 }
 
 /** refuse is the answer to a file that says it is linkshelf JSON but is not laid out as one. */

@@ -362,7 +362,12 @@ export type RenderItem = RenderBookmark | RenderFolder;
  * SHORTCUTURL, POST_DATA, FEEDURL), and on an <H3> it seeks only ADD_DATE and PERSONAL_TOOLBAR_FOLDER.
  */
 export function renderNetscape(items: readonly RenderItem[]): string {
-  const lines = [
+  return [...netscapeLines(items)].join("");
+}
+
+/** netscapeLines is renderNetscape's text a line at a time (each ending in a line break), written as it is pulled. */
+export function* netscapeLines(items: readonly RenderItem[]): Generator<string> {
+  yield [
     "<!DOCTYPE NETSCAPE-Bookmark-file-1>",
     "<!-- This is an automatically generated file.",
     "     It will be read and overwritten.",
@@ -371,24 +376,23 @@ export function renderNetscape(items: readonly RenderItem[]): string {
     "<TITLE>Bookmarks</TITLE>",
     "<H1>Bookmarks</H1>",
     "<DL><p>",
-  ];
-  const write = (item: RenderItem, indent: string) => {
+  ].join("\n") + "\n";
+  function* write(item: RenderItem, indent: string): Generator<string> {
     const dates = `ADD_DATE="${seconds(item.addDate)}" LAST_MODIFIED="${seconds(item.lastModified)}"`;
     if (item.kind === "link") {
       const favorite = item.favorite ? ' LINKSHELF_FAVORITE="true"' : "";
-      lines.push(`${indent}<DT><A HREF="${escapeHtml(item.url)}" ${dates}${favorite}>${escapeHtml(item.name)}</A>`);
-      if (item.description !== "") lines.push(`${indent}<DD>${escapeHtml(item.description)}`);
+      yield `${indent}<DT><A HREF="${escapeHtml(item.url)}" ${dates}${favorite}>${escapeHtml(item.name)}</A>\n`;
+      if (item.description !== "") yield `${indent}<DD>${escapeHtml(item.description)}\n`;
       return;
     }
-    lines.push(`${indent}<DT><H3 ${dates} LINKSHELF_ICON="${escapeHtml(item.icon)}">${escapeHtml(item.name)}</H3>`);
-    if (item.description) lines.push(`${indent}<DD>${escapeHtml(item.description)}`);
-    lines.push(`${indent}<DL><p>`);
-    for (const inner of item.items) write(inner, `${indent}    `);
-    lines.push(`${indent}</DL><p>`);
-  };
-  for (const item of items) write(item, "    ");
-  lines.push("</DL><p>");
-  return lines.join("\n") + "\n";
+    yield `${indent}<DT><H3 ${dates} LINKSHELF_ICON="${escapeHtml(item.icon)}">${escapeHtml(item.name)}</H3>\n`;
+    if (item.description) yield `${indent}<DD>${escapeHtml(item.description)}\n`;
+    yield `${indent}<DL><p>\n`;
+    for (const inner of item.items) yield* write(inner, `${indent}    `);
+    yield `${indent}</DL><p>\n`;
+  }
+  for (const item of items) yield* write(item, "    ");
+  yield "</DL><p>\n";
 }
 
 const seconds = (millis: number) => Math.floor(millis / 1000);

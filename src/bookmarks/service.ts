@@ -7,7 +7,7 @@
  * The user's shelf writes what an import decides (`shelf.imports.write`), step by step in the
  * file's order, with the rules behind the API, in short transactions, all or nothing.
  */
-import { COLLECTION_LIMITS, IMPORT_CHUNK, LINK_LIMITS } from "../shelf/limits";
+import { COLLECTION_LIMITS, IMPORT_CHUNK, LINK_LIMITS, MEMBERSHIP_LIMITS } from "../shelf/limits";
 import type { CollectionRow } from "../db/schema";
 import { cleanName, codePoints, isHttpUrl, MAX_URL_LENGTH, Rules } from "../rules";
 import { ValidationFailed } from "../errors";
@@ -17,7 +17,7 @@ import type { Shelf } from "../shelf/shelf";
 import type { Membership } from "../shelf/collections";
 import type { ImportedLinkRow } from "../shelf/links";
 import { shelfTree, type TreeCollection } from "./linkshelf-json";
-import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
+import { netscapeLines, parseNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
 import { fromNetscape, isImportDocument, type ImportDocument, type ImportFormat } from "./document";
 
 export interface ImportReport {
@@ -75,6 +75,8 @@ export interface ImportOrigin {
  * collection of the folder's name (`Reading (imported)`, then `Reading (imported 2)`...).
  */
 const STAND_IN_SUFFIX = " (imported)";
+/** Why an entry is skipped whose link is in MEMBERSHIP_LIMITS.perLink collections already: a link is in the first ones the file names. */
+const IN_TOO_MANY = `A link is in at most ${MEMBERSHIP_LIMITS.perLink} collections: this one is in ${MEMBERSHIP_LIMITS.perLink} already`;
 /** The name of the collection a folder without a name becomes. */
 const UNNAMED_FOLDER = "Unnamed folder";
 
@@ -242,6 +244,8 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
     if (had) {
       if ((placement.id !== null && had.in.has(placement.id)) || had.placements.includes(placement)) {
         report.duplicates.push({ name, url });
+      } else if (had.in.size + had.placements.length >= MEMBERSHIP_LIMITS.perLink) {
+        report.skipped.push({ name, url, reason: IN_TOO_MANY });
       } else {
         placement.links++;
         had.placements.push(placement);
@@ -252,6 +256,10 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
     }
     if (link?.placements.includes(placement)) {
       report.duplicates.push({ name, url });
+      continue;
+    }
+    if (link && link.placements.length >= MEMBERSHIP_LIMITS.perLink) {
+      report.skipped.push({ name, url, reason: IN_TOO_MANY });
       continue;
     }
     placement.links++;
@@ -515,6 +523,11 @@ function urlKey(url: string): string {
  * empty linkshelf and exporting again gives the same bytes.
  */
 export function exportBookmarks(shelf: Shelf): string {
+  return [...exportBookmarkLines(shelf)].join("");
+}
+
+/** exportBookmarkLines is exportBookmarks' file a line at a time, rendered as it is pulled (the shelf is read at once, first). */
+export function exportBookmarkLines(shelf: Shelf): Generator<string> {
   const link = ({ name, url, description, createdAt, updatedAt, favorite }: Membership): RenderItem =>
     ({ kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite });
   const folder = ({ row, items }: TreeCollection): RenderFolder => ({
@@ -522,5 +535,5 @@ export function exportBookmarks(shelf: Shelf): string {
     items: items.map((item) => (item.kind === "link" ? link(item.link) : folder(item.collection))),
   });
   const tree = shelfTree(shelf);
-  return renderNetscape([...tree.inbox.map(link), ...tree.top.map(folder)]);
+  return netscapeLines([...tree.inbox.map(link), ...tree.top.map(folder)]);
 }

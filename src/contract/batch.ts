@@ -6,9 +6,12 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { IdNumber, Int } from "./common";
+import { LINK_MAX_COLLECTIONS } from "./links";
 
 /** The most operations one batch holds. */
 export const BATCH_MAX_OPERATIONS = 500;
+/** The most memberships one batch may ask for: the collections of its createLink operations and the `add` of its updateLink ones, all counted. */
+export const BATCH_MAX_MEMBERSHIPS = 5000;
 /** The largest batch body, in bytes: 500 createLink operations with the longest names and long URLs fit. */
 export const BATCH_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -47,7 +50,10 @@ export const CreateLinkOperation = Type.Object({
   ref: Ref,
   name: Type.String({ description: "As POST /api/v1/links: 1-254 characters." }),
   url: Type.String({ description: "As POST /api/v1/links: an absolute http: or https: URL of at most 2048 characters." }),
-  collections: Type.Array(Target, { minItems: 1, description: "At least one; the link goes at the end of each one's order (a collection named twice holds it once)." }),
+  collections: Type.Array(Target, {
+    minItems: 1, maxItems: LINK_MAX_COLLECTIONS,
+    description: `1-${LINK_MAX_COLLECTIONS}; the link goes at the end of each one's order (a collection named twice holds it once). The whole batch names at most ${BATCH_MAX_MEMBERSHIPS} collections here and in \`add\`.`,
+  }),
 }, { description: "A new link (favorite false, description \"\"), always: no URL is looked up." });
 
 export const UpdateLinkOperation = Type.Object({
@@ -55,8 +61,11 @@ export const UpdateLinkOperation = Type.Object({
   id: IdNumber,
   name: Type.Optional(Type.String()),
   url: Type.Optional(Type.String()),
-  add: Type.Optional(Type.Array(Target, { description: "Collections it joins, at the end of their order (one it is in already keeps its place)." })),
-  remove: Type.Optional(Type.Array(IdNumber, { description: "Collections it leaves; a link left in none goes to the trash (never to the Inbox)." })),
+  add: Type.Optional(Type.Array(Target, {
+    maxItems: LINK_MAX_COLLECTIONS,
+    description: `Collections it joins, at the end of their order (one it is in already keeps its place); at most ${LINK_MAX_COLLECTIONS}, and the link ends in at most ${LINK_MAX_COLLECTIONS}.`,
+  })),
+  remove: Type.Optional(Type.Array(IdNumber, { maxItems: LINK_MAX_COLLECTIONS, description: `Collections it leaves, at most ${LINK_MAX_COLLECTIONS}; a link left in none goes to the trash (never to the Inbox).` })),
 }, { description: "Its favorite, description and other collections are kept." });
 
 /** One item of an `order` operation: an existing link or collection (`id`), or one this batch created (`ref`). */

@@ -2,7 +2,10 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { IdNumber, Int, QueryInteger, Timestamp } from "./common";
 
-// Descriptions document the rules the server applies; they validate nothing.
+/** The most collections one link is in (the Inbox counts): a longer list is refused, and so is a write that would put a link in more. */
+export const LINK_MAX_COLLECTIONS = 100;
+
+// Descriptions document the rules the server applies; they validate nothing (but the most collections a link names).
 const linkFields = {
   name: Type.String({ description: "1-254 characters (Unicode code points, counted after trimming; stored trimmed)." }),
   description: Type.Optional(Type.String({ description: "At most 300 characters. Default \"\" on POST; omitted on PUT keeps the stored value, \"\" clears it." })),
@@ -12,13 +15,13 @@ const linkFields = {
 
 export const CreateLinkBody = Type.Object({
   ...linkFields,
-  collectionIds: Type.Optional(Type.Array(IdNumber, { description: "Ids of your collections; duplicates are folded. Omitted or empty: the Inbox." })),
+  collectionIds: Type.Optional(Type.Array(IdNumber, { maxItems: LINK_MAX_COLLECTIONS, description: `Ids of your collections, at most ${LINK_MAX_COLLECTIONS}; duplicates are folded. Omitted or empty: the Inbox.` })),
 });
 export type CreateLinkBody = Static<typeof CreateLinkBody>;
 
 export const UpdateLinkBody = Type.Object({
   ...linkFields,
-  collectionIds: Type.Array(IdNumber, { description: "Ids of your collections; duplicates are folded. Empty: the Inbox." }),
+  collectionIds: Type.Array(IdNumber, { maxItems: LINK_MAX_COLLECTIONS, description: `Ids of your collections, at most ${LINK_MAX_COLLECTIONS}; duplicates are folded. Empty: the Inbox.` }),
 });
 export type UpdateLinkBody = Static<typeof UpdateLinkBody>;
 

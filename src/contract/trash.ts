@@ -35,6 +35,9 @@ export const RestoredJson = Type.Object({
   message: Type.String(),
   links: Int({ description: "Links back on the shelf." }),
   collections: Int({ description: "Collections back on the shelf." }),
+  tooDeep: Type.Array(Int(), {
+    description: "Ids of restored collections that came back at the top level instead of inside their parent, where they (with what they hold) would have been nested more than 64 levels deep. Usually empty.",
+  }),
 });
 export type RestoredJson = Static<typeof RestoredJson>;
 

@@ -33,17 +33,40 @@ export class StampedAnswers<Answer> {
 
   /** get returns the user's answer kept at `stamp`, or builds, keeps and returns it. */
   get(stamp: DatabaseStamp, userId: number, build: () => Answer): Answer {
+    this.moveTo(stamp);
+    let answer = this.answers.get(userId);
+    if (answer === undefined) {
+      answer = build();
+      this.keep(userId, answer);
+    }
+    return answer;
+  }
+
+  /**
+   * getLater is `get` with an answer built over several turns (`build` starts reading in this
+   * turn): kept only if the stamp still holds once it is built; answered either way.
+   */
+  async getLater(stamp: DatabaseStamp, userId: number, build: () => Promise<Answer>): Promise<Answer> {
+    this.moveTo(stamp);
+    const kept = this.answers.get(userId);
+    if (kept !== undefined) return kept;
+    const answer = await build();
+    if (stamp.changes === this.stamp.changes && stamp.version === this.stamp.version) this.keep(userId, answer);
+    return answer;
+  }
+
+  /** moveTo drops every kept answer when the database's stamp is not the one they were kept at. */
+  private moveTo(stamp: DatabaseStamp): void {
     if (stamp.changes !== this.stamp.changes || stamp.version !== this.stamp.version) {
       this.answers.clear();
       this.stamp = stamp;
     }
-    let answer = this.answers.get(userId);
-    if (answer === undefined) {
-      answer = build();
-      if (this.answers.size >= this.maxUsers) this.answers.delete(this.answers.keys().next().value!);
-      this.answers.set(userId, answer);
-    }
-    return answer;
+  }
+
+  /** keep keeps a user's answer, letting the oldest kept one go when maxUsers are kept. */
+  private keep(userId: number, answer: Answer): void {
+    if (this.answers.size >= this.maxUsers) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(userId, answer);
   }
 
   /** size is how many answers are kept now. */

@@ -13,7 +13,9 @@ import type { OrderItem } from "../contract/collections";
 import type { BatchBody, BatchJson, BatchOperation, Target } from "../contract/batch";
 import { checkCursor } from "./changes";
 import { ownedCollection } from "./scope";
+import { MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import type { Shelf } from "./shelf";
+import type { NextPlaces } from "./memberships";
 
 type Kind = "link" | "collection";
 
@@ -122,6 +124,26 @@ function checkRefs(operations: readonly BatchOperation[]): void {
 }
 
 /**
+ * checkMemberships refuses a batch that names more than MEMBERSHIP_LIMITS.perBatch collections in
+ * its createLink operations' `collections` and its updateLink ones' `add`, all counted, at the
+ * operation that passes the limit: a batch's one transaction stays short.
+ */
+function checkMemberships(operations: readonly BatchOperation[]): void {
+  let named = 0;
+  for (const [at, operation] of operations.entries()) {
+    const asked = operation.op === "createLink" ? { field: "collections", count: operation.collections.length }
+      : operation.op === "updateLink" ? { field: "add", count: operation.add?.length ?? 0 } : undefined;
+    if (!asked) continue;
+    named += asked.count;
+    if (named > MEMBERSHIP_LIMITS.perBatch) {
+      const rules = new Rules();
+      rules.fail(`/operations/${at}/${asked.field}`, MEMBERSHIP_MESSAGES.perBatch);
+      rules.check();
+    }
+  }
+}
+
+/**
  * applyBatch runs a batch's operations in order on a shelf, inside the caller's transaction
  * (which rolls all of them back when one is refused), and answers with the id each ref created.
  * With `since`, nothing is written when an item it names by id changed after that cursor (412),
@@ -133,11 +155,17 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
   const rules = new Rules();
   checkCursor(body.since, rules);
   rules.check();
+  checkMemberships(operations);
   checkRefs(operations);
   if (body.since !== undefined && shelf.changes.changedSince(body.since, namedIds(operations))) throw new PreconditionFailed();
 
   const refs = new Map<string, { kind: Kind; id: number }>();
+  // The owner's collections an operation named, found: until a deleteCollection, named again they are not looked up again.
+  const owned = new Set<number>();
+  // Each collection's next place, kept from one createLink to the next (any other operation may move places: looked up again after it).
+  const places: NextPlaces = new Map();
   operations.forEach((operation, at) => {
+    if (operation.op !== "createLink") places.clear();
     const root = `/operations/${at}`;
     /** ownCollection is the owner's collection with that id, else a 404 at `path`. */
     const ownCollection = (path: string, id: number) => {
@@ -147,8 +175,12 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         throw error instanceof NotFound ? notFound(path, BATCH_MESSAGES.notYourCollection) : error;
       }
     };
-    /** collectionAt is the id of a collection an operation names: one of the owner's, or one the batch created (checkRefs saw to the ref). */
-    const collectionAt = (path: string, given: Target): number => ("ref" in given ? refs.get(given.ref)!.id : ownCollection(`${path}/id`, given.id).id);
+    /** collectionAt is the id of a collection an operation names: one of the owner's (each looked up once), or one the batch created (checkRefs saw to the ref). */
+    const collectionAt = (path: string, given: Target): number => {
+      if ("ref" in given) return refs.get(given.ref)!.id;
+      if (!owned.has(given.id)) owned.add(ownCollection(`${path}/id`, given.id).id);
+      return given.id;
+    };
     const ownLink = (id: number) => {
       try {
         return shelf.links.get(id);
@@ -181,11 +213,12 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
       }
       case "deleteCollection":
         ownCollection(`${root}/id`, operation.id);
+        owned.clear();
         run(() => shelf.collections.delete(operation.id, now, true), "/id");
         break;
       case "createLink": {
         const collectionIds = operation.collections.map((given, index) => collectionAt(`${root}/collections/${index}`, given));
-        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now), "", { "/collectionIds": "/collections" });
+        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now, places), "", { "/collectionIds": "/collections" });
         refs.set(operation.ref, { kind: "link", id: created.id });
         break;
       }

@@ -1,4 +1,6 @@
-/** The shelf's limits: how long a record's texts may be, and how large a page of links or hits. */
+/** The shelf's limits: how long a record's texts may be, how large a page of links or hits, how many collections a link is in. */
+import { BATCH_MAX_MEMBERSHIPS } from "../contract/batch";
+import { LINK_MAX_COLLECTIONS } from "../contract/links";
 
 /** The longest name and description of a link, in code points after trimming. */
 export const LINK_LIMITS = { name: 254, description: 300 } as const;
@@ -31,3 +33,18 @@ export const CHANGES_PAGE = { defaultLimit: 100, maxLimit: 1000 } as const;
 
 /** Pages of the trash: 50 items by default, at most 200. */
 export const TRASH_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
+
+/**
+ * Memberships: a link is in at most `perLink` collections (whatever adds it: a form, the API, a
+ * bulk action, a batch, an import, a restore), and one batch asks for at most `perBatch`. So
+ * `GET /api/v1/collections`, which embeds each collection's links, holds each link at most
+ * `perLink` times.
+ */
+export const MEMBERSHIP_LIMITS = { perLink: LINK_MAX_COLLECTIONS, perBatch: BATCH_MAX_MEMBERSHIPS } as const;
+
+/** The messages of the membership limits. */
+export const MEMBERSHIP_MESSAGES = {
+  perLink: `Expected at most ${LINK_MAX_COLLECTIONS} collections for one link`,
+  perBatch: `Expected at most ${BATCH_MAX_MEMBERSHIPS} collections named by the createLink and updateLink operations of one batch, all counted`,
+  bulkFull: (count: number) => `Expected links in fewer than ${LINK_MAX_COLLECTIONS} collections: ${count === 1 ? "1 of them is" : `${count} of them are`} in ${LINK_MAX_COLLECTIONS} already`,
+} as const;

@@ -9,7 +9,7 @@ import { preparedQueries } from "../db/client";
 import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { toLinkJson } from "./json";
-import { LINK_LIMITS, LINK_PAGE } from "./limits";
+import { LINK_LIMITS, LINK_PAGE, MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import { COLLECTION_ACTIONS, type CapturedContent, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults } from "./types";
 import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
 import { Rules } from "../rules";
@@ -17,7 +17,7 @@ import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../se
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { deleteLinks, discardLinks } from "./trash";
-import { addMemberships, appendLinks, type Memberships } from "./memberships";
+import { addMemberships, appendLinks, type Memberships, type NextPlaces } from "./memberships";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
 import { searchLinks, type SearchBudget } from "./search";
 
@@ -63,6 +63,18 @@ const inCollection = (collectionId: number) =>
 
 /** listed is the ids of a JSON array of ids, as a subquery (one bound parameter however many ids). */
 const listed = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+
+/**
+ * fullLinks is how many of `ids` (links of the owner's) are in MEMBERSHIP_LIMITS.perLink
+ * collections already and not in `collectionId`: adding them there would pass the limit.
+ */
+function fullLinks({ db }: Owner, ids: readonly number[], collectionId: number): number {
+  return db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM (
+      SELECT lc.link_id FROM ${linkCollections} AS lc WHERE lc.link_id IN ${listed(ids)}
+      GROUP BY lc.link_id HAVING count(*) >= ${MEMBERSHIP_LIMITS.perLink} AND max(lc.collection_id = ${collectionId}) = 0
+    )`)[0]!.n;
+}
 
 /**
  * checkBulk applies the rules of a bulk request: 1 to BULK_MAX_IDS positive ids, each once; a
@@ -121,12 +133,12 @@ function checkLink(owner: Owner, input: CreateLinkBody, keptDescription: string)
  * transaction: the rules and the insert of every link written. The caller's transaction is what
  * rolls back a failure, and the caller tells `afterWrite` once it is committed (linkSaved).
  */
-export function writeLink(owner: Owner, input: CreateLinkBody, now: number): LinkJson {
+export function writeLink(owner: Owner, input: CreateLinkBody, now: number, places?: NextPlaces): LinkJson {
   const { db, user } = owner;
   const { collectionIds, ...fields } = checkLink(owner, input, "");
   const queries = linkQueries(db);
   const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
-  addMemberships(owner, row.id, collectionIds);
+  addMemberships(owner, row.id, collectionIds, places);
   deferIndexing(db, row.id);
   return toLinkJson(row, collectionIds);
 }
@@ -361,10 +373,11 @@ export class ShelfLinks {
   /**
    * add is `create` inside the caller's transaction (the API's writes run in the group commit's):
    * no savepoint of its own, which cost a POST a fifth of its time. `afterWrite` hears of the link
-   * at once, so the caller's must wait for the commit (the API's does).
+   * at once, so the caller's must wait for the commit (the API's does). A caller writing many links
+   * in its transaction (a batch) may keep each collection's next place from one to the next (`places`).
    */
-  add(input: CreateLinkBody, now: number): LinkJson {
-    const link = writeLink(this.owner, input, now);
+  add(input: CreateLinkBody, now: number, places?: NextPlaces): LinkJson {
+    const link = writeLink(this.owner, input, now, places);
     linkSaved(this.owner, link);
     return link;
   }
@@ -377,6 +390,11 @@ export class ShelfLinks {
   addTo(id: number, collectionId: number): void {
     this.row(id);
     ownedCollection(this.owner, collectionId);
+    if (fullLinks(this.owner, [id], collectionId) > 0) {
+      const rules = new Rules();
+      rules.fail("/collectionIds", MEMBERSHIP_MESSAGES.perLink);
+      rules.check();
+    }
     addMemberships(this.owner, id, [collectionId]);
   }
 
@@ -428,7 +446,8 @@ export class ShelfLinks {
   /**
    * bulk applies one action to many of the owner's links in one transaction, all or nothing,
    * in a bounded number of statements however many ids: the rules (ValidationFailed), then
-   * every id must be one of the owner's links and the collection one of theirs (NotFound),
+   * every id must be one of the owner's links and the collection one of theirs (NotFound), an added link
+   * must stay in at most MEMBERSHIP_LIMITS.perLink collections (ValidationFailed),
    * and links cannot be removed from the Inbox (Conflict). Every action but delete moves the
    * links' updatedAt, as the single update doing the same would. Returns how many links it acted on.
    */
@@ -457,10 +476,17 @@ export class ShelfLinks {
           addTo(collection!.id);
           touch();
           break;
-        case "add":
+        case "add": {
+          const full = fullLinks(this.owner, input.ids, collection!.id);
+          if (full > 0) {
+            const rules = new Rules();
+            rules.fail("/ids", MEMBERSHIP_MESSAGES.bulkFull(full));
+            rules.check();
+          }
           addTo(collection!.id);
           touch();
           break;
+        }
         case "remove":
           if (collection!.isDefault) throw new Conflict("DEFAULT_COLLECTION", "Links cannot be removed from the Inbox collection: move them to another collection instead.");
           db.delete(linkCollections).where(and(eq(linkCollections.collectionId, collection!.id), inArray(linkCollections.linkId, ids))).run();

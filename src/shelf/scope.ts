@@ -9,6 +9,7 @@ import { apiTokens, collections, extensionGrants, type CollectionRow, type UserR
 import { NotFound } from "../errors";
 import type { Rules } from "../rules";
 import type { AfterWrite } from "./types";
+import { MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 
 /** Whose shelf: every query of `src/shelf/` is scoped to `user.id`; `afterWrite` follows its committed writes of links (none: nothing does). */
 export interface Owner {
@@ -68,12 +69,16 @@ export function ownedCollection({ db, user }: Owner, id: number): CollectionRow 
 
 /**
  * collectionIdsOf folds duplicates, sorts, falls back to the Inbox when empty, and records a
- * violation unless every id is one of the owner's collections. Unknown ids and other users'
+ * violation unless every id is one of the owner's collections, at most MEMBERSHIP_LIMITS.perLink. Unknown ids and other users'
  * ids get the same message, so nothing leaks.
  */
 export function collectionIdsOf(owner: Owner, ids: readonly number[] | undefined, rules: Rules): number[] {
   const wanted = [...new Set(ids ?? [])].sort((a, b) => a - b);
   if (wanted.length === 0) return [inboxId(owner)];
+  if (wanted.length > MEMBERSHIP_LIMITS.perLink) {
+    rules.fail("/collectionIds", MEMBERSHIP_MESSAGES.perLink);
+    return wanted;
+  }
   const owned = scopeQueries(owner.db).ownedCount.get({ userId: owner.user.id, ids: JSON.stringify(wanted) })!.n;
   if (owned !== wanted.length) rules.fail("/collectionIds", NOT_YOUR_COLLECTIONS);
   return wanted;

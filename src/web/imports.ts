@@ -15,12 +15,13 @@ import type { Viewer } from "../shelf/shelf";
 import type { CollectionSummary } from "../shelf/types";
 import type { PageGuard } from "./guard";
 import { Pending } from "./pending";
+import { slicedStream } from "../request/sliced-stream";
 
 /** The bookmark file reader and writer (htmlparser2 and all) load on first use, not at every start of the server. */
 const bookmarkFiles = async () => {
-  const [{ readImportFile }, { exportBookmarks, importBookmarks }, { exportJson }] =
+  const [{ readImportFile }, { exportBookmarkLines, importBookmarks }, { exportJsonText }] =
     await Promise.all([import("../bookmarks/services"), import("../bookmarks/service"), import("../bookmarks/linkshelf-json")]);
-  return { readImportFile, exportBookmarks, importBookmarks, exportJson };
+  return { readImportFile, exportBookmarkLines, importBookmarks, exportJsonText };
 };
 
 /**
@@ -244,10 +245,11 @@ export function importPages({ clock }: { clock: () => number }, guard: PageGuard
       return seeOther(withNotice("/account", "import-undone"));
     }), { surface: PAGE_ROUTE })
     .get("/export", ({ request, query }) => guard.page(request, async (shelf) => {
-      const { exportBookmarks, exportJson } = await bookmarkFiles();
+      const { exportBookmarkLines, exportJsonText } = await bookmarkFiles();
       const day = new Date(clock()).toISOString().slice(0, 10);
       const json = query.format === "json";
-      return new Response(json ? JSON.stringify(exportJson(shelf, clock(), { withText: true })) : exportBookmarks(shelf), {
+      // Written a slice at a time as the client reads it, the server answering others between slices.
+      return new Response(slicedStream(json ? exportJsonText(shelf, clock(), { withText: true }) : exportBookmarkLines(shelf)), {
         headers: {
           "Content-Type": json ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
           "Content-Disposition": `attachment; filename="linkshelf-${json ? "export" : "bookmarks"}-${day}.${json ? "json" : "html"}"`,

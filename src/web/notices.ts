@@ -1,6 +1,7 @@
 import { COLLECTION_ACTIONS, type CollectionSummary } from "../shelf/types";
 import { BULK_MAX_IDS, type BulkAction } from "../contract/links";
 import { countOf } from "../format";
+import { TREE_DEPTH } from "../shelf/limits";
 import { html, type Html } from "../pages/html";
 
 /**
@@ -21,6 +22,7 @@ export const NOTICES = {
   "collection-deleted-all": "Collection deleted with its sub-collections and the links that were only in it.",
   "collection-trashed-all": html`Collection moved to the <a href="/trash">Trash</a> with its sub-collections and the links that were only in it: one restore brings all of it back.`,
   "trash-restored": "Restored: each item is back where it was (a link whose collections are gone is in the Inbox, a collection whose parent is gone at the top level).",
+  "trash-restored-top": `Restored, but not every collection is back inside its parent: some are at the top level, because inside it they would have been nested more than ${TREE_DEPTH} levels deep.`,
   "trash-nothing-chosen": "Nothing was restored: tick the items to restore first.",
   "trash-emptied": "Trash emptied: what it held is deleted for good.",
   "password-changed": "Password changed. Every other browser and device was signed out.",

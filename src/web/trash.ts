@@ -49,12 +49,13 @@ export function trashPages(guard: PageGuard) {
     .post("/trash/restore", ({ request, body }) => guard.form(request, (shelf) => {
       const ids = restoreIds(body);
       if (ids.links.length + ids.collections.length === 0) return seeOther(withNotice("/trash", "trash-nothing-chosen"));
-      shelf.trash.restore(ids);
-      return seeOther(withNotice("/trash", "trash-restored"));
+      const { tooDeep } = shelf.trash.restore(ids);
+      return seeOther(withNotice("/trash", tooDeep.length > 0 ? "trash-restored-top" : "trash-restored"));
     }), { surface: PAGE_ROUTE })
     .get("/trash/empty", ({ request }) => guard.page(request, (shelf) =>
       htmlResponse(emptyTrashPage(shelf.viewer(), shelf.trash.counts()))), { surface: PAGE_ROUTE })
-    .post("/trash/empty", ({ request }) => guard.form(request, (shelf) => {
+    .post("/trash/empty", ({ request }) => guard.form(request, async (shelf) => {
+      await shelf.trash.drain();
       shelf.trash.empty();
       return seeOther(withNotice("/trash", "trash-emptied"));
     }), { surface: PAGE_ROUTE });
