@@ -10,7 +10,7 @@ import { DataDirBusy, lockDataDir } from "./db/lock";
 import { restoreDatabase, RestoreRefused } from "./db/restore";
 import { DatabaseRefused } from "./db/schema-check";
 import type { ImportReport } from "./bookmarks/service";
-import { FORMAT_NAMES } from "./bookmarks/document";
+import { FORMAT_NAMES, unreadDatesText } from "./bookmarks/document";
 import { AppError, ValidationFailed } from "./errors";
 import { checkLiveness } from "./liveness-probe";
 import { iso } from "./timestamps";
@@ -174,6 +174,8 @@ const COMMANDS: Record<string, Command> = {
         if (error instanceof ValidationFailed && error.errors?.[0]?.path === "/under") {
           throw new CommandError(`--into ${under} is not one of the user's private collections (the Inbox is not one either); nothing was imported`);
         }
+        // A file with nothing to import: the page's reason, on one line; nothing stored, no import recorded.
+        if (error instanceof ValidationFailed && error.errors?.[0]?.path === "/file") throw new CommandError(error.errors[0].message);
         throw error;
       });
       for (const line of describeImport(report, dryRun)) io.out(line);
@@ -342,7 +344,8 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
  * tab-separated lines: the format when the file is not a bookmark file (`format NAME`), its unknown
  * fields (`unknown fields A, B`), one per destination collection (`collection PATH new|existing VISIBILITY LINKS`, PATH
  * its place in the tree such as `Bikes › Home`, and for a private stand-in `instead of public NAME`), then one per entry that was not imported
- * (`duplicate URL NAME`, `skipped URL NAME REASON`).
+ * (`duplicate URL NAME`, `skipped URL NAME REASON`), and one per entry whose date could not be read
+ * (`date URL NAME WHAT`, ending "kept the import time").
  */
 function describeImport(report: ImportReport, dryRun: boolean): string[] {
   const created = report.collectionsCreated;
@@ -360,6 +363,7 @@ function describeImport(report: ImportReport, dryRun: boolean): string[] {
   }
   for (const entry of report.duplicates) lines.push(["duplicate", entry.url, entry.name].map(oneLine).join("\t"));
   for (const entry of report.skipped) lines.push(["skipped", entry.url, entry.name, entry.reason].map(oneLine).join("\t"));
+  for (const entry of report.unreadDates) lines.push(["date", entry.url, entry.name, `${unreadDatesText(entry.dates)}`].map(oneLine).join("\t"));
   return lines;
 }
 

@@ -17,7 +17,7 @@ import type { Shelf } from "../shelf/shelf";
 import type { Membership } from "../shelf/collections";
 import type { ImportedLinkRow } from "../shelf/links";
 import { shelfTree, type TreeCollection } from "./linkshelf-json";
-import { parseNetscape, renderNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
+import { parseNetscape, renderNetscape, TOOLBAR_NAMES, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
 import { fromNetscape, isImportDocument, type ImportDocument, type ImportFormat } from "./document";
 
 export interface ImportReport {
@@ -34,6 +34,8 @@ export interface ImportReport {
   duplicates: { name: string; url: string }[];
   /** Entries linkshelf cannot store (no URL, not http(s), too long...), with the reason. */
   skipped: { name: string; url: string; reason: string }[];
+  /** Entries with a date that cannot be read (`ADD_DATE "invaliddate"`): the import kept its own time. */
+  unreadDates: { name: string; url: string; dates: string[] }[];
   /**
    * Every collection the import puts links in or creates, the Inbox's stand-in first, then in
    * the order of the file: the preview, the report and `--dry-run` list these.
@@ -137,11 +139,12 @@ interface ImportPlan {
  */
 export async function importBookmarks(
   shelf: Shelf, file: string | NetscapeDocument, now: number,
-  options: { dryRun?: boolean; record?: ImportOrigin } & ImportChoices = {},
+  options: { dryRun?: boolean; record?: ImportOrigin; fileName?: string } & ImportChoices = {},
 ): Promise<ImportReport & { importId?: number }> {
   const read = typeof file === "string" ? parseNetscape(file) : file;
   const document = isImportDocument(read) ? read : fromNetscape(read);
   const plan = await planImport(shelf, document, now, options);
+  if (isEmpty(plan.report)) throw nothingToImport(options.record?.fileName ?? options.fileName ?? "");
   if (options.dryRun) return plan.report;
   // Links and collections are counted as their transactions commit.
   const record = options.record && {
@@ -150,6 +153,19 @@ export async function importBookmarks(
   };
   const importId = await shelf.imports.write(importSteps(plan.steps), record, now);
   return importId === null ? plan.report : { ...plan.report, importId };
+}
+
+/** isEmpty: the file held no bookmark and no folder at all (an ordinary web page, a text file, a CSV of no known header...). */
+const isEmpty = (report: ImportReport) =>
+  report.linksCreated + report.collectionsCreated.length + report.duplicates.length + report.skipped.length === 0;
+
+/**
+ * nothingToImport refuses a file with nothing to import (`isEmpty`), the same on the page and in
+ * the CLI: nothing is stored, and no import is recorded.
+ */
+function nothingToImport(fileName: string): ValidationFailed {
+  const name = fileName === "" ? "The file" : `“${fileName}”`;
+  return new ValidationFailed([{ path: "/file", message: `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser (an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>) or the export of one of the services listed.` }]);
 }
 
 /**
@@ -178,7 +194,7 @@ function pauses() {
 async function planImport(shelf: Shelf, document: ImportDocument, now: number, choices: ImportChoices & { dryRun?: boolean }): Promise<ImportPlan> {
   const report: ImportReport = {
     format: document.format, linksCreated: 0, linksAdded: 0, unknownFields: document.unknownFields,
-    collectionsCreated: [], duplicates: [], skipped: [...document.skipped], destinations: [],
+    collectionsCreated: [], duplicates: [], skipped: [...document.skipped], unreadDates: [], destinations: [],
   };
   const place = placements(shelf.collections.rows(), document.folders, now, choices);
   const pause = pauses();
@@ -218,6 +234,14 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
   let last: { entry: NetscapeBookmark; name: string; problem: string | null; key: string } | undefined;
   // A URL read once (the preview's plan) is not read again (the confirmed import's).
   const canonical = (document.canonicalUrls ??= new Set());
+  // An item in several collections (its tags, the Archive...) is one entry of the file: skipped or a duplicate once.
+  const reported = new Set<NetscapeBookmark>();
+  const once = (bookmark: NetscapeBookmark, list: { name: string; url: string }[], entry: { name: string; url: string; reason?: string }) => {
+    const item = bookmark.first ?? bookmark;
+    if (reported.has(item)) return;
+    reported.add(item);
+    list.push(entry);
+  };
   for (const bookmark of document.bookmarks) {
     if (pause.due()) await pause.next();
     openFolders(bookmark.foldersBefore);
@@ -229,19 +253,20 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
     }
     const { name, problem, key } = last;
     if (problem !== null) {
-      report.skipped.push({ name, url, reason: problem });
+      once(bookmark, report.skipped, { name, url, reason: problem });
       continue;
     }
+    if (bookmark.unreadDates) report.unreadDates.push({ name, url, dates: bookmark.unreadDates });
     const placement = bookmark.folder === null ? loose : placementOf.get(bookmark.folder)!;
     const link = planned.get(key);
     const had = stored.get(key);
     if (had && !adopts) {
-      report.duplicates.push({ name, url });
+      once(bookmark, report.duplicates, { name, url });
       continue;
     }
     if (had) {
       if ((placement.id !== null && had.in.has(placement.id)) || had.placements.includes(placement)) {
-        report.duplicates.push({ name, url });
+        once(bookmark, report.duplicates, { name, url });
       } else {
         placement.links++;
         had.placements.push(placement);
@@ -251,7 +276,7 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
       continue;
     }
     if (link?.placements.includes(placement)) {
-      report.duplicates.push({ name, url });
+      once(bookmark, report.duplicates, { name, url });
       continue;
     }
     placement.links++;
@@ -259,10 +284,10 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
       link.placements.push(placement);
       plan({ kind: "member", link, placement });
     } else {
-      const createdAt = pastDate(bookmark.addDate, now);
+      const { createdAt, updatedAt } = datesOf(bookmark, now);
       const fresh: PlannedLink = {
         name, url, description: fit(bookmark.description, LINK_LIMITS.description), favorite: bookmark.favorite,
-        createdAt, updatedAt: bookmark.lastModified === null ? createdAt : pastDate(bookmark.lastModified, now), placements: [placement],
+        createdAt, updatedAt, placements: [placement],
         text: bookmark.text, clicks: bookmark.clicks ?? 0, lastClickedAt: bookmark.lastClickedAt ?? null,
       };
       planned.set(key, fresh);
@@ -353,14 +378,14 @@ function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], n
   }
   const placed = new Map<NetscapeFolder, Placement>();
   const made = (folder: NetscapeFolder | null) => {
-    const createdAt = pastDate(folder?.addDate ?? null, now);
+    const { createdAt, updatedAt } = datesOf(folder ?? { addDate: null, lastModified: null }, now);
     return {
       // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
       description: folder === null || folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description),
       icon: folder !== null && folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined,
       visibility: choices.keepPublic && folder?.public ? "PUBLIC" as const : "PRIVATE" as const,
       createdAt,
-      updatedAt: folder === null || folder.lastModified === null ? createdAt : pastDate(folder.lastModified, now),
+      updatedAt,
     };
   };
   const placement = (name: string, id: number | null, parent: Placement | null, insteadOf: string | null, folder: NetscapeFolder | null): Placement =>
@@ -474,6 +499,15 @@ function isIcon(icon: string): boolean {
   return rules.errors.length === 0;
 }
 
+/**
+ * datesOf is when a bookmark or folder of the file was created and last changed: its ADD_DATE, or
+ * without one its LAST_MODIFIED (it was there by then), or else now; changed never before created.
+ */
+function datesOf({ addDate, lastModified }: { addDate: number | null; lastModified: number | null }, now: number): { createdAt: number; updatedAt: number } {
+  const createdAt = pastDate(addDate ?? lastModified, now);
+  return { createdAt, updatedAt: Math.max(createdAt, lastModified === null ? createdAt : pastDate(lastModified, now)) };
+}
+
 /** pastDate is the file's date when it has one that is not in the future, else now. */
 function pastDate(millis: number | null, now: number): number {
   return millis !== null && millis <= now ? millis : now;
@@ -522,5 +556,9 @@ export function exportBookmarks(shelf: Shelf): string {
     items: items.map((item) => (item.kind === "link" ? link(item.link) : folder(item.collection))),
   });
   const tree = shelfTree(shelf);
-  return renderNetscape([...tree.inbox.map(link), ...tree.top.map(folder)]);
+  const top = tree.top.map(folder);
+  // The first top-level collection named as a browser names its toolbar goes back to a browser as its toolbar.
+  const toolbar = top.find((item) => (TOOLBAR_NAMES as readonly string[]).includes(item.name));
+  if (toolbar) toolbar.toolbar = true;
+  return renderNetscape([...tree.inbox.map(link), ...top]);
 }

@@ -9,7 +9,9 @@
  */
 import { parse } from "csv-parse";
 import { extractReadable } from "../capture/extract";
-import { dayOf, documentBuilder, FORMAT_NAMES, fromNetscape, type ImportDocument, type ImportFormat, type SourceItem } from "./document";
+import { Parser } from "htmlparser2";
+import { dateField, dayOf, documentBuilder, FORMAT_NAMES, fromNetscape, type ImportDocument, type ImportFormat, type SourceItem } from "./document";
+import { isChromiumBookmarks, isFirefoxBackup, MOZ_LZ4_MAGIC, readChromiumBookmarks, readFirefoxBackup } from "./browsers";
 import { readLinkshelfJson } from "./linkshelf-json";
 import { BookmarkFileRefused, decodeBookmarkFile, parseNetscapeInSteps } from "./netscape";
 import { inflateEntries, unzipEntries, zipDirectory } from "./zip";
@@ -27,7 +29,7 @@ const OMNIVORE_NO_URL = "https://omnivore.app/no_url?";
 const COLUMNS = {
   pocket: ["title", "url", "time_added", "cursor", "tags", "status"],
   raindrop: ["id", "title", "note", "excerpt", "url", "folder", "tags", "created", "cover", "highlights", "favorite"],
-  instapaper: ["URL", "Title", "Selection", "Folder", "Timestamp"],
+  instapaper: ["URL", "Title", "Selection", "Folder", "Timestamp", "Tags"],
 } as const;
 
 /**
@@ -40,9 +42,13 @@ const COLUMNS = {
  */
 export async function readImportFile(bytes: Uint8Array, now: number): Promise<ImportDocument> {
   if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return readZip(bytes, now);
+  if (MOZ_LZ4_MAGIC.every((byte, at) => bytes[at] === byte)) {
+    throw new BookmarkFileRefused("This is Firefox's compressed bookmark backup (.jsonlz4), which linkshelf does not read. In Firefox, open Bookmarks › Manage bookmarks, then Import and Backup › Export Bookmarks to HTML, and import that file.");
+  }
   const text = decodeBookmarkFile(bytes);
   const start = text.replace(/^\uFEFF/, "").trimStart();
   if (start.startsWith("{") || start.startsWith("[")) return readJson(start, now);
+  if (POCKET_HTML.test(start.slice(0, POCKET_HTML_PRESCAN))) return readPocketHtml(start, now);
   const header = start.slice(0, start.search(/\r?\n|$/)).toLowerCase();
   if (/(^|,)"?time_added"?(,|$)/.test(header)) return readPocket([text], now);
   if (/(^|,)"?excerpt"?(,|$)/.test(header) && /(^|,)"?folder"?(,|$)/.test(header)) return readRaindrop(text, now);
@@ -104,9 +110,10 @@ async function readCsv(text: string, known: readonly string[], into: ImportDocum
 const start = (format: ImportFormat, now: number) => documentBuilder(format, `${FORMAT_NAMES[format]} ${dayOf(now)}`);
 
 /** seconds reads a Unix time in seconds as milliseconds; null when it is not a positive number. */
-function seconds(value: string | number | undefined): number | null {
+function seconds(value: unknown): number | null {
+  if (typeof value !== "string" && typeof value !== "number") return null;
   const n = Number(value);
-  return value !== undefined && value !== "" && Number.isFinite(n) && n > 0 ? Math.round(n * 1000) : null;
+  return value !== "" && Number.isFinite(n) && n > 0 ? Math.round(n * 1000) : null;
 }
 
 /** isoTime reads an ISO 8601 time (or a Unix time in seconds) as milliseconds; null when unreadable. */
@@ -128,11 +135,70 @@ const joined = (...texts: (string | undefined | null)[]) => texts.map((text) => 
 async function readPocket(parts: Iterable<string> | AsyncIterable<string>, now: number): Promise<ImportDocument> {
   const { document, add } = start("pocket", now);
   for await (const part of parts) {
-    await readCsv(part, COLUMNS.pocket, document, ({ record }) => add({
-      name: record.title ?? "", url: record.url ?? "", description: "", folders: [],
-      tags: split(record.tags, "|"), archived: record.status === "archive", favorite: false, createdAt: seconds(record.time_added),
-    }));
+    await readCsv(part, COLUMNS.pocket, document, ({ record }) => {
+      const unreadDates: string[] = [];
+      add({
+        name: record.title ?? "", url: record.url ?? "", description: "", folders: [],
+        tags: split(record.tags, "|"), archived: record.status === "archive", favorite: false,
+        createdAt: dateField("time_added", record.time_added, seconds, unreadDates), unreadDates,
+      });
+    });
   }
+  return document;
+}
+
+/** Pocket's older HTML export: links carrying `time_added`, which no browser's file has. */
+const POCKET_HTML = /<a\s[^>]*\btime_added\s*=/i;
+/** How much of the file is searched for POCKET_HTML (its first link comes right after a heading). */
+const POCKET_HTML_PRESCAN = 64 * 1024;
+/** The heading of the section of archived items in Pocket's HTML export (the other is "Unread"). */
+const POCKET_ARCHIVE_HEADING = "read archive";
+
+/**
+ * readPocketHtml reads Pocket's older HTML export: `<h1>Unread</h1><ul><li><a href time_added
+ * tags>title</a></li>...</ul><h1>Read Archive</h1><ul>...`. Each link is an item, `time_added`
+ * its creation (seconds), `tags` comma-separated, those under "Read Archive" archived.
+ */
+async function readPocketHtml(html: string, now: number): Promise<ImportDocument> {
+  const { document, add } = start("pocket", now);
+  let heading: string | null = null;
+  let archived = false;
+  let link: { text: string; attributes: Record<string, string> } | null = null;
+  let failure: unknown;
+  const parser = new Parser({
+    onopentag(name, attributes) {
+      if (name === "h1") heading = "";
+      else if (name === "a" && attributes.href !== undefined) link = { text: "", attributes };
+    },
+    ontext(text) {
+      if (link) link.text += text;
+      else if (heading !== null) heading += text;
+    },
+    onclosetag(name) {
+      if (name === "h1" && heading !== null) {
+        archived = heading.trim().toLowerCase() === POCKET_ARCHIVE_HEADING;
+        heading = null;
+      } else if (name === "a" && link) {
+        const { text, attributes } = link;
+        link = null;
+        const unreadDates: string[] = [];
+        try {
+          add({
+            name: text.trim(), url: attributes.href!.trim(), description: "", folders: [], tags: split(attributes.tags, ","), archived, favorite: false,
+            createdAt: dateField("time_added", attributes.time_added, seconds, unreadDates), unreadDates,
+          });
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+    },
+  }, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+  for (let at = 0; at < html.length && failure === undefined; at += CSV_STEP_CHARS) {
+    parser.write(html.slice(at, at + CSV_STEP_CHARS));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  parser.end();
+  if (failure !== undefined) throw failure;
   return document;
 }
 
@@ -140,10 +206,11 @@ async function readPocket(parts: Iterable<string> | AsyncIterable<string>, now: 
 async function readRaindrop(text: string, now: number): Promise<ImportDocument> {
   const { document, add } = start("raindrop", now);
   await readCsv(text, COLUMNS.raindrop, document, ({ record }) => {
+    const unreadDates: string[] = [];
     const item: SourceItem = {
       name: record.title ?? "", url: record.url ?? "", description: joined(record.note, record.excerpt),
       folders: [split(record.folder, "/")], tags: split(record.tags, ","), archived: false,
-      favorite: record.favorite === "true", createdAt: isoTime(record.created),
+      favorite: record.favorite === "true", createdAt: dateField("created", record.created, isoTime, unreadDates), unreadDates,
     };
     if (record.highlights?.trim()) item.text = `${HIGHLIGHTS}\n\n${record.highlights.trim()}`;
     add(item);
@@ -154,18 +221,37 @@ async function readRaindrop(text: string, now: number): Promise<ImportDocument> 
 /** Instapaper's own folders: the default one, and the two that are flags. */
 const INSTAPAPER = { unread: "Unread", archive: "Archive", starred: "Starred" } as const;
 
-/** readInstapaper reads Instapaper's CSV export: `Archive` and `Starred` are flags, `Unread` the import's collection, other folders collections. */
+/**
+ * readInstapaper reads Instapaper's CSV export: `Archive` and `Starred` are flags, `Unread` the
+ * import's collection, other folders collections; `Tags` (newer exports) a JSON list of names.
+ */
 async function readInstapaper(text: string, now: number): Promise<ImportDocument> {
   const { document, add } = start("instapaper", now);
   await readCsv(text, COLUMNS.instapaper, document, ({ record }) => {
     const folder = (record.Folder ?? "").trim();
     const own = folder === "" || Object.values(INSTAPAPER).includes(folder as never) ? [] : split(folder, "/");
+    const unreadDates: string[] = [];
     add({
-      name: record.Title ?? "", url: record.URL ?? "", description: record.Selection ?? "", folders: [own], tags: [],
-      archived: folder === INSTAPAPER.archive, favorite: folder === INSTAPAPER.starred, createdAt: seconds(record.Timestamp),
+      name: record.Title ?? "", url: record.URL ?? "", description: record.Selection ?? "", folders: [own], tags: instapaperTags(record.Tags),
+      archived: folder === INSTAPAPER.archive, favorite: folder === INSTAPAPER.starred,
+      createdAt: dateField("Timestamp", record.Timestamp, seconds, unreadDates), unreadDates,
     });
   });
   return document;
+}
+
+/** instapaperTags reads Instapaper's `Tags` cell: a JSON list of names (`["coding"]`), or else names separated by commas. */
+function instapaperTags(cell: string | undefined): string[] {
+  const value = (cell ?? "").trim();
+  if (value.startsWith("[")) {
+    try {
+      const list: unknown = JSON.parse(value);
+      if (Array.isArray(list)) return list.map((tag) => (typeof tag === "string" ? tag : isObject(tag) ? text(tag.name) : "")).map((tag) => tag.trim()).filter((tag) => tag !== "");
+    } catch {
+      // Not JSON after all: read as a plain list.
+    }
+  }
+  return split(value, ",");
 }
 
 /** readJson tells Pinboard's array, Karakeep's object and linkshelf's own export apart by their shape. */
@@ -177,9 +263,19 @@ function readJson(text: string, now: number): ImportDocument {
     throw new BookmarkFileRefused("The file looks like JSON but does not parse.");
   }
   if (Array.isArray(value) && value.every((item) => isObject(item) && typeof item.href === "string")) return readPinboard(value, now);
+  if (Array.isArray(value) && value.length > 0 && value.every(isOmnivoreItem)) return readOmnivore([value], () => undefined, now);
   if (isObject(value) && value.format === "linkshelf") return readLinkshelfJson(value);
   if (isObject(value) && Array.isArray(value.bookmarks)) return readKarakeep(value, now);
-  throw new BookmarkFileRefused("The JSON file is none of the exports linkshelf imports (Pinboard, Karakeep, linkshelf).");
+  if (isChromiumBookmarks(value)) return readChromiumBookmarks(value);
+  if (isFirefoxBackup(value)) return readFirefoxBackup(value);
+  throw new BookmarkFileRefused(
+    "The JSON file is none of the exports linkshelf imports (Pinboard, Karakeep, Chromium's Bookmarks file, Firefox's bookmark backup, Omnivore's metadata, linkshelf).",
+  );
+}
+
+/** isOmnivoreItem: an item of an Omnivore export's `metadata_*.json` (unzipped: the file alone, without the saved pages). */
+function isOmnivoreItem(item: unknown): boolean {
+  return isObject(item) && typeof item.url === "string" && typeof item.slug === "string" && "savedAt" in item;
 }
 
 /** isObject: a JSON object (not an array, not null). */
@@ -202,9 +298,11 @@ function readPinboard(items: Record<string, unknown>[], now: number): ImportDocu
   const { document, add } = start("pinboard", now);
   for (const item of items) {
     unknownKeys(document, item, PINBOARD_KEYS);
+    const unreadDates: string[] = [];
     add({
       name: text(item.description), url: text(item.href), description: text(item.extended), folders: [],
-      tags: split(text(item.tags), /\s+/), archived: false, favorite: false, toRead: item.toread === "yes", createdAt: isoTime(item.time),
+      tags: split(text(item.tags), /\s+/), archived: false, favorite: false, toRead: item.toread === "yes",
+      createdAt: dateField("time", item.time, isoTime, unreadDates), unreadDates,
     });
   }
   return document;
@@ -219,15 +317,18 @@ function readKarakeep(value: Record<string, unknown>, now: number): ImportDocume
   for (const list of Array.isArray(value.lists) ? value.lists : []) {
     if (isObject(list)) lists.set(String(list.id), { name: text(list.name), icon: text(list.icon), parentId: list.parentId == null ? null : String(list.parentId) });
   }
-  const pathOf = (id: string, seen = new Set<string>()): string[] => {
-    const list = lists.get(id);
-    if (!list || seen.has(id)) return [];
-    seen.add(id);
-    return [...(list.parentId === null ? [] : pathOf(list.parentId, seen)), list.name];
+  // Each list is its own collection, even beside another of the same name: found by its id.
+  const folderOf = (id: string) => {
+    const path: { name: string; id: string }[] = [];
+    for (let at: string | null = id, seen = new Set<string>(); at !== null && lists.has(at) && !seen.has(at); at = lists.get(at)!.parentId) {
+      seen.add(at);
+      path.unshift({ name: lists.get(at)!.name, id: at });
+    }
+    return folder(path.map((list) => list.name), path.map((list) => list.id));
   };
   // Every list is a collection, with its icon, even an empty one.
   for (const [id, list] of lists) {
-    const made = folder(pathOf(id));
+    const made = folderOf(id);
     if (made && list.icon !== "") made.icon = list.icon;
   }
   for (const item of value.bookmarks as unknown[]) {
@@ -239,10 +340,11 @@ function readKarakeep(value: Record<string, unknown>, now: number): ImportDocume
       continue;
     }
     const tags = Array.isArray(item.tags) ? item.tags.map((tag) => (isObject(tag) ? text(tag.name) : text(tag))) : [];
-    const memberOf = Array.isArray(item.lists) ? item.lists.map((id) => pathOf(String(id))) : [];
+    const memberOf = Array.isArray(item.lists) ? item.lists.filter((id) => lists.has(String(id))).map((id) => folderOf(String(id))!) : [];
+    const unreadDates: string[] = [];
     add({
       name: text(item.title), url: text(content.url), description: text(item.note), folders: memberOf, tags: tags.filter((tag) => tag !== ""),
-      archived: item.archived === true, favorite: item.favourited === true, createdAt: isoTime(item.createdAt),
+      archived: item.archived === true, favorite: item.favourited === true, createdAt: dateField("createdAt", item.createdAt, isoTime, unreadDates), unreadDates,
     });
   }
   return document;
@@ -288,14 +390,16 @@ const OMNIVORE_KEYS = ["id", "slug", "title", "description", "author", "url", "s
  * page (`content/<slug>.html`, read as text) and highlights (`highlights/<slug>.md`) as the
  * link's saved page text. Newsletters received by email have no URL and are skipped.
  */
-function readOmnivore(metadata: string[], file: (kind: "content" | "highlights", slug: string) => string | undefined, now: number): ImportDocument {
+function readOmnivore(metadata: (string | unknown[])[], file: (kind: "content" | "highlights", slug: string) => string | undefined, now: number): ImportDocument {
   const { document, add } = start("omnivore", now);
   for (const part of metadata) {
-    let items: unknown;
-    try {
-      items = JSON.parse(part);
-    } catch {
-      throw new BookmarkFileRefused("A metadata file of the Omnivore export does not parse as JSON.");
+    let items: unknown = part;
+    if (typeof part === "string") {
+      try {
+        items = JSON.parse(part);
+      } catch {
+        throw new BookmarkFileRefused("A metadata file of the Omnivore export does not parse as JSON.");
+      }
     }
     for (const item of Array.isArray(items) ? items : []) {
       if (!isObject(item)) continue;
@@ -311,9 +415,12 @@ function readOmnivore(metadata: string[], file: (kind: "content" | "highlights",
       const pageText = page === undefined ? "" : extractReadable(page)?.text ?? "";
       const saved = joined(pageText, highlights ? `${HIGHLIGHTS}\n\n${highlights}` : "");
       const labels = Array.isArray(item.labels) ? item.labels.map((label) => (isObject(label) ? text(label.name) : text(label))) : [];
+      const unreadDates: string[] = [];
       const entry: SourceItem = {
         name: text(item.title), url, description: text(item.description), folders: [], tags: labels.filter((label) => label !== ""),
-        archived: item.state === "Archived", favorite: false, createdAt: isoTime(item.savedAt), updatedAt: isoTime(item.updatedAt),
+        // Omnivore's app writes `Archived`, its own exporter `archived`.
+        archived: text(item.state).toLowerCase() === "archived", favorite: false,
+        createdAt: dateField("savedAt", item.savedAt, isoTime, unreadDates), updatedAt: isoTime(item.updatedAt), unreadDates,
       };
       if (saved !== "") entry.text = saved;
       add(entry);

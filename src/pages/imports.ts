@@ -1,5 +1,5 @@
 import type { ImportDestination, ImportReport } from "../bookmarks/service";
-import { FORMAT_NAMES } from "../bookmarks/document";
+import { FORMAT_NAMES, unreadDatesText } from "../bookmarks/document";
 import type { ImportJson } from "../contract/imports";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
@@ -117,7 +117,7 @@ ${destination.insteadOf === null ? undefined : html`<span class="instead">Your c
 
 /** details: where the links go, then every duplicate and skipped entry (up to LISTED_ENTRIES each). */
 function details(report: ImportReport, done: boolean, collectionLink: (destination: ImportDestination) => string | undefined): Html {
-  const { destinations, duplicates, skipped } = report;
+  const { destinations, duplicates, skipped, unreadDates } = report;
   return html`${destinations.length > 0 ? html`<section class="card" aria-labelledby="destinations-heading">
 <h2 id="destinations-heading">${done ? "Where the links went" : "Where the links go"}</h2>
 <p class="muted">An import adds only to private collections and creates only private ones: a folder named like one of your public collections gets a private collection of its own.</p>
@@ -135,6 +135,12 @@ ${skipped.length > 0 ? html`<section class="card" aria-labelledby="skipped-headi
 <p class="muted">linkshelf cannot store these entries.</p>
 <ul class="entries">${skipped.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span>${urlLine(entry.url)}<span class="reason">${entry.reason}</span></li>`)}</ul>
 ${more(skipped.length)}
+</section>` : undefined}
+${unreadDates.length > 0 ? html`<section class="card" aria-labelledby="dates-heading">
+<h2 id="dates-heading">Dates not read</h2>
+<p class="muted">These entries are imported, but a date of theirs is not one linkshelf reads.</p>
+<ul class="entries">${unreadDates.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span>${urlLine(entry.url)}<span class="reason">${unreadDatesText(entry.dates)}</span></li>`)}</ul>
+${more(unreadDates.length)}
 </section>` : undefined}`;
 }
 
