@@ -35,9 +35,10 @@ Commands:
   restore FILE                       put a copy of FILE (a backup) in place of the database;
                                      refused while a server uses the data directory
   import FILE --email E [--dry-run] [--into ID] [--keep-public]
-                                     import a bookmark file (HTML) or an export of Pocket,
-                                     Omnivore, Raindrop.io, Pinboard, Instapaper, Karakeep or
-                                     linkshelf (JSON), recognised by its content (see
+                                     import a bookmark file (HTML), Chromium's Bookmarks file,
+                                     a Firefox backup (JSON) or an export of Pocket, Omnivore,
+                                     Raindrop.io, Pinboard, Instapaper, Karakeep or linkshelf
+                                     (JSON), recognised by its content (see
                                      docs/import.md); folders and tags become private collections,
                                      a public one is never added to; --into puts the file's
                                      collections inside private collection ID; --keep-public

@@ -601,6 +601,9 @@ describe("undoing an import from the pages", () => {
     expect(ask.text).toContain("Undo this import?");
     expect(ask.text).toMatch(/Links it created<\/dt><dd>8</);
     expect(ask.text).toContain(`action="/imports/${record!.id}/undo"`);
+    // It says where the links go, and does not claim that this cannot be undone.
+    expect(ask.text).toContain('The links this import created go to the <a href="/trash">Trash</a>');
+    expect(ask.text).not.toContain("cannot be undone");
 
     const done = await undo(env, record!.id, cookie);
     expect(done.status).toBe(303);

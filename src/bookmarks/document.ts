@@ -122,13 +122,13 @@ export function documentBuilder(format: ImportFormat, root: string | null, base?
     for (const place of flagged(item, folder)) places.add(place);
     let first: NetscapeBookmark | undefined;
     for (const place of places) {
+      // Every entry has `first` (one shape for all of them: the planner walks 100,000s).
       const entry: NetscapeBookmark = {
         name: item.name, href: item.url, description: item.description, addDate: item.createdAt,
-        lastModified: item.updatedAt ?? null, favorite: item.favorite, folder: place, foldersBefore: document.folders.length,
+        lastModified: item.updatedAt ?? null, favorite: item.favorite, folder: place, foldersBefore: document.folders.length, first,
       };
       if (item.text !== undefined) entry.text = item.text;
-      if (first) entry.first = first;
-      else if (item.unreadDates?.length) entry.unreadDates = item.unreadDates;
+      if (!first && item.unreadDates?.length) entry.unreadDates = item.unreadDates;
       first ??= entry;
       document.bookmarks.push(entry);
     }

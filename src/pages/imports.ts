@@ -68,7 +68,7 @@ export function importPage(options: ImportPageOptions): Html {
 
 <section class="card" aria-labelledby="import-heading">
 <h2 id="import-heading">Import</h2>
-<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari), linkding or linkshelf, or the export of Pocket, Omnivore, Raindrop.io, Pinboard, Instapaper or Karakeep (CSV, JSON or zip, as the service gives it). Folders and tags become private collections; a service's file goes into one new collection named after it and the day.</p>
+<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari), linkding or linkshelf, Chromium's own <code>Bookmarks</code> file or a Firefox bookmark backup (JSON), or the export of Pocket, Omnivore, Raindrop.io, Pinboard, Instapaper or Karakeep (CSV, JSON or zip, as the service gives it). Folders and tags become private collections; a service's file goes into one new collection named after it and the day.</p>
 <p class="muted">You see what would happen first: nothing is stored until you confirm.</p>
 ${options.error ? html`<p class="error" role="alert" id="file-error">${options.error}</p>` : undefined}
 <form method="post" action="/import" enctype="multipart/form-data">
@@ -225,7 +225,7 @@ export function undoImportPage({ user, record }: UndoImportOptions): Html {
 <div><dt>Links it created</dt><dd>${record.links}</dd></div>
 <div><dt>Collections it created</dt><dd>${record.collections}</dd></div>
 </dl>
-<p>The links this import created are deleted, wherever they are now and even if you edited them, then the collections it created that are left empty. Links you had before it are kept, and so is a collection of it that holds other links. This cannot be undone.</p>
+<p>The links this import created go to the <a href="/trash">Trash</a>, wherever they are now and even if you edited them, then the collections it created that are left empty go there too. Links you had before it are kept, and so is a collection of it that holds other links. Until the trash lets them go, you can restore them there (each link and collection is its own item).</p>
 <form method="post" action="/imports/${record.id}/undo" class="form-actions">
 <button type="submit" class="danger">Undo import</button>
 <a href="/account">Cancel</a>
