@@ -603,6 +603,7 @@ describe("undoing an import from the pages", () => {
     expect(ask.text).toContain(`action="/imports/${record!.id}/undo"`);
     // It says where the links go, and does not claim that this cannot be undone.
     expect(ask.text).toContain('The links this import created go to the <a href="/trash">Trash</a>');
+    expect(ask.text).toContain("one item there, “Import of chromium.html”, whose Restore brings all of it back");
     expect(ask.text).not.toContain("cannot be undone");
 
     const done = await undo(env, record!.id, cookie);

@@ -225,7 +225,7 @@ export function undoImportPage({ user, record }: UndoImportOptions): Html {
 <div><dt>Links it created</dt><dd>${record.links}</dd></div>
 <div><dt>Collections it created</dt><dd>${record.collections}</dd></div>
 </dl>
-<p>The links this import created go to the <a href="/trash">Trash</a>, wherever they are now and even if you edited them, then the collections it created that are left empty go there too. Links you had before it are kept, and so is a collection of it that holds other links. Until the trash lets them go, you can restore them there (each link and collection is its own item).</p>
+<p>The links this import created go to the <a href="/trash">Trash</a>, wherever they are now and even if you edited them, with the collections it created that are left empty: one item there, “Import of ${record.fileName === "" ? "a file" : record.fileName}”, whose Restore brings all of it back and makes the import stand again, until the trash lets it go (with the trash off, they are deleted at once). Links you had before it are kept, and so is a collection of it that holds other links.</p>
 <form method="post" action="/imports/${record.id}/undo" class="form-actions">
 <button type="submit" class="danger">Undo import</button>
 <a href="/account">Cancel</a>
