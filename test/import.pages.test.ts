@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createSession } from "../src/auth/sessions";
 import { MAX_FORM_BYTES } from "../src/request/form-body";
 import * as netscape from "../src/bookmarks/netscape";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { IMPORT_CHUNK } from "../src/shelf/limits";
 import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../src/web/imports";
 import { Pending } from "../src/web/pending";

@@ -9,8 +9,10 @@ import { describe, expect, it } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { strToU8, zipSync } from "fflate";
-import { exportBookmarks, importBookmarks } from "../src/bookmarks/service";
-import { readImportFile } from "../src/bookmarks/services";
+import { exportBookmarks } from "../src/bookmarks/export";
+import { importBookmarks } from "../src/bookmarks/plan";
+import { FORMATS, readImportFile } from "../src/bookmarks/formats";
+import { USAGE } from "../src/cli";
 import { exportJson } from "../src/bookmarks/linkshelf-json";
 import { Shelf } from "../src/shelf/shelf";
 import { createSession } from "../src/auth/sessions";
@@ -530,7 +532,7 @@ describe("browsers' own bookmark files", () => {
     const before = snapshot(env);
     const lz4 = new Uint8Array([...new TextEncoder().encode("mozLz40\0"), 4, 0, 0, 0, 0x40, 0x7b, 0x7d, 0x0a, 0x20]);
     await expect(importFile(env, alice, lz4)).rejects.toThrow("Export Bookmarks to HTML");
-    await expect(importFile(env, alice, new TextEncoder().encode('{"something": "else"}'))).rejects.toThrow("Chromium's Bookmarks file, Firefox's bookmark backup, Omnivore's metadata");
+    await expect(importFile(env, alice, new TextEncoder().encode('{"something": "else"}'))).rejects.toThrow("(Chromium bookmarks (JSON), Firefox bookmark backup (JSON), Omnivore, Pinboard, Karakeep, linkshelf JSON)");
     expect(snapshot(env)).toBe(before);
   });
 
@@ -541,5 +543,36 @@ describe("browsers' own bookmark files", () => {
       await expect(importFile(env, alice, new TextEncoder().encode(text), { record: { source: "cli", fileName: "f.txt" } })).rejects.toMatchObject({ status: 422 });
     }
     expect(snapshot(env)).toBe(before);
+  });
+});
+
+describe("the table of formats", () => {
+  /** One fixture of each format, in its real shape (a format without one fails here). */
+  const FIXTURE_OF: Record<string, () => Uint8Array> = {
+    netscape: () => fixture("linkding.html"), chromium: () => fixture("Bookmarks"), firefox: () => fixture("firefox-backup.json"),
+    pocket: () => fixture("pocket.html"), omnivore: () => omnivoreZip(), raindrop: () => fixture("raindrop.csv"), pinboard: () => fixture("pinboard.json"),
+    instapaper: () => fixture("instapaper.csv"), karakeep: () => fixture("karakeep.json"),
+    linkshelf: () => strToU8(JSON.stringify({ format: "linkshelf", version: 1, exportedAt: "2026-11-27T12:00:00.000Z", links: [], inbox: [], collections: [] })),
+  };
+
+  it("each row's module exports its sniff and reader, and its fixture is read as that format", async () => {
+    expect(Object.keys(FIXTURE_OF).sort()).toEqual(FORMATS.map((row) => row.format).sort());
+    for (const row of FORMATS) {
+      const module = await row.load();
+      expect({ format: row.format, sniff: typeof module.sniff, read: typeof module.read }).toEqual({ format: row.format, sniff: "function", read: "function" });
+      expect({ format: row.format, read: (await readImportFile(FIXTURE_OF[row.format]!(), NOW)).format }).toEqual({ format: row.format, read: row.format });
+    }
+  });
+
+  it("names every format, in the table's order, in --help, on the import page and in docs/import.md", async () => {
+    const names = FORMATS.map((row) => row.name);
+    expect(USAGE.replace(/\s+/g, " ")).toContain(`recognised by its content (see docs/import.md): ${names.join(", ")};`);
+    const docs = readFileSync(join(import.meta.dir, "..", "docs", "import.md"), "utf8");
+    const section = docs.slice(docs.indexOf("## The formats"), docs.indexOf("\n## ", docs.indexOf("## The formats") + 1));
+    expect([...section.matchAll(/^### (.+)$/gm)].map((match) => match[1])).toEqual(names);
+    const { env, alice } = await setup();
+    const cookie = `linkshelf_session=${createSession(env.db, alice.user.id, env.clock.now).id}`;
+    const page = await (await env.app.handle(new Request("http://localhost/import", { headers: { accept: "text/html", cookie } }))).text();
+    expect(page).toContain(`(CSV, JSON or zip): ${names.slice(1).join(", ")}.`);
   });
 });

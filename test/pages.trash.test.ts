@@ -6,7 +6,7 @@
  * the user's own trash; cross-site forms refused; paging; the wording when the trash is off.
  */
 import { describe, expect, it } from "bun:test";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { createCollection, createLink, createUser, del, get, inboxOf, makeEnv, shelfFor, snapshot, type TestEnv } from "./helpers";
 import { attributes, cookieFor, open, submit, texts } from "./html";
 

@@ -7,7 +7,7 @@
  * purge after the days, at the boundary. Ownership across users is in permissions.api.test.ts.
  */
 import { describe, expect, it } from "bun:test";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { recordCheck } from "../src/shelf/link-checks";
 import { Shelf } from "../src/shelf/shelf";
 import { purgeTrash } from "../src/shelf/trash";

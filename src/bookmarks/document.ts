@@ -8,15 +8,9 @@
 import { formatNumber } from "../format";
 import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder } from "./netscape";
 
-/** The kinds of file an import recognises by their content. */
+/** The kinds of file an import recognises by their content (each a row of the table in `formats/index.ts`). */
 export type ImportFormat = "netscape" | "pocket" | "omnivore" | "raindrop" | "pinboard" | "instapaper" | "karakeep" | "linkshelf" | "chromium" | "firefox";
 
-/** How the pages and the CLI name each format. */
-export const FORMAT_NAMES: Record<ImportFormat, string> = {
-  netscape: "Bookmarks file (HTML)", pocket: "Pocket", omnivore: "Omnivore", raindrop: "Raindrop.io",
-  pinboard: "Pinboard", instapaper: "Instapaper", karakeep: "Karakeep", linkshelf: "linkshelf JSON",
-  chromium: "Chromium bookmarks (JSON)", firefox: "Firefox bookmark backup (JSON)",
-};
 
 /** An entry a reader leaves out, with the reason (a CSV line that does not parse, a text bookmark...). */
 export interface SkippedEntry {

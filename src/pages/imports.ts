@@ -1,5 +1,6 @@
-import type { ImportDestination, ImportReport } from "../bookmarks/service";
-import { FORMAT_NAMES, unreadDatesText } from "../bookmarks/document";
+import type { ImportDestination, ImportReport } from "../bookmarks/plan";
+import { unreadDatesText } from "../bookmarks/document";
+import { FORMAT_NAMES, FORMATS } from "../bookmarks/formats";
 import type { ImportJson } from "../contract/imports";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
@@ -68,7 +69,7 @@ export function importPage(options: ImportPageOptions): Html {
 
 <section class="card" aria-labelledby="import-heading">
 <h2 id="import-heading">Import</h2>
-<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari), linkding or linkshelf, Chromium's own <code>Bookmarks</code> file or a Firefox bookmark backup (JSON), or the export of Pocket, Omnivore, Raindrop.io, Pinboard, Instapaper or Karakeep (CSV, JSON or zip, as the service gives it). Folders and tags become private collections; a service's file goes into one new collection named after it and the day.</p>
+<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari), linkding or linkshelf, or one of these, as the browser or the service gives it (CSV, JSON or zip): ${FORMATS.filter((row) => row.format !== "netscape").map((row) => row.name).join(", ")}. Folders and tags become private collections; a service's file goes into one new collection named after it and the day.</p>
 <p class="muted">You see what would happen first: nothing is stored until you confirm.</p>
 ${options.error ? html`<p class="error" role="alert" id="file-error">${options.error}</p>` : undefined}
 <form method="post" action="/import" enctype="multipart/form-data">

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { formBody, submittedForm } from "../request/form-body";
 import { readLimitedBytes } from "../request/limited";
 import type { ImportDocument } from "../bookmarks/document";
-import type { ImportDestination, ImportReport } from "../bookmarks/service";
+import type { ImportDestination, ImportReport } from "../bookmarks/plan";
 import { PayloadTooLarge, ValidationFailed } from "../errors";
 import { htmlResponse } from "../pages/html";
 import { importPage, importPreviewPage, importReportPage, sizeText, undoImportPage } from "../pages/imports";
@@ -18,8 +18,9 @@ import { Pending } from "./pending";
 
 /** The bookmark file reader and writer (htmlparser2 and all) load on first use, not at every start of the server. */
 const bookmarkFiles = async () => {
-  const [{ readImportFile }, { exportBookmarks, importBookmarks }, { exportJson }] =
-    await Promise.all([import("../bookmarks/services"), import("../bookmarks/service"), import("../bookmarks/linkshelf-json")]);
+  const [{ readImportFile }, { importBookmarks }, { exportBookmarks }, { exportJson }] = await Promise.all([
+    import("../bookmarks/formats"), import("../bookmarks/plan"), import("../bookmarks/export"), import("../bookmarks/linkshelf-json"),
+  ]);
   return { readImportFile, exportBookmarks, importBookmarks, exportJson };
 };
 

@@ -1,5 +1,6 @@
 /**
- * Import and export of Netscape bookmark files: folders are collections, nested as in the file
+ * The planner of every import, whatever its format (the readers are `formats/`, the export
+ * `export.ts`): folders are collections, nested as in the file
  * (a browser's own folders, such as Chromium's "Bookmarks bar", are top-level collections like
  * any other), bookmarks are links, each collection's links and sub-collections in the file's
  * order. An import never publishes anything: it creates only private collections and adds only to
@@ -537,28 +538,4 @@ function readUrl(url: string): { problem: string | null; key: string } {
 /** urlKey is what two URLs of the same page share (see readUrl). */
 function urlKey(url: string): string {
   return URL.parse(url)?.href ?? url;
-}
-
-/**
- * exportBookmarks writes all of a user's links as a Netscape bookmark file: the Inbox's links
- * outside any folder, in the Inbox's order (where an import, ours or a browser's, takes them
- * back to the Inbox / the import's own folder), then every other collection as a folder, in the
- * tree's order, each with its links and sub-collections interleaved in the collection's order
- * (a link in two collections appears in both). Every date an import reads back is written
- * (ADD_DATE and LAST_MODIFIED of links and collections), so that importing the file into an
- * empty linkshelf and exporting again gives the same bytes.
- */
-export function exportBookmarks(shelf: Shelf): string {
-  const link = ({ name, url, description, createdAt, updatedAt, favorite }: Membership): RenderItem =>
-    ({ kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite });
-  const folder = ({ row, items }: TreeCollection): RenderFolder => ({
-    kind: "folder", name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt,
-    items: items.map((item) => (item.kind === "link" ? link(item.link) : folder(item.collection))),
-  });
-  const tree = shelfTree(shelf);
-  const top = tree.top.map(folder);
-  // The first top-level collection named as a browser names its toolbar goes back to a browser as its toolbar.
-  const toolbar = top.find((item) => (TOOLBAR_NAMES as readonly string[]).includes(item.name));
-  if (toolbar) toolbar.toolbar = true;
-  return renderNetscape([...tree.inbox.map(link), ...top]);
 }
