@@ -11,7 +11,6 @@ import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type Netscap
 /** The kinds of file an import recognises by their content (each a row of the table in `formats/index.ts`). */
 export type ImportFormat = "netscape" | "pocket" | "omnivore" | "raindrop" | "pinboard" | "instapaper" | "karakeep" | "linkshelf" | "chromium" | "firefox";
 
-
 /** An entry a reader leaves out, with the reason (a CSV line that does not parse, a text bookmark...). */
 export interface SkippedEntry {
   name: string;

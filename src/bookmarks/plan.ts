@@ -15,10 +15,8 @@ import { ValidationFailed } from "../errors";
 import { formatNumber } from "../format";
 import type { ImportedCollection, ImportedLink, ImportSource, ImportStep, ImportTarget } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
-import type { Membership } from "../shelf/collections";
 import type { ImportedLinkRow } from "../shelf/links";
-import { shelfTree, type TreeCollection } from "./linkshelf-json";
-import { parseNetscape, renderNetscape, TOOLBAR_NAMES, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
+import { parseNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder } from "./netscape";
 import { fromNetscape, isImportDocument, type ImportDocument, type ImportFormat } from "./document";
 
 export interface ImportReport {
