@@ -158,6 +158,16 @@ describe("linkshelf import of a file with nothing to import", () => {
     expect(everything()).toBe(before);
   }, SLOW);
 
+  it("lists each entry whose date cannot be read on a line of its own", async () => {
+    const alice = await newUser();
+    const dryRun = await cli(["import", join(SERVICES, "dates.html"), "--email", alice.email, "--dry-run"]);
+    expect(dryRun.exitCode).toBe(0);
+    expect(lines(dryRun.stdout).filter((line) => line.startsWith("date\t"))).toEqual([
+      'date\thttps://dates.example/invalid\tInvalid date\tADD_DATE "invaliddate": not a date linkshelf reads; kept the import time',
+      'date\thttps://dates.example/apache\tLog-style date\tADD_DATE "10/Oct/2000:13:55:36 +0300": not a date linkshelf reads; kept the import time',
+    ]);
+  }, SLOW);
+
   it("imports Pocket's older HTML export", async () => {
     const alice = await newUser();
     const imported = await cli(["import", join(SERVICES, "pocket.html"), "--email", alice.email]);

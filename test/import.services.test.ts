@@ -299,6 +299,15 @@ describe("the import page", () => {
     return send(env, "/import", cookie, { method: "POST", body: form });
   };
 
+  it("lists the entries whose date cannot be read in the preview, saying the import's time is kept", async () => {
+    const { env, alice } = await setup();
+    const cookie = cookieFor(env, alice);
+    const uploaded = await upload(env, cookie, fixture("dates.html"), "dates.html");
+    const preview = await (await send(env, uploaded.headers.get("location")!, cookie)).text();
+    expect(preview).toContain('<h2 id="dates-heading">Dates not read</h2>');
+    expect(preview).toContain("ADD_DATE &quot;invaliddate&quot;: not a date linkshelf reads; kept the import time");
+  });
+
   it("recognises a Pocket zip by its content, previews it with the parents to choose, and imports it where chosen", async () => {
     const { env, alice } = await setup();
     const cookie = cookieFor(env, alice);
