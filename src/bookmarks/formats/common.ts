@@ -30,6 +30,7 @@ export interface ReadContext {
 export class ImportInput {
   #entries: ZipEntry[] | undefined;
   #text: string | undefined;
+  #start: string | undefined;
   #json: { value: unknown } | undefined;
 
   constructor(readonly bytes: Uint8Array) {}
@@ -56,7 +57,7 @@ export class ImportInput {
 
   /** The text from its first character that is not a byte order mark or white space. */
   get start(): string {
-    return this.text.replace(/^\uFEFF/, "").trimStart();
+    return (this.#start ??= this.text.replace(/^\uFEFF/, "").trimStart());
   }
 
   /** The first line in lower case: a CSV's header. */
