@@ -8,7 +8,8 @@
  */
 import { join } from "node:path";
 import { escapeHtml, parseNetscapeInSteps } from "../src/bookmarks/netscape";
-import { exportBookmarks, importBookmarks } from "../src/bookmarks/service";
+import { exportBookmarks } from "../src/bookmarks/export";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { openDatabase } from "../src/db/client";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";

@@ -9,8 +9,9 @@ import { openDatabase, type Db } from "./db/client";
 import { DataDirBusy, lockDataDir } from "./db/lock";
 import { restoreDatabase, RestoreRefused } from "./db/restore";
 import { DatabaseRefused } from "./db/schema-check";
-import type { ImportReport } from "./bookmarks/service";
-import { FORMAT_NAMES } from "./bookmarks/document";
+import type { ImportReport } from "./bookmarks/plan";
+import { unreadDatesText } from "./bookmarks/document";
+import { FORMAT_NAMES, FORMATS } from "./bookmarks/formats";
 import { AppError, ValidationFailed } from "./errors";
 import { checkLiveness } from "./liveness-probe";
 import { iso } from "./timestamps";
@@ -19,6 +20,22 @@ import { serve } from "./server";
 import { buildVersion } from "./version";
 import { countOf, formatNumber } from "./format";
 import { createUser, findUserByEmail, setPassword } from "./users/service";
+
+/** wrapped sets a command's description in the usage's right column, its lines at most 97 characters long. */
+function wrapped(text: string, indent = 37, width = 97): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && indent + line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(line);
+  return lines.map((one) => `${" ".repeat(indent)}${one}`).join("\n");
+}
 
 export const USAGE = `Usage: linkshelf [command] [options]
 
@@ -35,14 +52,7 @@ Commands:
   restore FILE                       put a copy of FILE (a backup) in place of the database;
                                      refused while a server uses the data directory
   import FILE --email E [--dry-run] [--into ID] [--keep-public]
-                                     import a bookmark file (HTML) or an export of Pocket,
-                                     Omnivore, Raindrop.io, Pinboard, Instapaper, Karakeep or
-                                     linkshelf (JSON), recognised by its content (see
-                                     docs/import.md); folders and tags become private collections,
-                                     a public one is never added to; --into puts the file's
-                                     collections inside private collection ID; --keep-public
-                                     keeps a linkshelf JSON file's public collections public;
-                                     --dry-run reports what would happen and stores nothing
+${wrapped(`import a file of one of these formats, recognised by its content (see docs/import.md): ${FORMATS.map((row) => row.name).join(", ")}; folders and tags become private collections, a public one is never added to; --into puts the file's collections inside private collection ID; --keep-public keeps a linkshelf JSON file's public collections public; --dry-run reports what would happen and stores nothing`)}
   export --email E [--format json] [--with-text]
                                      write the user's links as a Netscape bookmark file on stdout,
                                      or as linkshelf JSON (everything, with --with-text the saved
@@ -162,8 +172,8 @@ const COMMANDS: Record<string, Command> = {
         throw new CommandError(`cannot read ${file}: ${error.message}`);
       });
       // Loaded on demand: the parser is not needed to serve, and start-up time counts.
-      const { readImportFile } = await import("./bookmarks/services");
-      const { importBookmarks } = await import("./bookmarks/service");
+      const { readImportFile } = await import("./bookmarks/formats");
+      const { importBookmarks } = await import("./bookmarks/plan");
       const dryRun = flags["dry-run"] !== undefined;
       const under = flags.into === undefined ? null : Number(flags.into);
       if (under !== null && !Number.isSafeInteger(under)) throw new UsageError(`--into must be a collection id, not "${flags.into}"`);
@@ -174,6 +184,8 @@ const COMMANDS: Record<string, Command> = {
         if (error instanceof ValidationFailed && error.errors?.[0]?.path === "/under") {
           throw new CommandError(`--into ${under} is not one of the user's private collections (the Inbox is not one either); nothing was imported`);
         }
+        // A file with nothing to import: the page's reason, on one line; nothing stored, no import recorded.
+        if (error instanceof ValidationFailed && error.errors?.[0]?.path === "/file") throw new CommandError(error.errors[0].message);
         throw error;
       });
       for (const line of describeImport(report, dryRun)) io.out(line);
@@ -194,7 +206,7 @@ const COMMANDS: Record<string, Command> = {
         io.write(`${JSON.stringify(exportJson(shelf, Date.now(), { withText: flags["with-text"] !== undefined }), null, 1)}\n`);
         return 0;
       }
-      const { exportBookmarks } = await import("./bookmarks/service");
+      const { exportBookmarks } = await import("./bookmarks/export");
       io.write(exportBookmarks(shelf));
       return 0;
     }),
@@ -342,7 +354,8 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
  * tab-separated lines: the format when the file is not a bookmark file (`format NAME`), its unknown
  * fields (`unknown fields A, B`), one per destination collection (`collection PATH new|existing VISIBILITY LINKS`, PATH
  * its place in the tree such as `Bikes › Home`, and for a private stand-in `instead of public NAME`), then one per entry that was not imported
- * (`duplicate URL NAME`, `skipped URL NAME REASON`).
+ * (`duplicate URL NAME`, `skipped URL NAME REASON`), and one per entry whose date could not be read
+ * (`date URL NAME WHAT`, ending "kept the import time").
  */
 function describeImport(report: ImportReport, dryRun: boolean): string[] {
   const created = report.collectionsCreated;
@@ -360,6 +373,7 @@ function describeImport(report: ImportReport, dryRun: boolean): string[] {
   }
   for (const entry of report.duplicates) lines.push(["duplicate", entry.url, entry.name].map(oneLine).join("\t"));
   for (const entry of report.skipped) lines.push(["skipped", entry.url, entry.name, entry.reason].map(oneLine).join("\t"));
+  for (const entry of report.unreadDates) lines.push(["date", entry.url, entry.name, `${unreadDatesText(entry.dates)}`].map(oneLine).join("\t"));
   return lines;
 }
 

@@ -9,8 +9,8 @@
  */
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
-import { importBookmarks } from "../src/bookmarks/service";
-import { readImportFile } from "../src/bookmarks/services";
+import { importBookmarks } from "../src/bookmarks/plan";
+import { readImportFile } from "../src/bookmarks/formats";
 import { Shelf } from "../src/shelf/shelf";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
 import { cookieFor, submit } from "./html";

@@ -4,7 +4,7 @@
  * (the bookmarks file and linkshelf JSON with saved text), handed on in more than one piece.
  */
 import { describe, expect, it } from "bun:test";
-import { exportBookmarks } from "../src/bookmarks/service";
+import { exportBookmarks } from "../src/bookmarks/export";
 import { exportJson } from "../src/bookmarks/linkshelf-json";
 import { SLICE } from "../src/request/sliced-stream";
 import { createUser, makeEnv, post, shelfFor, START } from "./helpers";

@@ -137,6 +137,45 @@ const SHELF = {
   ],
 };
 
+describe("linkshelf import of a file with nothing to import", () => {
+  it("refuses what the import page refuses (empty, plain text, a CSV of no known header, an ordinary page) in one line, exit 1, recording nothing", async () => {
+    const alice = await newUser();
+    const files: [string, string][] = [
+      ["empty.html", ""], ["notes.txt", "just some words\n"], ["people.csv", "name,address\nx,y\n"],
+      ["page.html", "<!DOCTYPE html><html><body><p>Hello</p><a href='https://x.example/'>x</a></body></html>"],
+    ];
+    const before = everything();
+    for (const [name, text] of files) {
+      const file = join(root, name);
+      writeFileSync(file, text);
+      for (const dryRun of [[], ["--dry-run"]]) {
+        const refused = await cli(["import", file, "--email", alice.email, ...dryRun]);
+        expect(refused.exitCode).toBe(1);
+        expect(refused.stdout).toBe("");
+        expect(lines(refused.stderr)).toEqual([`linkshelf: “${name}” holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser (an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>) or the export of one of the services listed.`]);
+      }
+    }
+    expect(everything()).toBe(before);
+  }, SLOW);
+
+  it("lists each entry whose date cannot be read on a line of its own", async () => {
+    const alice = await newUser();
+    const dryRun = await cli(["import", join(SERVICES, "dates.html"), "--email", alice.email, "--dry-run"]);
+    expect(dryRun.exitCode).toBe(0);
+    expect(lines(dryRun.stdout).filter((line) => line.startsWith("date\t"))).toEqual([
+      'date\thttps://dates.example/invalid\tInvalid date\tADD_DATE "invaliddate": not a date linkshelf reads; kept the import time',
+      'date\thttps://dates.example/apache\tLog-style date\tADD_DATE "10/Oct/2000:13:55:36 +0300": not a date linkshelf reads; kept the import time',
+    ]);
+  }, SLOW);
+
+  it("imports Pocket's older HTML export", async () => {
+    const alice = await newUser();
+    const imported = await cli(["import", join(SERVICES, "pocket.html"), "--email", alice.email]);
+    expect(imported.exitCode).toBe(0);
+    expect(lines(imported.stdout)[0]).toStartWith("imported 3 links;");
+  }, SLOW);
+});
+
 describe("linkshelf import --keep-public", () => {
   it("brings a linkshelf JSON file's public collections back PRIVATE, and PUBLIC with --keep-public", async () => {
     const file = join(cwd, "shelf.json");

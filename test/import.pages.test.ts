@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createSession } from "../src/auth/sessions";
 import { MAX_FORM_BYTES } from "../src/request/form-body";
 import * as netscape from "../src/bookmarks/netscape";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { IMPORT_CHUNK } from "../src/shelf/limits";
 import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../src/web/imports";
 import { Pending } from "../src/web/pending";
@@ -601,6 +601,10 @@ describe("undoing an import from the pages", () => {
     expect(ask.text).toContain("Undo this import?");
     expect(ask.text).toMatch(/Links it created<\/dt><dd>8</);
     expect(ask.text).toContain(`action="/imports/${record!.id}/undo"`);
+    // It says where the links go, and does not claim that this cannot be undone.
+    expect(ask.text).toContain('The links this import created go to the <a href="/trash">Trash</a>');
+    expect(ask.text).toContain("one item there, “Import of chromium.html”, whose Restore brings all of it back");
+    expect(ask.text).not.toContain("cannot be undone");
 
     const done = await undo(env, record!.id, cookie);
     expect(done.status).toBe(303);

@@ -9,8 +9,10 @@ import { describe, expect, it } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { strToU8, zipSync } from "fflate";
-import { importBookmarks } from "../src/bookmarks/service";
-import { readImportFile } from "../src/bookmarks/services";
+import { exportBookmarks } from "../src/bookmarks/export";
+import { importBookmarks } from "../src/bookmarks/plan";
+import { FORMATS, readImportFile } from "../src/bookmarks/formats";
+import { USAGE } from "../src/cli";
 import { exportJson } from "../src/bookmarks/linkshelf-json";
 import { Shelf } from "../src/shelf/shelf";
 import { createSession } from "../src/auth/sessions";
@@ -121,9 +123,9 @@ describe("Pocket", () => {
     expect(links.get("https://doc.rust-lang.org/rust-by-example/")).toMatchObject({
       name: "Mine", collections: ["Inbox", `Pocket ${DAY}`, `Pocket ${DAY} › Tags › programming`, `Pocket ${DAY} › Tags › rust`],
     });
-    // The same file again: everything is where it goes already.
+    // The same file again: everything is where it goes already; each link counted once, however many collections it is in.
     const again = await importFile(env, alice, fixture("pocket.csv"));
-    expect({ created: again.linksCreated, added: again.linksAdded, duplicates: again.duplicates.length }).toEqual({ created: 0, added: 0, duplicates: 8 });
+    expect({ created: again.linksCreated, added: again.linksAdded, duplicates: again.duplicates.length }).toEqual({ created: 0, added: 0, duplicates: 3 });
   });
 
   it("never publishes: a PUBLIC collection of the import's name gets a private stand-in; the chosen parent must be private", async () => {
@@ -297,6 +299,15 @@ describe("the import page", () => {
     return send(env, "/import", cookie, { method: "POST", body: form });
   };
 
+  it("lists the entries whose date cannot be read in the preview, saying the import's time is kept", async () => {
+    const { env, alice } = await setup();
+    const cookie = cookieFor(env, alice);
+    const uploaded = await upload(env, cookie, fixture("dates.html"), "dates.html");
+    const preview = await (await send(env, uploaded.headers.get("location")!, cookie)).text();
+    expect(preview).toContain('<h2 id="dates-heading">Dates not read</h2>');
+    expect(preview).toContain("ADD_DATE &quot;invaliddate&quot;: not a date linkshelf reads; kept the import time");
+  });
+
   it("recognises a Pocket zip by its content, previews it with the parents to choose, and imports it where chosen", async () => {
     const { env, alice } = await setup();
     const cookie = cookieFor(env, alice);
@@ -380,5 +391,197 @@ describe("the import page", () => {
     expect(response.headers.get("content-disposition")).toMatch(/linkshelf-export-\d{4}-\d{2}-\d{2}\.json/);
     const body = await response.json();
     expect(body).toMatchObject({ format: "linkshelf", version: 1, links: [{ url: "https://one.example/", name: "One" }], inbox: [0] });
+  });
+});
+
+describe("what real exports hold is kept", () => {
+  it("Pocket's older HTML export: each link with time_added as created and its tags, the Read Archive section archived", async () => {
+    const { env, alice } = await setup();
+    const report = await importFile(env, alice, fixture("pocket.html"));
+    expect(report.format).toBe("pocket");
+    expect(report.linksCreated).toBe(3);
+    const root = `Pocket ${DAY}`;
+    const { links } = await stored(env, alice);
+    expect(links.get("https://unread.example/first")).toEqual({
+      name: "First unread", description: "", favorite: false, createdAt: iso(1600000000),
+      collections: [root, `${root} › Tags › cooking`, `${root} › Tags › weekend`],
+    });
+    expect(links.get("https://unread.example/second")).toMatchObject({ name: "Second unread & more", collections: [root] });
+    expect(links.get("https://archive.example/done")).toMatchObject({ createdAt: iso(1500000000), collections: [root, `${root} › Archive`, `${root} › Tags › cooking`] });
+  });
+
+  it("Instapaper's Tags column (a JSON list) becomes tag collections, not an unknown field", async () => {
+    const { env, alice } = await setup();
+    const report = await importFile(env, alice, fixture("instapaper-tags.csv"));
+    expect(report.unknownFields).toEqual([]);
+    const root = `Instapaper ${DAY}`;
+    const { links } = await stored(env, alice);
+    expect(links.get("https://code.example/one")?.collections).toEqual([root, `${root} › Tags › coding`]);
+    expect(links.get("https://code.example/two")?.collections).toEqual([root, `${root} › Archive`, `${root} › Tags › coding`, `${root} › Tags › rust`]);
+    expect(links.get("https://code.example/three")?.collections).toEqual([root]);
+  });
+
+  it("Omnivore's state in either case: `archived` (its exporter) and `Archived` (its app) both go to Archive; the unzipped metadata file imports as Omnivore", async () => {
+    const { env, alice } = await setup();
+    const report = await importFile(env, alice, fixture("metadata_0_to_2.json"));
+    expect(report.format).toBe("omnivore");
+    const root = `Omnivore ${DAY}`;
+    const { links } = await stored(env, alice);
+    expect(links.get("https://lower.example/archived")).toMatchObject({ createdAt: "2024-02-01T10:00:00.000Z", collections: [root, `${root} › Archive`, `${root} › Tags › essays`] });
+    expect(links.get("https://lower.example/active")?.collections).toEqual([root]);
+    expect(links.get("https://lower.example/app")?.collections).toEqual([root, `${root} › Archive`]);
+    // The same file in Omnivore's zip reads the same.
+    const zipped = await readImportFile(zipSync({ "metadata_0_to_2.json": fixture("metadata_0_to_2.json") }), NOW);
+    expect(zipped.bookmarks.filter((entry) => entry.folder?.name === "Archive").map((entry) => entry.href)).toEqual(["https://lower.example/archived", "https://lower.example/app"]);
+  });
+
+  it("linkding's archived tag (current and older spelling) puts the link in Archive, not in a tag collection", async () => {
+    const { env, alice } = await setup();
+    const report = await importFile(env, alice, fixture("linkding-archived.html"));
+    expect(report.collectionsCreated).not.toContain("linkding:bookmarks.archived");
+    expect(report.collectionsCreated).not.toContain("linkding:archived");
+    const { links, collections } = await stored(env, alice);
+    expect(links.get("https://archived.example/new")?.collections).toEqual(["Archive", "Inbox", "Tags › reading"]);
+    expect(links.get("https://archived.example/old")?.collections).toEqual(["Archive", "Inbox"]);
+    expect(links.get("https://kept.example/")?.collections).toEqual(["Inbox", "Tags › reading", "To read"]);
+    expect([...collections.keys()].filter((path) => path.includes("linkding:"))).toEqual([]);
+  });
+
+  it("Karakeep's lists of the same name under the same parent stay apart, each with its own links and icon", async () => {
+    const { env, alice } = await setup();
+    await importFile(env, alice, fixture("karakeep-same-names.json"));
+    const root = `Karakeep ${DAY}`;
+    const tree = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections as { id: number; name: string; parentId: number | null; icon: string; links: { url: string }[] }[];
+    const under = (name: string, parent: number | null | undefined) => tree.filter((collection) => collection.name === name && collection.parentId === parent);
+    const top = under(root, null)[0]!;
+    const readings = under("Reading", top.id);
+    expect(readings.map((collection) => [collection.icon, collection.links.map((link) => link.url)])).toEqual([
+      ["📚", ["https://first.example/"]], ["📖", ["https://second.example/"]],
+    ]);
+    const work = under("Work", top.id)[0]!;
+    expect(under("Later", work.id).map((collection) => [collection.icon, collection.links.map((link) => link.url)])).toEqual([
+      ["⏳", []], ["⌛", ["https://nested.example/"]],
+    ]);
+  });
+});
+
+describe("counts, dates and what the file holds beyond linkshelf", () => {
+  it("counts a skipped entry once however many collections it was to go in, and a duplicate once per link", async () => {
+    const { env, alice } = await setup();
+    const report = await importFile(env, alice, fixture("skips.csv"));
+    expect(report.skipped).toEqual([{ name: "An ftp file", url: "ftp://files.example/pub/readme.txt", reason: "linkshelf keeps only http and https links, not ftp: ones." }]);
+    await importFile(env, alice, fixture("raindrop-dates.csv"));
+    const again = await importFile(env, alice, fixture("raindrop-dates.csv"));
+    expect(again.duplicates.map((entry) => entry.url)).toEqual(["https://rd.example/bad", "https://rd.example/good", "https://rd.example/third", "https://rd.example/fourth"]);
+  });
+
+  it("lists each entry whose date cannot be read (kept the import time), and never makes a link changed before it was created", async () => {
+    const { env, alice } = await setup();
+    const report = await importFile(env, alice, fixture("dates.html"));
+    expect(report.unreadDates).toEqual([
+      { name: "Invalid date", url: "https://dates.example/invalid", dates: ['ADD_DATE "invaliddate"'] },
+      { name: "Log-style date", url: "https://dates.example/apache", dates: ['ADD_DATE "10/Oct/2000:13:55:36 +0300"'] },
+    ]);
+    const shelf = shelfFor(env, alice);
+    const byUrl = new Map(shelf.collections.memberships().map((row) => [row.url, shelf.links.get(row.id)]));
+    for (const link of byUrl.values()) expect(Date.parse(link!.updatedAt)).toBeGreaterThanOrEqual(Date.parse(link!.createdAt));
+    expect(byUrl.get("https://dates.example/invalid")).toMatchObject({ createdAt: new Date(NOW).toISOString() });
+    // Only LAST_MODIFIED: it was there by then.
+    expect(byUrl.get("https://dates.example/modified-only")).toMatchObject({ createdAt: iso(1600000500), updatedAt: iso(1600000500) });
+    expect(byUrl.get("https://dates.example/apache")).toMatchObject({ createdAt: iso(1600000000) });
+    const services = await importFile(env, alice, fixture("raindrop-dates.csv"));
+    expect(services.unreadDates).toEqual([{ name: "Bad date", url: "https://rd.example/bad", dates: ['created "10/Oct/2000:13:55:36 +0300"'] }]);
+  });
+
+  it("lists the attributes of a bookmark file it does not import (Firefox's SHORTCUTURL keywords)", async () => {
+    const { env, alice } = await setup();
+    const report = await importBookmarks(shelfFor(env, alice), await readImportFile(new Uint8Array(readFileSync(join(import.meta.dir, "fixtures", "bookmarks", "firefox.html"))), NOW), NOW);
+    expect(report.unknownFields).toContain("SHORTCUTURL");
+  });
+});
+
+describe("browsers' own bookmark files", () => {
+  it("Chromium's Bookmarks file: each root with bookmarks a top-level collection, folders and order kept, date_added (µs since 1601) as created", async () => {
+    const { env, alice } = await setup();
+    const report = await importFile(env, alice, fixture("Bookmarks"));
+    expect(report.format).toBe("chromium");
+    expect(report.collectionsCreated).toEqual(["Bookmarks bar", "Work", "Other bookmarks"]);
+    expect(report.unreadDates).toEqual([{ name: "Wiki", url: "https://wiki.example/", dates: ['date_added "not a date"'] }]);
+    expect(report.unknownFields).toEqual([]);
+    const { links } = await stored(env, alice);
+    expect(links.get("https://news.example/")).toMatchObject({ createdAt: iso(1700000000), collections: ["Bookmarks bar"] });
+    expect(links.get("https://board.example/")).toMatchObject({ createdAt: iso(1700000100), collections: ["Bookmarks bar › Work"] });
+    expect(links.get("https://recipes.example/")?.collections).toEqual(["Other bookmarks"]);
+    const exported = exportBookmarks(shelfFor(env, alice));
+    expect(exported).toContain('PERSONAL_TOOLBAR_FOLDER="true" LINKSHELF_ICON="📁">Bookmarks bar</H3>');
+    expect(exported.indexOf("https://news.example/")).toBeLessThan(exported.indexOf(">Work</H3>"));
+  });
+
+  it("Firefox's bookmark backup (.json): roots named as Firefox's HTML export names them, order by index, dates, tags; keywords listed; separators and the tags folder left out", async () => {
+    const { env, alice } = await setup();
+    const report = await importFile(env, alice, fixture("firefox-backup.json"));
+    expect(report.format).toBe("firefox");
+    expect(report.collectionsCreated).toEqual(["Bookmarks Menu", "Bookmarks Toolbar", "Dev", "Other Bookmarks", "Tags", "reference", "search"]);
+    expect(report.unknownFields).toEqual(["keyword"]);
+    expect(report.skipped).toEqual([]);
+    const { links } = await stored(env, alice);
+    expect(links.get("https://www.wikipedia.org/w/index.php?search=%s")).toMatchObject({
+      createdAt: iso(1700000200), collections: ["Bookmarks Menu", "Tags › reference", "Tags › search"],
+    });
+    expect(links.get("https://developer.mozilla.org/")?.collections).toEqual(["Bookmarks Toolbar › Dev"]);
+    const shelf = shelfFor(env, alice);
+    const menu = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections.find((collection: { name: string }) => collection.name === "Bookmarks Menu");
+    const urls = new Map<number, string>(menu.links.map((link: { id: number; url: string }) => [link.id, link.url]));
+    expect(menu.order.map((item: { id: number }) => urls.get(item.id))).toEqual(["https://www.mozilla.org/", "https://www.wikipedia.org/w/index.php?search=%s"]);
+    expect(exportBookmarks(shelf)).toContain('PERSONAL_TOOLBAR_FOLDER="true" LINKSHELF_ICON="📁">Bookmarks Toolbar</H3>');
+  });
+
+  it("refuses Firefox's compressed backup (.jsonlz4) saying to export to HTML, and a JSON file of no known shape naming the formats, storing nothing", async () => {
+    const { env, alice } = await setup();
+    const before = snapshot(env);
+    const lz4 = new Uint8Array([...new TextEncoder().encode("mozLz40\0"), 4, 0, 0, 0, 0x40, 0x7b, 0x7d, 0x0a, 0x20]);
+    await expect(importFile(env, alice, lz4)).rejects.toThrow("Export Bookmarks to HTML");
+    await expect(importFile(env, alice, new TextEncoder().encode('{"something": "else"}'))).rejects.toThrow("(Chromium bookmarks (JSON), Firefox bookmark backup (JSON), Omnivore, Pinboard, Karakeep, linkshelf JSON)");
+    expect(snapshot(env)).toBe(before);
+  });
+
+  it("refuses a file with nothing to import (empty, plain text, a CSV of no known header, an ordinary page), storing nothing", async () => {
+    const { env, alice } = await setup();
+    const before = snapshot(env);
+    for (const text of ["", "just some words\n", "name,address\nx,y\n", "<!DOCTYPE html><html><body><p>Hello</p><a href='https://x.example/'>x</a></body></html>"]) {
+      await expect(importFile(env, alice, new TextEncoder().encode(text), { record: { source: "cli", fileName: "f.txt" } })).rejects.toMatchObject({ status: 422 });
+    }
+    expect(snapshot(env)).toBe(before);
+  });
+});
+
+describe("the table of formats", () => {
+  /** One fixture of each format, in its real shape (a format without one fails here). */
+  const FIXTURE_OF: Record<string, () => Uint8Array> = {
+    netscape: () => fixture("linkding.html"), chromium: () => fixture("Bookmarks"), firefox: () => fixture("firefox-backup.json"),
+    pocket: () => fixture("pocket.html"), omnivore: () => omnivoreZip(), raindrop: () => fixture("raindrop.csv"), pinboard: () => fixture("pinboard.json"),
+    instapaper: () => fixture("instapaper.csv"), karakeep: () => fixture("karakeep.json"),
+    linkshelf: () => strToU8(JSON.stringify({ format: "linkshelf", version: 1, exportedAt: "2026-11-27T12:00:00.000Z", links: [], inbox: [], collections: [] })),
+  };
+
+  it("each row's module exports its sniff and reader, and its fixture is read as that format", async () => {
+    expect(Object.keys(FIXTURE_OF).sort()).toEqual(FORMATS.map((row) => row.format).sort());
+    for (const row of FORMATS) {
+      const module = await row.load();
+      expect({ format: row.format, sniff: typeof module.sniff, read: typeof module.read }).toEqual({ format: row.format, sniff: "function", read: "function" });
+      expect({ format: row.format, read: (await readImportFile(FIXTURE_OF[row.format]!(), NOW)).format }).toEqual({ format: row.format, read: row.format });
+    }
+  });
+
+  it("names every format, in the table's order, in --help, on the import page and in docs/import.md", async () => {
+    const names = FORMATS.map((row) => row.name);
+    expect(USAGE.replace(/\s+/g, " ")).toContain(`recognised by its content (see docs/import.md): ${names.join(", ")};`);
+    const docs = readFileSync(join(import.meta.dir, "..", "docs", "import.md"), "utf8");
+    const section = docs.slice(docs.indexOf("## The formats"), docs.indexOf("\n## ", docs.indexOf("## The formats") + 1));
+    expect([...section.matchAll(/^### (.+)$/gm)].map((match) => match[1])).toEqual(names);
+    const { env, alice } = await setup();
+    const cookie = `linkshelf_session=${createSession(env.db, alice.user.id, env.clock.now).id}`;
+    const page = await (await env.app.handle(new Request("http://localhost/import", { headers: { accept: "text/html", cookie } }))).text();
+    expect(page).toContain(`(CSV, JSON or zip): ${names.slice(1).join(", ")}.`);
   });
 });

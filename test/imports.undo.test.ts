@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { escapeHtml } from "../src/bookmarks/netscape";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { IMPORT_CHUNK } from "../src/shelf/limits";
 import { createCollection, createLink, createUser, del, get, inboxOf, makeEnv, put, shelfFor, snapshot, type TestEnv, type TestUser } from "./helpers";
 

@@ -7,8 +7,8 @@
  * and lists the entries beyond in its report.
  */
 import { describe, expect, it } from "bun:test";
-import { importBookmarks } from "../src/bookmarks/service";
-import { readImportFile } from "../src/bookmarks/services";
+import { importBookmarks } from "../src/bookmarks/plan";
+import { readImportFile } from "../src/bookmarks/formats";
 import { MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "../src/shelf/limits";
 import {
   createLink, createUser, get, makeEnv, post, put, refused, sessionCookie, shelfFor, snapshot, START, type TestEnv, type TestUser,
@@ -137,18 +137,19 @@ describe("a batch's links in order", () => {
 });
 
 describe("an import keeps a link's first 100 collections", () => {
-  it("a Pinboard entry with 150 tags is in its first 100 collections; the other entries are listed as skipped with the reason", async () => {
+  it("a Pinboard entry with 150 tags is in its first 100 collections; the entry is listed once as skipped, with the reason", async () => {
     const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" });
     const alice = await createUser(env);
     const tags = Array.from({ length: 150 }, (_, i) => `tag${String(i).padStart(3, "0")}`);
     const file = JSON.stringify([{ href: "https://tagged.example/", description: "Tagged", extended: "", time: "2021-03-04T05:06:07Z", shared: "no", toread: "no", tags: tags.join(" ") }]);
     const now = Date.parse("2026-11-27T12:00:00Z");
     const report = await importBookmarks(shelfFor(env, alice), await readImportFile(new TextEncoder().encode(file), now), now);
-    // The service's own collection and the first 99 tags; the 51 entries beyond are skipped.
+    // The service's own collection and the first 99 tags; the 51 collections beyond are left out,
+    // and the entry is listed once among the skipped (the report counts entries, not collections).
     const listed = (await get(env, "/api/v1/links", { token: alice.token })).body.links;
     expect(listed).toHaveLength(1);
     expect(listed[0].collectionIds).toHaveLength(LIMIT);
-    expect(report.skipped).toHaveLength(51);
+    expect(report.skipped).toHaveLength(1);
     expect(report.skipped[0]).toEqual({ name: "Tagged", url: "https://tagged.example/", reason: expect.stringContaining(`at most ${LIMIT} collections`) });
     const names = (await get(env, "/api/v1/collections", { token: alice.token })).body.collections
       .filter((collection: { links: { id: number }[] }) => collection.links.some((link) => link.id === listed[0].id)).map((collection: { name: string }) => collection.name);

@@ -6,7 +6,8 @@
  * the user's own trash; cross-site forms refused; paging; the wording when the trash is off.
  */
 import { describe, expect, it } from "bun:test";
-import { createCollection, createLink, createUser, del, get, inboxOf, makeEnv, snapshot, type TestEnv } from "./helpers";
+import { importBookmarks } from "../src/bookmarks/plan";
+import { createCollection, createLink, createUser, del, get, inboxOf, makeEnv, shelfFor, snapshot, type TestEnv } from "./helpers";
 import { attributes, cookieFor, open, submit, texts } from "./html";
 
 /** trashRows is every user's trash, row by row: what a refused form must leave as it was. */
@@ -197,5 +198,25 @@ describe("with the trash off", () => {
     expect(texts(page.text, "main .hint")).toEqual(["The trash is off (LINKSHELF_TRASH_DAYS=0): deleting a link or a collection deletes it at once."]);
     expect(texts(page.text, ".empty")).toEqual(["The trash is empty."]);
     expect(trashRows(env)).toBe("[]");
+  });
+});
+
+describe("an undone import in the trash", () => {
+  it("shows an undone import as one item, and its Restore brings all of it back with the import standing again", async () => {
+    const s = await shelves();
+    const lines = Array.from({ length: 60 }, (_, n) => `<DT><A HREF="https://imported.example/${n}">Imported ${n}</A>`).join("\n");
+    const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><H3>Folder</H3>\n<DL><p>\n${lines}\n</DL><p>\n</DL><p>\n`;
+    const { importId } = await importBookmarks(shelfFor(s.env, s.alice), file, s.env.clock.now++, { record: { source: "page", fileName: "bookmarks.html" } });
+    const undone = await submit(s.env, `/imports/${importId}/undo`, {}, s.cookie);
+    expect(undone.status).toBe(303);
+    const page = await open(s.env, "/trash", s.cookie);
+    expect(texts(page.text, ".links .title")).toEqual(["Import of bookmarks.html (60 links, 1 collection)"]);
+    expect(texts(page.text, ".links .description")).toEqual(["An undone import: restoring it brings back 60 links and 1 collection, and the import stands again."]);
+    expect(attributes(page.text, "input.pick").map((box) => box.value)).toEqual([`import:${importId}`]);
+    const restored = await submit(s.env, "/trash/restore", { item: `import:${importId}` }, s.cookie);
+    expect(restored.headers.get("location")).toBe("/trash?done=trash-restored");
+    expect(shelfFor(s.env, s.alice).links.urls().filter((url) => url.startsWith("https://imported.example/"))).toHaveLength(60);
+    expect(shelfFor(s.env, s.alice).imports.get(importId!)).toMatchObject({ undoneAt: null });
+    expect(texts((await open(s.env, "/trash", s.cookie)).text, ".empty")).toEqual(["The trash is empty."]);
   });
 });

@@ -11,7 +11,7 @@ import {
   type TestEnv,
   type TestUser,
 } from "./helpers";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { Shelf } from "../src/shelf/shelf";
 import { recordCheck } from "../src/shelf/link-checks";
 import { surfaceOf } from "../src/surface";

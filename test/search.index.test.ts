@@ -13,7 +13,7 @@ import { hasUserIndex, indexPendingLinks } from "../src/search/index-text";
 import { INDEXER_TIMING, SearchIndexer } from "../src/search/indexer";
 import { testDir } from "./dirs";
 import { get, makeEnv, request } from "./helpers";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { writeBackup } from "../src/db/backup";
 import { createUser } from "./helpers";
 import { Shelf } from "../src/shelf/shelf";

@@ -7,7 +7,7 @@
 import { declarationsOf } from "../src/surface";
 import { describe, expect, it } from "bun:test";
 import { guards } from "../src/auth/requester";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { Shelf } from "../src/shelf/shelf";
 import type { AfterWrite, CapturedContent } from "../src/shelf/types";
 import { pageGuard } from "../src/web/guard";

@@ -7,7 +7,7 @@
  * purge after the days, at the boundary. Ownership across users is in permissions.api.test.ts.
  */
 import { describe, expect, it } from "bun:test";
-import { importBookmarks } from "../src/bookmarks/service";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { recordCheck } from "../src/shelf/link-checks";
 import { Shelf } from "../src/shelf/shelf";
 import { purgeTrash } from "../src/shelf/trash";
@@ -92,17 +92,34 @@ describe("every delete lands in the trash, and a restore gives back the database
     expect(contents(env)).toBe(before);
   });
 
-  it("an import's undo: its links and the collections it made; restoring them all makes the import stand again", async () => {
+  it("an import's undo: ONE item holding its links and the collections it made; restoring it makes the import stand again", async () => {
     const { env, alice } = await shelf();
-    const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><H3>Imported</H3>\n<DL><p>\n<DT><A HREF="https://one.example/">One</A>\n<DT><A HREF="https://two.example/">Two</A>\n</DL><p>\n</DL><p>\n`;
+    const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><H3>Imported</H3>\n<DL><p>\n<DT><A HREF="https://one.example/">One</A>\n<DT><H3>Inner</H3>\n<DL><p>\n<DT><A HREF="https://two.example/">Two</A>\n</DL><p>\n</DL><p>\n</DL><p>\n`;
     const { importId } = await importBookmarks(new Shelf(env.db, alice.user), file, env.clock.now++, { record: { source: "page", fileName: "f.html" } });
     const before = contents(env);
-    expect((await del(env, `/api/v1/imports/${importId}`, { token: alice.token })).body).toEqual({ message: "Import undone.", links: 2, collections: 1 });
+    expect((await del(env, `/api/v1/imports/${importId}`, { token: alice.token })).body).toEqual({ message: "Import undone.", links: 2, collections: 2 });
     const items = await trashOf(env, alice);
-    expect(items).toHaveLength(3);
-    const ids = (kind: string) => items.filter((item: { kind: string }) => item.kind === kind).map((item: { id: number }) => item.id);
-    expect((await restore(env, alice, { links: ids("link"), collections: ids("collection") })).status).toBe(200);
+    expect(items).toEqual([expect.objectContaining({ kind: "import", id: importId, name: "Import of f.html (2 links, 2 collections)", links: 2, collections: 2 })]);
+    await refused(env, () => restore(env, alice, { links: [items[0].id] }), 404, "NOT_FOUND");
+    const restored = await restore(env, alice, { imports: [importId!] });
+    expect(restored.body).toMatchObject({ links: 2, collections: 2 });
     expect(contents(env)).toBe(before);
+    expect(new Shelf(env.db, alice.user).imports.get(importId!)).toMatchObject({ undoneAt: null });
+    expect(await trashOf(env, alice)).toEqual([]);
+  });
+
+  it("an undone import is purged as a whole, its links and collections leaving the change feed with it", async () => {
+    const env = makeEnv({ LINKSHELF_TRASH_DAYS: "1" });
+    const alice = await createUser(env);
+    const lines = Array.from({ length: 120 }, (_, n) => `<DT><A HREF="https://many.example/${n}">Link ${n}</A>`).join("\n");
+    const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><H3>Many</H3>\n<DL><p>\n${lines}\n</DL><p>\n</DL><p>\n`;
+    const start = env.clock.now;
+    const { importId } = await importBookmarks(new Shelf(env.db, alice.user, undefined, 1), file, start, { record: { source: "cli", fileName: "many.html" } });
+    new Shelf(env.db, alice.user, undefined, 1).imports.undo(importId!, start);
+    expect((await trashOf(env, alice)).map((item: { kind: string; name: string }) => [item.kind, item.name])).toEqual([["import", "Import of many.html (120 links, 1 collection)"]]);
+    expect(await purgeTrash(env.db, start + DAY + 1, 1)).toBe(1);
+    expect(env.db.$client.query("SELECT count(*) AS n FROM trash").get()).toEqual({ n: 0 });
+    expect(env.db.$client.query("SELECT count(*) AS n FROM changes WHERE user_id = ? AND (kind = 'link' OR item_id <> (SELECT id FROM collections WHERE is_default = 1 AND user_id = ?))").get(alice.user.id, alice.user.id)).toEqual({ n: 0 });
   });
 
   it("the pages' delete forms: a link, and a collection with its links", async () => {

@@ -6,9 +6,10 @@
  * restore never takes a link past 100 collections; emptying a trash larger than one slice.
  */
 import { describe, expect, it } from "bun:test";
-import { exportBookmarks, importBookmarks } from "../src/bookmarks/service";
+import { exportBookmarks } from "../src/bookmarks/export";
+import { importBookmarks } from "../src/bookmarks/plan";
 import { exportJson } from "../src/bookmarks/linkshelf-json";
-import { readImportFile } from "../src/bookmarks/services";
+import { readImportFile } from "../src/bookmarks/formats";
 import { MEMBERSHIP_LIMITS, TREE_DEPTH } from "../src/shelf/limits";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, sessionCookie, shelfFor, START, type TestEnv, type TestUser } from "./helpers";
 import { open, submit, texts } from "./html";

@@ -8,14 +8,8 @@
 import { formatNumber } from "../format";
 import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder } from "./netscape";
 
-/** The kinds of file an import recognises by their content. */
-export type ImportFormat = "netscape" | "pocket" | "omnivore" | "raindrop" | "pinboard" | "instapaper" | "karakeep" | "linkshelf";
-
-/** How the pages and the CLI name each format. */
-export const FORMAT_NAMES: Record<ImportFormat, string> = {
-  netscape: "Bookmarks file (HTML)", pocket: "Pocket", omnivore: "Omnivore", raindrop: "Raindrop.io",
-  pinboard: "Pinboard", instapaper: "Instapaper", karakeep: "Karakeep", linkshelf: "linkshelf JSON",
-};
+/** The kinds of file an import recognises by their content (each a row of the table in `formats/index.ts`). */
+export type ImportFormat = "netscape" | "pocket" | "omnivore" | "raindrop" | "pinboard" | "instapaper" | "karakeep" | "linkshelf" | "chromium" | "firefox";
 
 /** An entry a reader leaves out, with the reason (a CSV line that does not parse, a text bookmark...). */
 export interface SkippedEntry {
@@ -42,8 +36,11 @@ export interface SourceItem {
   name: string;
   url: string;
   description: string;
-  /** Its folders inside the import's collection, each outermost first; none, or an empty path: the import's collection itself. */
-  folders: string[][];
+  /**
+   * Its folders inside the import's collection, each a path of names outermost first (none, or an
+   * empty path: the import's collection itself), or a folder the reader made itself (`folder`).
+   */
+  folders: (string[] | NetscapeFolder)[];
   tags: string[];
   archived: boolean;
   favorite: boolean;
@@ -53,6 +50,23 @@ export interface SourceItem {
   updatedAt?: number | null;
   /** The saved page text, with its highlights. */
   text?: string;
+  /** Its dates that cannot be read, as the report lists them (`time_added "x"`; see `dateField`). */
+  unreadDates?: string[];
+}
+
+/** unreadDatesText says which dates of an entry could not be read, and what the import did instead. */
+export function unreadDatesText(dates: readonly string[]): string {
+  return `${dates.join(", ")}: not a date linkshelf reads; kept the import time`;
+}
+
+/**
+ * dateField reads one date of an item with `read`; a value that is there but cannot be read is
+ * added to `unread` as `name "value"`, for the report (the import keeps its own time instead).
+ */
+export function dateField(name: string, value: unknown, read: (value: unknown) => number | null, unread: string[]): number | null {
+  const date = read(value);
+  if (date === null && value !== undefined && value !== null && String(value).trim() !== "") unread.push(`${name} "${String(value).trim()}"`);
+  return date;
 }
 
 /** The collections an item's flags and tags put it in, beside its folder. */
@@ -68,11 +82,17 @@ export function documentBuilder(format: ImportFormat, root: string | null, base?
   const document: ImportDocument = { format, unknownFields: [], skipped: [], folders: base?.folders ?? [], bookmarks: base?.bookmarks ?? [] };
   const made = new Map<string, NetscapeFolder>();
   let items = 0;
-  const folder = (path: readonly string[]): NetscapeFolder | null => {
+  /**
+   * folder is the folder at `path` inside the root, made the first time. Two folders of the same
+   * name in one place are one, unless the reader tells them apart by `ids` (one for each name of
+   * the path: Karakeep's lists are their ids).
+   */
+  const folder = (path: readonly string[], ids?: readonly string[]): NetscapeFolder | null => {
     const full = root === null ? path : [root, ...path];
+    const keys = ids === undefined ? full : root === null ? ids : [root, ...ids];
     let parent: NetscapeFolder | null = null;
     for (let depth = 1; depth <= full.length; depth++) {
-      const key = JSON.stringify(full.slice(0, depth));
+      const key = (ids === undefined ? "" : "#") + JSON.stringify(keys.slice(0, depth));
       let found = made.get(key);
       if (!found) {
         if (depth > IMPORT_LIMITS.depth) throw new BookmarkFileRefused(`The file nests folders more than ${IMPORT_LIMITS.depth} deep, deeper than linkshelf imports.`);
@@ -91,16 +111,18 @@ export function documentBuilder(format: ImportFormat, root: string | null, base?
     if (++items > IMPORT_LIMITS.bookmarks) {
       throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.bookmarks)} items, the most linkshelf imports from one file. Split it into smaller files.`);
     }
-    const places = new Set(item.folders.length === 0 ? [folder([])] : item.folders.map(folder));
-    for (const tag of item.tags) places.add(folder([SPECIAL.tags, tag]));
-    if (item.archived) places.add(folder([SPECIAL.archive]));
-    if (item.toRead) places.add(folder([SPECIAL.toRead]));
+    const places = new Set(item.folders.length === 0 ? [folder([])] : item.folders.map((path) => (Array.isArray(path) ? folder(path) : path)));
+    for (const place of flagged(item, folder)) places.add(place);
+    let first: NetscapeBookmark | undefined;
     for (const place of places) {
+      // Every entry has `first` (one shape for all of them: the planner walks 100,000s).
       const entry: NetscapeBookmark = {
         name: item.name, href: item.url, description: item.description, addDate: item.createdAt,
-        lastModified: item.updatedAt ?? null, favorite: item.favorite, folder: place, foldersBefore: document.folders.length,
+        lastModified: item.updatedAt ?? null, favorite: item.favorite, folder: place, foldersBefore: document.folders.length, first,
       };
       if (item.text !== undefined) entry.text = item.text;
+      if (!first && item.unreadDates?.length) entry.unreadDates = item.unreadDates;
+      first ??= entry;
       document.bookmarks.push(entry);
     }
   };
@@ -108,17 +130,39 @@ export function documentBuilder(format: ImportFormat, root: string | null, base?
 }
 
 /**
+ * flagged is the one place an item's state becomes collections beside its folders: its tags under
+ * `Tags`, archived in `Archive`, to read in `To read` (of the import's collection; of the top level
+ * for a browser file).
+ */
+function flagged(item: { tags?: readonly string[]; archived?: boolean; toRead?: boolean }, folder: (path: readonly string[]) => NetscapeFolder | null): Set<NetscapeFolder | null> {
+  const places = new Set<NetscapeFolder | null>();
+  for (const tag of item.tags ?? []) places.add(folder([SPECIAL.tags, tag]));
+  if (item.archived) places.add(folder([SPECIAL.archive]));
+  if (item.toRead) places.add(folder([SPECIAL.toRead]));
+  return places;
+}
+
+/** The tags linkding writes for its archived flag (older versions: the second): archived, not a tag. */
+const LINKDING_ARCHIVED = new Set(["linkding:bookmarks.archived", "linkding:archived"]);
+
+/**
  * fromNetscape is a browser file as the planner takes it: its own tree, then, for the tags and
  * TOREAD that linkding and Pinboard write, a top-level `Tags` collection with one collection per
- * tag (and `To read`), each link met again there.
+ * tag (and `To read`), and for linkding's archived tag the top-level `Archive`, each link met
+ * again there. The attributes the reader does not know are listed.
  */
-export function fromNetscape(file: NetscapeDocument): ImportDocument {
+export function fromNetscape(file: NetscapeDocument, format: ImportFormat = "netscape"): ImportDocument {
   const tagged = file.bookmarks.filter((bookmark) => (bookmark.tags?.length ?? 0) > 0 || bookmark.toRead);
-  const { document, folder } = documentBuilder("netscape", null, { folders: [...file.folders], bookmarks: [...file.bookmarks] });
+  const { document, folder } = documentBuilder(format, null, { folders: [...file.folders], bookmarks: [...file.bookmarks] });
+  document.unknownFields.push(...(file.unknownAttributes ?? []));
   for (const bookmark of tagged) {
-    const places = new Set(bookmark.tags?.map((tag) => folder([SPECIAL.tags, tag])));
-    if (bookmark.toRead) places.add(folder([SPECIAL.toRead]));
-    for (const place of places) document.bookmarks.push({ ...bookmark, folder: place, foldersBefore: document.folders.length });
+    const tags = bookmark.tags?.filter((tag) => !LINKDING_ARCHIVED.has(tag));
+    const places = flagged({ tags, archived: tags?.length !== bookmark.tags?.length, toRead: bookmark.toRead }, folder);
+    for (const place of places) {
+      const again: NetscapeBookmark = { ...bookmark, folder: place, foldersBefore: document.folders.length, first: bookmark };
+      delete again.unreadDates;
+      document.bookmarks.push(again);
+    }
   }
   return document;
 }

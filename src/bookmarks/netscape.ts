@@ -22,6 +22,8 @@ export interface NetscapeFolder {
   lastModified: number | null;
   /** LINKSHELF_ICON, as linkshelf's export writes it (unchecked); null when absent. */
   icon: string | null;
+  /** The browser's toolbar folder (PERSONAL_TOOLBAR_FOLDER; Chromium's "Bookmarks bar", Firefox's "Bookmarks Toolbar"). */
+  toolbar?: boolean;
   /** The collection was PUBLIC where it came from (linkshelf JSON); kept so only when the person asks. */
   public?: boolean;
   parent: NetscapeFolder | null;
@@ -45,6 +47,10 @@ export interface NetscapeBookmark {
   toRead?: boolean;
   /** The saved page text that comes with it (Omnivore's saved page, highlights; linkshelf JSON). */
   text?: string;
+  /** The entry of the same item met first, when this is one more of its places (a tag's collection, the Archive...): it is counted once. */
+  first?: NetscapeBookmark;
+  /** Dates the file gives that cannot be read, each as the report lists it (`ADD_DATE "x"`). */
+  unreadDates?: string[];
   /** Clicks and the last one, from linkshelf JSON. */
   clicks?: number;
   lastClickedAt?: number | null;
@@ -59,7 +65,21 @@ export interface NetscapeDocument {
   folders: NetscapeFolder[];
   /** Every `<A>` inside a `<DL>`, in document order. */
   bookmarks: NetscapeBookmark[];
+  /** Attributes of its `<A>` and `<H3>` that linkshelf neither reads nor leaves out on purpose (SHORTCUTURL...), as the file spells them. */
+  unknownAttributes?: string[];
 }
+
+/** The attributes of an `<A>` or an `<H3>` the reader reads. */
+const READ_ATTRIBUTES = new Set(["href", "add_date", "last_modified", "tags", "toread", "linkshelf_favorite", "linkshelf_icon", "personal_toolbar_folder"]);
+/**
+ * The attributes left out on purpose, not listed: a browser's icons and visits, the encoding
+ * hint, linkding's and Pinboard's PRIVATE (every import is private), Firefox's mark of its
+ * "Other Bookmarks" folder (a folder like any other).
+ */
+const IGNORED_ATTRIBUTES = new Set(["icon", "icon_uri", "last_visit", "last_charset", "private", "unfiled_bookmarks_folder"]);
+
+/** The names browsers give their toolbar folder: a top-level collection of one of these is exported as the toolbar folder. */
+export const TOOLBAR_NAMES = ["Bookmarks bar", "Bookmarks Toolbar", "Favorites bar"] as const;
 
 /**
  * What one file may hold. A browser's export of a large collection stays far below these; a
@@ -137,6 +157,15 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
   let capture: Capture | null = null;
   let lastItem: NetscapeFolder | NetscapeBookmark | null = null;
   const top = () => frames[frames.length - 1]!;
+  const unknownAttributes: string[] = [];
+  /** noteAttributes lists the attributes of a tag beyond those read or left out on purpose, in the file's spelling (upper case). */
+  const noteAttributes = (attributes: Record<string, string>) => {
+    for (const name of Object.keys(attributes)) {
+      if (READ_ATTRIBUTES.has(name) || IGNORED_ATTRIBUTES.has(name)) continue;
+      const spelled = name.toUpperCase();
+      if (!unknownAttributes.includes(spelled)) unknownAttributes.push(spelled);
+    }
+  };
 
   const finishDescription = () => {
     if (capture?.kind !== "description") return;
@@ -146,11 +175,13 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
   const finishLink = () => {
     if (capture?.kind !== "link") return;
     const { text, attributes } = capture;
+    const unread: string[] = [];
     const bookmark: NetscapeBookmark = {
       name: text.trim(),
       href: (attributes.href ?? "").trim(),
       description: "",
-      addDate: readDate(attributes.add_date),
+      addDate: dateAttribute(attributes, "add_date", unread),
+      // Only the creation date is listed when unreadable: the import's own time takes its place (a change date is then the creation's).
       lastModified: readDate(attributes.last_modified),
       favorite: attributes.linkshelf_favorite === "true",
       tags: (attributes.tags ?? "").split(",").map((tag) => tag.trim()).filter((tag) => tag !== ""),
@@ -158,6 +189,8 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
       folder: top().folder,
       foldersBefore: folders.length,
     };
+    if (unread.length > 0) bookmark.unreadDates = unread;
+    noteAttributes(attributes);
     if (bookmarks.length === IMPORT_LIMITS.bookmarks) {
       throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.bookmarks)} bookmarks, the most linkshelf imports from one file. Split it into smaller files.`);
     }
@@ -211,6 +244,8 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
           parent,
           depth,
         };
+        if (attributes.personal_toolbar_folder?.toLowerCase() === "true") folder.toolbar = true;
+        noteAttributes(attributes);
         folders.push(folder);
         frames.push({ folder, openLists: 0 });
         lastItem = folder;
@@ -233,7 +268,7 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
     write: (chunk) => parser.write(chunk),
     end: () => {
       parser.end();
-      return { folders, bookmarks };
+      return unknownAttributes.length > 0 ? { folders, bookmarks, unknownAttributes } : { folders, bookmarks };
     },
   };
 }
@@ -267,6 +302,17 @@ function readDate(value: string | undefined): number | null {
   if (n < 1e11) return n * 1000;
   if (n < 1e14) return n;
   return Math.floor(n / 1000);
+}
+
+/**
+ * dateAttribute reads a date attribute (readDate); a value that is there but cannot be read is
+ * added to `unread` as the report lists it (`ADD_DATE "invaliddate"`). An empty value or 0 is no date.
+ */
+function dateAttribute(attributes: Record<string, string>, name: string, unread: string[]): number | null {
+  const value = attributes[name];
+  const date = readDate(value);
+  if (date === null && value !== undefined && !/^\s*0*\s*$/.test(value)) unread.push(`${name.toUpperCase()} "${value.trim()}"`);
+  return date;
 }
 
 /** How much of the file is searched for the `<META>` that declares its encoding (HTML's prescan reads 1024 bytes). */
@@ -343,6 +389,8 @@ export interface RenderFolder {
   icon: string;
   addDate: number;
   lastModified: number;
+  /** Written as the browser's toolbar folder (PERSONAL_TOOLBAR_FOLDER="true"). */
+  toolbar?: boolean;
   /** Its bookmarks and folders, in their order. */
   items: RenderItem[];
 }
@@ -385,7 +433,8 @@ export function* netscapeLines(items: readonly RenderItem[]): Generator<string> 
       if (item.description !== "") yield `${indent}<DD>${escapeHtml(item.description)}\n`;
       return;
     }
-    yield `${indent}<DT><H3 ${dates} LINKSHELF_ICON="${escapeHtml(item.icon)}">${escapeHtml(item.name)}</H3>\n`;
+    const toolbar = item.toolbar ? ' PERSONAL_TOOLBAR_FOLDER="true"' : "";
+    yield `${indent}<DT><H3 ${dates}${toolbar} LINKSHELF_ICON="${escapeHtml(item.icon)}">${escapeHtml(item.name)}</H3>\n`;
     if (item.description) yield `${indent}<DD>${escapeHtml(item.description)}\n`;
     yield `${indent}<DL><p>\n`;
     for (const inner of item.items) yield* write(inner, `${indent}    `);

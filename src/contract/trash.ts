@@ -3,8 +3,10 @@ import { Type, type Static } from "@sinclair/typebox";
 import { IdNumber, Int, QueryInteger, Timestamp } from "./common";
 
 export const TrashItemJson = Type.Object({
-  kind: Type.Union([Type.Literal("link"), Type.Literal("collection")]),
-  id: Int({ description: "The link's or collection's own id, which it gets back when restored." }),
+  kind: Type.Union([Type.Literal("link"), Type.Literal("collection"), Type.Literal("import")], {
+    description: "`import`: an undone import, its links and the collections it left empty together; restoring it makes the import stand again.",
+  }),
+  id: Int({ description: "The link's or collection's own id, which it gets back when restored; for an import, the import's id." }),
   name: Type.String(),
   deletedAt: Timestamp,
   purgeAt: Timestamp,
@@ -28,6 +30,7 @@ export type TrashQuery = Static<typeof TrashQuery>;
 export const RestoreBody = Type.Object({
   links: Type.Optional(Type.Array(IdNumber, { description: "Ids of trashed links." })),
   collections: Type.Optional(Type.Array(IdNumber, { description: "Ids of trashed collections (each with what was deleted with it)." })),
+  imports: Type.Optional(Type.Array(IdNumber, { description: "Ids of undone imports in the trash (each with all it took)." })),
 });
 export type RestoreBody = Static<typeof RestoreBody>;
 

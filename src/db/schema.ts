@@ -210,7 +210,7 @@ export type LinkHealthRow = typeof linkHealth.$inferSelect;
 export const trash = sqliteTable("trash", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  kind: text("kind", { enum: ["link", "collection"] }).notNull(),
+  kind: text("kind", { enum: ["link", "collection", "import"] }).notNull(),
   itemId: integer("item_id").notNull(),
   name: text("name").notNull(),
   deletedAt: millis("deleted_at").notNull(),
@@ -221,7 +221,7 @@ export const trash = sqliteTable("trash", {
   uniqueIndex("trash_item_idx").on(table.userId, table.kind, table.itemId),
   index("trash_user_deleted_idx").on(table.userId, table.deletedAt, table.id),
   index("trash_deleted_idx").on(table.deletedAt),
-  check("trash_kind_check", sql`${table.kind} IN ('link', 'collection')`),
+  check("trash_kind_check", sql`${table.kind} IN ('link', 'collection', 'import')`),
 ]);
 
 export type TrashRow = typeof trash.$inferSelect;

@@ -1,5 +1,6 @@
-import type { ImportDestination, ImportReport } from "../bookmarks/service";
-import { FORMAT_NAMES } from "../bookmarks/document";
+import type { ImportDestination, ImportReport } from "../bookmarks/plan";
+import { unreadDatesText } from "../bookmarks/document";
+import { FORMAT_NAMES, FORMATS } from "../bookmarks/formats";
 import type { ImportJson } from "../contract/imports";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
@@ -68,7 +69,7 @@ export function importPage(options: ImportPageOptions): Html {
 
 <section class="card" aria-labelledby="import-heading">
 <h2 id="import-heading">Import</h2>
-<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari), linkding or linkshelf, or the export of Pocket, Omnivore, Raindrop.io, Pinboard, Instapaper or Karakeep (CSV, JSON or zip, as the service gives it). Folders and tags become private collections; a service's file goes into one new collection named after it and the day.</p>
+<p>A bookmarks file exported by a browser (Chrome, Edge, Brave, Firefox, Safari), linkding or linkshelf, or one of these, as the browser or the service gives it (CSV, JSON or zip): ${FORMATS.filter((row) => row.format !== "netscape").map((row) => row.name).join(", ")}. Folders and tags become private collections; a service's file goes into one new collection named after it and the day.</p>
 <p class="muted">You see what would happen first: nothing is stored until you confirm.</p>
 ${options.error ? html`<p class="error" role="alert" id="file-error">${options.error}</p>` : undefined}
 <form method="post" action="/import" enctype="multipart/form-data">
@@ -117,7 +118,7 @@ ${destination.insteadOf === null ? undefined : html`<span class="instead">Your c
 
 /** details: where the links go, then every duplicate and skipped entry (up to LISTED_ENTRIES each). */
 function details(report: ImportReport, done: boolean, collectionLink: (destination: ImportDestination) => string | undefined): Html {
-  const { destinations, duplicates, skipped } = report;
+  const { destinations, duplicates, skipped, unreadDates } = report;
   return html`${destinations.length > 0 ? html`<section class="card" aria-labelledby="destinations-heading">
 <h2 id="destinations-heading">${done ? "Where the links went" : "Where the links go"}</h2>
 <p class="muted">An import adds only to private collections and creates only private ones: a folder named like one of your public collections gets a private collection of its own.</p>
@@ -135,6 +136,12 @@ ${skipped.length > 0 ? html`<section class="card" aria-labelledby="skipped-headi
 <p class="muted">linkshelf cannot store these entries.</p>
 <ul class="entries">${skipped.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span>${urlLine(entry.url)}<span class="reason">${entry.reason}</span></li>`)}</ul>
 ${more(skipped.length)}
+</section>` : undefined}
+${unreadDates.length > 0 ? html`<section class="card" aria-labelledby="dates-heading">
+<h2 id="dates-heading">Dates not read</h2>
+<p class="muted">These entries are imported, but a date of theirs is not one linkshelf reads.</p>
+<ul class="entries">${unreadDates.slice(0, LISTED_ENTRIES).map((entry) => html`<li><span class="entry">${entry.name}</span>${urlLine(entry.url)}<span class="reason">${unreadDatesText(entry.dates)}</span></li>`)}</ul>
+${more(unreadDates.length)}
 </section>` : undefined}`;
 }
 
@@ -219,7 +226,7 @@ export function undoImportPage({ user, record }: UndoImportOptions): Html {
 <div><dt>Links it created</dt><dd>${record.links}</dd></div>
 <div><dt>Collections it created</dt><dd>${record.collections}</dd></div>
 </dl>
-<p>The links this import created are deleted, wherever they are now and even if you edited them, then the collections it created that are left empty. Links you had before it are kept, and so is a collection of it that holds other links. This cannot be undone.</p>
+<p>The links this import created go to the <a href="/trash">Trash</a>, wherever they are now and even if you edited them, with the collections it created that are left empty: one item there, “Import of ${record.fileName === "" ? "a file" : record.fileName}”, whose Restore brings all of it back and makes the import stand again, until the trash lets it go (with the trash off, they are deleted at once). Links you had before it are kept, and so is a collection of it that holds other links.</p>
 <form method="post" action="/imports/${record.id}/undo" class="form-actions">
 <button type="submit" class="danger">Undo import</button>
 <a href="/account">Cancel</a>

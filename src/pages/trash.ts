@@ -46,11 +46,12 @@ function trashItem(item: TrashItemJson, days: number): Html {
   const value = itemValue(item);
   return html`<li>
 <input class="pick" type="checkbox" form="${CHOSEN_FORM}" name="item" value="${value}" aria-label="Select ${item.name}">
-<span class="kind" aria-hidden="true">${item.kind === "link" ? "🔗" : "📁"}</span>
+<span class="kind" aria-hidden="true">${item.kind === "link" ? "🔗" : item.kind === "collection" ? "📁" : "📥"}</span>
 <div>
 <span class="title">${item.name}</span> <span class="badge">${item.kind}</span>
 <div class="meta">Deleted ${when(item.deletedAt)}${days > 0 ? html` · goes for good on ${when(item.purgeAt)}` : undefined}</div>
 ${item.kind === "collection" ? html`<p class="description">${comesBack(item)}</p>` : undefined}
+${item.kind === "import" ? html`<p class="description">An undone import: restoring it brings back ${holds(item.links, item.collections)}, and the import stands again.</p>` : undefined}
 </div>
 <div class="row-actions"><form method="post" action="/trash/restore">
 <input type="hidden" name="item" value="${value}">

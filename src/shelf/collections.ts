@@ -13,7 +13,7 @@ import { Conflict, NotFound } from "../errors";
 import { toCollectionJson, toLinkJson } from "./json";
 import { COLLECTION_LIMITS } from "./limits";
 import { byPosition, checkParent, itemsOf, nextPosition, sameItems, writeOrder, type Placed } from "./order";
-import { discardCollection } from "./trash";
+import { discardCollection, type TrashSink } from "./trash";
 import { DEFAULT_ICON, type CollectionSummary } from "./types";
 import { atOnce, inSlices, type Steps } from "./steps";
 import type { CollectionBody, CollectionJson, OrderItem } from "../contract/collections";
@@ -408,7 +408,7 @@ export class ShelfCollections {
    * folder the import made only to hold others goes with them: each into the trash, as a
    * delete does; returns how many.
    */
-  deleteEmptyImported(importId: number, now: number): number {
+  deleteEmptyImported(importId: number, now: number, sink?: TrashSink): number {
     let deleted = 0;
     for (;;) {
       const empty = this.owner.db.select().from(collections)
@@ -418,7 +418,7 @@ export class ShelfCollections {
           sql`NOT EXISTS (SELECT 1 FROM ${collections} AS child WHERE child.parent_id = ${collections.id})`,
         )).all();
       if (empty.length === 0) return deleted;
-      for (const row of empty) discardCollection(this.owner, row, now, false);
+      for (const row of empty) discardCollection(this.owner, row, now, false, sink);
       deleted += empty.length;
     }
   }

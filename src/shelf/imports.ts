@@ -16,7 +16,7 @@ import { Rules } from "../rules";
 import { deferIndexingMany, wakeIndexer } from "../search/index-text";
 import { collectionIdsOf } from "./scope";
 import { saveContent } from "./contents";
-import { discardLinks } from "./trash";
+import { discardImport, discardLinks, type TrashSink } from "./trash";
 import type { Owner } from "./scope";
 
 /** An import whose record was undone while it was being written stops, and removes what it wrote. */
@@ -216,18 +216,28 @@ export class ShelfImports {
   /**
    * undo removes, in one transaction, the links the import created that still exist (wherever
    * they are now, edited or not) and then the collections it created that are left empty;
-   * links that were there before it and collections still holding other links are kept. The
-   * import is marked undone; undoing it again, like another user's or an unknown one, is NotFound.
+   * links that were there before it and collections still holding other links are kept. All of
+   * it goes to the trash as ONE item, `Import of FILE (N links, M collections)`: restoring it puts
+   * everything back and the import stands again; it is purged as a whole. The import is marked
+   * undone; undoing it again, like another user's or an unknown one, is NotFound.
    */
   undo(id: number, now: number): ImportUndone {
     const { db } = this.owner;
     return db.transaction(() => {
-      this.get(id);
+      const record = this.get(id);
       const ids = db.select({ id: links.id }).from(links).where(and(eq(links.userId, this.owner.user.id), eq(links.importId, id))).all().map((link) => link.id);
-      const removedLinks = discardLinks(this.owner, ids, now);
-      const removedCollections = this.collections.deleteEmptyImported(id, now);
+      const sink: TrashSink = [];
+      const removedLinks = discardLinks(this.owner, ids, now, sink);
+      const removedCollections = this.collections.deleteEmptyImported(id, now, sink);
+      discardImport(this.owner, id, undoneImportName(record.fileName, removedLinks, removedCollections), sink, now);
       db.update(imports).set({ undoneAt: now }).where(eq(imports.id, id)).run();
       return { links: removedLinks, collections: removedCollections };
     }, { behavior: "immediate" });
   }
+}
+
+/** undoneImportName names an undone import in the trash: `Import of bookmarks.html (2,133 links, 79 collections)`. */
+export function undoneImportName(fileName: string, links: number, collections: number): string {
+  const count = (n: number, noun: string) => `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+  return `Import of ${fileName === "" ? "a file" : fileName} (${count(links, "link")}, ${count(collections, "collection")})`;
 }

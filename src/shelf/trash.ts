@@ -93,6 +93,11 @@ function linkData({ db }: Owner, ids: readonly number[]): LinkData[] {
   });
 }
 
+/** An undone import: the links it created and the collections it left empty, as their own deletes would have kept them, in the order they went. */
+interface ImportData {
+  items: Kept[];
+}
+
 /** One item for the trash: what kind, its id and name, what restoring it brings back, and its data. */
 interface Kept {
   kind: TrashRow["kind"];
@@ -100,7 +105,19 @@ interface Kept {
   name: string;
   links: number;
   collections: number;
-  data: LinkData | CollectionData;
+  data: LinkData | CollectionData | ImportData;
+}
+
+/**
+ * Where a delete puts what the trash keeps: the trash itself, or (an import being undone) a list
+ * that then becomes one item of the trash (`discardImport`).
+ */
+export type TrashSink = Kept[];
+
+/** store keeps items in the trash, or in `sink` when one is given. */
+function store(owner: Owner, items: Kept[], now: number, sink: TrashSink | undefined): void {
+  if (sink) sink.push(...items);
+  else keep(owner, items, now);
 }
 
 /** Trash rows written per statement by keep: a bulk delete's most (each row binds 9 values; SQLite takes 32,766). */
@@ -122,10 +139,10 @@ function keep(owner: Owner, items: readonly Kept[], now: number): void {
  * transaction): into the trash, each link its own item, or at once when the owner keeps no
  * trash. Returns how many.
  */
-export function discardLinks(owner: Owner, ids: readonly number[], now: number): number {
+export function discardLinks(owner: Owner, ids: readonly number[], now: number, sink?: TrashSink): number {
   if (trashDaysOf(owner) > 0) {
     const owned = linkData(owner, ids).filter((data) => data.link.userId === owner.user.id);
-    keep(owner, owned.map((data) => ({ kind: "link", itemId: data.link.id, name: data.link.name, links: 1, collections: 0, data })), now);
+    store(owner, owned.map((data) => ({ kind: "link", itemId: data.link.id, name: data.link.name, links: 1, collections: 0, data })), now, sink);
   }
   return deleteLinks(owner, sql`${links.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
 }
@@ -138,7 +155,7 @@ export function discardLinks(owner: Owner, ids: readonly number[], now: number):
  * - `withContents`: its whole subtree and the links that were only in it go to the trash as one
  *   item (at once when the owner keeps no trash), and one restore brings all of it back.
  */
-export function discardCollection(owner: Owner, row: CollectionRow, now: number, withContents: boolean): void {
+export function discardCollection(owner: Owner, row: CollectionRow, now: number, withContents: boolean, sink?: TrashSink): void {
   const { db } = owner;
   const keeps = trashDaysOf(owner) > 0;
   const memberships = (ids: readonly number[]) => db.select().from(linkCollections)
@@ -153,7 +170,7 @@ export function discardCollection(owner: Owner, row: CollectionRow, now: number,
     )).all().map((link) => link.id);
     if (keeps) {
       const data: CollectionData = { collection: row, memberships: inside, subtree, links: linkData(owner, lone), moved: null };
-      keep(owner, [{ kind: "collection", itemId: row.id, name: row.name, links: lone.length, collections: ids.length, data }], now);
+      store(owner, [{ kind: "collection", itemId: row.id, name: row.name, links: lone.length, collections: ids.length, data }], now, sink);
     }
     deleteLinks(owner, sql`${links.id} IN (SELECT value FROM json_each(${JSON.stringify(lone)}))`);
     // Deepest first: a collection's parent is still there when it goes.
@@ -175,9 +192,22 @@ export function discardCollection(owner: Owner, row: CollectionRow, now: number,
       collection: row, memberships: inside, subtree: [], links: [],
       moved: { children: children.map(({ id, position }) => ({ id, position })), siblings, inbox: moved },
     };
-    keep(owner, [{ kind: "collection", itemId: row.id, name: row.name, links: 0, collections: 1, data }], now);
+    store(owner, [{ kind: "collection", itemId: row.id, name: row.name, links: 0, collections: 1, data }], now, sink);
   }
   db.delete(collections).where(eq(collections.id, row.id)).run();
+}
+
+/**
+ * discardImport keeps what undoing an import took (`sink`, filled by discardLinks and
+ * discardCollection) as ONE item of the trash, named `name`: restored as a whole (the import
+ * stands again) and purged as a whole. Nothing when the sink is empty (nothing went, or the owner
+ * keeps no trash). Inside the caller's transaction.
+ */
+export function discardImport(owner: Owner, importId: number, name: string, sink: TrashSink, now: number): void {
+  if (sink.length === 0) return;
+  const links = sink.reduce((sum, item) => sum + item.links, 0);
+  const collections = sink.reduce((sum, item) => sum + item.collections, 0);
+  keep(owner, [{ kind: "import", itemId: importId, name, links, collections, data: { items: sink } }], now);
 }
 
 /** subtreeOf is every collection below one, parents before their children. */
@@ -202,7 +232,7 @@ interface Restored {
 }
 
 /** A trash row read for a restore, its data parsed. */
-type Trashed = { row: TrashRow; kind: "link"; data: LinkData } | { row: TrashRow; kind: "collection"; data: CollectionData };
+type Trashed = { kind: "link"; data: LinkData } | { kind: "collection"; data: CollectionData };
 
 /**
  * restoreOrder puts the collections of a restore before the links, and a collection after every
@@ -289,17 +319,28 @@ export class ShelfTrash {
    * items come back is no longer undone. Written in a bounded number of statements per item
    * (its links' rows in bulk), so a collection of 10,000 links comes back in one short transaction.
    */
-  restore(ids: { links?: readonly number[]; collections?: readonly number[] }): Restored {
+  restore(ids: { links?: readonly number[]; collections?: readonly number[]; imports?: readonly number[] }): Restored {
     const { db, user } = this.owner;
     const restored = db.transaction(() => {
       // Each id once: named twice, it is restored once.
-      const wanted = [...[...new Set(ids.collections ?? [])].map((id) => ["collection", id] as const), ...[...new Set(ids.links ?? [])].map((id) => ["link", id] as const)];
-      const items = wanted.map(([kind, id]): Trashed => {
+      const wanted = [
+        ...[...new Set(ids.imports ?? [])].map((id) => ["import", id] as const),
+        ...[...new Set(ids.collections ?? [])].map((id) => ["collection", id] as const),
+        ...[...new Set(ids.links ?? [])].map((id) => ["link", id] as const),
+      ];
+      const rows = wanted.map(([kind, id]) => {
         const row = db.select().from(trash).where(and(eq(trash.userId, user.id), eq(trash.kind, kind), eq(trash.itemId, id))).get();
         if (!row) throw new NotFound();
-        return row.kind === "link" ? { row, kind: "link", data: JSON.parse(row.data) as LinkData } : { row, kind: "collection", data: JSON.parse(row.data) as CollectionData };
+        return row;
       });
-      inChunks(items.map((item) => item.row.id), (chunk) => db.delete(trash).where(inArray(trash.id, chunk)).run());
+      inChunks(rows.map((row) => row.id), (chunk) => db.delete(trash).where(inArray(trash.id, chunk)).run());
+      // An undone import is the links and collections it took, each restored as its own item would be.
+      const items: Trashed[] = [];
+      const add = (kind: TrashRow["kind"], data: LinkData | CollectionData | ImportData) => {
+        if (kind === "import") for (const item of (data as ImportData).items) add(item.kind, item.data);
+        else items.push(kind === "link" ? { kind, data: data as LinkData } : { kind: "collection", data: data as CollectionData });
+      };
+      for (const row of rows) add(row.kind, JSON.parse(row.data) as LinkData | CollectionData | ImportData);
       const restored: Restored = { links: 0, collections: 0, tooDeep: [] };
       const importIds = new Set<number>();
       const lone: LinkData[] = [];
@@ -452,12 +493,22 @@ export class ShelfTrash {
 function forget(db: Db, where: SQL | undefined): number {
   const gone = db.delete(trash).where(where).returning({ userId: trash.userId, kind: trash.kind, itemId: trash.itemId, data: trash.data }).all();
   for (const row of gone) {
-    const items: [string, number][] = [[row.kind, row.itemId]];
-    if (row.kind === "collection") {
-      const data = JSON.parse(row.data) as CollectionData;
-      for (const child of data.subtree) items.push(["collection", child.id]);
-      for (const link of data.links) items.push(["link", link.link.id]);
-    }
+    const items: [string, number][] = [];
+    /** held adds what one kept item held, as the change feed names it (an undone import: everything it held). */
+    const held = (kind: TrashRow["kind"], itemId: number, data: LinkData | CollectionData | ImportData) => {
+      if (kind === "import") {
+        for (const item of (data as ImportData).items) held(item.kind, item.itemId, item.data);
+        return;
+      }
+      items.push([kind, itemId]);
+      if (kind === "collection") {
+        for (const child of (data as CollectionData).subtree) items.push(["collection", child.id]);
+        for (const link of (data as CollectionData).links) items.push(["link", link.link.id]);
+      }
+    };
+    // A link's own row names only itself: its data is not read.
+    if (row.kind === "link") items.push(["link", row.itemId]);
+    else held(row.kind, row.itemId, JSON.parse(row.data) as CollectionData | ImportData);
     // Marked since the owner's last read, it has no row yet: settle first, so its row is the one forgotten.
     settle(db, row.userId);
     const seqs = db.delete(changes).where(and(

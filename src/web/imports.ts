@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { formBody, submittedForm } from "../request/form-body";
 import { readLimitedBytes } from "../request/limited";
 import type { ImportDocument } from "../bookmarks/document";
-import type { ImportDestination, ImportReport } from "../bookmarks/service";
+import type { ImportDestination, ImportReport } from "../bookmarks/plan";
 import { PayloadTooLarge, ValidationFailed } from "../errors";
 import { htmlResponse } from "../pages/html";
 import { importPage, importPreviewPage, importReportPage, sizeText, undoImportPage } from "../pages/imports";
@@ -19,8 +19,9 @@ import { slicedStream } from "../request/sliced-stream";
 
 /** The bookmark file reader and writer (htmlparser2 and all) load on first use, not at every start of the server. */
 const bookmarkFiles = async () => {
-  const [{ readImportFile }, { exportBookmarkLines, importBookmarks }, { exportJsonText }] =
-    await Promise.all([import("../bookmarks/services"), import("../bookmarks/service"), import("../bookmarks/linkshelf-json")]);
+  const [{ readImportFile }, { importBookmarks }, { exportBookmarkLines }, { exportJsonText }] = await Promise.all([
+    import("../bookmarks/formats"), import("../bookmarks/plan"), import("../bookmarks/export"), import("../bookmarks/linkshelf-json"),
+  ]);
   return { readImportFile, exportBookmarkLines, importBookmarks, exportJsonText };
 };
 
@@ -90,6 +91,7 @@ function reportBytes(report: ImportReport): number {
   for (const destination of report.destinations) chars += destination.name.length + (destination.insteadOf?.length ?? 0) + 4 * destination.path.length;
   for (const entry of report.duplicates) chars += entry.name.length + entry.url.length;
   for (const entry of report.skipped) chars += entry.name.length + entry.url.length + entry.reason.length;
+  for (const entry of report.unreadDates) chars += entry.name.length + entry.url.length + entry.dates.join("").length;
   return 2 * chars;
 }
 
@@ -106,9 +108,6 @@ function documentBytes(document: ImportDocument): number {
 
 const sizeOf = (state: ImportState) => reportBytes(state.report) + (state.kind === "done" ? 0 : documentBytes(state.document));
 
-/** isEmpty: the file held no bookmark and no folder at all (an ordinary web page, a text file...). */
-const isEmpty = (report: ImportReport) =>
-  report.linksCreated + report.collectionsCreated.length + report.duplicates.length + report.skipped.length === 0;
 
 /**
  * readUpload reads the `file` field of a multipart form, refusing (PayloadTooLarge) a body
@@ -173,11 +172,8 @@ export function importPages({ clock }: { clock: () => number }, guard: PageGuard
       const files = await bookmarkFiles();
       const now = clock();
       const document = await files.readImportFile(upload.bytes, now);
-      const report = await files.importBookmarks(shelf, document, now, { dryRun: true });
-      if (isEmpty(report)) {
-        const name = upload.fileName === "" ? "The file" : `“${upload.fileName}”`;
-        throw new ValidationFailed([{ path: "/file", message: `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser (an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>) or the export of one of the services listed.` }]);
-      }
+      // A file with nothing to import is refused here (ValidationFailed, 422), as the CLI refuses it.
+      const report = await files.importBookmarks(shelf, document, now, { dryRun: true, fileName: upload.fileName });
       const preview: Preview = { kind: "preview", fileName: upload.fileName, fileBytes: upload.bytes.byteLength, document, report };
       return seeOther(`/import/${waiting.put(shelf.user.id, preview, now)}`);
     }), { surface: uploadForm })

@@ -10,13 +10,13 @@ import type { PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
 import { oneValue } from "./query";
 
-/** restoreIds reads a restore form's `item`s (`link:12`, `collection:3`) as the shelf's ids; anything else names nothing in the trash (NotFound). */
-function restoreIds(body: unknown): { links: number[]; collections: number[] } {
-  const ids = { links: [] as number[], collections: [] as number[] };
+/** restoreIds reads a restore form's `item`s (`link:12`, `collection:3`, `import:4`) as the shelf's ids; anything else names nothing in the trash (NotFound). */
+function restoreIds(body: unknown): { links: number[]; collections: number[]; imports: number[] } {
+  const ids = { links: [] as number[], collections: [] as number[], imports: [] as number[] };
   for (const item of formValues(body, "item")) {
-    const [, kind, id] = /^(link|collection):(.*)$/.exec(item) ?? [];
+    const [, kind, id] = /^(link|collection|import):(.*)$/.exec(item) ?? [];
     if (id === undefined) throw new NotFound();
-    ids[kind === "link" ? "links" : "collections"].push(parseId(id));
+    ids[kind === "link" ? "links" : kind === "collection" ? "collections" : "imports"].push(parseId(id));
   }
   return ids;
 }
@@ -48,7 +48,7 @@ export function trashPages(guard: PageGuard) {
     }), { surface: PAGE_ROUTE })
     .post("/trash/restore", ({ request, body }) => guard.form(request, (shelf) => {
       const ids = restoreIds(body);
-      if (ids.links.length + ids.collections.length === 0) return seeOther(withNotice("/trash", "trash-nothing-chosen"));
+      if (ids.links.length + ids.collections.length + ids.imports.length === 0) return seeOther(withNotice("/trash", "trash-nothing-chosen"));
       const { tooDeep } = shelf.trash.restore(ids);
       return seeOther(withNotice("/trash", tooDeep.length > 0 ? "trash-restored-top" : "trash-restored"));
     }), { surface: PAGE_ROUTE })

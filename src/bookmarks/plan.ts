@@ -1,5 +1,6 @@
 /**
- * Import and export of Netscape bookmark files: folders are collections, nested as in the file
+ * The planner of every import, whatever its format (the readers are `formats/`, the export
+ * `export.ts`): folders are collections, nested as in the file
  * (a browser's own folders, such as Chromium's "Bookmarks bar", are top-level collections like
  * any other), bookmarks are links, each collection's links and sub-collections in the file's
  * order. An import never publishes anything: it creates only private collections and adds only to
@@ -14,10 +15,8 @@ import { ValidationFailed } from "../errors";
 import { formatNumber } from "../format";
 import type { ImportedCollection, ImportedLink, ImportSource, ImportStep, ImportTarget } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
-import type { Membership } from "../shelf/collections";
 import type { ImportedLinkRow } from "../shelf/links";
-import { shelfTree, type TreeCollection } from "./linkshelf-json";
-import { netscapeLines, parseNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder, type RenderFolder, type RenderItem } from "./netscape";
+import { parseNetscape, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder } from "./netscape";
 import { fromNetscape, isImportDocument, type ImportDocument, type ImportFormat } from "./document";
 
 export interface ImportReport {
@@ -34,6 +33,8 @@ export interface ImportReport {
   duplicates: { name: string; url: string }[];
   /** Entries linkshelf cannot store (no URL, not http(s), too long...), with the reason. */
   skipped: { name: string; url: string; reason: string }[];
+  /** Entries with a date that cannot be read (`ADD_DATE "invaliddate"`): the import kept its own time. */
+  unreadDates: { name: string; url: string; dates: string[] }[];
   /**
    * Every collection the import puts links in or creates, the Inbox's stand-in first, then in
    * the order of the file: the preview, the report and `--dry-run` list these.
@@ -139,11 +140,12 @@ interface ImportPlan {
  */
 export async function importBookmarks(
   shelf: Shelf, file: string | NetscapeDocument, now: number,
-  options: { dryRun?: boolean; record?: ImportOrigin } & ImportChoices = {},
+  options: { dryRun?: boolean; record?: ImportOrigin; fileName?: string } & ImportChoices = {},
 ): Promise<ImportReport & { importId?: number }> {
   const read = typeof file === "string" ? parseNetscape(file) : file;
   const document = isImportDocument(read) ? read : fromNetscape(read);
   const plan = await planImport(shelf, document, now, options);
+  if (isEmpty(plan.report)) throw nothingToImport(options.record?.fileName ?? options.fileName ?? "");
   if (options.dryRun) return plan.report;
   // Links and collections are counted as their transactions commit.
   const record = options.record && {
@@ -152,6 +154,19 @@ export async function importBookmarks(
   };
   const importId = await shelf.imports.write(importSteps(plan.steps), record, now);
   return importId === null ? plan.report : { ...plan.report, importId };
+}
+
+/** isEmpty: the file held no bookmark and no folder at all (an ordinary web page, a text file, a CSV of no known header...). */
+const isEmpty = (report: ImportReport) =>
+  report.linksCreated + report.collectionsCreated.length + report.duplicates.length + report.skipped.length === 0;
+
+/**
+ * nothingToImport refuses a file with nothing to import (`isEmpty`), the same on the page and in
+ * the CLI: nothing is stored, and no import is recorded.
+ */
+function nothingToImport(fileName: string): ValidationFailed {
+  const name = fileName === "" ? "The file" : `“${fileName}”`;
+  return new ValidationFailed([{ path: "/file", message: `${name} holds no bookmarks, so there is nothing to import. Choose a bookmarks file exported by a browser (an HTML file that starts with <!DOCTYPE NETSCAPE-Bookmark-file-1>) or the export of one of the services listed.` }]);
 }
 
 /**
@@ -180,7 +195,7 @@ function pauses() {
 async function planImport(shelf: Shelf, document: ImportDocument, now: number, choices: ImportChoices & { dryRun?: boolean }): Promise<ImportPlan> {
   const report: ImportReport = {
     format: document.format, linksCreated: 0, linksAdded: 0, unknownFields: document.unknownFields,
-    collectionsCreated: [], duplicates: [], skipped: [...document.skipped], destinations: [],
+    collectionsCreated: [], duplicates: [], skipped: [...document.skipped], unreadDates: [], destinations: [],
   };
   const place = placements(shelf.collections.rows(), document.folders, now, choices);
   const pause = pauses();
@@ -220,6 +235,14 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
   let last: { entry: NetscapeBookmark; name: string; problem: string | null; key: string } | undefined;
   // A URL read once (the preview's plan) is not read again (the confirmed import's).
   const canonical = (document.canonicalUrls ??= new Set());
+  // An item in several collections (its tags, the Archive...) is one entry of the file: skipped or a duplicate once.
+  const reported = new Set<NetscapeBookmark>();
+  const once = (bookmark: NetscapeBookmark, list: { name: string; url: string }[], entry: { name: string; url: string; reason?: string }) => {
+    const item = bookmark.first ?? bookmark;
+    if (reported.has(item)) return;
+    reported.add(item);
+    list.push(entry);
+  };
   for (const bookmark of document.bookmarks) {
     if (pause.due()) await pause.next();
     openFolders(bookmark.foldersBefore);
@@ -231,21 +254,22 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
     }
     const { name, problem, key } = last;
     if (problem !== null) {
-      report.skipped.push({ name, url, reason: problem });
+      once(bookmark, report.skipped, { name, url, reason: problem });
       continue;
     }
+    if (bookmark.unreadDates) report.unreadDates.push({ name, url, dates: bookmark.unreadDates });
     const placement = bookmark.folder === null ? loose : placementOf.get(bookmark.folder)!;
     const link = planned.get(key);
     const had = stored.get(key);
     if (had && !adopts) {
-      report.duplicates.push({ name, url });
+      once(bookmark, report.duplicates, { name, url });
       continue;
     }
     if (had) {
       if ((placement.id !== null && had.in.has(placement.id)) || had.placements.includes(placement)) {
-        report.duplicates.push({ name, url });
+        once(bookmark, report.duplicates, { name, url });
       } else if (had.in.size + had.placements.length >= MEMBERSHIP_LIMITS.perLink) {
-        report.skipped.push({ name, url, reason: IN_TOO_MANY });
+        once(bookmark, report.skipped, { name, url, reason: IN_TOO_MANY });
       } else {
         placement.links++;
         had.placements.push(placement);
@@ -255,11 +279,11 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
       continue;
     }
     if (link?.placements.includes(placement)) {
-      report.duplicates.push({ name, url });
+      once(bookmark, report.duplicates, { name, url });
       continue;
     }
     if (link && link.placements.length >= MEMBERSHIP_LIMITS.perLink) {
-      report.skipped.push({ name, url, reason: IN_TOO_MANY });
+      once(bookmark, report.skipped, { name, url, reason: IN_TOO_MANY });
       continue;
     }
     placement.links++;
@@ -267,10 +291,10 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
       link.placements.push(placement);
       plan({ kind: "member", link, placement });
     } else {
-      const createdAt = pastDate(bookmark.addDate, now);
+      const { createdAt, updatedAt } = datesOf(bookmark, now);
       const fresh: PlannedLink = {
         name, url, description: fit(bookmark.description, LINK_LIMITS.description), favorite: bookmark.favorite,
-        createdAt, updatedAt: bookmark.lastModified === null ? createdAt : pastDate(bookmark.lastModified, now), placements: [placement],
+        createdAt, updatedAt, placements: [placement],
         text: bookmark.text, clicks: bookmark.clicks ?? 0, lastClickedAt: bookmark.lastClickedAt ?? null,
       };
       planned.set(key, fresh);
@@ -361,14 +385,14 @@ function placements(rows: CollectionRow[], folders: readonly NetscapeFolder[], n
   }
   const placed = new Map<NetscapeFolder, Placement>();
   const made = (folder: NetscapeFolder | null) => {
-    const createdAt = pastDate(folder?.addDate ?? null, now);
+    const { createdAt, updatedAt } = datesOf(folder ?? { addDate: null, lastModified: null }, now);
     return {
       // Always private: a file from elsewhere must not publish anything; a valid icon is kept, another one ignored.
       description: folder === null || folder.description === "" ? null : fit(folder.description, COLLECTION_LIMITS.description),
       icon: folder !== null && folder.icon !== null && isIcon(folder.icon) ? folder.icon : undefined,
       visibility: choices.keepPublic && folder?.public ? "PUBLIC" as const : "PRIVATE" as const,
       createdAt,
-      updatedAt: folder === null || folder.lastModified === null ? createdAt : pastDate(folder.lastModified, now),
+      updatedAt,
     };
   };
   const placement = (name: string, id: number | null, parent: Placement | null, insteadOf: string | null, folder: NetscapeFolder | null): Placement =>
@@ -482,6 +506,15 @@ function isIcon(icon: string): boolean {
   return rules.errors.length === 0;
 }
 
+/**
+ * datesOf is when a bookmark or folder of the file was created and last changed: its ADD_DATE, or
+ * without one its LAST_MODIFIED (it was there by then), or else now; changed never before created.
+ */
+function datesOf({ addDate, lastModified }: { addDate: number | null; lastModified: number | null }, now: number): { createdAt: number; updatedAt: number } {
+  const createdAt = pastDate(addDate ?? lastModified, now);
+  return { createdAt, updatedAt: Math.max(createdAt, lastModified === null ? createdAt : pastDate(lastModified, now)) };
+}
+
 /** pastDate is the file's date when it has one that is not in the future, else now. */
 function pastDate(millis: number | null, now: number): number {
   return millis !== null && millis <= now ? millis : now;
@@ -511,29 +544,4 @@ function readUrl(url: string): { problem: string | null; key: string } {
 /** urlKey is what two URLs of the same page share (see readUrl). */
 function urlKey(url: string): string {
   return URL.parse(url)?.href ?? url;
-}
-
-/**
- * exportBookmarks writes all of a user's links as a Netscape bookmark file: the Inbox's links
- * outside any folder, in the Inbox's order (where an import, ours or a browser's, takes them
- * back to the Inbox / the import's own folder), then every other collection as a folder, in the
- * tree's order, each with its links and sub-collections interleaved in the collection's order
- * (a link in two collections appears in both). Every date an import reads back is written
- * (ADD_DATE and LAST_MODIFIED of links and collections), so that importing the file into an
- * empty linkshelf and exporting again gives the same bytes.
- */
-export function exportBookmarks(shelf: Shelf): string {
-  return [...exportBookmarkLines(shelf)].join("");
-}
-
-/** exportBookmarkLines is exportBookmarks' file a line at a time, rendered as it is pulled (the shelf is read at once, first). */
-export function exportBookmarkLines(shelf: Shelf): Generator<string> {
-  const link = ({ name, url, description, createdAt, updatedAt, favorite }: Membership): RenderItem =>
-    ({ kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite });
-  const folder = ({ row, items }: TreeCollection): RenderFolder => ({
-    kind: "folder", name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt,
-    items: items.map((item) => (item.kind === "link" ? link(item.link) : folder(item.collection))),
-  });
-  const tree = shelfTree(shelf);
-  return netscapeLines([...tree.inbox.map(link), ...tree.top.map(folder)]);
 }
