@@ -8,9 +8,12 @@
 import { describe, expect, it } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { strToU8, zipSync } from "fflate";
+import * as lz4 from "lz4js";
 import { exportBookmarks } from "../src/bookmarks/export";
 import { importBookmarks } from "../src/bookmarks/plan";
+import { MOZ_LZ4_LIMITS, MOZ_LZ4_MAGIC, readMozLz4 } from "../src/bookmarks/mozlz4";
 import { FORMATS, readImportFile } from "../src/bookmarks/formats";
 import { USAGE } from "../src/cli";
 import { exportJson } from "../src/bookmarks/linkshelf-json";
@@ -22,6 +25,25 @@ import { createCollection, createLink, createUser, get, makeEnv, put, shelfFor, 
 
 const FIXTURES = join(import.meta.dir, "fixtures", "services");
 const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES, name)));
+
+/**
+ * mozLz4 writes bytes as Firefox writes a `.jsonlz4`: the magic, the size, one LZ4 block (lz4js's
+ * encoder; where it finds nothing to gain it answers 0, and the block is then the bytes as one literal run).
+ */
+function mozLz4(bytes: Uint8Array): Uint8Array {
+  let block = new Uint8Array(lz4.compressBound(bytes.length));
+  let length = lz4.compressBlock(bytes, block, 0, bytes.length, new Uint32Array(1 << 16));
+  if (length === 0) {
+    const run = bytes.length >= 15 ? [0xf0, ...Array(Math.floor((bytes.length - 15) / 255)).fill(255), (bytes.length - 15) % 255] : [bytes.length << 4];
+    block = new Uint8Array([...run, ...bytes]);
+    length = block.length;
+  }
+  const file = new Uint8Array(12 + length);
+  file.set(MOZ_LZ4_MAGIC);
+  new DataView(file.buffer).setUint32(8, bytes.length, true);
+  file.set(block.subarray(0, length), 12);
+  return file;
+}
 /** The day of NOW, as the import's collection is named. */
 const NOW = Date.parse("2026-11-27T12:00:00Z");
 const DAY = "2026-11-27";
@@ -536,13 +558,48 @@ describe("browsers' own bookmark files", () => {
     expect(exportBookmarks(shelf)).toContain('PERSONAL_TOOLBAR_FOLDER="true" LINKSHELF_ICON="📁">Bookmarks Toolbar</H3>');
   });
 
-  it("refuses Firefox's compressed backup (.jsonlz4) saying to export to HTML, and a JSON file of no known shape naming the formats, storing nothing", async () => {
+  it("reads Firefox's compressed backup (.jsonlz4) as the backup it holds", async () => {
+    const { env, alice } = await setup();
+    const plain = await importFile(env, alice, fixture("firefox-backup.json"), { dryRun: true });
+    const compressed = await importFile(env, alice, mozLz4(fixture("firefox-backup.json")));
+    expect(compressed.format).toBe("firefox");
+    expect(compressed.collectionsCreated).toEqual(plain.collectionsCreated);
+    expect(compressed.unknownFields).toEqual(["keyword"]);
+    const { links } = await stored(env, alice);
+    expect(links.get("https://developer.mozilla.org/")?.collections).toEqual(["Bookmarks Toolbar › Dev"]);
+  });
+
+  it("refuses a damaged or hostile .jsonlz4 in one sentence before decoding past its bounds, and one holding no backup, storing nothing", async () => {
     const { env, alice } = await setup();
     const before = snapshot(env);
-    const lz4 = new Uint8Array([...new TextEncoder().encode("mozLz40\0"), 4, 0, 0, 0, 0x40, 0x7b, 0x7d, 0x0a, 0x20]);
-    await expect(importFile(env, alice, lz4)).rejects.toThrow("Export Bookmarks to HTML");
+    const good = mozLz4(fixture("firefox-backup.json"));
+    const withSize = (bytes: Uint8Array, size: number) => {
+      const copy = bytes.slice();
+      new DataView(copy.buffer).setUint32(8, size, true);
+      return copy;
+    };
+    const header = (size: number, block: number[]) => new Uint8Array([...MOZ_LZ4_MAGIC, size & 255, (size >> 8) & 255, (size >> 16) & 255, size >>> 24, ...block]);
+    const refusals: [string, Uint8Array, string][] = [
+      ["a size beyond the bound", withSize(good, MOZ_LZ4_LIMITS.bytes + 1), "more than the 32 MiB"],
+      ["a size its bytes cannot hold", withSize(good, good.length * 256), "declares more than its bytes can hold"],
+      // A literal run claimed as 15 + 255 × 4,000 bytes, in a file of 4 KB: stopped at the claim.
+      ["a literal run past the input", header(1_000_000, [0xf0, ...Array(4000).fill(255), 0]), "damaged"],
+      ["a match before the start", header(8, [0x40, 0x61, 0x62, 0x63, 0x64, 0x09, 0x00]), "damaged"],
+      ["a size larger than the data", withSize(good, new DataView(good.buffer).getUint32(8, true) + 1), "damaged"],
+      ["a header cut short", good.slice(0, 10), "ends before its header"],
+      ["no backup inside", mozLz4(new TextEncoder().encode('{"type": "something else"}')), "holds no bookmark backup"],
+    ];
+    for (const [name, bytes, message] of refusals) {
+      await expect(importFile(env, alice, bytes), name).rejects.toThrow(message);
+    }
     await expect(importFile(env, alice, new TextEncoder().encode('{"something": "else"}'))).rejects.toThrow("(Chromium bookmarks (JSON), Firefox bookmark backup (JSON), Omnivore, Pinboard, Karakeep, linkshelf JSON)");
     expect(snapshot(env)).toBe(before);
+  });
+
+  it("decodes what an independent LZ4 encoder (lz4js) writes, whatever the bytes", () => {
+    fc.assert(fc.property(fc.oneof(fc.uint8Array({ maxLength: 3000 }), fc.string({ maxLength: 3000 }).map((text) => new TextEncoder().encode(text.repeat(3)))), (bytes) => {
+      expect(readMozLz4(mozLz4(bytes))).toEqual(bytes);
+    }), { numRuns: 300 });
   });
 
   it("refuses a file with nothing to import (empty, plain text, a CSV of no known header, an ordinary page), storing nothing", async () => {

@@ -74,7 +74,7 @@ export function importPage(options: ImportPageOptions): Html {
 ${options.error ? html`<p class="error" role="alert" id="file-error">${options.error}</p>` : undefined}
 <form method="post" action="/import" enctype="multipart/form-data">
 <label for="file">Bookmarks file or export</label>
-<input id="file" name="file" type="file" accept=".html,.htm,.csv,.json,.zip,text/html,text/csv,application/json,application/zip" required aria-describedby="file-hint${options.error ? " file-error" : ""}"${options.error ? new Html(' aria-invalid="true"') : ""}>
+<input id="file" name="file" type="file" accept=".html,.htm,.csv,.json,.jsonlz4,.zip,text/html,text/csv,application/json,application/zip" required aria-describedby="file-hint${options.error ? " file-error" : ""}"${options.error ? new Html(' aria-invalid="true"') : ""}>
 <p class="hint" id="file-hint">A file of at most ${sizeText(options.maxBytes)}; its kind is read from its content.</p>
 <div class="form-actions"><button type="submit">Preview import</button></div>
 </form>

@@ -1,24 +1,26 @@
 /**
  * Firefox's bookmark backup (`.json`): `text/x-moz-place-container` folders and `text/x-moz-place`
  * bookmarks under the `placesRoot`, `dateAdded` in microseconds since 1970. Read as a bookmark
- * file's tree, given to the planner as an HTML file is. Its compressed backups (`.jsonlz4`) are
- * recognised and refused: no mozLz4 reader is among linkshelf's dependencies, and Firefox
- * exports the same bookmarks as HTML.
+ * file's tree, given to the planner as an HTML file is. Its compressed backups (`.jsonlz4`, the
+ * ones Firefox makes every day) are decompressed first (mozlz4.ts) and read the same way.
  */
 import type { ImportDocument } from "../document";
 import { BookmarkFileRefused, type NetscapeBookmark, type NetscapeFolder } from "../netscape";
-import { browserTree, isObject, microsecondsField, text, type ImportInput } from "./common";
+import { MOZ_LZ4_MAGIC, readMozLz4 } from "../mozlz4";
+import { browserTree, ImportInput, isObject, microsecondsField, text } from "./common";
 
-/** The first bytes of Firefox's compressed backup (`mozLz40\0`). */
-const MOZ_LZ4_MAGIC = [0x6d, 0x6f, 0x7a, 0x4c, 0x7a, 0x34, 0x30, 0x00] as const;
-const MOZ_LZ4_REFUSED = "This is Firefox's compressed bookmark backup (.jsonlz4), which linkshelf does not read. In Firefox, open Bookmarks › Manage bookmarks, then Import and Backup › Export Bookmarks to HTML, and import that file.";
+const NOT_A_BACKUP = "This Firefox compressed file (.jsonlz4) holds no bookmark backup. In Firefox, open Bookmarks › Manage bookmarks, then Import and Backup › Export Bookmarks to HTML, and import that file.";
 
-/** sniff: the backup's root (a place container holding `children`), or its compressed form (refused by `read`). */
-export function sniff(input: ImportInput): boolean {
-  if (input.startsWith(MOZ_LZ4_MAGIC)) return true;
+/** isBackup: the backup's root, a place container holding `children`. */
+function isBackup(input: ImportInput): boolean {
   if (!input.looksJson) return false;
   const value = input.json;
   return isObject(value) && value.type === "text/x-moz-place-container" && Array.isArray(value.children);
+}
+
+/** sniff: the backup (`.json`), or its compressed form (`.jsonlz4`, whose content `read` checks). */
+export function sniff(input: ImportInput): boolean {
+  return input.startsWith(MOZ_LZ4_MAGIC) || isBackup(input);
 }
 
 /** Firefox's roots by their `root` name, each with the name Firefox's HTML export gives it; its tags folder is not bookmarks. */
@@ -43,7 +45,11 @@ const FIREFOX_DESCRIPTION = "bookmarkProperties/description";
  * listed, not imported.
  */
 export function read(input: ImportInput): ImportDocument {
-  if (input.startsWith(MOZ_LZ4_MAGIC)) throw new BookmarkFileRefused(MOZ_LZ4_REFUSED);
+  if (input.startsWith(MOZ_LZ4_MAGIC)) {
+    const inner = new ImportInput(readMozLz4(input.bytes));
+    if (!isBackup(inner)) throw new BookmarkFileRefused(NOT_A_BACKUP);
+    return read(inner);
+  }
   const value = input.json as Record<string, unknown>;
   const { folder, bookmark, unknown, done } = browserTree();
   const ordered = (children: unknown) =>
