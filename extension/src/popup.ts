@@ -25,6 +25,8 @@ const descriptionInput = byId<HTMLTextAreaElement>("description");
 const favoriteInput = byId<HTMLInputElement>("favorite");
 const submit = byId<HTMLButtonElement>("submit");
 const saveNew = byId<HTMLButtonElement>("save-new");
+const toReadInput = byId<HTMLInputElement>("to-read");
+const saveToRead = byId<HTMLButtonElement>("save-to-read");
 const notice = byId("notice");
 const saveAll = byId<HTMLButtonElement>("save-all");
 const saveAllCollection = byId<HTMLSelectElement>("save-all-collection");
@@ -107,11 +109,12 @@ function warnIfSaved(): void {
 let editing: LinkJson | null = null;
 
 /** fill puts a link's fields into the form and ticks its collections (a new link: the default ones). */
-function fill(fields: { name: string; url: string; description: string; favorite: boolean; collectionIds: number[] | null }): void {
+function fill(fields: { name: string; url: string; description: string; favorite: boolean; toRead: boolean; collectionIds: number[] | null }): void {
   nameInput.value = fields.name;
   urlInput.value = fields.url;
   descriptionInput.value = fields.description;
   favoriteInput.checked = fields.favorite;
+  toReadInput.checked = fields.toRead;
   for (const box of byId("collections").querySelectorAll<HTMLInputElement>("input[type=checkbox]")) {
     const id = Number(box.value);
     box.checked = fields.collectionIds === null ? collections.some((collection) => collection.id === id && collection.isDefault) : fields.collectionIds.includes(id);
@@ -121,7 +124,7 @@ function fill(fields: { name: string; url: string; description: string; favorite
 /** newLink is the form for saving `page` as a new link. */
 function newLink(page: CurrentPage): void {
   editing = null;
-  fill({ name: linkName(page.title, page.url), url: page.url, description: "", favorite: false, collectionIds: null });
+  fill({ name: linkName(page.title, page.url), url: page.url, description: "", favorite: false, toRead: false, collectionIds: null });
   byId("heading").textContent = page.isLink ? "Save link to linkshelf" : "Save to linkshelf";
   submit.textContent = "Save";
   saveNew.hidden = true;
@@ -218,14 +221,16 @@ async function save(client: Client, page: CurrentPage): Promise<void> {
   const url = urlInput.value.trim();
   const description = descriptionInput.value.trim();
   const favorite = favoriteInput.checked;
+  const toRead = toReadInput.checked;
   submit.disabled = true;
   saveNew.disabled = true;
+  saveToRead.disabled = true;
   try {
     const link = editing === null
-      ? await client.createLink({ name, url, description, favorite, collectionIds })
-      : await client.updateLink(editing.id, { name, url, description, favorite, collectionIds });
+      ? await client.createLink({ name, url, description, favorite, toRead, collectionIds })
+      : await client.updateLink(editing.id, { name, url, description, favorite, toRead, collectionIds });
     const where = collections.filter((collection) => link.collectionIds.includes(collection.id)).map((collection) => collection.name);
-    say(byId("result"), `${editing === null ? "Saved to" : "Updated, in"} ${where.join(", ") || "the Inbox"}.`, "ok");
+    say(byId("result"), `${editing === null ? "Saved to" : "Updated, in"} ${where.join(", ") || "the Inbox"}${link.toRead ? ", to read" : ""}.`, "ok");
     submit.textContent = editing === null ? "Saved" : "Updated";
     saveNew.hidden = true;
     // The folder on the bookmarks bar follows at once when the link is a favorite.
@@ -234,6 +239,7 @@ async function save(client: Client, page: CurrentPage): Promise<void> {
   } catch (error) {
     submit.disabled = false;
     saveNew.disabled = false;
+    saveToRead.disabled = false;
     await showError(error);
   }
 }
@@ -304,6 +310,13 @@ function renderSaveAll(): void {
   byId("save-all-section").hidden = false;
 }
 
+/** typing: is the target a field that takes text (where R is a letter, not the shortcut)? */
+function typing(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
+  return target instanceof HTMLInputElement && !/^(checkbox|radio|button|submit|reset)$/.test(target.type);
+}
+
 async function main(): Promise<void> {
   const state = await loadState(ext.storage.local);
   if (state.server === null || state.token === null) return showSignedOut(state.signedOutReason);
@@ -316,6 +329,17 @@ async function main(): Promise<void> {
     void save(client, page);
   });
   saveNew.addEventListener("click", () => newLink(page));
+  // Read later in one key: R (while no text field has the focus), or the button.
+  saveToRead.addEventListener("click", () => {
+    toReadInput.checked = true;
+    form.requestSubmit();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || event.key.toLowerCase() !== "r" || typing(event.target)) return;
+    if (form.hidden || saveToRead.disabled) return;
+    event.preventDefault();
+    saveToRead.click();
+  });
   saveAll.addEventListener("click", () => void runSaveAll(client, page));
   urlInput.addEventListener("input", () => {
     if (editing === null) warnIfSaved();

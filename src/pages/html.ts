@@ -61,7 +61,7 @@ export function htmlResponse(body: Html, options: PageOptions = {}): Response {
       "Cache-Control": "no-store",
       "X-Frame-Options": "DENY",
       "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": `default-src 'none';${script ? " script-src 'self';" : ""} style-src 'unsafe-inline'; img-src 'self' data:; manifest-src 'self'; form-action ${FORM_ACTION}; frame-ancestors 'none'; base-uri 'none'`,
+      "Content-Security-Policy": `default-src 'none';${script ? " script-src 'self'; connect-src 'self';" : ""} style-src 'unsafe-inline'; img-src 'self' data:; manifest-src 'self'; form-action ${FORM_ACTION}; frame-ancestors 'none'; base-uri 'none'`,
       "Referrer-Policy": "same-origin",
       ...options.headers,
     },

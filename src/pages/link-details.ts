@@ -2,7 +2,7 @@ import type { CollectionSummary, ContentSummary } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../contract/links";
 import { html, type Html } from "./html";
-import { faviconFor, when, whenExactly } from "./links";
+import { faviconFor, flagForm, when, whenExactly } from "./links";
 import { healthButtons, resultOf, stateBadge } from "./health";
 import type { HealthJson } from "../contract/health";
 import { shell } from "./shell";
@@ -79,7 +79,7 @@ const fact = (term: string, value: Html | string | null | undefined) => html`<dt
 
 /**
  * linkDetailsPage: one of the user's links: its name (through `/l/:id`), URL, description,
- * collections, favorite, clicks, and what is saved of its page (when and how it was captured,
+ * collections, favorite, reading list and archive (with their buttons), clicks, and what is saved of its page (when and how it was captured,
  * title, author, language, excerpt) with the "Capture again" form where it applies.
  */
 export function linkDetailsPage(options: LinkDetailsOptions): Html {
@@ -95,11 +95,14 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
 <a href="/links/${link.id}/delete">Delete…</a>
 </div>
 </div>
+<div class="actions">${flagForm(link, here)}</div>
 <dl class="facts">
 ${fact("URL", html`<a href="/l/${link.id}">${link.url}</a>`)}
 ${fact("Description", link.description)}
 ${fact("Collections", html`${options.collections.map((collection, i) => html`${i > 0 ? ", " : ""}<a href="/?collection=${collection.id}"><span aria-hidden="true">${collection.icon}</span> ${collection.name}</a>`)}`)}
 ${fact("Favorite", link.favorite ? "Yes" : "No")}
+${fact("Reading list", link.toRead ? "To read" : "Read")}
+${fact("Archived", link.archived ? "Yes" : "No")}
 ${fact("Clicks", formatNumber(link.clicks))}
 ${fact("Last click", link.lastClickedAt ? when(link.lastClickedAt) : "Never")}
 ${fact("Added", when(link.createdAt))}

@@ -42,11 +42,28 @@ export function pickBox(link: LinkJson): Html {
 }
 
 /**
+ * flagButtons are a link's "Mark read" (or "Read later") and "Archive" (or "Unarchive")
+ * buttons: each posts its one flag to `/links/:id/flags` (a button of the form around it: the
+ * bulk form of a list, or flagForm's own), which returns to the form's `next`; with scripts, the
+ * pages' script posts it without leaving the page and puts these buttons, as the server draws
+ * them anew, in place of the old ones.
+ */
+export function flagButtons(link: Pick<LinkJson, "id" | "name" | "toRead" | "archived">): Html {
+  return html`<button type="submit" class="flag" data-flag formaction="/links/${link.id}/flags" name="toRead" value="${link.toRead ? "false" : "true"}" aria-label="${link.toRead ? "Mark read" : "Read later"}: ${link.name}" title="${link.toRead ? "Take it off your reading list" : "Put it on your reading list"}">${link.toRead ? "Mark read" : "Read later"}</button>
+<button type="submit" class="flag" data-flag formaction="/links/${link.id}/flags" name="archived" value="${link.archived ? "false" : "true"}" aria-label="${link.archived ? "Unarchive" : "Archive"}: ${link.name}">${link.archived ? "Unarchive" : "Archive"}</button>`;
+}
+
+/** flagForm is flagButtons in a form of their own (a link's page), returning to `next`. */
+export function flagForm(link: LinkJson, next: string): Html {
+  return html`<form class="flags" method="post" action="/links/${link.id}/flags" data-link-flags="${link.id}"><input type="hidden" name="next" value="${next}">${flagButtons(link)}</form>`;
+}
+
+/**
  * linkItem is one row of a link list inside the bulk form (src/pages/bulk.ts): its checkbox,
  * icon, name (through `/l/:id`, so opening it counts a click), host, description, clicks and
  * last click; a favorite toggle (a button of the bulk form posting to the link's own toggle,
- * which returns to the form's `next`), the link's page and its edit form, after the `moves`
- * given (a collection's order). A `broken` link is marked.
+ * which returns to the form's `next`), its reading list and archive buttons (flagButtons), the
+ * link's page and its edit form, after the `moves` given (a collection's order). A `broken` link is marked.
  */
 export function linkItem(link: LinkJson, broken = false, moves?: Html): Html {
   const clicks = countOf(link.clicks, "click");
@@ -61,6 +78,7 @@ ${link.description ? html`<p class="description">${link.description}</p>` : unde
 </div>
 <div class="row-actions">
 ${moves}
+<span class="flags" data-link-flags="${link.id}">${flagButtons(link)}</span>
 <button type="submit" formaction="/links/${link.id}/favorite" class="star" aria-pressed="${link.favorite ? "true" : "false"}" aria-label="Favorite: ${link.name}" title="${link.favorite ? "Remove from favorites" : "Mark as favorite"}">${link.favorite ? "★" : "☆"}</button>
 <a href="/links/${link.id}" aria-label="Details of ${link.name}">Details</a>
 <a class="edit" href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>

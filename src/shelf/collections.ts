@@ -69,7 +69,7 @@ export type Membership = LinkRow & { collectionId: number; position: number };
 /** The columns of the membership join, in the order its rows are read (see memberships). */
 const MEMBERSHIP_COLUMNS = {
   collectionId: linkCollections.collectionId, position: linkCollections.position, id: links.id, userId: links.userId, name: links.name,
-  description: links.description, url: links.url, favorite: links.favorite, clicks: links.clicks,
+  description: links.description, url: links.url, favorite: links.favorite, toRead: links.toRead, archived: links.archived, clicks: links.clicks,
   lastClickedAt: links.lastClickedAt, createdAt: links.createdAt, updatedAt: links.updatedAt,
 };
 const MEMBERSHIP_KEYS = Object.keys(MEMBERSHIP_COLUMNS) as (keyof Membership)[];
@@ -226,6 +226,8 @@ export class ShelfCollections {
       const row: Record<string, unknown> = {};
       for (let at = 0; at < MEMBERSHIP_KEYS.length; at++) row[MEMBERSHIP_KEYS[at]!] = values[at];
       row.favorite = row.favorite === 1;
+      row.toRead = row.toRead === 1;
+      row.archived = row.archived === 1;
       return row as Membership;
     });
   }

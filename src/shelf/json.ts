@@ -18,6 +18,8 @@ export function toLinkJson(row: Omit<LinkRow, "importId">, collectionIds: number
     description: row.description,
     url: row.url,
     favorite: row.favorite,
+    toRead: row.toRead,
+    archived: row.archived,
     clicks: row.clicks,
     lastClickedAt: row.lastClickedAt === null ? null : iso(row.lastClickedAt),
     collectionIds,

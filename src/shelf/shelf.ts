@@ -27,8 +27,9 @@ import type { AfterWrite } from "./types";
  */
 export type ShelfDb = Db;
 
-/** Who a signed-in page is drawn for: the user, how many of their links are broken and how many items their trash holds (the navigation shows both). */
+/** Who a signed-in page is drawn for: the user, how many of their links are on the reading list, broken, and how many items their trash holds (the navigation shows each). */
 export interface Viewer extends UserRow {
+  toRead: number;
   brokenLinks: number;
   trashItems: number;
 }
@@ -61,8 +62,8 @@ export class Shelf implements Owner {
     this.keys = new ShelfKeys(this);
   }
 
-  /** viewer is the signed-in pages' view of the owner: the user, their count of broken links and of trashed items (one query each). */
+  /** viewer is the signed-in pages' view of the owner: the user, their count of links to read, of broken links and of trashed items (one query each). */
   viewer(): Viewer {
-    return { ...this.user, brokenLinks: this.health.counts().broken, trashItems: this.trash.counts().items };
+    return { ...this.user, toRead: this.links.toReadCount(), brokenLinks: this.health.counts().broken, trashItems: this.trash.counts().items };
   }
 }
