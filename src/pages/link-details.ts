@@ -91,6 +91,7 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
 <h1>${faviconFor(link.url)} ${link.name}</h1>
 <div class="actions">
 <a class="button" href="/l/${link.id}">Open</a>
+${content ? html`<a class="button secondary" href="/links/${link.id}/read" id="read-link">Read</a>` : undefined}
 <a class="button secondary" href="/links/${link.id}/edit?next=${encodeURIComponent(here)}">Edit</a>
 <a href="/links/${link.id}/delete">Delete…</a>
 </div>

@@ -9,6 +9,7 @@ import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDetailsPage, type RecaptureOffer } from "../pages/link-details";
+import { readingPage } from "../pages/reading";
 import { flagButtons, linkDeletePage, linkFormPage, type LinkFormValues } from "../pages/links";
 import { formatNumber } from "../format";
 import { LINK_LIMITS } from "../shelf/limits";
@@ -94,7 +95,7 @@ function withUnreadTitle<T>(unread: boolean, write: () => T): T {
 
 /**
  * linkPages: one link's page (`/links/:id`: its fields, collections, clicks and saved page,
- * with "Capture again"), add (`/links/new`), edit (`/links/:id/edit`), delete
+ * with "Capture again"), its reading view (`/links/:id/read`), add (`/links/new`), edit (`/links/:id/edit`), delete
  * (`/links/:id/delete`, a confirmation form), the favorite toggle of the lists and the reading
  * list and archive buttons (`/links/:id/flags`: back to `next`, or JSON for the pages' script). Every write calls the links
  * service, the API's own write path; a refusal shows the form again, as typed, with the
@@ -146,6 +147,11 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
         user: shelf.viewer(), link, content, recapture: recaptureOf(content?.source), problem: capture?.problemOf(link.id), health: shelf.health.of(link.id), notice: noticeOf(query.done),
         collections: link.collectionIds.flatMap((id) => summaries.get(id) ?? []),
       }));
+    }), { surface: PAGE_ROUTE })
+    .get("/links/:id/read", ({ request, params }) => guard.page(request, (shelf) => {
+      const link = shelf.links.get(parseId(params.id));
+      const content = shelf.links.contentSummary(link.id) ? shelf.links.content(link.id) : null;
+      return htmlResponse(readingPage({ user: shelf.viewer(), link, content, next: shelf.links.nextToRead(link.id) }));
     }), { surface: PAGE_ROUTE })
     .post("/links/:id/capture", ({ request, params }) => guard.form(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
