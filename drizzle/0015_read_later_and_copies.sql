@@ -3,10 +3,10 @@
 CREATE TABLE `link_copies` (
 	`link_id` integer PRIMARY KEY NOT NULL,
 	`user_id` integer NOT NULL,
-	`body` blob NOT NULL,
 	`bytes` integer NOT NULL,
 	`stored_bytes` integer NOT NULL,
 	`saved_at` integer NOT NULL,
+	`body` blob NOT NULL,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint

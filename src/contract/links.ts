@@ -35,6 +35,13 @@ export const LinkSearchQuery = Type.Object({
   limit: Type.Optional(QueryInteger),
 });
 
+/** What is known of a link's page copy without reading it. */
+export const CopySummaryJson = Type.Object({
+  savedAt: Timestamp,
+  bytes: Int({ description: "The HTML file's size before compression." }),
+});
+export type CopySummaryJson = Static<typeof CopySummaryJson>;
+
 export const LinkJson = Type.Object({
   id: Int(),
   name: Type.String(),
@@ -46,6 +53,7 @@ export const LinkJson = Type.Object({
   clicks: Int({ description: "Counted by GET /l/{id}." }),
   lastClickedAt: Type.Union([Timestamp, Type.Null()], { description: "Null until the first click." }),
   collectionIds: Type.Array(Int(), { description: "Sorted ascending." }),
+  copy: Type.Union([CopySummaryJson, Type.Null()], { description: "The page copy the browser extension kept (PUT /api/v1/links/{id}/copy): when and how large; null without one." }),
   authorId: Int(),
   createdAt: Timestamp,
   updatedAt: Type.String({ format: "date-time", description: "Moves on PUT only, not on clicks." }),

@@ -119,13 +119,16 @@ export const linkContents = sqliteTable("link_contents", {
 export const linkCopies = sqliteTable("link_copies", {
   linkId: integer("link_id").primaryKey(),
   userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  /** The HTML file, compressed with Zstandard. */
-  body: blob("body", { mode: "buffer" }).notNull(),
   /** The file's size before compression: what the per-copy limit counts. */
   bytes: integer("bytes").notNull(),
   /** The compressed size: what the file holds, and what the per-user quota counts. */
   storedBytes: integer("stored_bytes").notNull(),
   savedAt: millis("saved_at").notNull(),
+  /**
+   * The HTML file, compressed with Zstandard. Last: the small columns before it are read from
+   * the row's first page, never from the overflow pages the body spills into.
+   */
+  body: blob("body", { mode: "buffer" }).notNull(),
 }, (table) => [index("link_copies_user_idx").on(table.userId, table.storedBytes)]);
 
 /**

@@ -2,12 +2,12 @@ import type { CollectionSummary, ContentSummary } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../contract/links";
 import { html, type Html } from "./html";
-import { faviconFor, flagForm, when, whenExactly } from "./links";
+import { copyOffer, faviconFor, flagForm, when, whenExactly } from "./links";
 import { healthButtons, resultOf, stateBadge } from "./health";
 import type { HealthJson } from "../contract/health";
 import { shell } from "./shell";
 import type { CaptureProblem } from "../capture/fetcher";
-import { formatNumber } from "../format";
+import { formatBytes, formatNumber } from "../format";
 import { iso } from "../timestamps";
 
 /** Whether this server may fetch the link's page again, and if not, why. */
@@ -108,6 +108,8 @@ ${fact("Clicks", formatNumber(link.clicks))}
 ${fact("Last click", link.lastClickedAt ? when(link.lastClickedAt) : "Never")}
 ${fact("Added", when(link.createdAt))}
 </dl>
+<h2>Page copy</h2>
+${link.copy ? html`<p id="copy">${copyOffer(link)} (${formatBytes(link.copy.bytes)}, kept by your browser).</p>` : html`<p id="copy">No copy of the page yet: the browser extension's <strong>Keep a copy</strong> keeps the page as you see it.</p>`}
 <h2>Saved page</h2>
 ${capturedLine(content)}
 ${problemLine(options.problem)}

@@ -30,6 +30,11 @@ export function brokenMark(broken: boolean): Html | undefined {
   return broken ? html` <a class="badge broken" href="/health" title="The link checker could not reach this link: see Link health">⚠ broken</a>` : undefined;
 }
 
+/** copyOffer links to a link's page copy by the day it was kept ("Open the copy of 3 May 2026"); nothing without one. */
+export function copyOffer(link: Pick<LinkJson, "id" | "copy">): Html | undefined {
+  return link.copy ? html`<a class="copy-offer" href="/links/${link.id}/copy">Open the copy of ${when(link.copy.savedAt)}</a>` : undefined;
+}
+
 /** faviconFor asks the server's own favicon proxy for the site's icon; one URL per origin, so the browser caches it once. */
 export function faviconFor(url: string): Html {
   const origin = URL.parse(url)?.origin ?? url;

@@ -6,10 +6,10 @@
  * be deleted.
  */
 import { and, asc, desc, eq, sql } from "drizzle-orm";
-import { collections, linkCollections, links, type CollectionRow, type LinkRow } from "../db/schema";
+import { collections, linkCollections, linkCopies, links, type CollectionRow, type LinkRow } from "../db/schema";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { Conflict, NotFound } from "../errors";
-import { toCollectionJson, toLinkJson } from "./json";
+import { toCollectionJson, toLinkJson, type CopyColumns } from "./json";
 import { COLLECTION_LIMITS } from "./limits";
 import { byPosition, checkParent, itemsOf, nextPosition, sameItems, writeOrder, type Placed } from "./order";
 import { discardCollection } from "./trash";
@@ -64,13 +64,14 @@ export class KeptLists {
 }
 
 /** One link in one of its collections, with its place in the collection's order: the membership join's row. */
-export type Membership = LinkRow & { collectionId: number; position: number };
+export type Membership = LinkRow & CopyColumns & { collectionId: number; position: number };
 
 /** The columns of the membership join, in the order its rows are read (see memberships). */
 const MEMBERSHIP_COLUMNS = {
   collectionId: linkCollections.collectionId, position: linkCollections.position, id: links.id, userId: links.userId, name: links.name,
   description: links.description, url: links.url, favorite: links.favorite, toRead: links.toRead, archived: links.archived, clicks: links.clicks,
   lastClickedAt: links.lastClickedAt, createdAt: links.createdAt, updatedAt: links.updatedAt,
+  copySavedAt: linkCopies.savedAt, copyBytes: linkCopies.bytes,
 };
 const MEMBERSHIP_KEYS = Object.keys(MEMBERSHIP_COLUMNS) as (keyof Membership)[];
 
@@ -90,7 +91,7 @@ function checkCollection(owner: Owner, input: CollectionBody, current?: Collecti
   const rawIcon = input.icon === undefined ? current?.icon ?? defaultIcon : input.icon;
   const icon = rawIcon.trim() === "" ? defaultIcon : rules.emoji("/icon", rawIcon);
   rules.check();
-  return { name, description, visibility: input.visibility, icon, parentId };
+  return { name, description, visibility: input.visibility, icon, parentId, copiesPublic: input.copiesPublic ?? current?.copiesPublic ?? false };
 }
 
 /** refuseInbox: the Inbox cannot be deleted (links without a collection live there). */
@@ -220,6 +221,7 @@ export class ShelfCollections {
     const rows = db.values<unknown[]>(db.select(MEMBERSHIP_COLUMNS)
       .from(links)
       .innerJoin(linkCollections, eq(linkCollections.linkId, links.id))
+      .leftJoin(linkCopies, eq(linkCopies.linkId, links.id))
       .where(eq(links.userId, user.id))
       .orderBy(desc(links.createdAt), desc(links.id), asc(linkCollections.collectionId)));
     return rows.map((values) => {
@@ -228,7 +230,7 @@ export class ShelfCollections {
       row.favorite = row.favorite === 1;
       row.toRead = row.toRead === 1;
       row.archived = row.archived === 1;
-      return row as Membership;
+      return row as unknown as Membership;
     });
   }
 
@@ -272,7 +274,7 @@ export class ShelfCollections {
     for (const { collectionId, position, ...link } of this.memberships()) {
       let json = linkJsonById.get(link.id);
       if (!json) {
-        json = toLinkJson(link, []);
+        json = toLinkJson(link, [], link);
         linkJsonById.set(link.id, json);
       }
       json.collectionIds.push(collectionId);

@@ -8,7 +8,7 @@ import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { preparedQueries } from "../db/client";
 import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
-import { toLinkJson } from "./json";
+import { toLinkJson, type CopyColumns } from "./json";
 import { LINK_LIMITS, LINK_PAGE } from "./limits";
 import { COLLECTION_ACTIONS, type CapturedContent, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults } from "./types";
 import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
@@ -34,6 +34,15 @@ const linkQueries = preparedQueries((db) => ({
     .returning()
     .prepare(),
 }));
+
+/** A new link has no copy. */
+const NO_COPY: CopyColumns = { copySavedAt: null, copyBytes: null };
+
+/** A link's copy, from its row's first page (never its body): what `copy` in its JSON says. */
+export const COPY_COLUMNS = {
+  copySavedAt: sql<number | null>`(SELECT c.saved_at FROM link_copies c WHERE c.link_id = links.id)`,
+  copyBytes: sql<number | null>`(SELECT c.bytes FROM link_copies c WHERE c.link_id = links.id)`,
+};
 
 /** parseIdList reads the comma-separated ids of a group_concat, sorted ascending. */
 function parseIdList(list: string | null): number[] {
@@ -133,7 +142,7 @@ export function writeLink(owner: Owner, input: CreateLinkBody, now: number): Lin
   const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
   addMemberships(owner, row.id, collectionIds);
   deferIndexing(db, row.id);
-  return toLinkJson(row, collectionIds);
+  return toLinkJson(row, collectionIds, NO_COPY);
 }
 
 /** An import's link as the shelf stores it: the API's fields, its dates and clicks (a linkshelf JSON export's), in one collection. */
@@ -187,12 +196,13 @@ export class ShelfLinks {
         link: links,
         // Written out: drizzle would name the outer column `"id"`, without its table.
         collectionIds: sql<string | null>`(SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = links.id)`,
+        ...COPY_COLUMNS,
       })
       .from(links)
       .$dynamic();
     const ordered = this.inOrder(query, where, order);
     const rows = limit === undefined ? ordered.all() : ordered.limit(limit).offset(offset).all();
-    return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds)));
+    return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds), row));
   }
 
   /**

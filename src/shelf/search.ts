@@ -80,6 +80,8 @@ interface LinkRow {
   created_at: number;
   updated_at: number;
   collection_ids: string | null;
+  copy_saved_at: number | null;
+  copy_bytes: number | null;
 }
 
 /**
@@ -117,8 +119,9 @@ const flagOf = (flag: boolean | undefined) => (flag === undefined ? null : Numbe
 /** The page's links in full, with their collection ids. */
 const PAGE_SQL = `
 SELECT l.id, l.user_id, l.name, l.description, l.url, l.favorite, l.to_read, l.archived, l.clicks, l.last_clicked_at, l.created_at, l.updated_at,
-  (SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = l.id) AS collection_ids
-FROM links l WHERE l.id IN (SELECT value FROM json_each(?))`;
+  (SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = l.id) AS collection_ids,
+  c.saved_at AS copy_saved_at, c.bytes AS copy_bytes
+FROM links l LEFT JOIN link_copies c ON c.link_id = l.id WHERE l.id IN (SELECT value FROM json_each(?))`;
 
 /**
  * The most use can multiply a relevance by for this owner: 1 + 0.2 · ln(1 + the most clicks of
@@ -253,7 +256,7 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget 
     const link = toLinkJson({
       id: row.id, userId: row.user_id, name: row.name, description: row.description, url: row.url, favorite: row.favorite === 1, toRead: row.to_read === 1, archived: row.archived === 1,
       clicks: row.clicks, lastClickedAt: row.last_clicked_at, createdAt: row.created_at, updatedAt: row.updated_at,
-    }, row.collection_ids ? row.collection_ids.split(",").map(Number).sort((a, b) => a - b) : []);
+    }, row.collection_ids ? row.collection_ids.split(",").map(Number).sort((a, b) => a - b) : [], { copySavedAt: row.copy_saved_at, copyBytes: row.copy_bytes });
     const packed = texts.get(id);
     const { snippet, from } = snippetOf(link, packed === undefined ? null : unpackText(packed), query.terms);
     return { link, score, snippet, snippetFrom: from };

@@ -10,6 +10,7 @@ import type { Db } from "../db/client";
 import type { UserRow } from "../db/schema";
 import { ShelfChanges } from "./changes";
 import { ShelfCollections } from "./collections";
+import { ShelfCopies } from "./copies";
 import { ShelfExtensions } from "./extensions";
 import { ShelfHealth } from "./health";
 import { ShelfImports } from "./imports";
@@ -44,6 +45,7 @@ export class Shelf implements Owner {
   readonly trash: ShelfTrash;
   readonly changes: ShelfChanges;
   readonly keys: ShelfKeys;
+  readonly copies: ShelfCopies;
 
   /**
    * `afterWrite`: what follows the shelf's committed writes of links (the app gives its page
@@ -60,6 +62,7 @@ export class Shelf implements Owner {
     this.trash = new ShelfTrash(this);
     this.changes = new ShelfChanges(this, this.links);
     this.keys = new ShelfKeys(this);
+    this.copies = new ShelfCopies(this);
   }
 
   /** viewer is the signed-in pages' view of the owner: the user, their count of links to read, of broken links and of trashed items (one query each). */
