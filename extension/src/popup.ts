@@ -8,7 +8,7 @@
 import type { CollectionJson } from "../../src/contract/collections";
 import type { LinkJson } from "../../src/contract/links";
 import { ApiError, createClient, type Client } from "./api";
-import { captureTab } from "./content";
+import { captureTab, keepCopy } from "./content";
 import { byId, say } from "./dom";
 import { findSaved, sameUrl, type SavedMatch } from "./normalize";
 import { forgetToken, loadState } from "./state";
@@ -26,6 +26,7 @@ const favoriteInput = byId<HTMLInputElement>("favorite");
 const submit = byId<HTMLButtonElement>("submit");
 const saveNew = byId<HTMLButtonElement>("save-new");
 const toReadInput = byId<HTMLInputElement>("to-read");
+const keepCopyButton = byId<HTMLButtonElement>("keep-copy");
 const saveToRead = byId<HTMLButtonElement>("save-to-read");
 const notice = byId("notice");
 const saveAll = byId<HTMLButtonElement>("save-all");
@@ -107,6 +108,8 @@ function warnIfSaved(): void {
 
 /** The link the form edits; null when it saves a new one. */
 let editing: LinkJson | null = null;
+/** The page's link on the server: the one the form edits, or the one it just saved; null before. */
+let current: LinkJson | null = null;
 
 /** fill puts a link's fields into the form and ticks its collections (a new link: the default ones). */
 function fill(fields: { name: string; url: string; description: string; favorite: boolean; toRead: boolean; collectionIds: number[] | null }): void {
@@ -134,6 +137,7 @@ function newLink(page: CurrentPage): void {
 /** editLink is the form for editing the saved link `match.link` instead of saving a duplicate. */
 function editLink(match: SavedMatch): void {
   editing = match.link;
+  current = match.link;
   fill({ ...match.link, collectionIds: match.link.collectionIds });
   byId("heading").textContent = "Edit in linkshelf";
   submit.textContent = "Update";
@@ -215,6 +219,31 @@ async function capture(client: Client, page: CurrentPage, link: LinkJson): Promi
   }
 }
 
+/**
+ * keepPageCopy keeps a copy of the tab's page as `link`'s page copy, when the tab shows that very
+ * page, and says how it went.
+ */
+async function keepPageCopy(client: Client, page: CurrentPage, link: LinkJson): Promise<void> {
+  const out = byId("copy-result");
+  const tab = page.tabId === undefined ? undefined : await ext.tabs.get(page.tabId).catch(() => undefined);
+  if (page.tabId === undefined || tab?.url === undefined || !sameUrl(tab.url, link.url)) {
+    return say(out, "Open the page in a tab to keep a copy of it.", "error");
+  }
+  keepCopyButton.disabled = true;
+  say(out, "Keeping a copy…");
+  try {
+    const kept = await keepCopy({ scripting: ext.scripting, client, tabId: page.tabId, linkId: link.id });
+    if (kept === "unreadable") say(out, "The browser does not let extensions copy this page: no copy was kept.", "error");
+    else if (kept === "too-large") say(out, "This page is larger than 20 MiB with its images: no copy was kept.", "error");
+    else say(out, `Copy kept, ${new Date(kept.savedAt).toLocaleString()}.`, "ok");
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === "unauthorized") return showError(error);
+    say(out, `No copy was kept: ${error instanceof Error ? error.message : String(error)}`, "error");
+  } finally {
+    keepCopyButton.disabled = false;
+  }
+}
+
 async function save(client: Client, page: CurrentPage): Promise<void> {
   const collectionIds = [...byId("collections").querySelectorAll<HTMLInputElement>("input:checked")].map((box) => Number(box.value));
   const name = nameInput.value.trim();
@@ -233,9 +262,11 @@ async function save(client: Client, page: CurrentPage): Promise<void> {
     say(byId("result"), `${editing === null ? "Saved to" : "Updated, in"} ${where.join(", ") || "the Inbox"}${link.toRead ? ", to read" : ""}.`, "ok");
     submit.textContent = editing === null ? "Saved" : "Updated";
     saveNew.hidden = true;
+    current = link;
     // The folder on the bookmarks bar follows at once when the link is a favorite.
     void ext.runtime.sendMessage({ type: "refresh" });
     await capture(client, page, link);
+    if ((await loadState(ext.storage.local)).keepCopies) await keepPageCopy(client, page, link);
   } catch (error) {
     submit.disabled = false;
     saveNew.disabled = false;
@@ -328,7 +359,19 @@ async function main(): Promise<void> {
     event.preventDefault();
     void save(client, page);
   });
-  saveNew.addEventListener("click", () => newLink(page));
+  saveNew.addEventListener("click", () => {
+    current = null;
+    newLink(page);
+  });
+  // Keep a copy: of the saved link's page, saving it first when it is not saved yet.
+  keepCopyButton.addEventListener("click", async () => {
+    if (current === null) {
+      await save(client, page);
+      // With "keep a copy of every page I save", saving kept it already.
+      if ((await loadState(ext.storage.local)).keepCopies) return;
+    }
+    if (current !== null) await keepPageCopy(client, page, current);
+  });
   // Read later in one key: R (while no text field has the focus), or the button.
   saveToRead.addEventListener("click", () => {
     toReadInput.checked = true;

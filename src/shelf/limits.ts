@@ -32,5 +32,5 @@ export const CHANGES_PAGE = { defaultLimit: 100, maxLimit: 1000 } as const;
 /** Pages of the trash: 50 items by default, at most 200. */
 export const TRASH_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
 
-/** A page copy: at most 20 MiB of HTML before compression (a long article with its images inlined). */
-export const COPY_LIMITS = { bytes: 20 * 1024 * 1024 } as const;
+/** A page copy's limit: the extension checks it before sending. */
+export { COPY_LIMITS } from "../contract/content-limits";
