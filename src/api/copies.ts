@@ -9,6 +9,7 @@ import type { Config } from "../config";
 import { CopySavedJson } from "../contract/copies";
 import { MessageJson } from "../contract/common";
 import { UnsupportedMediaType } from "../errors";
+import { extractReadableInSteps } from "../capture/extract";
 import { formatBytes } from "../format";
 import { parseId } from "../ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
@@ -40,15 +41,24 @@ export function copyRoutes({ clock, config }: { clock: () => number; config: Pic
     .use(surfaces)
     .use(apiUser)
     .use(once)
-    .put("/links/:id/copy", ({ params, body, write }) => write((shelf) => {
-      const { copy, replaced } = shelf.copies.save(parseId(params.id), body as Uint8Array, clock(), config.copyQuota);
-      return { message: replaced ? "Copy replaced." : "Copy saved.", copy };
-    }), {
+    .put("/links/:id/copy", async ({ params, body, shelf: asking, write }) => {
+      const id = parseId(params.id);
+      const html = body as Uint8Array;
+      // A link without saved text is found by its copy's: read (a step at a time) before the write.
+      const page = asking.links.contentSummary(id) === null ? await extractReadableInSteps(html, "text/html; charset=utf-8") : null;
+      return write((shelf) => {
+        const now = clock();
+        const { copy, replaced } = shelf.copies.save(id, html, now, config.copyQuota);
+        if (page && page.text.trim() !== "" && shelf.links.contentSummary(id) === null) shelf.links.setContent(id, page, "browser", now);
+        return { message: replaced ? "Copy replaced." : "Copy saved.", copy };
+      });
+    }, {
       parse: ({ request }) => readCopyBody(request),
       ...apiRoute({
         tag: "copies", summary: "Keep a copy of a link's page", id: true,
         description: "The body is the copy: one self-contained HTML file (`Content-Type: text/html`), at most " +
           `${formatBytes(COPY_LIMITS.bytes)} before compression. It replaces the link's copy, if it had one. Stored compressed; ` +
+          "a link without saved page text gets the copy's readable text (as if the extension had sent it), so search finds it; " +
           "your copies together may take at most LINKSHELF_COPY_QUOTA of stored (compressed) bytes. A refused copy stores nothing and leaves an older one.",
         ok: { description: "Stored: when, and its size before compression.", json: CopySavedJson },
         more: {

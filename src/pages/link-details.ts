@@ -65,6 +65,7 @@ function recaptureBlock(link: LinkJson, content: ContentSummary | null, offer: R
 function healthBlock(link: LinkJson, health: HealthJson | null): Html {
   const here = `/links/${link.id}`;
   return html`<h2>Health</h2>
+${health?.broken && link.copy ? html`<p id="copy-offer"><strong>The page is gone:</strong> ${copyOffer(link)}, kept by your browser.</p>` : undefined}
 <p id="health">${health === null || health.lastCheckedAt === null
     ? "Not checked yet."
     : html`${stateBadge(health)} Last checked ${whenExactly(health.lastCheckedAt)}${health.since ? html`, failing since ${whenExactly(health.since)}` : ""}.`}</p>

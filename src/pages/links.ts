@@ -68,7 +68,8 @@ export function flagForm(link: LinkJson, next: string): Html {
  * icon, name (through `/l/:id`, so opening it counts a click), host, description, clicks and
  * last click; a favorite toggle (a button of the bulk form posting to the link's own toggle,
  * which returns to the form's `next`), its reading list and archive buttons (flagButtons), the
- * link's page and its edit form, after the `moves` given (a collection's order). A `broken` link is marked.
+ * link's page and its edit form, after the `moves` given (a collection's order). A `broken` link is
+ * marked, and offers its page copy when it has one.
  */
 export function linkItem(link: LinkJson, broken = false, moves?: Html): Html {
   const clicks = countOf(link.clicks, "click");
@@ -76,7 +77,7 @@ export function linkItem(link: LinkJson, broken = false, moves?: Html): Html {
 ${pickBox(link)}
 ${faviconFor(link.url)}
 <div>
-<a class="title" href="/l/${link.id}">${link.name}</a>${brokenMark(broken)}
+<a class="title" href="/l/${link.id}">${link.name}</a>${brokenMark(broken)}${broken && link.copy ? html` ${copyOffer(link)}` : undefined}
 <div class="host">${hostOf(link.url)}</div>
 ${link.description ? html`<p class="description">${link.description}</p>` : undefined}
 <div class="meta">${clicks} · ${link.lastClickedAt ? html`last click ${when(link.lastClickedAt)}` : "never clicked"}</div>

@@ -8,6 +8,9 @@ import { publicCopy } from "../shelf/visibility";
 import { describeRoute } from "../openapi/describe";
 import { surfaces, type Surface } from "../surface";
 
+/** What the 404 page says to someone not signed in. */
+const NO_COPY_HERE = { message: "This page copy is private or does not exist.", why: "If it is the copy of one of your links, sign in to open it." };
+
 /** The owner's page (a session, or a token), or anyone's when the link's PUBLIC collection shows its copies; errors are HTML pages. */
 const COPY_PAGE: Surface = { kind: "page", limited: true, callers: ["session", "bearer", "anyone"] };
 
@@ -23,10 +26,9 @@ export function copyPages({ db }: { db: ShelfDb }, { requester }: Pick<Guards, "
     .use(requester)
     .get("/links/:id/copy", ({ params, requester: shelf }) => {
       const id = readId(params.id);
-      if (id === undefined) throw new NotFound();
-      const own = shelf?.copies.find(id);
-      const copy = own ?? publicCopy(db, id);
-      if (!copy) throw new NotFound();
+      const copy = id === undefined ? undefined : shelf?.copies.find(id) ?? publicCopy(db, id);
+      // Someone not signed in may be its owner: the 404 page offers to sign in and come back.
+      if (!copy) throw new NotFound(undefined, shelf ? undefined : { ...NO_COPY_HERE, next: `/links/${params.id}/copy` });
       return copyResponse(copy);
     }, {
       surface: COPY_PAGE,
