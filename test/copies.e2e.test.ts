@@ -62,7 +62,7 @@ const e2e = browserForFile({
     owner = user;
     const shelf = new Shelf(server.db, user);
     linkId = shelf.links.create({ name: "Kept", url: "https://kept.example/", favorite: false }, Date.now()).id;
-    shelf.copies.save(linkId, new TextEncoder().encode(hostileCopy(server.origin, linkId)), Date.now(), 1024 ** 3);
+    shelf.copies.save(linkId, new TextEncoder().encode(hostileCopy(server.origin, linkId)), Date.now());
   },
 });
 

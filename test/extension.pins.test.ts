@@ -178,7 +178,7 @@ describe("findBookmarksBar", () => {
     const s = await setUp();
     const a = await createLink(s.env, s.alice, { name: "A", url: "https://a.example/", favorite: true });
     const rule = s.env.config.linkCheck;
-    shelfFor(s.env, s.alice).copies.save(a.id, new TextEncoder().encode("<p>kept</p>"), Date.parse("2026-05-03T10:00:00Z"), 1024 ** 3);
+    shelfFor(s.env, s.alice).copies.save(a.id, new TextEncoder().encode("<p>kept</p>"), Date.parse("2026-05-03T10:00:00Z"));
     await s.sync();
     expect(await s.pinned()).toEqual([`A ${APP_ORIGIN}/l/${a.id}`]);
     for (const day of [9, 5, 1]) recordCheck(s.env.db, a.id, { outcome: "gone", status: 404, detail: "HTTP 404" }, s.env.clock.now - day * 86_400_000, rule);

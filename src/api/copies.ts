@@ -5,7 +5,6 @@
  */
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import type { Config } from "../config";
 import { CopySavedJson } from "../contract/copies";
 import { MessageJson } from "../contract/common";
 import { UnsupportedMediaType } from "../errors";
@@ -36,7 +35,7 @@ async function readCopyBody(request: Request): Promise<Uint8Array> {
 }
 
 /** copyRoutes: the page copy of one of your links. */
-export function copyRoutes({ clock, config }: { clock: () => number; config: Pick<Config, "copyQuota"> }, { apiUser }: Guards, once: WriteOnce) {
+export function copyRoutes({ clock }: { clock: () => number }, { apiUser }: Guards, once: WriteOnce) {
   return new Elysia()
     .use(surfaces)
     .use(apiUser)
@@ -48,7 +47,7 @@ export function copyRoutes({ clock, config }: { clock: () => number; config: Pic
       const page = asking.links.contentSummary(id) === null ? await extractReadableInSteps(html, "text/html; charset=utf-8") : null;
       return write((shelf) => {
         const now = clock();
-        const { copy, replaced } = shelf.copies.save(id, html, now, config.copyQuota);
+        const { copy, replaced } = shelf.copies.save(id, html, now);
         if (page && page.text.trim() !== "" && shelf.links.contentSummary(id) === null) shelf.links.setContent(id, page, "browser", now);
         return { message: replaced ? "Copy replaced." : "Copy saved.", copy };
       });

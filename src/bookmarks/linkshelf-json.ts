@@ -1,6 +1,7 @@
 /**
  * linkshelf's own JSON export, the one that keeps everything: every link (name, URL,
- * description, favorite, clicks, last click, dates, and with `withText` its saved page text),
+ * description, favorite, clicks, last click, dates, with `withText` its saved page text, and
+ * with `withCopies` its page copy),
  * the collection tree with each collection's order of links and sub-collections, icons and
  * visibility. Importing it into an empty linkshelf gives the same shelf back (its collections
  * PRIVATE unless the person keeps the public ones public).
@@ -65,6 +66,8 @@ interface JsonLink {
   createdAt: string;
   updatedAt: string;
   text?: string;
+  /** With --with-copies: the link's page copy, its HTML as it was stored. */
+  copy?: { savedAt: string; html: string };
 }
 
 /** A collection of the export, its items in order: `{link: n}` or `{collection: {...}}`. */
@@ -91,8 +94,9 @@ export interface LinkshelfExport {
 
 const iso = (millis: number) => new Date(millis).toISOString();
 
-/** exportJson writes the owner's shelf as linkshelf JSON; `withText` adds each link's saved page text. */
-export function exportJson(shelf: Shelf, now: number, options: { withText?: boolean } = {}): LinkshelfExport {
+/** exportJson writes the owner's shelf as linkshelf JSON; `withText` adds each link's saved page text, `withCopies` its page copy. */
+export function exportJson(shelf: Shelf, now: number, options: { withText?: boolean; withCopies?: boolean } = {}): LinkshelfExport {
+  const utf8 = new TextDecoder();
   const tree = shelfTree(shelf);
   const links: JsonLink[] = [];
   const index = new Map<number, number>();
@@ -106,6 +110,8 @@ export function exportJson(shelf: Shelf, now: number, options: { withText?: bool
         lastClickedAt: link.lastClickedAt === null ? null : iso(link.lastClickedAt), createdAt: iso(link.createdAt), updatedAt: iso(link.updatedAt),
       };
       if (options.withText && shelf.links.contentSummary(link.id) !== null) json.text = shelf.links.content(link.id).text;
+      const copy = options.withCopies && link.copySavedAt !== null ? shelf.copies.find(link.id) : undefined;
+      if (copy) json.copy = { savedAt: copy.savedAt, html: utf8.decode(copy.html) };
       links.push(json);
     }
     return at;
@@ -149,6 +155,8 @@ export function readLinkshelfJson(value: Record<string, unknown>): ImportDocumen
       folder, foldersBefore: document.folders.length, clicks: Number(link.clicks) || 0, lastClickedAt: time(link.lastClickedAt),
     };
     if (typeof link.text === "string") bookmark.text = link.text;
+    const copy = link.copy as Partial<NonNullable<JsonLink["copy"]>> | undefined;
+    if (typeof copy === "object" && copy !== null && typeof copy.html === "string") bookmark.copy = { html: copy.html, savedAt: time(copy.savedAt) };
     document.bookmarks.push(bookmark);
   };
   const walk = (collection: JsonCollection, parent: NetscapeFolder | null) => {

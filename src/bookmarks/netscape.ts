@@ -45,6 +45,8 @@ export interface NetscapeBookmark {
   toRead?: boolean;
   /** The saved page text that comes with it (Omnivore's saved page, highlights; linkshelf JSON). */
   text?: string;
+  /** The page copy that comes with it (linkshelf JSON written with --with-copies): its HTML and when it was kept. */
+  copy?: { html: string; savedAt: number | null };
   /** Clicks and the last one, from linkshelf JSON. */
   clicks?: number;
   lastClickedAt?: number | null;

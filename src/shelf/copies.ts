@@ -12,7 +12,7 @@ import { linkCopies, links } from "../db/schema";
 import { InsufficientStorage, NotFound, PayloadTooLarge } from "../errors";
 import { formatBytes } from "../format";
 import { iso } from "../timestamps";
-import { COPY_LIMITS } from "./limits";
+import { COPY_LIMITS, DEFAULT_COPY_QUOTA } from "./limits";
 import type { Owner } from "./scope";
 
 /** What is known of a link's copy without reading it: when it was saved and its size before compression. */
@@ -56,17 +56,19 @@ export class ShelfCopies {
 
   /**
    * save stores `html` as the copy of one of the owner's links, replacing the one it had, in one
-   * transaction: larger than COPY_LIMITS before compression is PayloadTooLarge, and a copy that
-   * would take the owner's copies past `quotaBytes` stored is InsufficientStorage (507); either
-   * way nothing is stored and an older copy stays. Returns what it stored and whether it replaced one.
+   * transaction (a savepoint inside the caller's: an import's): larger than COPY_LIMITS before
+   * compression is PayloadTooLarge, and a copy that would take the owner's copies past their quota
+   * of stored bytes is InsufficientStorage (507); either way nothing is stored and an older copy
+   * stays. Returns what it stored and whether it replaced one.
    */
-  save(id: number, html: Uint8Array, now: number, quotaBytes: number): { copy: CopySummary; replaced: boolean } {
+  save(id: number, html: Uint8Array, now: number): { copy: CopySummary; replaced: boolean } {
+    const quotaBytes = this.owner.copyQuota ?? DEFAULT_COPY_QUOTA;
     if (html.byteLength > COPY_LIMITS.bytes) throw new PayloadTooLarge(COPY_LIMITS.bytes, COPY_TOO_LARGE);
     this.ownLink(id);
     // Compressed before the transaction: it holds the database only for the writes.
     const body = packCopy(html);
     const { db, user } = this.owner;
-    return db.transaction(() => {
+    return db.$client.transaction(() => {
       this.ownLink(id);
       const { others, replaced } = db.select({
         others: sql<number>`coalesce(sum(CASE WHEN ${linkCopies.linkId} <> ${id} THEN ${linkCopies.storedBytes} END), 0)`,
@@ -81,7 +83,7 @@ export class ShelfCopies {
       db.insert(linkCopies).values({ linkId: id, userId: user.id, bytes: html.byteLength, storedBytes: body.byteLength, savedAt: now, body })
         .onConflictDoUpdate({ target: linkCopies.linkId, set: { bytes: html.byteLength, storedBytes: body.byteLength, savedAt: now, body } }).run();
       return { copy: { savedAt: iso(now), bytes: html.byteLength }, replaced: replaced > 0 };
-    }, { behavior: "immediate" });
+    }).immediate();
   }
 
   /** find is the copy of one of the owner's links; undefined for another user's or an unknown link, or one without a copy. */
@@ -114,6 +116,11 @@ export class ShelfCopies {
       const gone = this.owner.db.delete(linkCopies).where(and(eq(linkCopies.linkId, id), eq(linkCopies.userId, this.owner.user.id))).returning({ id: linkCopies.linkId }).all();
       if (gone.length === 0) throw new NotFound("This link has no page copy.");
     }, { behavior: "immediate" });
+  }
+
+  /** quota is the stored bytes the owner's page copies may take. */
+  get quota(): number {
+    return this.owner.copyQuota ?? DEFAULT_COPY_QUOTA;
   }
 
   /** usage is how much of the quota the owner's copies take (those of links in the trash included): one query on the owner's index. */

@@ -32,5 +32,8 @@ export const CHANGES_PAGE = { defaultLimit: 100, maxLimit: 1000 } as const;
 /** Pages of the trash: 50 items by default, at most 200. */
 export const TRASH_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
 
+/** The stored bytes each owner's page copies may take when the server names no quota (LINKSHELF_COPY_QUOTA's default). */
+export const DEFAULT_COPY_QUOTA = 2 * 1024 ** 3;
+
 /** A page copy's limit: the extension checks it before sending. */
 export { COPY_LIMITS } from "../contract/content-limits";

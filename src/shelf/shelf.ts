@@ -50,9 +50,10 @@ export class Shelf implements Owner {
   /**
    * `afterWrite`: what follows the shelf's committed writes of links (the app gives its page
    * capture; none in the CLI). `trashDays`: how long deleted items stay in the trash (the app's
-   * LINKSHELF_TRASH_DAYS; 30 when not given, 0 deletes at once).
+   * LINKSHELF_TRASH_DAYS; 30 when not given, 0 deletes at once). `copyQuota`: the stored bytes
+   * the owner's page copies may take (LINKSHELF_COPY_QUOTA; 2 GiB when not given).
    */
-  constructor(readonly db: Db, readonly user: UserRow, readonly afterWrite?: AfterWrite, readonly trashDays?: number) {
+  constructor(readonly db: Db, readonly user: UserRow, readonly afterWrite?: AfterWrite, readonly trashDays?: number, readonly copyQuota?: number) {
     this.links = new ShelfLinks(this);
     this.collections = new ShelfCollections(this, this.links);
     this.tokens = new ShelfTokens(this);

@@ -146,6 +146,8 @@ export interface ImportedLink extends Omit<CreateLinkBody, "collectionIds"> {
   updatedAt: number;
   /** Its saved page text, stored with it (as a browser capture: the page fetcher leaves the link alone). */
   content?: ContentBody;
+  /** Its page copy (a linkshelf JSON export's), stored with it within the owner's quota. */
+  copy?: { html: string; savedAt: number };
   /** Its clicks and the time of the last one (a linkshelf JSON export's). */
   clicks?: { count: number; lastAt: number | null };
 }

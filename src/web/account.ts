@@ -1,4 +1,3 @@
-import type { Config } from "../config";
 import { Elysia } from "elysia";
 import { passwords as processPasswords, type Passwords } from "../auth/passwords";
 import { startBrowserSession } from "../auth/routes";
@@ -39,14 +38,14 @@ const newTokens = () => new Pending<{ name: string; token: string }>({ ttlMs: 5 
  * extensions the user allowed and remove one (with the tokens minted for it), list the recorded
  * imports (each standing one links to its undo page, src/web/imports.ts), sign out.
  */
-export function accountPages(deps: Network & { db: ShelfDb; clock: () => number; passwords?: Passwords; log?: LogSink; config: Pick<Config, "copyQuota"> }, guard: PageGuard, signIns: SignInThrottle) {
+export function accountPages(deps: Network & { db: ShelfDb; clock: () => number; passwords?: Passwords; log?: LogSink }, guard: PageGuard, signIns: SignInThrottle) {
   const { db, clock, config, passwords = processPasswords, log = console.error } = deps;
   const fresh = newTokens();
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
   // current password at argon2 speed: the sign-in form's limit, per account as well.
   const wrongCurrent = new SignInThrottle();
   const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants" | "imports" | "copies"> = {}, status = 200) =>
-    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), imports: shelf.imports.list(), copies: { ...shelf.copies.usage(), quota: config.copyQuota }, ...options }), { status });
+    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), imports: shelf.imports.list(), copies: { ...shelf.copies.usage(), quota: shelf.copies.quota }, ...options }), { status });
 
   /** The password and token forms: a refusal shows the account page again with the messages beside the form's fields. */
   const accountForm = (options: (error: AppError, request: Request) => Omit<AccountOptions, "user" | "tokens" | "grants" | "imports" | "copies">): Surface => ({
