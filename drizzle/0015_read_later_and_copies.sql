@@ -11,6 +11,7 @@ CREATE TABLE `link_copies` (
 );
 --> statement-breakpoint
 CREATE INDEX `link_copies_user_idx` ON `link_copies` (`user_id`,`stored_bytes`);--> statement-breakpoint
+CREATE INDEX `link_copies_summary_idx` ON `link_copies` (`link_id`,`saved_at`,`bytes`);--> statement-breakpoint
 ALTER TABLE `collections` ADD `copies_public` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `links` ADD `to_read` integer DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE `links` ADD `archived` integer DEFAULT false NOT NULL;--> statement-breakpoint

@@ -54,6 +54,26 @@ describe("PUT /api/v1/links/:id/copy", () => {
     expect(policy).toContain("default-src 'none'");
   });
 
+  it("sends the stored bytes as they are to a client that takes zstd, and the file decompressed to any other", async () => {
+    const { env, alice } = await aliceWithInbox();
+    const link = await createLink(env, alice);
+    await putCopy(env, alice, link.id, PAGE);
+    const stored = env.db.$client.query<{ body: Uint8Array }, [number]>("SELECT body FROM link_copies WHERE link_id = ?").get(link.id)!.body;
+    const ask = (encoding: string) => env.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/copy`, { headers: { authorization: `Bearer ${alice.token}`, "accept-encoding": encoding } }));
+    for (const encoding of ["gzip, deflate, br, zstd", "zstd;q=0.5", "ZSTD"]) {
+      const answer = await ask(encoding);
+      expect([encoding, answer.headers.get("content-encoding"), answer.headers.get("vary")]).toEqual([encoding, "zstd", "Accept-Encoding"]);
+      const bytes = new Uint8Array(await answer.arrayBuffer());
+      expect(Buffer.from(bytes).equals(Buffer.from(stored))).toBe(true);
+      expect(Buffer.from(Bun.zstdDecompressSync(bytes)).toString()).toBe(PAGE);
+    }
+    for (const encoding of ["gzip, br", "zstd;q=0", ""]) {
+      const answer = await ask(encoding);
+      expect([encoding, answer.headers.get("content-encoding")]).toEqual([encoding, null]);
+      expect(await answer.text()).toBe(PAGE);
+    }
+  });
+
   it("a newer copy replaces the older one, with its date", async () => {
     const { env, alice } = await aliceWithInbox();
     const link = await createLink(env, alice);

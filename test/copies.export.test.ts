@@ -8,6 +8,7 @@ import { describe, expect, it } from "bun:test";
 import { exportJson } from "../src/bookmarks/linkshelf-json";
 import { importBookmarks } from "../src/bookmarks/service";
 import { readImportFile } from "../src/bookmarks/services";
+import { copyHtml } from "../src/shelf/copies";
 import { Shelf } from "../src/shelf/shelf";
 import { createLink, createUser, makeEnv, shelfFor, snapshot } from "./helpers";
 
@@ -46,7 +47,7 @@ describe("page copies in the JSON export", () => {
       ["Bare", null],
       ["Kept", { savedAt: "2026-05-03T10:00:00.000Z", bytes: new TextEncoder().encode(HTML).byteLength }],
     ]);
-    expect(new TextDecoder().decode(bobs.copies.get(links[1]!.id).html)).toBe(HTML);
+    expect(new TextDecoder().decode(copyHtml(bobs.copies.get(links[1]!.id)))).toBe(HTML);
   });
 
   it("an import whose copies would pass the owner's quota is refused whole", async () => {

@@ -68,7 +68,7 @@ export function copyRoutes({ clock }: { clock: () => number }, { apiUser }: Guar
         },
       }),
     })
-    .get("/links/:id/copy", ({ shelf, params }) => copyResponse(shelf.copies.get(parseId(params.id))), apiRoute({
+    .get("/links/:id/copy", ({ request, shelf, params }) => copyResponse(request, shelf.copies.get(parseId(params.id))), apiRoute({
       tag: "copies", summary: "Read the copy of a link's page", id: true,
       description: "The HTML file as it was stored, served so that it can do no harm: `Content-Security-Policy: sandbox` (no scripts, " +
         "no same origin), nothing loaded from anywhere (inline styles and data: images and fonts only), `nosniff`, `no-referrer`.",

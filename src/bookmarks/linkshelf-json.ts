@@ -10,6 +10,7 @@ import { byPosition, type Placed } from "../shelf/order";
 import type { CollectionRow } from "../db/schema";
 import type { Membership } from "../shelf/collections";
 import type { Shelf } from "../shelf/shelf";
+import { copyHtml } from "../shelf/copies";
 import { formatNumber } from "../format";
 import type { ImportDocument } from "./document";
 import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeFolder } from "./netscape";
@@ -111,7 +112,7 @@ export function exportJson(shelf: Shelf, now: number, options: { withText?: bool
       };
       if (options.withText && shelf.links.contentSummary(link.id) !== null) json.text = shelf.links.content(link.id).text;
       const copy = options.withCopies && link.copySavedAt !== null ? shelf.copies.find(link.id) : undefined;
-      if (copy) json.copy = { savedAt: copy.savedAt, html: utf8.decode(copy.html) };
+      if (copy) json.copy = { savedAt: copy.savedAt, html: utf8.decode(copyHtml(copy)) };
       links.push(json);
     }
     return at;

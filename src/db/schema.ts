@@ -129,7 +129,12 @@ export const linkCopies = sqliteTable("link_copies", {
    * the row's first page, never from the overflow pages the body spills into.
    */
   body: blob("body", { mode: "buffer" }).notNull(),
-}, (table) => [index("link_copies_user_idx").on(table.userId, table.storedBytes)]);
+}, (table) => [
+  // The quota's sum, from the index alone.
+  index("link_copies_user_idx").on(table.userId, table.storedBytes),
+  // `copy` in a link's JSON, from the index alone: a list never reads the pages a body fills.
+  index("link_copies_summary_idx").on(table.linkId, table.savedAt, table.bytes),
+]);
 
 /**
  * One confirmed import of a bookmark file (from the import page or the CLI), with its report's

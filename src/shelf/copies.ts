@@ -21,9 +21,9 @@ export interface CopySummary {
   bytes: number;
 }
 
-/** One copy as served: the HTML file and when it was saved. */
+/** One copy as stored: its HTML file compressed (Zstandard; copyHtml reads it) and when it was saved. */
 export interface StoredCopy {
-  html: Uint8Array;
+  zstd: Uint8Array;
   savedAt: string;
 }
 
@@ -39,8 +39,8 @@ export interface CopyUsage {
 /** packCopy compresses a copy for storage (Zstandard, level 3: a 20 MiB file in a fraction of a second). */
 export const packCopy = (html: Uint8Array): Buffer => Bun.zstdCompressSync(html, { level: 3 });
 
-/** unpackCopy is the HTML file of a stored copy. */
-export const unpackCopy = (stored: Uint8Array): Uint8Array => Bun.zstdDecompressSync(stored);
+/** copyHtml is the HTML file of a stored copy. */
+export const copyHtml = (copy: StoredCopy): Uint8Array => Bun.zstdDecompressSync(copy.zstd);
 
 /** The message of a copy over COPY_LIMITS. */
 export const COPY_TOO_LARGE = `A page copy may be at most ${formatBytes(COPY_LIMITS.bytes)} before compression: nothing was stored.`;
@@ -91,7 +91,7 @@ export class ShelfCopies {
     const row = this.owner.db.select({ body: linkCopies.body, savedAt: linkCopies.savedAt }).from(linkCopies)
       .innerJoin(links, eq(links.id, linkCopies.linkId))
       .where(and(eq(linkCopies.linkId, id), eq(links.userId, this.owner.user.id))).get();
-    return row && { html: unpackCopy(row.body), savedAt: iso(row.savedAt) };
+    return row && { zstd: row.body, savedAt: iso(row.savedAt) };
   }
 
   /** get is the copy of one of the owner's links (NotFound: another user's or unknown link, or no copy). */

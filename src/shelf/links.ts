@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { preparedQueries } from "../db/client";
-import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
+import { linkCollections, linkCopies, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
 import { toLinkJson, type CopyColumns } from "./json";
 import { LINK_LIMITS, LINK_PAGE } from "./limits";
@@ -38,11 +38,16 @@ const linkQueries = preparedQueries((db) => ({
 /** A new link has no copy. */
 const NO_COPY: CopyColumns = { copySavedAt: null, copyBytes: null };
 
-/** A link's copy, from its row's first page (never its body): what `copy` in its JSON says. */
-export const COPY_COLUMNS = {
-  copySavedAt: sql<number | null>`(SELECT c.saved_at FROM link_copies c WHERE c.link_id = links.id)`,
-  copyBytes: sql<number | null>`(SELECT c.bytes FROM link_copies c WHERE c.link_id = links.id)`,
-};
+/**
+ * copiesOf is what `copy` in the JSON of each of those links says, read from the copies' summary
+ * index (never a body): one query for a page of links, after it is chosen.
+ */
+function copiesOf(owner: Owner, ids: readonly number[]): Map<number, CopyColumns> {
+  if (ids.length === 0) return new Map();
+  return new Map(owner.db.select({ id: linkCopies.linkId, copySavedAt: linkCopies.savedAt, copyBytes: linkCopies.bytes }).from(linkCopies)
+    .where(sql`${linkCopies.linkId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`).all()
+    .map(({ id, ...copy }) => [id, copy]));
+}
 
 /** parseIdList reads the comma-separated ids of a group_concat, sorted ascending. */
 function parseIdList(list: string | null): number[] {
@@ -189,20 +194,20 @@ export function linkSaved(owner: Owner, link: { id: number; url: string }, page?
 export class ShelfLinks {
   constructor(private readonly owner: Owner) {}
 
-  /** select reads the owner's links matching `where`, each with its collection ids, in `order`. */
+  /** select reads the owner's links matching `where`, each with its collection ids and its copy's summary, in `order`: two queries. */
   private select(where: (SQL | undefined)[], order: ViewOrder, limit?: number, offset = 0): LinkJson[] {
     const query = this.owner.db
       .select({
         link: links,
         // Written out: drizzle would name the outer column `"id"`, without its table.
         collectionIds: sql<string | null>`(SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = links.id)`,
-        ...COPY_COLUMNS,
       })
       .from(links)
       .$dynamic();
     const ordered = this.inOrder(query, where, order);
     const rows = limit === undefined ? ordered.all() : ordered.limit(limit).offset(offset).all();
-    return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds), row));
+    const copies = copiesOf(this.owner, rows.map((row) => row.link.id));
+    return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds), copies.get(row.link.id) ?? NO_COPY));
   }
 
   /**

@@ -8,7 +8,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
 import { collections, linkCopies, links, users, type CollectionRow } from "../db/schema";
 import { iso } from "../timestamps";
-import { unpackCopy, type StoredCopy } from "./copies";
+import type { StoredCopy } from "./copies";
 import type { LinkPage, LinkQuery, PublicCollectionView } from "./types";
 import { ShelfLinks } from "./links";
 
@@ -88,5 +88,5 @@ export function publicCopy(db: Db, id: number): StoredCopy | undefined {
   const row = db.select({ body: linkCopies.body, savedAt: linkCopies.savedAt }).from(linkCopies)
     .innerJoin(links, and(eq(links.id, linkCopies.linkId), eq(links.userId, linkCopies.userId)))
     .where(and(eq(linkCopies.linkId, id), copiesShown)).get();
-  return row && { html: unpackCopy(row.body), savedAt: iso(row.savedAt) };
+  return row && { zstd: row.body, savedAt: iso(row.savedAt) };
 }

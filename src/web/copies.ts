@@ -24,12 +24,12 @@ export function copyPages({ db }: { db: ShelfDb }, { requester }: Pick<Guards, "
   return new Elysia()
     .use(surfaces)
     .use(requester)
-    .get("/links/:id/copy", ({ params, requester: shelf }) => {
+    .get("/links/:id/copy", ({ request, params, requester: shelf }) => {
       const id = readId(params.id);
       const copy = id === undefined ? undefined : shelf?.copies.find(id) ?? publicCopy(db, id);
       // Someone not signed in may be its owner: the 404 page offers to sign in and come back.
       if (!copy) throw new NotFound(undefined, shelf ? undefined : { ...NO_COPY_HERE, next: `/links/${params.id}/copy` });
-      return copyResponse(copy);
+      return copyResponse(request, copy);
     }, {
       surface: COPY_PAGE,
       detail: describeRoute({
