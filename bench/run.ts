@@ -22,6 +22,7 @@ import { benchImportServices, withinBudget } from "./import-services";
 import { abuseRows, benchAbuse } from "./abuse";
 import { benchTree } from "./tree";
 import { ABUSE_TARGETS, benchRequestAbuse } from "./abuse-requests";
+import { benchCopies } from "./copies";
 import { CHROMIUM } from "../test/programs";
 
 const began = performance.now();
@@ -57,6 +58,8 @@ console.error("measuring hostile files, each on a fresh server with /healthz ask
 const abuse = await benchAbuse(binary);
 console.error("measuring /healthz and peak RSS under the hostile requests (a fresh server each) ...");
 const requestAbuse = await benchRequestAbuse(binary);
+console.error("measuring page copies: serving a 5 MB copy, 10,000 copies in the file, the stored size of a 3 MB article ...");
+const copies = await benchCopies(binary);
 const loadAverageAtEnd = loadavg()[0]!;
 
 type Status = "ok" | "MISS" | "FLOOR";
@@ -116,6 +119,15 @@ const rows: [Status, string, string, string, string][] = [
       `${figure.p99.toFixed(1)} ms`, `≤ ${searchAbuse.target} ms`];
   }),
   [status(search.rssWhileServingMiB <= search.rssTarget), "RSS while serving searches", `${search.links.toLocaleString("en")} links`, `${search.rssWhileServingMiB.toFixed(0)} MiB`, `≤ ${search.rssTarget} MiB`],
+  [status(copies.serve.ratio <= copies.serve.target), "GET a 5 MB page copy ÷ bare send",
+    `${copies.serve.linkshelfMs.toFixed(2)} / ${copies.serve.bareMs.toFixed(2)} ms, zstd sent as stored; RSS ${copies.serve.rssBeforeMiB.toFixed(0)} → ${copies.serve.rssAfterMiB.toFixed(0)} MiB after 100`,
+    x(copies.serve.ratio), `≤ ${copies.serve.target}`],
+  ...copies.many.figures.map((figure): [Status, string, string, string, string] =>
+    [status(figure.change <= copies.many.target), `${figure.name}, ${copies.many.copies.toLocaleString("en")} copies in the file`,
+      `server time ${figure.withoutMs.toFixed(2)} ms without, ${figure.withMs.toFixed(2)} ms with`, `${(figure.change * 100).toFixed(0)} %`, `≤ +${copies.many.target * 100} %`]),
+  [status(copies.stored.article.ratio <= copies.stored.target), "stored ÷ raw, a 3 MB article with images",
+    `${mb(copies.stored.article.stored)} / ${mb(copies.stored.article.raw)}; text alone ${(copies.stored.text.ratio * 100).toFixed(2)} %`,
+    x(copies.stored.article.ratio), `≤ ${copies.stored.target}`],
   ...([["10,000 slow sign-in forms, one address", slowUploads.login], ["280 slow 2 MiB saved pages, one address", slowUploads.content]] as const).map(([name, figure]): [Status, string, string, string, string] =>
     [status(withinTarget(figure)), `${name}: peak RSS`, `/healthz ${figure.healthz.answered} / ${figure.healthz.polled} answered, slowest ${figure.healthz.slowestMs.toFixed(0)} ms`,
       `${figure.peakRssMiB.toFixed(0)} MiB`, `< ${slowUploads.rssTarget} MiB, all`]),
@@ -154,7 +166,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, importServices, sync, abuse, requestAbuse,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, importServices, sync, copies, abuse, requestAbuse,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");

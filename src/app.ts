@@ -17,6 +17,8 @@ import { healthRoutes } from "./api/health";
 import { importRoutes } from "./api/imports";
 import { linkRoutes } from "./api/links";
 import { searchRoutes } from "./api/search";
+import { copyRoutes } from "./api/copies";
+import { copyPages } from "./web/copies";
 import { tokenRoutes } from "./api/tokens";
 import { trashRoutes } from "./api/trash";
 import { changeRoutes } from "./api/changes";
@@ -55,6 +57,7 @@ export function createApp(given: AppDeps) {
     .use(surfaces)
     .use(guard.apiUser)
     .use(searchRoutes(deps, guard, once))
+    .use(copyRoutes(deps, guard, once))
     .use(healthRoutes(deps, guard, once))
     .use(batchRoutes(deps, guard, once))
     .use(jsonBody)
@@ -91,6 +94,7 @@ export function createApp(given: AppDeps) {
     .use(authPages(deps, signIns))
     .use(webPages(deps, pages, signIns))
     .use(publicRoutes(deps))
+    .use(copyPages(deps, guard))
     .use(extensionRoutes(deps))
     .use(faviconRoutes(deps, guard))
     .use(assetRoutes());

@@ -53,10 +53,11 @@ Commands:
                                      refused while a server uses the data directory
   import FILE --email E [--dry-run] [--into ID] [--keep-public]
 ${wrapped(`import a file of one of these formats, recognised by its content (see docs/import.md): ${FORMATS.map((row) => row.name).join(", ")}; folders and tags become private collections, a public one is never added to; --into puts the file's collections inside private collection ID; --keep-public keeps a linkshelf JSON file's public collections public; --dry-run reports what would happen and stores nothing`)}
-  export --email E [--format json] [--with-text]
+  export --email E [--format json] [--with-text] [--with-copies]
                                      write the user's links as a Netscape bookmark file on stdout,
                                      or as linkshelf JSON (everything, with --with-text the saved
-                                     page texts too)
+                                     page texts too, with --with-copies the page copies too;
+                                     importing that file restores them)
 
 Passwords are read from the first line of stdin when it is not a terminal,
 otherwise prompted for twice without echo (at least 8 characters).
@@ -83,7 +84,7 @@ class UsageError extends Error {}
 /** A command that could not do its job: one line on stderr, exit 1. */
 class CommandError extends Error {}
 
-type Flag = "port" | "host" | "data-dir" | "email" | "name" | "id" | "dry-run" | "into" | "keep-public" | "format" | "with-text";
+type Flag = "port" | "host" | "data-dir" | "email" | "name" | "id" | "dry-run" | "into" | "keep-public" | "format" | "with-text" | "with-copies";
 /** A flag's value; a switch that was given (`--dry-run`) is "". */
 type Flags = Partial<Record<Flag, string>>;
 
@@ -139,14 +140,14 @@ const COMMANDS: Record<string, Command> = {
       const rules = new Rules();
       const name = checkTokenName(rules, flags.name ?? "CLI");
       rules.check();
-      io.out(requireShelf(db, flags.email!).tokens.create(name, Date.now()).token);
+      io.out(requireShelf(db, flags.email!, config).tokens.create(name, Date.now()).token);
       return 0;
     }),
   },
   "token list": {
     flags: ["email", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
-      const shelf = requireShelf(db, flags.email!);
+      const shelf = requireShelf(db, flags.email!, config);
       io.out(["id", "name", "createdAt", "lastUsedAt"].join("\t"));
       for (const token of shelf.tokens.list()) {
         io.out([token.id, token.name, iso(token.createdAt), token.lastUsedAt === null ? "never" : iso(token.lastUsedAt)].join("\t"));
@@ -167,7 +168,7 @@ const COMMANDS: Record<string, Command> = {
   import: {
     flags: ["email", "dry-run", "into", "keep-public", "data-dir"], required: ["email"], args: 1,
     run: (config, flags, [file], io) => withDb(config, async (db) => {
-      const shelf = requireShelf(db, flags.email!);
+      const shelf = requireShelf(db, flags.email!, config);
       const bytes = await Bun.file(file!).bytes().catch((error: Error) => {
         throw new CommandError(`cannot read ${file}: ${error.message}`);
       });
@@ -196,14 +197,14 @@ const COMMANDS: Record<string, Command> = {
     }),
   },
   export: {
-    flags: ["email", "format", "with-text", "data-dir"], required: ["email"], args: 0,
+    flags: ["email", "format", "with-text", "with-copies", "data-dir"], required: ["email"], args: 0,
     run: (config, flags, _a, io) => withDb(config, async (db) => {
-      const shelf = requireShelf(db, flags.email!);
+      const shelf = requireShelf(db, flags.email!, config);
       const format = flags.format ?? "html";
       if (format !== "html" && format !== "json") throw new UsageError(`--format must be html or json, not "${format}"`);
       if (format === "json") {
         const { exportJson } = await import("./bookmarks/linkshelf-json");
-        io.write(`${JSON.stringify(exportJson(shelf, Date.now(), { withText: flags["with-text"] !== undefined }), null, 1)}\n`);
+        io.write(`${JSON.stringify(exportJson(shelf, Date.now(), { withText: flags["with-text"] !== undefined, withCopies: flags["with-copies"] !== undefined }), null, 1)}\n`);
         return 0;
       }
       const { exportBookmarks } = await import("./bookmarks/export");
@@ -300,7 +301,7 @@ function parseCommandLine(argv: string[]): { command: string; flags: Flags; args
 }
 
 const STRING_FLAGS = new Set(["port", "host", "data-dir", "email", "name", "id", "into", "format"]);
-const SWITCHES = new Set(["help", "version", "dry-run", "keep-public", "with-text"]);
+const SWITCHES = new Set(["help", "version", "dry-run", "keep-public", "with-text", "with-copies"]);
 
 /**
  * readWords splits a command line into flags and words the way node:util's strict parseArgs
@@ -386,9 +387,9 @@ function requireUser(db: Db, email: string) {
   return user;
 }
 
-/** requireShelf is the shelf of the user with that email (the commands that read or write one). */
-function requireShelf(db: Db, email: string): Shelf {
-  return new Shelf(db, requireUser(db, email));
+/** requireShelf is the shelf of the user with that email (the commands that read or write one), with the configured room for page copies. */
+function requireShelf(db: Db, email: string, config: Pick<Config, "copyQuota">): Shelf {
+  return new Shelf(db, requireUser(db, email), undefined, undefined, config.copyQuota);
 }
 
 /** readNewPassword reads the first line of piped stdin, or prompts twice on a terminal. */

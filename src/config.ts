@@ -31,6 +31,8 @@ export interface Config {
   backup: BackupSchedule | null;
   /** How many days a deleted link or collection stays in the trash (`LINKSHELF_TRASH_DAYS`); 0 deletes at once. */
   trashDays: number;
+  /** The bytes of page copies each user may keep, as stored (compressed): `LINKSHELF_COPY_QUOTA`; 0 keeps none. */
+  copyQuota: number;
 }
 
 export interface LinkCheckConfig {
@@ -67,7 +69,7 @@ export interface ConfigFlags {
 /** A configuration the server cannot start with; main prints its message and exits 2. */
 export class ConfigError extends Error {}
 
-export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60", backupKeep: 7, linkCheck: "7d", linkCheckConfirm: "3/7d", trashDays: 30 } as const;
+export const DEFAULTS = { port: 3000, host: "0.0.0.0", dataDir: "./data", rateLimit: "300/60", backupKeep: 7, linkCheck: "7d", linkCheckConfirm: "3/7d", trashDays: 30, copyQuota: "2GiB" } as const;
 
 /** The longest a deleted item may stay in the trash, in days: ten years. */
 export const MAX_TRASH_DAYS = 3650;
@@ -98,6 +100,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: "LINKSHELF_LINK_CHECK_CONFIRM", value: "N/PERIOD", help: `a link is broken after N failures in a row over PERIOD (default ${DEFAULTS.linkCheckConfirm})` },
   { name: "LINKSHELF_LINK_CHECK_ALLOW_PRIVATE", value: "1", help: "also check links on loopback and LAN addresses (default 0)" },
   { name: "LINKSHELF_TRASH_DAYS", value: "N", help: `days a deleted link or collection stays in the trash; 0 deletes at once (default ${DEFAULTS.trashDays})` },
+  { name: "LINKSHELF_COPY_QUOTA", value: "SIZE", help: `page copies each user may keep, compressed, such as 500MiB; 0: none (default ${DEFAULTS.copyQuota})` },
   { name: "LINKSHELF_LOG", value: "access|off", help: "access: one log line per request (default off)" },
   { name: "LINKSHELF_BACKUP_EVERY", value: "PERIOD", help: "scheduled backups while serving, such as 24h (default off)" },
   { name: "LINKSHELF_BACKUP_DIR", value: "DIR", help: "the folder for scheduled backups (required with LINKSHELF_BACKUP_EVERY)" },
@@ -124,7 +127,21 @@ export function loadConfig(flags: ConfigFlags, env: Record<string, string | unde
     log: parseLog(env.LINKSHELF_LOG),
     backup: parseBackup(env),
     trashDays: parseTrashDays(env.LINKSHELF_TRASH_DAYS),
+    copyQuota: parseSize("LINKSHELF_COPY_QUOTA", env.LINKSHELF_COPY_QUOTA || DEFAULTS.copyQuota),
   };
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3, t: 1024 ** 4, tib: 1024 ** 4 };
+/** The largest size a setting takes: 1 PiB. */
+const MAX_SIZE = 1024 ** 5;
+
+/** parseSize reads a size in bytes: a whole number and an optional binary unit (`K`/`KiB`, `M`/`MiB`, `G`/`GiB`, `T`/`TiB`; any case). */
+export function parseSize(name: string, value: string): number {
+  const match = /^(\d{1,16})\s*([a-z]*)$/i.exec(value.trim());
+  const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
+  const bytes = match && unit !== undefined ? Number(match[1]) * unit : NaN;
+  if (!(bytes <= MAX_SIZE)) throw new ConfigError(`invalid ${name} "${value}": expected a size such as 2GiB, 500MiB or 0`);
+  return bytes;
 }
 
 /** parseTrashDays reads LINKSHELF_TRASH_DAYS: a whole number of days from 0 (no trash) to MAX_TRASH_DAYS. */

@@ -119,6 +119,13 @@ export class PayloadTooLarge extends AppError {
   }
 }
 
+/** The owner's room for something (page copies) would be exceeded: 507, nothing stored. */
+export class InsufficientStorage extends AppError {
+  constructor(code: string, message: string) {
+    super(507, code, message);
+  }
+}
+
 export class BadRequest extends AppError {
   constructor(message: string) {
     super(400, "BAD_REQUEST", message);

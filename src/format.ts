@@ -15,3 +15,16 @@ let grouped: Intl.NumberFormat | undefined;
 export function countOf(n: number, one: string, many = `${one}s`): string {
   return `${formatNumber(n)} ${n === 1 ? one : many}`;
 }
+
+/** formatBytes writes a size in binary units, to one decimal where it helps: `512 bytes`, `1.5 KiB`, `20 MiB`, `2 GiB`. */
+export function formatBytes(bytes: number): string {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  if (bytes < 1024) return countOf(bytes, "byte");
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number.isInteger(value) || value >= 100 ? Math.round(value) : value.toFixed(1).replace(/\.0$/, "")} ${units[unit]}`;
+}

@@ -26,7 +26,7 @@ import {
   type TestUser,
 } from "./helpers";
 
-const COLLECTION_KEYS = ["author", "authorId", "createdAt", "description", "icon", "id", "isDefault", "isOwner", "links", "name", "order", "parentId", "updatedAt", "visibility"];
+const COLLECTION_KEYS = ["author", "authorId", "copiesPublic", "createdAt", "description", "icon", "id", "isDefault", "isOwner", "links", "name", "order", "parentId", "updatedAt", "visibility"];
 const valid = { name: "Reading", visibility: "PRIVATE" };
 
 /** setup names alice, so that the answers' authors can be written out in full. */
@@ -86,7 +86,7 @@ describe("POST /api/v1/collections", () => {
     expect(collection).toEqual({
       id: expect.any(Number), name: "Reading", description: null, visibility: "PRIVATE", authorId: alice.user.id,
       author: { id: alice.user.id, name: "Alice", email: "alice@example.test" }, links: [], icon: "📁", isDefault: false,
-      createdAt: expect.stringMatching(ISO), updatedAt: collection.createdAt, isOwner: true, parentId: null, order: [],
+      createdAt: expect.stringMatching(ISO), updatedAt: collection.createdAt, isOwner: true, copiesPublic: false, parentId: null, order: [],
     });
     expect(await collectionOf(env, alice, collection.id)).toEqual(collection);
   });
@@ -281,7 +281,7 @@ describe("the Inbox", () => {
     expect(collections[0]).toEqual({
       id: inbox, name: "Inbox", description: null, visibility: "PRIVATE", authorId: alice.user.id,
       author: { id: alice.user.id, name: "Alice", email: "alice@example.test" }, links: [], icon: "📥", isDefault: true,
-      createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO), isOwner: true, parentId: null, order: [],
+      createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO), isOwner: true, copiesPublic: false, parentId: null, order: [],
     });
   });
 

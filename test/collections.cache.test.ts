@@ -36,8 +36,8 @@ describe("GET /api/v1/collections, kept between changes", () => {
     const inboxId = 1;
     const author = { id: owner.user.id, name: owner.user.name, email: owner.user.email };
     const linkJson = (link: typeof first, collectionIds: number[]) => ({
-      id: link.id, name: link.name, description: "", url: link.url, favorite: link.favorite, clicks: 0,
-      lastClickedAt: null, collectionIds, authorId: owner.user.id, createdAt: link.createdAt, updatedAt: link.updatedAt,
+      id: link.id, name: link.name, description: "", url: link.url, favorite: link.favorite, toRead: false, archived: false, clicks: 0,
+      lastClickedAt: null, collectionIds, copy: null, authorId: owner.user.id, createdAt: link.createdAt, updatedAt: link.updatedAt,
     });
     const expected = {
       collections: [
@@ -45,13 +45,13 @@ describe("GET /api/v1/collections, kept between changes", () => {
           id: inboxId, name: "Inbox", description: null, visibility: "PRIVATE", authorId: owner.user.id, author,
           links: [linkJson(second, [inboxId, reading.id]), linkJson(first, [inboxId])],
           icon: "📥", isDefault: true, createdAt: iso(owner.user.createdAt), updatedAt: iso(owner.user.createdAt), isOwner: true,
-          parentId: null, order: [{ kind: "link", id: first.id }, { kind: "link", id: second.id }],
+          copiesPublic: false, parentId: null, order: [{ kind: "link", id: first.id }, { kind: "link", id: second.id }],
         },
         {
           id: reading.id, name: "Reading 𝄞", description: "tabs\tand\nlines", visibility: "PUBLIC", authorId: owner.user.id, author,
           links: [linkJson(second, [inboxId, reading.id])],
           icon: "🇫🇷", isDefault: false, createdAt: reading.createdAt, updatedAt: reading.updatedAt, isOwner: true,
-          parentId: null, order: [{ kind: "link", id: second.id }],
+          copiesPublic: false, parentId: null, order: [{ kind: "link", id: second.id }],
         },
       ],
     };

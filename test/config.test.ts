@@ -33,7 +33,18 @@ describe("loadConfig", () => {
       log: { access: false },
       backup: null,
       trashDays: 30,
+      copyQuota: 2 * 1024 ** 3,
     });
+  });
+
+  it("gives each user 2 GiB of page copies by default, LINKSHELF_COPY_QUOTA in bytes or binary units (0: none), and refuses anything else", () => {
+    expect(loadConfig({}, { LINKSHELF_COPY_QUOTA: "" }).copyQuota).toBe(2 * 1024 ** 3);
+    for (const [value, bytes] of [["0", 0], ["1000", 1000], ["500MiB", 500 * 1024 ** 2], ["10g", 10 * 1024 ** 3], ["64 KiB", 64 * 1024], ["1TiB", 1024 ** 4]] as const) {
+      expect(loadConfig({}, { LINKSHELF_COPY_QUOTA: value }).copyQuota).toBe(bytes);
+    }
+    for (const value of ["-1", "2GB", "1.5GiB", "lots", "2 GiB extra", "99999999999999999"]) {
+      expect(loadError({}, { LINKSHELF_COPY_QUOTA: value }).message).toBe(`invalid LINKSHELF_COPY_QUOTA "${value}": expected a size such as 2GiB, 500MiB or 0`);
+    }
   });
 
   it("keeps deleted items 30 days by default, LINKSHELF_TRASH_DAYS from 0 (no trash) to 3650, and refuses anything else", () => {

@@ -71,6 +71,26 @@ describe("writeBackup", () => {
     }
   });
 
+  it("carries the page copies, compressed as they are stored", async () => {
+    const { env, alice } = await used();
+    const link = await createLink(env, alice, { name: "Kept", url: "https://kept.example/" });
+    const html = "<p>As it was.</p>".repeat(100);
+    const put = await env.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/copy`, {
+      method: "PUT", body: html, headers: { authorization: `Bearer ${alice.token}`, "content-type": "text/html" },
+    }));
+    expect(put.status).toBe(200);
+    const file = join(testDir("backup-copies"), "backup.db");
+    writeBackup(env.db.$client, file);
+    const copy = new Database(file, { readonly: true });
+    try {
+      const row = copy.query<{ body: Uint8Array; bytes: number }, [number]>("SELECT body, bytes FROM link_copies WHERE link_id = ?").get(link.id)!;
+      expect(row.bytes).toBe(html.length);
+      expect(Buffer.from(Bun.zstdDecompressSync(row.body)).toString()).toBe(html);
+    } finally {
+      copy.close();
+    }
+  });
+
   it("never overwrites an existing file, and leaves nothing behind when it fails", async () => {
     const { env } = await used();
     const dir = testDir("backup-refused");

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../src/db/client";
 import { applyMigrations, embeddedMigrations } from "../src/db/migrate";
+import { checkDatabase } from "../src/db/schema-check";
 import { Shelf } from "../src/shelf/shelf";
 import { findUserByEmail } from "../src/users/service";
 import { REPO_ROOT } from "./binary";
@@ -203,6 +204,27 @@ describe("the change history's migration", () => {
     } finally {
       closeDatabase(env.db);
     }
+  });
+});
+
+describe("the read later and copies migration", () => {
+  it("upgrades a database of the change history (0014): every link is neither to read nor archived, no collection shows copies, and a flag alone marks the feed", () => {
+    const sqlite = new Database(":memory:", { strict: true });
+    sqlite.run("PRAGMA foreign_keys = ON");
+    const at = embeddedMigrations.findIndex((m) => m.tag.startsWith("0015_"));
+    expect(embeddedMigrations[at - 1]!.tag).toBe("0014_change_history");
+    applyMigrations(sqlite, embeddedMigrations.slice(0, at));
+    seedRelease0(sqlite);
+    const before = dump(sqlite);
+    expect(applyMigrations(sqlite)).toEqual(embeddedMigrations.slice(at).map((m) => m.tag));
+    expect(dump(sqlite)).toEqual(before);
+    expect(sqlite.query("SELECT to_read, archived FROM links").all()).toEqual([{ to_read: 0, archived: 0 }]);
+    expect(sqlite.query("SELECT DISTINCT copies_public FROM collections").all()).toEqual([{ copies_public: 0 }]);
+    expect(sqlite.query("SELECT count(*) AS n FROM link_copies").get()).toEqual({ n: 0 });
+    checkDatabase(sqlite, "upgraded.db");
+    sqlite.run("DELETE FROM pending_changes");
+    sqlite.run("UPDATE links SET to_read = 1 WHERE id = 1");
+    expect(sqlite.query("SELECT kind, item_id FROM pending_changes").all()).toEqual([{ kind: "link", item_id: 1 }]);
   });
 });
 

@@ -90,7 +90,7 @@ describe("captureTab against the real app", () => {
     expect(await captureTab({ scripting, client, tabId: 7, linkId: link.id })).toBe("saved");
     expect(scripting.calls).toEqual(["files capture.js", "func"]);
     // The reader lives in the isolated world only.
-    expect(Object.keys(scripting.world)).toEqual(["linkshelfReadPage"]);
+    expect(Object.keys(scripting.world)).toEqual(["linkshelfReadPage", "linkshelfKeepCopy"]);
     const { status, body } = await get(env, `/api/v1/links/${link.id}/content`, { token: alice.token });
     expect(status).toBe(200);
     expect(body.content).toMatchObject({ source: "browser", byline: "Mara Oyelaran", lang: "en" });

@@ -113,6 +113,15 @@ describe.skipIf(!present)("the extension in Chromium", () => {
     expect(icons).toEqual(pages.map((page) => `${origin}/favicon?url=${encodeURIComponent(page.url)}`));
     await again.close();
 
+    // Read later in one key: R in the popup saves the page on the reading list (not a favorite: the folder stays).
+    const later = await save({ url: `${stack.siteOrigin}/d`, title: "Page d" });
+    await later.keyboard.press("r");
+    await later.waitForSelector("#result.ok");
+    expect(await later.textContent("#result")).toBe("Saved to Inbox, to read.");
+    await later.close();
+    const reading = await (await fetch(`${origin}/api/v1/links?toRead=true`, { headers: { authorization: `Bearer ${token}` } })).json() as { links: { name: string }[] };
+    expect(reading.links.map((link) => link.name)).toEqual(["Page d"]);
+
     // Click through the pinned bookmarks: c three times, b once. The folder follows the clicks.
     const byTitle = new Map(saved.folder.map((node) => [node.title, node.url]));
     const browse = await context.newPage();

@@ -118,5 +118,24 @@ describe.skipIf(!present)("the extension in Firefox", () => {
     await bidi.click(options, "#refresh");
     const ranked = await waitUntil(() => pinned(bidi, options), (state) => state.folder.map((node) => node.title).join() === "Page b,Page a", "the folder after clicks");
     expect(ranked.folder.map((node) => node.title)).toEqual(["Page b", "Page a"]);
+
+    // Keep a copy of a tab: the popup saves the page, makes the copy in the tab (the same code as
+    // in Chromium) and sends it; the server has it.
+    const pageUrl = `${stack.siteOrigin}/c`;
+    const pageTab = await bidi.newTab(pageUrl);
+    // A match pattern cannot name a port in Firefox: the tab is found among all of them.
+    const tabId = await bidi.text(options, `browser.tabs.query({}).then((tabs) => String(tabs.find((tab) => tab.url === ${JSON.stringify(pageUrl)}).id))`);
+    const copyUrl = `${BASE}/popup.html?${new URLSearchParams({ url: pageUrl, title: "Page c", tabId })}`;
+    await bidi.evaluate(options, `browser.tabs.create({ url: ${JSON.stringify(copyUrl)} }).then(() => "opened")`);
+    const keeper = (await waitUntil(() => bidi.urls(), (tabs) => tabs.some((tab) => tab.url === copyUrl), "the popup page")).find((tab) => tab.url === copyUrl)!.context;
+    await waitUntil(() => bidi.text(keeper, `String(document.querySelectorAll("#collections input").length)`), (count) => count === "1", "the collections");
+    await bidi.click(keeper, "#keep-copy");
+    expect(await waitUntil(() => bidi.text(keeper, `document.querySelector("#copy-result").textContent`), (text) => text !== "" && text !== "Keeping a copy…", "keeping a copy")).toStartWith("Copy kept, ");
+    const token = await readToken();
+    const links = (await (await fetch(`${origin}/api/v1/links`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { links: { id: number; url: string }[] };
+    const kept = links.links.find((link) => link.url === pageUrl)!;
+    const copy = await (await fetch(`${origin}/api/v1/links/${kept.id}/copy`, { headers: { Authorization: `Bearer ${token}` } })).text();
+    expect(copy).toContain(await bidi.text(pageTab, "document.title"));
+    expect(copy).not.toMatch(/<script/i);
   }, TIMEOUT_MS);
 });

@@ -51,7 +51,7 @@ describe("sameUrl", () => {
 
 describe("findSaved", () => {
   const link = (id: number, url: string): LinkJson => ({
-    id, url, name: `Link ${id}`, description: "", favorite: false, clicks: 0, lastClickedAt: null, collectionIds: [], authorId: 1,
+    id, url, name: `Link ${id}`, description: "", favorite: false, toRead: false, archived: false, copy: null, clicks: 0, lastClickedAt: null, collectionIds: [], authorId: 1,
     createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z",
   });
   const collection = (id: number, name: string, links: LinkJson[]) =>

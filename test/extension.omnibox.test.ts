@@ -123,7 +123,7 @@ describe("describeHit and markMatches", () => {
   it("marks each valid range and ignores ranges out of order or out of bounds", () => {
     expect(markMatches("a<b & c", [[0, 1], [4, 5], [3, 9], [2, 1], [6, 7]])).toBe("<match>a</match>&#60;b <match>&#38;</match> <match>c</match>");
     const hit = {
-      link: { id: 1, name: "N", description: "", url: "https://x.example/", favorite: false, clicks: 0, lastClickedAt: null, collectionIds: [], authorId: 1, createdAt: "", updatedAt: "" },
+      link: { id: 1, name: "N", description: "", url: "https://x.example/", favorite: false, toRead: false, archived: false, copy: null, clicks: 0, lastClickedAt: null, collectionIds: [], authorId: 1, createdAt: "", updatedAt: "" },
       score: 1,
       snippet: { text: "one\ntwo  three", matches: [[4, 7]] as [number, number][] },
     };

@@ -4,7 +4,7 @@ import { recordCheck } from "../src/shelf/link-checks";
 import { loadState, saveSignIn } from "../extension/src/state";
 import type { BookmarkNode } from "../extension/src/webext";
 import { APP_ORIGIN, FakeBookmarks, FakeStorage, appFetch } from "./extension.fakes";
-import { createLink, createUser, get, makeEnv, put, type TestEnv, type TestUser } from "./helpers";
+import { createLink, createUser, get, makeEnv, put, shelfFor, type TestEnv, type TestUser } from "./helpers";
 
 interface Setup {
   env: TestEnv;
@@ -172,6 +172,21 @@ describe("findBookmarksBar", () => {
     const outcome = await s.sync();
     expect(outcome.ops.map((op) => op.type)).toEqual(["rename"]);
     expect(await s.pinned()).toEqual([`A ${APP_ORIGIN}/l/${a.id}`, `B ${APP_ORIGIN}/l/${b.id}`]);
+  });
+
+  it("a broken favorite with a page copy opens the copy, its title saying of which day; recovered, the link again", async () => {
+    const s = await setUp();
+    const a = await createLink(s.env, s.alice, { name: "A", url: "https://a.example/", favorite: true });
+    const rule = s.env.config.linkCheck;
+    shelfFor(s.env, s.alice).copies.save(a.id, new TextEncoder().encode("<p>kept</p>"), Date.parse("2026-05-03T10:00:00Z"));
+    await s.sync();
+    expect(await s.pinned()).toEqual([`A ${APP_ORIGIN}/l/${a.id}`]);
+    for (const day of [9, 5, 1]) recordCheck(s.env.db, a.id, { outcome: "gone", status: 404, detail: "HTTP 404" }, s.env.clock.now - day * 86_400_000, rule);
+    await s.sync();
+    expect(await s.pinned()).toEqual([`${BROKEN_MARK}A (the copy of 3 May 2026) ${APP_ORIGIN}/links/${a.id}/copy`]);
+    recordCheck(s.env.db, a.id, { outcome: "ok", status: 200, detail: "HTTP 200" }, s.env.clock.now, rule);
+    await s.sync();
+    expect(await s.pinned()).toEqual([`A ${APP_ORIGIN}/l/${a.id}`]);
   });
 
   it("marks nothing, and still pins, when the server is older than the link checker (its health list is a 404)", async () => {

@@ -72,6 +72,35 @@ describe.skipIf(!present)("saved pages and search through the extension in Chrom
     expect(first.text).toContain(PHRASE);
     expect(first.text).not.toContain(NAVIGATION);
 
+    // Keep a copy of the tab as shown: the popup (editing the saved link) sends it, the server serves it back.
+    const keep = await openPopup(articleUrl, article);
+    await keep.waitForSelector("#save-new:not([hidden])");
+    await keep.click("#keep-copy");
+    await keep.waitForSelector("#copy-result.ok");
+    expect(await keep.textContent("#copy-result")).toStartWith("Copy kept, ");
+    await keep.close();
+    const kept = await fetch(`${origin}/api/v1/links/${link!.id}/copy`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(kept.status).toBe(200);
+    const copy = await kept.text();
+    expect(copy).toContain(PHRASE);
+    expect(copy).not.toMatch(/<script/i);
+    expect((await api<LinkItemJson>(`/api/v1/links/${link!.id}`)).link.copy).toMatchObject({ bytes: Buffer.byteLength(copy) });
+
+    // "Keep a copy of every page I save": saving a page keeps its copy too, without another click.
+    await worker.evaluate(() => chrome.storage.local.set({ keepCopies: true }));
+    const otherUrl = `${articleUrl}?part=2`;
+    const otherTab = await context.newPage();
+    await otherTab.goto(otherUrl);
+    const every = await openPopup(otherUrl, otherTab);
+    await every.click("#submit");
+    await every.waitForSelector("#copy-result.ok");
+    await every.close();
+    await worker.evaluate(() => chrome.storage.local.set({ keepCopies: false }));
+    const otherLink = (await api<LinkPageJson>("/api/v1/links")).links.find((saved) => saved.url === otherUrl)!;
+    expect(otherLink.copy).not.toBeNull();
+    await otherTab.close();
+    await fetch(`${origin}/api/v1/links/${otherLink.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${token}` } });
+
     // The same page at other spellings of its address is recognised: the popup offers to edit it.
     const variants = [`${articleUrl}?utm_source=x`, `${articleUrl}/`, articleUrl.replace("http://", "HTTP://")];
     for (const variant of variants) {

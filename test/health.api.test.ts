@@ -90,7 +90,7 @@ describe("ignoring a link", () => {
     expect(again.body.health).toMatchObject({ ignored: false, broken: true });
     expect((await get(env, "/api/v1/links/health?state=broken", { token: alice.token })).body.links).toHaveLength(1);
     expect(Object.keys((await get(env, `/api/v1/links/${link.id}`, { token: alice.token })).body.link).sort())
-      .toEqual(["authorId", "clicks", "collectionIds", "createdAt", "description", "favorite", "id", "lastClickedAt", "name", "updatedAt", "url"]);
+      .toEqual(["archived", "authorId", "clicks", "collectionIds", "copy", "createdAt", "description", "favorite", "id", "lastClickedAt", "name", "toRead", "updatedAt", "url"]);
   });
 });
 

@@ -186,7 +186,7 @@ export async function inboxOf(env: TestEnv, as: TestUser): Promise<number> {
   return response.body.collections.find((c: { isDefault: boolean }) => c.isDefault).id;
 }
 
-const SNAPSHOT_TABLES = ["users", "collections", "links", "link_collections", "link_contents", "link_health", "imports", "sessions", "extension_grants", "idempotency_keys"] as const;
+const SNAPSHOT_TABLES = ["users", "collections", "links", "link_collections", "link_contents", "link_copies", "link_health", "imports", "sessions", "extension_grants", "idempotency_keys"] as const;
 
 /**
  * snapshot captures every row a request could change (tokens without their lastUsedAt,

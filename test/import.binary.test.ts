@@ -251,6 +251,34 @@ describe("linkshelf export --format json", () => {
     expect(collectionsOf(copy.id, join(emptyDir, "linkshelf.db"))).toEqual(collectionsOf(source.id));
   }, SLOW);
 
+  it("writes the page copies only with --with-copies, and importing that file restores them", async () => {
+    const copy = { savedAt: "2026-05-03T10:00:00.000Z", html: "<!doctype html><p>As it was.</p>" };
+    const file = join(cwd, "copies.json");
+    writeFileSync(file, JSON.stringify({
+      format: "linkshelf", version: 1, exportedAt: "2026-12-01T00:00:00.000Z", inbox: [0, 1], collections: [],
+      links: [
+        { name: "Kept", url: "https://kept.example/", description: "", favorite: false, clicks: 0, lastClickedAt: null, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", copy },
+        { name: "Bare", url: "https://bare.example/", description: "", favorite: false, clicks: 0, lastClickedAt: null, createdAt: "2026-01-02T00:00:00.000Z", updatedAt: "2026-01-02T00:00:00.000Z" },
+      ],
+    }));
+    const source = await newUser();
+    expect((await cli(["import", file, "--email", source.email])).exitCode).toBe(0);
+    const copiesOf = (stdout: string) => Object.fromEntries((JSON.parse(stdout) as { links: { url: string; copy?: unknown }[] }).links.map((link) => [link.url, link.copy ?? null]));
+    const bare = await cli(["export", "--email", source.email, "--format", "json"]);
+    expect(copiesOf(bare.stdout)).toEqual({ "https://kept.example/": null, "https://bare.example/": null });
+    const full = await cli(["export", "--email", source.email, "--format", "json", "--with-copies"]);
+    expect(full.exitCode).toBe(0);
+    expect(copiesOf(full.stdout)).toEqual({ "https://kept.example/": copy, "https://bare.example/": null });
+
+    const exported = join(cwd, "with-copies.json");
+    writeFileSync(exported, full.stdout);
+    const emptyDir = join(cwd, "empty-copies");
+    const restored = await newUser(emptyDir);
+    expect((await cli(["import", exported, "--email", restored.email], { dir: emptyDir })).exitCode).toBe(0);
+    const again = await cli(["export", "--email", restored.email, "--format", "json", "--with-copies"], { dir: emptyDir });
+    expect(copiesOf(again.stdout)).toEqual({ "https://kept.example/": copy, "https://bare.example/": null });
+  }, SLOW);
+
   it("refuses another format with one line on stderr", async () => {
     const user = await newUser();
     const refused = await cli(["export", "--email", user.email, "--format", "csv"]);

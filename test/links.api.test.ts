@@ -22,7 +22,7 @@ import {
   type TestUser,
 } from "./helpers";
 
-const LINK_KEYS = ["authorId", "clicks", "collectionIds", "createdAt", "description", "favorite", "id", "lastClickedAt", "name", "updatedAt", "url"];
+const LINK_KEYS = ["archived", "authorId", "clicks", "collectionIds", "copy", "createdAt", "description", "favorite", "id", "lastClickedAt", "name", "toRead", "updatedAt", "url"];
 const valid = { name: "A page", url: "https://example.org/page", favorite: false };
 /** A URL of exactly `n` characters. */
 const urlOf = (n: number) => {
@@ -57,7 +57,7 @@ describe("POST /api/v1/links", () => {
     const link = response.body.link;
     expect(Object.keys(link).sort()).toEqual(LINK_KEYS);
     expect(link).toEqual({
-      id: expect.any(Number), name: "A page", description: "", url: "https://example.org/page", favorite: false,
+      id: expect.any(Number), name: "A page", description: "", url: "https://example.org/page", favorite: false, toRead: false, archived: false, copy: null,
       clicks: 0, lastClickedAt: null, collectionIds: [inbox], authorId: alice.user.id,
       createdAt: expect.stringMatching(ISO), updatedAt: link.createdAt,
     });

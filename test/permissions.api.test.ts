@@ -650,6 +650,27 @@ const scenarios: Scenario[] = [
   },
   { name: "PUT /links/:id/content: another user gets 404 for the owner's link", method: "PUT", url: "/api/v1/links/{ownerLink}/content", as: "other", body: { text: "x" }, expectStatus: 404, expectCode: "NOT_FOUND" },
 
+  // PUT, GET, DELETE /api/v1/links/:id/copy
+  ...(["PUT", "GET", "DELETE"] as const).flatMap((method): Scenario[] => {
+    const html = method === "PUT" ? { body: "<p>kept</p>", headers: { "content-type": "text/html" } } : {};
+    return [
+      { name: `${method} /links/:id/copy: a guest is refused`, method, url: "/api/v1/links/{ownerLink}/copy", as: "guest", ...html, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+      { name: `${method} /links/:id/copy: a revoked token is refused`, method, url: "/api/v1/links/{ownerLink}/copy", as: "revoked", ...html, expectStatus: 401, expectCode: "UNAUTHORIZED" },
+      { name: `${method} /links/:id/copy: another user gets 404 for the owner's link`, method, url: "/api/v1/links/{ownerLink}/copy", as: "other", ...html, expectStatus: 404, expectCode: "NOT_FOUND" },
+    ];
+  }),
+  {
+    name: "PUT /links/:id/copy: the owner keeps a copy of their link's page, reads it back and deletes it",
+    method: "PUT", url: "/api/v1/links/{ownerLink}/copy", as: "owner", body: "<p>kept</p>", headers: { "content-type": "text/html" }, expectStatus: 200,
+    expect: async (response, { env, ids, owner }) => {
+      expect(response.body.copy.bytes).toBe(11);
+      expect((await request(env, "GET", `/api/v1/links/${ids.ownerLink}/copy`, { token: owner.token, headers: { "accept-encoding": "identity" } })).text).toBe("<p>kept</p>");
+      expect((await request(env, "DELETE", `/api/v1/links/${ids.ownerLink}/copy`, { token: owner.token })).status).toBe(200);
+    },
+  },
+  { name: "GET /links/:id/copy: the owner hears that their link has no copy", method: "GET", url: "/api/v1/links/{ownerLink}/copy", as: "owner", expectStatus: 404, expectCode: "NOT_FOUND" },
+  { name: "DELETE /links/:id/copy: the owner hears that their link has no copy", method: "DELETE", url: "/api/v1/links/{ownerLink}/copy", as: "owner", expectStatus: 404, expectCode: "NOT_FOUND" },
+
   // GET /api/v1/links/:id/content
   { name: "GET /links/:id/content: a guest is refused", method: "GET", url: "/api/v1/links/{ownerLink}/content", as: "guest", expectStatus: 401, expectCode: "UNAUTHORIZED" },
   { name: "GET /links/:id/content: a revoked token is refused", method: "GET", url: "/api/v1/links/{ownerLink}/content", as: "revoked", expectStatus: 401, expectCode: "UNAUTHORIZED" },

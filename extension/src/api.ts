@@ -1,6 +1,7 @@
 /** The linkshelf API as the extension sees it; the shapes are the server's own (src/contract/). */
 import type { CollectionCreatedJson, CollectionJson, CollectionListJson } from "../../src/contract/collections";
 import type { ContentBody, ContentSavedJson } from "../../src/contract/content";
+import type { CopySavedJson } from "../../src/contract/copies";
 import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, UpdateLinkBody } from "../../src/contract/links";
 import type { ErrorJson, FieldErrorJson } from "../../src/contract/errors";
 import type { HealthListJson } from "../../src/contract/health";
@@ -45,6 +46,8 @@ export interface Client {
   /** updateLink replaces the link's fields and returns it as stored. */
   updateLink(id: number, input: UpdateLinkBody): Promise<LinkJson>;
   saveContent(id: number, content: ContentBody): Promise<ContentSavedJson>;
+  /** saveCopy keeps `html` as the link's page copy (replacing the one it had). */
+  saveCopy(id: number, html: string): Promise<CopySavedJson>;
   search(q: string, limit: number): Promise<SearchPageJson>;
   /** revokeToken revokes the token this client holds (signing out on the server too). */
   revokeToken(): Promise<void>;
@@ -60,6 +63,11 @@ export interface Client {
   batch(body: BatchBody, key: string): Promise<BatchJson>;
 }
 
+/** A body sent as an HTML file rather than as JSON. */
+class HtmlFile {
+  constructor(readonly text: string) {}
+}
+
 /** parseRetryAfter reads `Retry-After` as seconds or an HTTP date; without one, a minute. */
 export function parseRetryAfter(value: string | null, now: number): number {
   if (value === null || value.trim() === "") return 60;
@@ -70,15 +78,17 @@ export function parseRetryAfter(value: string | null, now: number): number {
 
 /** createClient talks to one server with one token. */
 export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 10_000, now = Date.now }: ClientOptions): Client {
+  /** call sends a request (a JSON body, or an HTML file as it is) and reads its JSON answer. */
   async function call<T>(method: string, path: string, body?: unknown, more: Record<string, string> = {}): Promise<T> {
+    const html = body instanceof HtmlFile;
     const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: "application/json", ...more };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (body !== undefined) headers["Content-Type"] = html ? "text/html; charset=utf-8" : "application/json";
     let response: Response;
     try {
       response = await send(`${origin}${path}`, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : html ? body.text : JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch {
@@ -112,6 +122,7 @@ export function createClient({ origin, token, fetch: send = fetch, timeoutMs = 1
       return (await call<LinkItemJson>("GET", `/api/v1/links/${id}`)).link;
     },
     saveContent: (id, content) => call<ContentSavedJson>("PUT", `/api/v1/links/${id}/content`, content),
+    saveCopy: (id, html) => call<CopySavedJson>("PUT", `/api/v1/links/${id}/copy`, new HtmlFile(html)),
     search: (q, limit) => call<SearchPageJson>("GET", `/api/v1/search?${new URLSearchParams({ q, limit: String(limit) })}`),
     revokeToken: async () => void (await call<MessageJson>("DELETE", "/api/v1/tokens/current")),
     createCollection: async (name) => (await call<CollectionCreatedJson>("POST", "/api/v1/collections", { name, visibility: "PRIVATE" })).collection,

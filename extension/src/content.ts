@@ -1,12 +1,13 @@
 /**
  * Capturing the saved page's readable text: capture.js is injected into the tab, its reader
  * called there, and what it read is sent to `PUT /api/v1/links/:id/content`, fitted to the
- * server's limits (docs/search.md).
+ * server's limits (docs/search.md). Keeping a copy of the page works the same way, through
+ * `PUT /api/v1/links/:id/copy`.
  */
-import { CONTENT_LIMITS, LANGUAGE_TAG } from "../../src/contract/content-limits";
+import { CONTENT_LIMITS, COPY_LIMITS, LANGUAGE_TAG } from "../../src/contract/content-limits";
 import type { ContentBody } from "../../src/contract/content";
 import type { Client } from "./api";
-import { READ_PAGE_FUNCTION } from "./read-page";
+import { KEEP_COPY_FUNCTION, READ_PAGE_FUNCTION } from "./read-page";
 import type { Scripting } from "./webext";
 
 
@@ -101,4 +102,40 @@ export async function captureTab({ scripting, client, tabId, linkId }: CaptureDe
   if (content === null) return "unreadable";
   await client.saveContent(linkId, fitContent(content));
   return "saved";
+}
+
+/** Why a copy was not kept: the browser does not let extensions script the tab, or the page is too large. */
+export type CopyProblem = "unreadable" | "too-large";
+
+/**
+ * copyTab makes the page in tab `tabId` into one self-contained HTML file (src/snapshot.ts, run
+ * in the tab's isolated world by capture.js), or says why it cannot: a page the browser does not
+ * let extensions script, or one larger than COPY_LIMITS with its images inlined.
+ */
+export async function copyTab(scripting: Scripting, tabId: number): Promise<string | CopyProblem> {
+  let html: unknown;
+  try {
+    await scripting.executeScript({ target: { tabId }, files: ["capture.js"] });
+    const [frame] = await scripting.executeScript({
+      target: { tabId },
+      func: (name: string) => (globalThis as unknown as Record<string, () => Promise<string>>)[name]!(),
+      args: [KEEP_COPY_FUNCTION],
+    });
+    html = frame?.result;
+  } catch {
+    return "unreadable";
+  }
+  if (typeof html !== "string" || html === "") return "unreadable";
+  return encoder.encode(html).length > COPY_LIMITS.bytes ? "too-large" : html;
+}
+
+/**
+ * keepCopy sends the copy of tab `tabId` as link `linkId`'s page copy: when it was kept, or why
+ * it was not. The server's refusals (its quota, a revoked token) are thrown as the client's ApiError.
+ */
+export async function keepCopy({ scripting, client, tabId, linkId }: CaptureDeps): Promise<{ savedAt: string } | CopyProblem> {
+  const html = await copyTab(scripting, tabId);
+  if (html === "unreadable" || html === "too-large") return html;
+  const { copy } = await client.saveCopy(linkId, html);
+  return { savedAt: copy.savedAt };
 }

@@ -1,4 +1,4 @@
-/** The options page: the server's address, signing in and out, and how many favorites to pin. */
+/** The options page: the server's address, signing in and out, how many favorites to pin, and whether to keep a copy of every page saved. */
 import { checkServer, revokeHeldToken } from "./api";
 import { hostPermission, parseServerAddress } from "./address";
 import { signIn } from "./auth";
@@ -14,6 +14,7 @@ const serverInput = byId<HTMLInputElement>("server");
 const signInButton = byId<HTMLButtonElement>("sign-in");
 const message = byId("message");
 const pinCount = byId<HTMLInputElement>("pin-count");
+const keepCopies = byId<HTMLInputElement>("keep-copies");
 const sync = setUpSync(ext);
 
 async function render(): Promise<void> {
@@ -25,6 +26,7 @@ async function render(): Promise<void> {
   signInButton.textContent = signedIn ? "Sign in again" : "Sign in";
   if (!signedIn && state.signedOutReason) say(message, state.signedOutReason, "error");
   if (document.activeElement !== pinCount) pinCount.value = String(state.pinCount);
+  keepCopies.checked = state.keepCopies;
   const last = state.lastSync;
   say(byId("last-sync"), last ? `${last.message} (${new Date(last.at).toLocaleString()})` : "", last && !last.ok ? "error" : "info");
   await sync.render();
@@ -91,6 +93,8 @@ pinCount.addEventListener("change", async () => {
   }
   await storage.set({ pinCount: count });
 });
+
+keepCopies.addEventListener("change", () => void storage.set({ keepCopies: keepCopies.checked }));
 
 byId("refresh").addEventListener("click", () => void ext.runtime.sendMessage({ type: "refresh" }).then(render));
 ext.storage.onChanged.addListener(() => void render());

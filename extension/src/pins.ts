@@ -11,12 +11,21 @@ export const FOLDER_TITLE = "linkshelf";
 /** What the title of a pinned favorite the server calls broken starts with. */
 export const BROKEN_MARK = "⚠ ";
 
+/** copyDay is the day a copy was kept, as its offer says it: "3 May 2026" (UTC). */
+export const copyDay = (savedAt: string): string =>
+  new Date(savedAt).toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+
 /**
  * favoriteTargets: the first `count` favorites (the server's order: most clicked first), each
- * opened through `/l/:id` so a click counts; the title of a `broken` one starts with BROKEN_MARK.
+ * opened through `/l/:id` so a click counts; the title of a `broken` one starts with BROKEN_MARK,
+ * and a broken one with a page copy opens the copy instead, its title saying of which day.
  */
 export function favoriteTargets(origin: string, favorites: readonly LinkJson[], count: number, broken: ReadonlySet<number> = new Set()): Target[] {
-  return favorites.slice(0, count).map((link) => ({ title: broken.has(link.id) ? `${BROKEN_MARK}${link.name}` : link.name, url: `${origin}/l/${link.id}` }));
+  return favorites.slice(0, count).map((link) => {
+    if (!broken.has(link.id)) return { title: link.name, url: `${origin}/l/${link.id}` };
+    if (link.copy) return { title: `${BROKEN_MARK}${link.name} (the copy of ${copyDay(link.copy.savedAt)})`, url: `${origin}/links/${link.id}/copy` };
+    return { title: `${BROKEN_MARK}${link.name}`, url: `${origin}/l/${link.id}` };
+  });
 }
 
 /**

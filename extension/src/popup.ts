@@ -8,7 +8,7 @@
 import type { CollectionJson } from "../../src/contract/collections";
 import type { LinkJson } from "../../src/contract/links";
 import { ApiError, createClient, type Client } from "./api";
-import { captureTab } from "./content";
+import { captureTab, keepCopy } from "./content";
 import { byId, say } from "./dom";
 import { findSaved, sameUrl, type SavedMatch } from "./normalize";
 import { forgetToken, loadState } from "./state";
@@ -25,6 +25,9 @@ const descriptionInput = byId<HTMLTextAreaElement>("description");
 const favoriteInput = byId<HTMLInputElement>("favorite");
 const submit = byId<HTMLButtonElement>("submit");
 const saveNew = byId<HTMLButtonElement>("save-new");
+const toReadInput = byId<HTMLInputElement>("to-read");
+const keepCopyButton = byId<HTMLButtonElement>("keep-copy");
+const saveToRead = byId<HTMLButtonElement>("save-to-read");
 const notice = byId("notice");
 const saveAll = byId<HTMLButtonElement>("save-all");
 const saveAllCollection = byId<HTMLSelectElement>("save-all-collection");
@@ -105,13 +108,16 @@ function warnIfSaved(): void {
 
 /** The link the form edits; null when it saves a new one. */
 let editing: LinkJson | null = null;
+/** The page's link on the server: the one the form edits, or the one it just saved; null before. */
+let current: LinkJson | null = null;
 
 /** fill puts a link's fields into the form and ticks its collections (a new link: the default ones). */
-function fill(fields: { name: string; url: string; description: string; favorite: boolean; collectionIds: number[] | null }): void {
+function fill(fields: { name: string; url: string; description: string; favorite: boolean; toRead: boolean; collectionIds: number[] | null }): void {
   nameInput.value = fields.name;
   urlInput.value = fields.url;
   descriptionInput.value = fields.description;
   favoriteInput.checked = fields.favorite;
+  toReadInput.checked = fields.toRead;
   for (const box of byId("collections").querySelectorAll<HTMLInputElement>("input[type=checkbox]")) {
     const id = Number(box.value);
     box.checked = fields.collectionIds === null ? collections.some((collection) => collection.id === id && collection.isDefault) : fields.collectionIds.includes(id);
@@ -121,7 +127,7 @@ function fill(fields: { name: string; url: string; description: string; favorite
 /** newLink is the form for saving `page` as a new link. */
 function newLink(page: CurrentPage): void {
   editing = null;
-  fill({ name: linkName(page.title, page.url), url: page.url, description: "", favorite: false, collectionIds: null });
+  fill({ name: linkName(page.title, page.url), url: page.url, description: "", favorite: false, toRead: false, collectionIds: null });
   byId("heading").textContent = page.isLink ? "Save link to linkshelf" : "Save to linkshelf";
   submit.textContent = "Save";
   saveNew.hidden = true;
@@ -131,6 +137,7 @@ function newLink(page: CurrentPage): void {
 /** editLink is the form for editing the saved link `match.link` instead of saving a duplicate. */
 function editLink(match: SavedMatch): void {
   editing = match.link;
+  current = match.link;
   fill({ ...match.link, collectionIds: match.link.collectionIds });
   byId("heading").textContent = "Edit in linkshelf";
   submit.textContent = "Update";
@@ -212,28 +219,58 @@ async function capture(client: Client, page: CurrentPage, link: LinkJson): Promi
   }
 }
 
+/**
+ * keepPageCopy keeps a copy of the tab's page as `link`'s page copy, when the tab shows that very
+ * page, and says how it went.
+ */
+async function keepPageCopy(client: Client, page: CurrentPage, link: LinkJson): Promise<void> {
+  const out = byId("copy-result");
+  const tab = page.tabId === undefined ? undefined : await ext.tabs.get(page.tabId).catch(() => undefined);
+  if (page.tabId === undefined || tab?.url === undefined || !sameUrl(tab.url, link.url)) {
+    return say(out, "Open the page in a tab to keep a copy of it.", "error");
+  }
+  keepCopyButton.disabled = true;
+  say(out, "Keeping a copy…");
+  try {
+    const kept = await keepCopy({ scripting: ext.scripting, client, tabId: page.tabId, linkId: link.id });
+    if (kept === "unreadable") say(out, "The browser does not let extensions copy this page: no copy was kept.", "error");
+    else if (kept === "too-large") say(out, "This page is larger than 20 MiB with its images: no copy was kept.", "error");
+    else say(out, `Copy kept, ${new Date(kept.savedAt).toLocaleString()}.`, "ok");
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === "unauthorized") return showError(error);
+    say(out, `No copy was kept: ${error instanceof Error ? error.message : String(error)}`, "error");
+  } finally {
+    keepCopyButton.disabled = false;
+  }
+}
+
 async function save(client: Client, page: CurrentPage): Promise<void> {
   const collectionIds = [...byId("collections").querySelectorAll<HTMLInputElement>("input:checked")].map((box) => Number(box.value));
   const name = nameInput.value.trim();
   const url = urlInput.value.trim();
   const description = descriptionInput.value.trim();
   const favorite = favoriteInput.checked;
+  const toRead = toReadInput.checked;
   submit.disabled = true;
   saveNew.disabled = true;
+  saveToRead.disabled = true;
   try {
     const link = editing === null
-      ? await client.createLink({ name, url, description, favorite, collectionIds })
-      : await client.updateLink(editing.id, { name, url, description, favorite, collectionIds });
+      ? await client.createLink({ name, url, description, favorite, toRead, collectionIds })
+      : await client.updateLink(editing.id, { name, url, description, favorite, toRead, collectionIds });
     const where = collections.filter((collection) => link.collectionIds.includes(collection.id)).map((collection) => collection.name);
-    say(byId("result"), `${editing === null ? "Saved to" : "Updated, in"} ${where.join(", ") || "the Inbox"}.`, "ok");
+    say(byId("result"), `${editing === null ? "Saved to" : "Updated, in"} ${where.join(", ") || "the Inbox"}${link.toRead ? ", to read" : ""}.`, "ok");
     submit.textContent = editing === null ? "Saved" : "Updated";
     saveNew.hidden = true;
+    current = link;
     // The folder on the bookmarks bar follows at once when the link is a favorite.
     void ext.runtime.sendMessage({ type: "refresh" });
     await capture(client, page, link);
+    if ((await loadState(ext.storage.local)).keepCopies) await keepPageCopy(client, page, link);
   } catch (error) {
     submit.disabled = false;
     saveNew.disabled = false;
+    saveToRead.disabled = false;
     await showError(error);
   }
 }
@@ -304,6 +341,13 @@ function renderSaveAll(): void {
   byId("save-all-section").hidden = false;
 }
 
+/** typing: is the target a field that takes text (where R is a letter, not the shortcut)? */
+function typing(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
+  return target instanceof HTMLInputElement && !/^(checkbox|radio|button|submit|reset)$/.test(target.type);
+}
+
 async function main(): Promise<void> {
   const state = await loadState(ext.storage.local);
   if (state.server === null || state.token === null) return showSignedOut(state.signedOutReason);
@@ -315,7 +359,30 @@ async function main(): Promise<void> {
     event.preventDefault();
     void save(client, page);
   });
-  saveNew.addEventListener("click", () => newLink(page));
+  saveNew.addEventListener("click", () => {
+    current = null;
+    newLink(page);
+  });
+  // Keep a copy: of the saved link's page, saving it first when it is not saved yet.
+  keepCopyButton.addEventListener("click", async () => {
+    if (current === null) {
+      await save(client, page);
+      // With "keep a copy of every page I save", saving kept it already.
+      if ((await loadState(ext.storage.local)).keepCopies) return;
+    }
+    if (current !== null) await keepPageCopy(client, page, current);
+  });
+  // Read later in one key: R (while no text field has the focus), or the button.
+  saveToRead.addEventListener("click", () => {
+    toReadInput.checked = true;
+    form.requestSubmit();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || event.key.toLowerCase() !== "r" || typing(event.target)) return;
+    if (form.hidden || saveToRead.disabled) return;
+    event.preventDefault();
+    saveToRead.click();
+  });
   saveAll.addEventListener("click", () => void runSaveAll(client, page));
   urlInput.addEventListener("input", () => {
     if (editing === null) warnIfSaved();

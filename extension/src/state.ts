@@ -21,9 +21,11 @@ export interface State {
   /** Why the user was signed out, until they sign in again. */
   signedOutReason: string | null;
   lastSync: LastSync | null;
+  /** Keep a copy of every page saved from the popup (the options page's "keep a copy of every page I save"). */
+  keepCopies: boolean;
 }
 
-const KEYS = ["server", "token", "pinCount", "folderId", "signedOutReason", "lastSync"] as const;
+const KEYS = ["server", "token", "pinCount", "folderId", "signedOutReason", "lastSync", "keepCopies"] as const;
 
 /** loadState reads the stored state, with defaults for what was never set. */
 export async function loadState(storage: StorageArea): Promise<State> {
@@ -37,6 +39,7 @@ export async function loadState(storage: StorageArea): Promise<State> {
     folderId: text(stored.folderId),
     signedOutReason: text(stored.signedOutReason),
     lastSync: (stored.lastSync as LastSync | undefined) ?? null,
+    keepCopies: stored.keepCopies === true,
   };
 }
 

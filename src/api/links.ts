@@ -19,7 +19,7 @@ export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Gu
     .get("/", ({ shelf, query }) => shelf.links.search(query), apiRoute({
       tag: "links", summary: "Search and page through your links, newest first", query: LinkSearchQuery,
       description: "q: one substring of names, URLs and descriptions (up to 200 characters; ASCII letters ignore case). " +
-        "collectionId, favorite: filters. limit: 1-100, default 50. cursor: the nextCursor of the page before.",
+        "collectionId, favorite, toRead (the reading list), archived: filters. limit: 1-100, default 50. cursor: the nextCursor of the page before.",
       ok: { description: "One page; nextCursor is null on the last.", json: LinkPageJson },
       more: {
         404: errorDoc("NOT_FOUND: collectionId is not one of your collections."),
@@ -33,7 +33,7 @@ export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Gu
     // Links are created in bursts (an import, the extension saving tabs): `write` commits once per turn of the event loop.
     .post("/", ({ body, write }) => write((shelf) => ({ message: "Link created.", link: shelf.links.add(body, clock()) }), 201), apiRoute({
       tag: "links", summary: "Create a link", body: CreateLinkBody,
-      description: "Clicks start at 0. Without collectionIds the link goes to the Inbox.",
+      description: "Clicks start at 0. Without collectionIds the link goes to the Inbox. toRead and archived default to false.",
       ok: { status: 201, description: "Created.", json: LinkCreatedJson },
     }))
     .post("/bulk", ({ body, write }) => write((shelf) => {
@@ -57,6 +57,6 @@ export function linkRoutes({ clock }: { clock: () => number }, { apiRoutes }: Gu
       deleteDescription: "Into the trash, with its collections, clicks, saved page text and health (for LINKSHELF_TRASH_DAYS; at once with 0): `POST /api/v1/trash/restore` brings it back as it was.",
       item: (shelf, id) => ({ link: shelf.links.get(id) }),
       getSummary: "Read one of your links", getOk: { description: "The link.", json: LinkItemJson },
-      updateDescription: "Replaces name, url, favorite and collections; an omitted description keeps its value. Clicks are kept.",
+      updateDescription: "Replaces name, url, favorite and collections; an omitted description, toRead or archived keeps its value. Clicks are kept.",
     }));
 }

@@ -123,7 +123,7 @@ export function writeOnce({ clock }: { clock: () => number }, { apiUser }: Pick<
         const after = new AfterCommit(shelf.afterWrite);
         const claimed = keyed.get(request);
         const answer = await commits.run(() => {
-          const answer = change(new Shelf(shelf.db, shelf.user, after, shelf.trashDays));
+          const answer = change(new Shelf(shelf.db, shelf.user, after, shelf.trashDays, shelf.copyQuota));
           if (claimed) shelf.keys.keep(claimed.key, { hash: claimed.hash, status, body: JSON.stringify(answer) }, clock());
           return answer;
         }).finally(() => release(request));

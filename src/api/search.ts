@@ -47,9 +47,9 @@ export function searchRoutes(deps: SearchPlace & { clock: () => number }, { apiU
     }))
     .get("/search", async ({ shelf, query }) => toSearchPageJson(await searcher.find(shelf, query, clock())), apiRoute({
       tag: "search", summary: "Search your links by words: names, descriptions, URLs and saved page text", query: LinkSearchQuery,
-      description: `q (1-${QUERY_LIMITS.length} characters): words that must all match, "an exact phrase", -word to leave out, prefix* ` +
+      description: `q (1-${QUERY_LIMITS.length} characters): words that must all match, "an exact phrase", -word to leave out, prefix*, is:unread and is:archived (-is:unread, -is:archived: the opposite) ` +
         "(case and diacritics ignored, English words by their stem, CJK text by any two characters or more). " +
-        `collectionId, favorite: filters. limit: 1-${SEARCH_PAGE.maxLimit}, default ${SEARCH_PAGE.defaultLimit}. cursor: the nextCursor of the page before. ` +
+        `collectionId, favorite, toRead, archived: filters (is: in q wins over toRead and archived). limit: 1-${SEARCH_PAGE.maxLimit}, default ${SEARCH_PAGE.defaultLimit}. cursor: the nextCursor of the page before. ` +
         "Ranking: relevance (bm25; a match in the name weighs 8, description 4, URL 2, page text 1) × (1 + 0.2·ln(1 + clicks) + 0.3·0.5^(days since the last click ÷ 30)); equal scores newest first.",
       ok: { description: "One page of hits; nextCursor is null on the last.", json: SearchPageJson },
       more: {

@@ -44,7 +44,7 @@ type Routed = Asking & { route: string };
  * named and seeded per app, so every feature can `.use()` them and they still run once per request.
  * The shelves they give tell `capture` (the app's page capture, as the shelf's AfterWrite) of the links they save.
  */
-export function guards({ db, config, clock, peerAddress, declared, capture }: Network & { db: Db; config: Pick<Config, "rateLimit" | "trashDays">; clock: () => number; declared: Declarations; capture?: AfterWrite }) {
+export function guards({ db, config, clock, peerAddress, declared, capture }: Network & { db: Db; config: Pick<Config, "rateLimit" | "trashDays" | "copyQuota">; clock: () => number; declared: Declarations; capture?: AfterWrite }) {
   const seed = ++apps;
   const limiter = config.rateLimit ? new RateLimiter(config.rateLimit) : null;
   /** Users decided in the parse step, read back when the route's context is derived. */
@@ -81,7 +81,7 @@ export function guards({ db, config, clock, peerAddress, declared, capture }: Ne
     const who = resolveUser(db, request, now, renew);
     if (who?.renewed) set.headers["set-cookie"] = renewedSessionCookie(request, { config, peerAddress }, who.renewed, now);
     count({ request, set }, surface, who?.user, now);
-    return who ? new Shelf(db, who.user, capture, config.trashDays) : null;
+    return who ? new Shelf(db, who.user, capture, config.trashDays, config.copyQuota) : null;
   };
   const asker = (name: string, renew: boolean) => new Elysia({ name, seed })
     .derive({ as: "scoped" }, ({ request, set, route }) => ({ requester: askerOf({ request, set }, declared.of(request.method, route), renew) }));
@@ -95,7 +95,7 @@ export function guards({ db, config, clock, peerAddress, declared, capture }: Ne
   const apiUser = new Elysia({ name: "linkshelf/api-user", seed })
     // Returning nothing hands the body on to the next parser.
     .onParse({ as: "scoped" }, ({ request, set, route }) => void decideApiUser({ request, set, route }))
-    .derive({ as: "scoped" }, ({ request, set, route }) => ({ shelf: new Shelf(db, apiUsers.get(request) ?? decideApiUser({ request, set, route }), capture, config.trashDays) }));
+    .derive({ as: "scoped" }, ({ request, set, route }) => ({ shelf: new Shelf(db, apiUsers.get(request) ?? decideApiUser({ request, set, route }), capture, config.trashDays, config.copyQuota) }));
 
   /** apiRoutes starts the `/api/v1` routes under `prefix`: route declarations, and the token's shelf as `shelf`. */
   const apiRoutes = <const Prefix extends string>(prefix: Prefix) => new Elysia({ prefix }).use(surfaces).use(apiUser);

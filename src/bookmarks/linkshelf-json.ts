@@ -1,6 +1,7 @@
 /**
  * linkshelf's own JSON export, the one that keeps everything: every link (name, URL,
- * description, favorite, clicks, last click, dates, and with `withText` its saved page text),
+ * description, favorite, clicks, last click, dates, with `withText` its saved page text, and
+ * with `withCopies` its page copy),
  * the collection tree with each collection's order of links and sub-collections, icons and
  * visibility. Importing it into an empty linkshelf gives the same shelf back (its collections
  * PRIVATE unless the person keeps the public ones public).
@@ -9,6 +10,7 @@ import { byPosition, type Placed } from "../shelf/order";
 import type { CollectionRow } from "../db/schema";
 import type { Membership } from "../shelf/collections";
 import type { Shelf } from "../shelf/shelf";
+import { copyHtml } from "../shelf/copies";
 import { formatNumber } from "../format";
 import type { ImportDocument } from "./document";
 import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeFolder } from "./netscape";
@@ -65,6 +67,8 @@ interface JsonLink {
   createdAt: string;
   updatedAt: string;
   text?: string;
+  /** With --with-copies: the link's page copy, its HTML as it was stored. */
+  copy?: { savedAt: string; html: string };
 }
 
 /** A collection of the export, its items in order: `{link: n}` or `{collection: {...}}`. */
@@ -91,20 +95,22 @@ export interface LinkshelfExport {
 
 const iso = (millis: number) => new Date(millis).toISOString();
 
-/** The export without its links' saved text: the links in the file's order, and their ids in the same order. */
+/** The export without its links' saved text and copies: the links in the file's order, their ids in the same order, and those with a copy. */
 interface ExportParts {
   head: Pick<LinkshelfExport, "format" | "version" | "exportedAt">;
   links: JsonLink[];
   ids: number[];
+  copied: Set<number>;
   inbox: number[];
   collections: JsonCollection[];
 }
 
-/** exportParts reads the owner's shelf (two queries) and lays it out as linkshelf JSON, without saved text. */
+/** exportParts reads the owner's shelf (two queries) and lays it out as linkshelf JSON, without saved text or copies. */
 function exportParts(shelf: Shelf, now: number): ExportParts {
   const tree = shelfTree(shelf);
   const links: JsonLink[] = [];
   const ids: number[] = [];
+  const copied = new Set<number>();
   const index = new Map<number, number>();
   const ref = (link: Membership): number => {
     let at = index.get(link.id);
@@ -116,6 +122,7 @@ function exportParts(shelf: Shelf, now: number): ExportParts {
         lastClickedAt: link.lastClickedAt === null ? null : iso(link.lastClickedAt), createdAt: iso(link.createdAt), updatedAt: iso(link.updatedAt),
       });
       ids.push(link.id);
+      if (link.copySavedAt !== null) copied.add(link.id);
     }
     return at;
   };
@@ -125,34 +132,44 @@ function exportParts(shelf: Shelf, now: number): ExportParts {
   });
   const inbox = tree.inbox.map(ref);
   const collections = tree.top.map(collection);
-  return { head: { format: "linkshelf", version: 1, exportedAt: iso(now) }, links, ids, inbox, collections };
+  return { head: { format: "linkshelf", version: 1, exportedAt: iso(now) }, links, ids, copied, inbox, collections };
 }
 
-/** withText adds a link's saved page text to its JSON, when it has one (read as the export is written: a link deleted meanwhile has none). */
-function withText(shelf: Shelf, id: number, json: JsonLink): JsonLink {
-  if (shelf.links.contentSummary(id) !== null) json.text = shelf.links.content(id).text;
+/** What an export may add to each link: its saved page text, its page copy. */
+interface ExportOptions {
+  withText?: boolean;
+  withCopies?: boolean;
+}
+
+/**
+ * withExtras adds to a link's JSON what the options ask for and it has: its saved page text, its
+ * page copy (each read as the export is written: a link deleted meanwhile has none).
+ */
+function withExtras(shelf: Shelf, parts: ExportParts, at: number, options: ExportOptions): JsonLink {
+  const json = parts.links[at]!;
+  const id = parts.ids[at]!;
+  if (options.withText && shelf.links.contentSummary(id) !== null) json.text = shelf.links.content(id).text;
+  const copy = options.withCopies && parts.copied.has(id) ? shelf.copies.find(id) : undefined;
+  if (copy) json.copy = { savedAt: copy.savedAt, html: new TextDecoder().decode(copyHtml(copy)) };
   return json;
 }
 
-/** exportJson writes the owner's shelf as linkshelf JSON; `withText` adds each link's saved page text. */
-export function exportJson(shelf: Shelf, now: number, options: { withText?: boolean } = {}): LinkshelfExport {
-  const { head, links, ids, inbox, collections } = exportParts(shelf, now);
-  if (options.withText) links.forEach((json, at) => withText(shelf, ids[at]!, json));
-  return { ...head, links, inbox, collections };
+/** exportJson writes the owner's shelf as linkshelf JSON; `withText` adds each link's saved page text, `withCopies` its page copy. */
+export function exportJson(shelf: Shelf, now: number, options: ExportOptions = {}): LinkshelfExport {
+  const parts = exportParts(shelf, now);
+  const links = parts.links.map((_, at) => withExtras(shelf, parts, at, options));
+  return { ...parts.head, links, inbox: parts.inbox, collections: parts.collections };
 }
 
 /**
  * exportJsonText is `JSON.stringify(exportJson(...))`, the same bytes, a part at a time: the shelf
  * is read at once, first; each link's saved text is read as its part is pulled.
  */
-export function* exportJsonText(shelf: Shelf, now: number, options: { withText?: boolean } = {}): Generator<string> {
-  const { head, links, ids, inbox, collections } = exportParts(shelf, now);
-  yield `${JSON.stringify(head).slice(0, -1)},"links":[`;
-  for (let at = 0; at < links.length; at++) {
-    const json = options.withText ? withText(shelf, ids[at]!, links[at]!) : links[at]!;
-    yield `${at === 0 ? "" : ","}${JSON.stringify(json)}`;
-  }
-  yield `],"inbox":${JSON.stringify(inbox)},"collections":${JSON.stringify(collections)}}`;
+export function* exportJsonText(shelf: Shelf, now: number, options: ExportOptions = {}): Generator<string> {
+  const parts = exportParts(shelf, now);
+  yield `${JSON.stringify(parts.head).slice(0, -1)},"links":[`;
+  for (let at = 0; at < parts.links.length; at++) yield `${at === 0 ? "" : ","}${JSON.stringify(withExtras(shelf, parts, at, options))}`;
+  yield `],"inbox":${JSON.stringify(parts.inbox)},"collections":${JSON.stringify(parts.collections)}}`;
 }
 
 /** refuse is the answer to a file that says it is linkshelf JSON but is not laid out as one. */
@@ -185,6 +202,8 @@ export function readLinkshelfJson(value: Record<string, unknown>): ImportDocumen
       folder, foldersBefore: document.folders.length, clicks: Number(link.clicks) || 0, lastClickedAt: time(link.lastClickedAt),
     };
     if (typeof link.text === "string") bookmark.text = link.text;
+    const copy = link.copy as Partial<NonNullable<JsonLink["copy"]>> | undefined;
+    if (typeof copy === "object" && copy !== null && typeof copy.html === "string") bookmark.copy = { html: copy.html, savedAt: time(copy.savedAt) };
     document.bookmarks.push(bookmark);
   };
   const walk = (collection: JsonCollection, parent: NetscapeFolder | null) => {

@@ -51,6 +51,8 @@ export interface NetscapeBookmark {
   first?: NetscapeBookmark;
   /** Dates the file gives that cannot be read, each as the report lists it (`ADD_DATE "x"`). */
   unreadDates?: string[];
+  /** The page copy that comes with it (linkshelf JSON written with --with-copies): its HTML and when it was kept. */
+  copy?: { html: string; savedAt: number | null };
   /** Clicks and the last one, from linkshelf JSON. */
   clicks?: number;
   lastClickedAt?: number | null;

@@ -84,6 +84,7 @@ const UNNAMED_FOLDER = "Unnamed folder";
 /** One link the import will create: the first entry of its URL, in every collection the URL appears in. */
 interface PlannedLink extends ImportedLinkRow {
   text: string | undefined;
+  copy: NetscapeBookmark["copy"];
   /** Where its entries go, each once (an array: most links are in one to four, and a Set costs more memory than its link). */
   placements: Placement[];
 }
@@ -295,7 +296,7 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
       const fresh: PlannedLink = {
         name, url, description: fit(bookmark.description, LINK_LIMITS.description), favorite: bookmark.favorite,
         createdAt, updatedAt, placements: [placement],
-        text: bookmark.text, clicks: bookmark.clicks ?? 0, lastClickedAt: bookmark.lastClickedAt ?? null,
+        text: bookmark.text, copy: bookmark.copy, clicks: bookmark.clicks ?? 0, lastClickedAt: bookmark.lastClickedAt ?? null,
       };
       planned.set(key, fresh);
       plan({ kind: "link", link: fresh, placement });
@@ -453,9 +454,10 @@ function importSteps(steps: Step[]): ImportStep[] {
       return collection;
     }
     if (step.kind === "member") return { kind: "member", link: typeof step.link === "number" ? step.link : written.get(step.link)!, into: target(placement) };
-    const { name, url, description, favorite, createdAt, updatedAt, text, clicks, lastClickedAt } = step.link;
+    const { name, url, description, favorite, createdAt, updatedAt, text, copy, clicks, lastClickedAt } = step.link;
     const link: ImportedLink = { kind: "link", name, url, description, favorite, createdAt, updatedAt, into: target(placement) };
     if (text !== undefined) link.content = { text };
+    if (copy !== undefined) link.copy = { html: copy.html, savedAt: copy.savedAt ?? createdAt };
     if (clicks > 0) link.clicks = { count: clicks, lastAt: lastClickedAt };
     written.set(step.link, link);
     return link;

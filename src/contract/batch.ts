@@ -61,12 +61,14 @@ export const UpdateLinkOperation = Type.Object({
   id: IdNumber,
   name: Type.Optional(Type.String()),
   url: Type.Optional(Type.String()),
+  toRead: Type.Optional(Type.Boolean({ description: "On the reading list; omitted keeps it." })),
+  archived: Type.Optional(Type.Boolean({ description: "Archived; omitted keeps it." })),
   add: Type.Optional(Type.Array(Target, {
     maxItems: LINK_MAX_COLLECTIONS,
     description: `Collections it joins, at the end of their order (one it is in already keeps its place); at most ${LINK_MAX_COLLECTIONS}, and the link ends in at most ${LINK_MAX_COLLECTIONS}.`,
   })),
   remove: Type.Optional(Type.Array(IdNumber, { maxItems: LINK_MAX_COLLECTIONS, description: `Collections it leaves, at most ${LINK_MAX_COLLECTIONS}; a link left in none goes to the trash (never to the Inbox).` })),
-}, { description: "Its favorite, description and other collections are kept." });
+}, { description: "Its favorite, description and other collections are kept, and its toRead and archived unless given." });
 
 /** One item of an `order` operation: an existing link or collection (`id`), or one this batch created (`ref`). */
 export const BatchOrderItem = Type.Object({

@@ -20,6 +20,7 @@ export const CollectionBody = Type.Object({
       + "One of your collections other than the Inbox, not itself or one of its sub-collections, at most 64 levels deep in all. "
       + "A collection that changes parent goes at the end of its new parent's order.",
   })),
+  copiesPublic: Type.Optional(Type.Boolean({ description: "While PUBLIC, anyone may open the page copies of its links (GET /links/{id}/copy). Default false; omitted on PUT keeps it." })),
 });
 export type CollectionBody = Static<typeof CollectionBody>;
 
@@ -52,6 +53,7 @@ export const CollectionJson = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   isOwner: Type.Boolean(),
+  copiesPublic: Type.Boolean({ description: "While PUBLIC, anyone may open the page copies of its links." }),
   parentId: Type.Union([Int(), Type.Null()], { description: "The collection it is inside; null at the top level (always for the Inbox)." }),
   order: Type.Array(Type.Object({ kind: OrderItem.properties.kind, id: Int() }), {
     description: "Its links and sub-collections interleaved, in the order the person chose (new items at the end), as a browser folder keeps them.",

@@ -12,3 +12,6 @@ export const CONTENT_LIMITS = { bodyBytes: 2 * 1024 * 1024, textBytes: 1024 * 10
 
 /** A content's language tag (BCP 47's shape, not its registry): `en`, `pt-BR`, `zh-Hant-TW`. */
 export const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
+
+/** A page copy (`PUT .../copy`): at most 20 MiB of HTML before compression (a long article with its images inlined). */
+export const COPY_LIMITS = { bytes: 20 * 1024 * 1024 } as const;

@@ -11,6 +11,8 @@ const linkFields = {
   description: Type.Optional(Type.String({ description: "At most 300 characters. Default \"\" on POST; omitted on PUT keeps the stored value, \"\" clears it." })),
   url: Type.String({ description: "An absolute http: or https: URL of at most 2048 characters." }),
   favorite: Type.Boolean(),
+  toRead: Type.Optional(Type.Boolean({ description: "On your reading list. Default false on POST; omitted on PUT keeps the stored value." })),
+  archived: Type.Optional(Type.Boolean({ description: "Archived. Default false on POST; omitted on PUT keeps the stored value." })),
 };
 
 export const CreateLinkBody = Type.Object({
@@ -30,9 +32,18 @@ export const LinkSearchQuery = Type.Object({
   q: Type.Optional(Type.String()),
   collectionId: Type.Optional(QueryInteger),
   favorite: Type.Optional(Type.Boolean()),
+  toRead: Type.Optional(Type.Boolean()),
+  archived: Type.Optional(Type.Boolean()),
   cursor: Type.Optional(Type.String()),
   limit: Type.Optional(QueryInteger),
 });
+
+/** What is known of a link's page copy without reading it. */
+export const CopySummaryJson = Type.Object({
+  savedAt: Timestamp,
+  bytes: Int({ description: "The HTML file's size before compression." }),
+});
+export type CopySummaryJson = Static<typeof CopySummaryJson>;
 
 export const LinkJson = Type.Object({
   id: Int(),
@@ -40,9 +51,12 @@ export const LinkJson = Type.Object({
   description: Type.String(),
   url: Type.String(),
   favorite: Type.Boolean(),
+  toRead: Type.Boolean({ description: "On the reading list (read later); \"Mark read\" clears it." }),
+  archived: Type.Boolean(),
   clicks: Int({ description: "Counted by GET /l/{id}." }),
   lastClickedAt: Type.Union([Timestamp, Type.Null()], { description: "Null until the first click." }),
   collectionIds: Type.Array(Int(), { description: "Sorted ascending." }),
+  copy: Type.Union([CopySummaryJson, Type.Null()], { description: "The page copy the browser extension kept (PUT /api/v1/links/{id}/copy): when and how large; null without one." }),
   authorId: Int(),
   createdAt: Timestamp,
   updatedAt: Type.String({ format: "date-time", description: "Moves on PUT only, not on clicks." }),

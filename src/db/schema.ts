@@ -43,6 +43,8 @@ export const collections = sqliteTable("collections", {
   parentId: integer("parent_id").references((): AnySQLiteColumn => collections.id),
   /** Its place among its parent's items (links and sub-collections share one order), or among the top level. */
   position: integer("position").notNull().default(0),
+  /** Whether anyone may open the page copies of its links while it is PUBLIC (the owner opts in per collection). */
+  copiesPublic: integer("copies_public", { mode: "boolean" }).notNull().default(false),
 }, (table) => [
   index("collections_user_idx").on(table.userId),
   index("collections_parent_idx").on(table.userId, table.parentId, table.position),
@@ -64,8 +66,14 @@ export const links = sqliteTable("links", {
   updatedAt: millis("updated_at").notNull(),
   /** The import that created the link (undoing it deletes the link); null otherwise. */
   importId: integer("import_id").references((): AnySQLiteColumn => imports.id, { onDelete: "set null" }),
+  /** On the owner's reading list (read later); cleared by "Mark read". */
+  toRead: integer("to_read", { mode: "boolean" }).notNull().default(false),
+  /** Put away once read: listed as before, and found by `?archived=true` and `is:archived`. */
+  archived: integer("archived", { mode: "boolean" }).notNull().default(false),
 }, (table) => [
   index("links_user_created_idx").on(table.userId, table.createdAt, table.id),
+  // The reading list's count in every page's top bar, and its view: partial, so the rest of the links cost it nothing.
+  index("links_user_to_read_idx").on(table.userId, table.createdAt, table.id).where(sql`${table.toRead} = 1`),
   index("links_import_idx").on(table.importId),
   // The owner's most clicked link, which bounds how far use can lift a search hit (src/shelf/search.ts).
   // Partial: a new link (no clicks) costs it nothing.
@@ -100,6 +108,33 @@ export const linkContents = sqliteTable("link_contents", {
   source: text("source", { enum: ["browser", "server"] }).notNull(),
   capturedAt: millis("captured_at").notNull(),
 }, (table) => [check("link_contents_source_check", sql`${table.source} IN ('browser', 'server')`)]);
+
+/**
+ * The copy of a link's page as the owner's browser showed it (one self-contained HTML file, made
+ * by the extension), at most one per link. The body is compressed (Zstandard) and read only to
+ * serve, export or index the copy: lists read `bytes` and `saved_at` alone. No foreign key to the
+ * link: a link in the trash keeps its copy (the trash's purge and a delete at once remove it,
+ * src/shelf/copies.ts); the owner's is what the quota counts.
+ */
+export const linkCopies = sqliteTable("link_copies", {
+  linkId: integer("link_id").primaryKey(),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  /** The file's size before compression: what the per-copy limit counts. */
+  bytes: integer("bytes").notNull(),
+  /** The compressed size: what the file holds, and what the per-user quota counts. */
+  storedBytes: integer("stored_bytes").notNull(),
+  savedAt: millis("saved_at").notNull(),
+  /**
+   * The HTML file, compressed with Zstandard. Last: the small columns before it are read from
+   * the row's first page, never from the overflow pages the body spills into.
+   */
+  body: blob("body", { mode: "buffer" }).notNull(),
+}, (table) => [
+  // The quota's sum, from the index alone.
+  index("link_copies_user_idx").on(table.userId, table.storedBytes),
+  // `copy` in a link's JSON, from the index alone: a list never reads the pages a body fills.
+  index("link_copies_summary_idx").on(table.linkId, table.savedAt, table.bytes),
+]);
 
 /**
  * One confirmed import of a bookmark file (from the import page or the CLI), with its report's

@@ -17,6 +17,7 @@ export interface OpenApiDocument {
 const TAGS = [
   { name: "links", description: "Bookmarked links. Every /api/v1 route needs Authorization: Bearer <token>." },
   { name: "search", description: "Full-text search of your links and the saved text of their pages." },
+  { name: "copies", description: "Page copies: one self-contained HTML file per link, kept by the browser extension of the page as it was shown, served so that it can do no harm." },
   { name: "health", description: "Dead links found before you click them: the link checker's findings, checking one now, ignoring one." },
   { name: "collections", description: "Collections of links; every user has an Inbox that cannot be deleted." },
   { name: "imports", description: "The record of your imports of bookmark files, and undoing one." },

@@ -8,7 +8,8 @@ import { BROWSER_NAMES } from "./extension";
 import { html, type Html } from "./html";
 import { when } from "./links";
 import { shell } from "./shell";
-import { countOf } from "../format";
+import { countOf, formatBytes } from "../format";
+import type { CopyUsage } from "../shelf/copies";
 
 /** The script of the account page: the token's copy button (the page works without it). */
 export const ACCOUNT_SCRIPT = "/assets/account.js";
@@ -38,6 +39,8 @@ export interface AccountOptions {
   grants: GrantInfo[];
   /** The user's recorded imports, newest first (undone ones included). */
   imports: ImportJson[];
+  /** What the user's page copies take of their room (`LINKSHELF_COPY_QUOTA`, stored bytes). */
+  copies: CopyUsage & { quota: number };
   /** A token minted just now: shown this once. */
   newToken?: { name: string; token: string };
   notice?: string | Html;
@@ -67,6 +70,12 @@ export function accountPage(options: AccountOptions): Html {
 <p>Signed in as <strong>${user.name}</strong> (${user.email}).</p>
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
 <form method="post" action="/logout"><button type="submit" class="secondary">Sign out</button></form>
+</section>
+
+<section class="card" aria-labelledby="copies-heading">
+<h2 id="copies-heading">Page copies</h2>
+<p id="copies-use">${options.copies.quota === 0 ? "This server keeps no page copies." : html`${countOf(options.copies.copies, "copy", "copies")} take ${formatBytes(options.copies.storedBytes)} of your ${formatBytes(options.copies.quota)} (${formatBytes(options.copies.bytes)} before compression).`}</p>
+<p class="hint">The browser extension keeps a copy of a page as you saw it; copies of links in the trash count until the trash lets them go.</p>
 </section>
 
 <section class="card" aria-labelledby="tokens-heading">

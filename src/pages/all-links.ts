@@ -16,6 +16,9 @@ export interface AllLinksView {
   collectionId?: number;
   favorites: boolean;
   broken: boolean;
+  /** Only links on the reading list: the To read view. */
+  toRead: boolean;
+  archived: boolean;
   page: number;
 }
 
@@ -53,6 +56,8 @@ ${treeOptions(collections, view.collectionId)}
 <div>
 <label class="choice"><input type="checkbox" name="favorites" value="on"${view.favorites ? html` checked` : ""}> Favorites only</label>
 <label class="choice"><input type="checkbox" name="broken" value="on"${view.broken ? html` checked` : ""}> Broken only</label>
+<label class="choice"><input type="checkbox" name="toread" value="on"${view.toRead ? html` checked` : ""}> To read only</label>
+<label class="choice"><input type="checkbox" name="archived" value="on"${view.archived ? html` checked` : ""}> Archived only</label>
 </div>
 <button type="submit">Show</button>
 </form>`;
@@ -68,16 +73,18 @@ function rangeOf({ view, links, total }: AllLinksOptions): string | undefined {
 /** allLinksPage: every link of the user across collections, in the order and with the filters of the view, a page at a time, inside the bulk form. */
 export function allLinksPage(options: AllLinksOptions): Html {
   const { total } = options;
+  // The reading list is this view with its one filter: it is named so.
+  const title = options.view.toRead ? "To read" : "All links";
   const list = options.links.length === 0
-    ? html`<p class="empty">${total === 0 ? "No link matches this view." : "No more links: this page is past the end."}</p>`
+    ? html`<p class="empty">${total === 0 ? (options.view.toRead ? "Nothing to read: put a link on the list with its Read later button, or with the browser extension." : "No link matches this view.") : "No more links: this page is past the end."}</p>`
     : html`<ul class="links pickable">${options.links.map((link) => linkItem(link, options.broken.has(link.id)))}</ul>`;
   const content = html`<section class="card" aria-labelledby="list-heading">
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
-<div class="heading"><h1 id="list-heading">All links <span class="badge">${countOf(total, "link")}</span></h1>
+<div class="heading"><h1 id="list-heading">${title} <span class="badge">${countOf(total, "link")}</span></h1>
 <div class="actions"><a class="button" href="/links/new">Add link</a></div></div>
 ${viewForm(options)}
 ${bulkForm({ self: options.self, collections: options.collections, view: options.query, total, links: options.links, list, refusal: options.refusal })}
 ${pager({ first: options.first, previous: options.previous, older: options.next, range: rangeOf(options) }, "view")}
 </section>`;
-  return shell({ title: "All links", user: options.user, sidebar: collectionsSidebar(options.collections, { kind: "all" }), content });
+  return shell({ title, user: options.user, sidebar: collectionsSidebar(options.collections, { kind: "all" }), content });
 }

@@ -16,6 +16,8 @@ export interface CollectionFormValues {
   /** The icon chosen among ICON_CHOICES. */
   iconChoice: string;
   visibility: string;
+  /** Whether anyone may open its links' page copies while it is public. */
+  copiesPublic: boolean;
   /** The parent chosen, as the picker's value ("": the top level); undefined where there is no picker (the Inbox's form). */
   parentId?: string;
 }
@@ -82,6 +84,7 @@ ${ICON_CHOICES.map((emoji) => html`<label><input type="radio" name="icon-choice"
 <legend>Visibility</legend>
 ${VISIBILITIES.map((option) => html`<label class="choice"><input type="radio" name="visibility" value="${option.value}"${values.visibility === option.value ? html` checked` : ""}> ${option.label} <span class="muted">— ${option.hint}</span></label>`)}
 ${fieldMessages("visibility", visibilityErrors)}
+<label class="choice"><input type="checkbox" name="copiesPublic" value="on" id="copies-public"${values.copiesPublic ? html` checked` : ""}> While public, let anyone open the page copies of its links <span class="muted">— copies your browser kept may show what you saw signed in</span></label>
 </fieldset>
 <div class="form-actions">
 <button type="submit">${collection ? "Save collection" : "Create collection"}</button>

@@ -3,7 +3,7 @@ import type { Viewer } from "../shelf/shelf";
 import type { HealthCheckJson, LinkHealthJson } from "../contract/health";
 import type { CheckRule } from "../shelf/link-checks";
 import { html, type Html } from "./html";
-import { faviconFor, hostOf, whenExactly } from "./links";
+import { copyOffer, faviconFor, hostOf, whenExactly } from "./links";
 import { shell } from "./shell";
 import { countOf } from "../format";
 
@@ -96,6 +96,7 @@ ${health.movedTo ? html`<p class="description">Now at <strong>${health.movedTo}<
 ${evidence(item)}
 <div class="health-actions">
 ${health.movedTo ? postButton(`/health/${link.id}/use-new-url`, "Use the new URL", `Use the new URL for ${link.name}`, "") : undefined}
+${health.broken ? copyOffer(link) : undefined}
 <a href="${archiveOf(link.url)}" rel="noreferrer noopener">Archived copy</a>
 ${healthButtons(link, health.ignored)}
 <a href="/links/${link.id}/delete?next=%2Fhealth" aria-label="Delete ${link.name}">Delete…</a>

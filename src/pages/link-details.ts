@@ -2,12 +2,12 @@ import type { CollectionSummary, ContentSummary } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../contract/links";
 import { html, type Html } from "./html";
-import { faviconFor, when, whenExactly } from "./links";
+import { copyOffer, faviconFor, flagForm, when, whenExactly } from "./links";
 import { healthButtons, resultOf, stateBadge } from "./health";
 import type { HealthJson } from "../contract/health";
 import { shell } from "./shell";
 import type { CaptureProblem } from "../capture/fetcher";
-import { formatNumber } from "../format";
+import { formatBytes, formatNumber } from "../format";
 import { iso } from "../timestamps";
 
 /** Whether this server may fetch the link's page again, and if not, why. */
@@ -65,6 +65,7 @@ function recaptureBlock(link: LinkJson, content: ContentSummary | null, offer: R
 function healthBlock(link: LinkJson, health: HealthJson | null): Html {
   const here = `/links/${link.id}`;
   return html`<h2>Health</h2>
+${health?.broken && link.copy ? html`<p id="copy-offer"><strong>The page is gone:</strong> ${copyOffer(link)}, kept by your browser.</p>` : undefined}
 <p id="health">${health === null || health.lastCheckedAt === null
     ? "Not checked yet."
     : html`${stateBadge(health)} Last checked ${whenExactly(health.lastCheckedAt)}${health.since ? html`, failing since ${whenExactly(health.since)}` : ""}.`}</p>
@@ -79,7 +80,7 @@ const fact = (term: string, value: Html | string | null | undefined) => html`<dt
 
 /**
  * linkDetailsPage: one of the user's links: its name (through `/l/:id`), URL, description,
- * collections, favorite, clicks, and what is saved of its page (when and how it was captured,
+ * collections, favorite, reading list and archive (with their buttons), clicks, and what is saved of its page (when and how it was captured,
  * title, author, language, excerpt) with the "Capture again" form where it applies.
  */
 export function linkDetailsPage(options: LinkDetailsOptions): Html {
@@ -91,19 +92,25 @@ ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` :
 <h1>${faviconFor(link.url)} ${link.name}</h1>
 <div class="actions">
 <a class="button" href="/l/${link.id}">Open</a>
+${content ? html`<a class="button secondary" href="/links/${link.id}/read" id="read-link">Read</a>` : undefined}
 <a class="button secondary" href="/links/${link.id}/edit?next=${encodeURIComponent(here)}">Edit</a>
 <a href="/links/${link.id}/delete">Delete…</a>
 </div>
 </div>
+<div class="actions">${flagForm(link, here)}</div>
 <dl class="facts">
 ${fact("URL", html`<a href="/l/${link.id}">${link.url}</a>`)}
 ${fact("Description", link.description)}
 ${fact("Collections", html`${options.collections.map((collection, i) => html`${i > 0 ? ", " : ""}<a href="/?collection=${collection.id}"><span aria-hidden="true">${collection.icon}</span> ${collection.name}</a>`)}`)}
 ${fact("Favorite", link.favorite ? "Yes" : "No")}
+${fact("Reading list", link.toRead ? "To read" : "Read")}
+${fact("Archived", link.archived ? "Yes" : "No")}
 ${fact("Clicks", formatNumber(link.clicks))}
 ${fact("Last click", link.lastClickedAt ? when(link.lastClickedAt) : "Never")}
 ${fact("Added", when(link.createdAt))}
 </dl>
+<h2>Page copy</h2>
+${link.copy ? html`<p id="copy">${copyOffer(link)} (${formatBytes(link.copy.bytes)}, kept by your browser).</p>` : html`<p id="copy">No copy of the page yet: the browser extension's <strong>Keep a copy</strong> keeps the page as you see it.</p>`}
 <h2>Saved page</h2>
 ${capturedLine(content)}
 ${problemLine(options.problem)}

@@ -30,6 +30,11 @@ export function brokenMark(broken: boolean): Html | undefined {
   return broken ? html` <a class="badge broken" href="/health" title="The link checker could not reach this link: see Link health">⚠ broken</a>` : undefined;
 }
 
+/** copyOffer links to a link's page copy by the day it was kept ("Open the copy of 3 May 2026"); nothing without one. */
+export function copyOffer(link: Pick<LinkJson, "id" | "copy">): Html | undefined {
+  return link.copy ? html`<a class="copy-offer" href="/links/${link.id}/copy">Open the copy of ${when(link.copy.savedAt)}</a>` : undefined;
+}
+
 /** faviconFor asks the server's own favicon proxy for the site's icon; one URL per origin, so the browser caches it once. */
 export function faviconFor(url: string): Html {
   const origin = URL.parse(url)?.origin ?? url;
@@ -42,11 +47,29 @@ export function pickBox(link: LinkJson): Html {
 }
 
 /**
+ * flagButtons are a link's "Mark read" (or "Read later") and "Archive" (or "Unarchive")
+ * buttons: each posts its one flag to `/links/:id/flags` (a button of the form around it: the
+ * bulk form of a list, or flagForm's own), which returns to the form's `next`; with scripts, the
+ * pages' script posts it without leaving the page and puts these buttons, as the server draws
+ * them anew, in place of the old ones.
+ */
+export function flagButtons(link: Pick<LinkJson, "id" | "name" | "toRead" | "archived">): Html {
+  return html`<button type="submit" class="flag" data-flag formaction="/links/${link.id}/flags" name="toRead" value="${link.toRead ? "false" : "true"}" aria-label="${link.toRead ? "Mark read" : "Read later"}: ${link.name}" title="${link.toRead ? "Take it off your reading list" : "Put it on your reading list"}">${link.toRead ? "Mark read" : "Read later"}</button>
+<button type="submit" class="flag" data-flag formaction="/links/${link.id}/flags" name="archived" value="${link.archived ? "false" : "true"}" aria-label="${link.archived ? "Unarchive" : "Archive"}: ${link.name}">${link.archived ? "Unarchive" : "Archive"}</button>`;
+}
+
+/** flagForm is flagButtons in a form of their own (a link's page), returning to `next`. */
+export function flagForm(link: LinkJson, next: string): Html {
+  return html`<form class="flags" method="post" action="/links/${link.id}/flags" data-link-flags="${link.id}"><input type="hidden" name="next" value="${next}">${flagButtons(link)}</form>`;
+}
+
+/**
  * linkItem is one row of a link list inside the bulk form (src/pages/bulk.ts): its checkbox,
  * icon, name (through `/l/:id`, so opening it counts a click), host, description, clicks and
  * last click; a favorite toggle (a button of the bulk form posting to the link's own toggle,
- * which returns to the form's `next`), the link's page and its edit form, after the `moves`
- * given (a collection's order). A `broken` link is marked.
+ * which returns to the form's `next`), its reading list and archive buttons (flagButtons), the
+ * link's page and its edit form, after the `moves` given (a collection's order). A `broken` link is
+ * marked, and offers its page copy when it has one.
  */
 export function linkItem(link: LinkJson, broken = false, moves?: Html): Html {
   const clicks = countOf(link.clicks, "click");
@@ -54,13 +77,14 @@ export function linkItem(link: LinkJson, broken = false, moves?: Html): Html {
 ${pickBox(link)}
 ${faviconFor(link.url)}
 <div>
-<a class="title" href="/l/${link.id}">${link.name}</a>${brokenMark(broken)}
+<a class="title" href="/l/${link.id}">${link.name}</a>${brokenMark(broken)}${broken && link.copy ? html` ${copyOffer(link)}` : undefined}
 <div class="host">${hostOf(link.url)}</div>
 ${link.description ? html`<p class="description">${link.description}</p>` : undefined}
 <div class="meta">${clicks} · ${link.lastClickedAt ? html`last click ${when(link.lastClickedAt)}` : "never clicked"}</div>
 </div>
 <div class="row-actions">
 ${moves}
+<span class="flags" data-link-flags="${link.id}">${flagButtons(link)}</span>
 <button type="submit" formaction="/links/${link.id}/favorite" class="star" aria-pressed="${link.favorite ? "true" : "false"}" aria-label="Favorite: ${link.name}" title="${link.favorite ? "Remove from favorites" : "Mark as favorite"}">${link.favorite ? "★" : "☆"}</button>
 <a href="/links/${link.id}" aria-label="Details of ${link.name}">Details</a>
 <a class="edit" href="/links/${link.id}/edit" aria-label="Edit ${link.name}">Edit</a>

@@ -170,6 +170,9 @@ button.plain { background: none; border: 0; padding: 0; color: var(--accent); fo
 button.star { background: none; border: 0; padding: .1rem .3rem; font-size: 1.1rem; line-height: 1; color: var(--muted); }
 /* The filled star keeps 3:1 against the card in both schemes (WCAG 1.4.11). */
 button.star[aria-pressed="true"] { color: #a87400; }
+.flags { display: inline-flex; gap: .35rem; }
+.flags form { margin: 0; display: inline-flex; gap: .35rem; }
+button.flag { background: none; border: 1px solid var(--border); color: var(--accent); padding: 0 .45rem; font-weight: 400; font-size: .85rem; }
 @media (prefers-color-scheme: dark) { button.star[aria-pressed="true"] { color: #f0b429; } }
 .push { margin-left: auto; }
 form.inline { display: inline; margin: 0 0 0 .5rem; }
@@ -217,6 +220,9 @@ export interface ShellOptions {
   script?: string;
 }
 
+/** The reading list: the all-links view of the links to read, newest first. */
+export const TO_READ_VIEW = "/links?sort=newest&toread=on";
+
 /**
  * shell is the document of the signed-in (and public) pages: top bar, optional sidebar, main
  * content. A signed-in page loads the keyboard shortcuts and holds their help dialog; the CSP
@@ -240,6 +246,7 @@ ${user ? html`<form class="search" role="search" action="/search" method="get">
 </form>
 <nav aria-label="Account">
 <a href="/links">All links</a>
+<a href="${TO_READ_VIEW}" id="to-read-nav">To read${user.toRead > 0 ? html` <span class="badge" id="to-read-count" title="Links on your reading list">${formatNumber(user.toRead)}</span>` : undefined}</a>
 <a href="/?view=favorites">Favorites</a>
 <a href="/health">Link health${user.brokenLinks > 0 ? html` <span class="badge broken" title="Broken links">${formatNumber(user.brokenLinks)}</span>` : undefined}</a>
 <a href="/trash">Trash${user.trashItems > 0 ? html` <span class="badge" title="Items in the trash">${formatNumber(user.trashItems)}</span>` : undefined}</a>

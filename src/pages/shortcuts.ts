@@ -36,7 +36,8 @@ ${SHORTCUTS.map(([key, what]) => html`<dt><kbd>${key}</kbd></dt><dd>${what}</dd>
 
 /**
  * SHORTCUTS_JS: the list pages' keyboard shortcuts (SHORTCUTS; Alt+↑ and Alt+↓ are the
- * arranging script's, src/pages/arrange.ts), the "Select all on this page" checkbox, the
+ * arranging script's, src/pages/arrange.ts), the reading list and archive buttons without a
+ * reload, the "Select all on this page" checkbox, the
  * sidebar's fold (open on two columns), the bulk bar opened by a ticked link, and the collection lists' filter boxes (src/pages/tree.ts: an item whose name
  * holds the words shows with its parents, their folds opened). A key does nothing while a text
  * field, text area or select has the focus, nor with Ctrl, Alt or ⌘, nor while the help dialog is open.
@@ -81,6 +82,35 @@ export const SHORTCUTS_JS = `(function () {
   var bulkBar = document.querySelector("[data-bulk-fold]");
   var used = function () { if (bulkBar) bulkBar.open = true; };
   document.addEventListener("change", function (event) { if (event.target.checked && event.target.matches("input.pick, #select-all")) used(); });
+  // The reading list and archive buttons (flagButtons): posted without leaving the page; the
+  // answer's buttons replace them, and the top bar's count follows. A failure submits the form as usual.
+  document.addEventListener("click", function (event) {
+    var button = event.target && event.target.closest ? event.target.closest("button[data-flag]") : null;
+    if (!button || !window.fetch || !button.form) return;
+    event.preventDefault();
+    var box = button.closest("[data-link-flags]");
+    var body = new URLSearchParams();
+    body.set(button.name, button.value);
+    fetch(button.formAction, { method: "POST", body: body, headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (response) { if (!response.ok) throw new Error(String(response.status)); return response.json(); })
+      .then(function (answer) {
+        box.innerHTML = answer.buttons;
+        var again = box.querySelector("button[name='" + button.name + "']");
+        if (again) again.focus();
+        var nav = document.getElementById("to-read-nav");
+        var count = document.getElementById("to-read-count");
+        if (nav && answer.toRead > 0 && !count) {
+          count = document.createElement("span");
+          count.id = "to-read-count";
+          count.className = "badge";
+          count.title = "Links on your reading list";
+          nav.appendChild(document.createTextNode(" "));
+          nav.appendChild(count);
+        }
+        if (count) { if (answer.toRead > 0) count.textContent = answer.toReadLabel; else count.remove(); }
+      })
+      .catch(function () { button.form.requestSubmit(button); });
+  });
   var dialog = document.getElementById("shortcuts");
   var typing = function (el) {
     if (!el || !el.tagName) return false;

@@ -19,7 +19,15 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 /** The bodies of requests that came with an `Idempotency-Key`, as read: what a retry's body is compared with. */
 const keyedBodies = new WeakMap<Request, string>();
 
-/** sentBody is the JSON body of a request with an `Idempotency-Key`, as read; empty when it had none. */
+/**
+ * keepSentBody records what stands for the body of a request with an `Idempotency-Key` that is
+ * not JSON (a page copy: the SHA-256 of its bytes), for sentBody.
+ */
+export function keepSentBody(request: Request, body: string): void {
+  if (request.headers.has("idempotency-key")) keyedBodies.set(request, body);
+}
+
+/** sentBody is the JSON body of a request with an `Idempotency-Key`, as read (or what keepSentBody recorded); empty when it had none. */
 export const sentBody = (request: Request): string => keyedBodies.get(request) ?? "";
 
 /**

@@ -7,6 +7,8 @@
  *   "a phrase"    these words, in this order, next to each other
  *   -word         links holding this word (or -"phrase") are left out
  *   prefix*       words starting with this (as stemmed: "connect*" finds "connections")
+ *   is:unread     only links on the reading list (-is:unread: only links off it)
+ *   is:archived   only archived links (-is:archived: only links not archived)
  *
  * A word is split where the index splits it ("rust-lang" is the phrase "rust lang", the way
  * it is indexed in a URL). Words without a letter or digit ("&", "—") are ignored. What cannot be
@@ -36,8 +38,19 @@ export interface QueryTerm {
   exclude: boolean;
 }
 
+/** The filters `is:` names, as the flags of a link they ask for. */
+export interface QueryFlags {
+  toRead?: boolean;
+  archived?: boolean;
+}
+
+/** What each `is:` word filters on. */
+const IS_FILTERS: Record<string, keyof QueryFlags> = { unread: "toRead", archived: "archived" };
+
 export interface ParsedQuery {
   terms: QueryTerm[];
+  /** The `is:` filters of the query. */
+  flags: QueryFlags;
   /** The FTS5 MATCH expression: quoted terms joined with AND and NOT. */
   match: string;
 }
@@ -45,8 +58,8 @@ export interface ParsedQuery {
 /** A letter or digit: what the index's tokenizer keeps (everything else separates words). */
 const SEARCHABLE = /[\p{L}\p{N}\p{Co}]/u;
 
-/** scan splits a query into terms; a string is the sentence for `/q` saying why it cannot. */
-function scan(q: string): QueryTerm[] | string {
+/** scan splits a query into terms, and its `is:` filters into `flags`; a string is the sentence for `/q` saying why it cannot. */
+function scan(q: string, flags: QueryFlags): QueryTerm[] | string {
   const terms: QueryTerm[] = [];
   let i = 0;
   while (i < q.length) {
@@ -78,6 +91,15 @@ function scan(q: string): QueryTerm[] | string {
     while (end < q.length && !/\s/.test(q[end]!)) end++;
     const word = q.slice(i, end);
     i = end;
+    const is = /^is:(.*)$/i.exec(word);
+    if (is) {
+      const flag = IS_FILTERS[is[1]!.toLowerCase()];
+      if (!flag) return `is: takes ${Object.keys(IS_FILTERS).join(" or ")}, as in is:unread.`;
+      const wanted = !exclude;
+      if (flags[flag] !== undefined && flags[flag] !== wanted) return `${is[0]} is asked for both ways.`;
+      flags[flag] = wanted;
+      continue;
+    }
     if (word.includes("\"")) return "Quotation marks go around a whole phrase, as in \"open source\".";
     if (/[()]/.test(word)) return "Parentheses mean nothing in a search; to find them with their words, put the words in quotation marks.";
     const star = word.indexOf("*");
@@ -136,12 +158,15 @@ export function parseQuery(q: string | undefined): ParsedQuery {
   const text = rules.text("/q", q!, 1, QUERY_LIMITS.length);
   rules.check();
   // Control characters separate words like spaces (and a NUL would end FTS5's reading of the expression).
-  const terms = scan(text.replace(/\p{Cc}/gu, " "));
+  const flags: QueryFlags = {};
+  const terms = scan(text.replace(/\p{Cc}/gu, " "), flags);
   if (typeof terms === "string") throw new ValidationFailed([{ path: "/q", message: terms }]);
   const wanted = terms.filter((term) => !term.exclude);
   if (terms.length > QUERY_LIMITS.terms) rules.fail("/q", `Expected at most ${QUERY_LIMITS.terms} words and phrases`);
   else if (wanted.length === 0) {
-    rules.fail("/q", terms.length === 0 ? "Expected a word with letters or digits to search for" : "Expected a word to find besides the ones to leave out");
+    rules.fail("/q", Object.keys(flags).length > 0 && terms.length === 0
+      ? "Expected a word to search for besides is: (the To read view lists the reading list)"
+      : terms.length === 0 ? "Expected a word with letters or digits to search for" : "Expected a word to find besides the ones to leave out");
   }
   rules.check();
   const written = terms.map(quoted);
@@ -149,5 +174,5 @@ export function parseQuery(q: string | undefined): ParsedQuery {
   const writtenOf = (exclude: boolean) => written.filter((_, i) => terms[i]!.exclude === exclude);
   let match = writtenOf(false).join(" AND ");
   if (wanted.length < terms.length) match = `(${match})${writtenOf(true).map((term) => ` NOT ${term}`).join("")}`;
-  return { terms, match };
+  return { terms, flags, match };
 }

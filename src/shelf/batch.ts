@@ -229,7 +229,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         const kept = current.collectionIds.filter((id) => !removed.has(id));
         const collectionIds = [...kept, ...added.filter((id) => !removed.has(id))];
         // Refused as PUT /links/:id refuses them, even when the link then goes to the trash.
-        const fields = { name: operation.name ?? current.name, url: operation.url ?? current.url, favorite: current.favorite };
+        const fields = { name: operation.name ?? current.name, url: operation.url ?? current.url, favorite: current.favorite, toRead: operation.toRead, archived: operation.archived };
         run(() => shelf.links.update(operation.id, { ...fields, collectionIds: collectionIds.length > 0 ? collectionIds : current.collectionIds }, now), "", { "/collectionIds": "/add" });
         if (collectionIds.length === 0) run(() => shelf.links.delete(operation.id, now), "/id");
         break;

@@ -6,11 +6,11 @@
  * be deleted.
  */
 import { and, asc, desc, eq, sql } from "drizzle-orm";
-import { collections, linkCollections, links, type CollectionRow, type LinkRow } from "../db/schema";
+import { collections, linkCollections, linkCopies, links, type CollectionRow, type LinkRow } from "../db/schema";
 import type { Db } from "../db/client";
 import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
 import { Conflict, NotFound } from "../errors";
-import { toCollectionJson, toLinkJson } from "./json";
+import { toCollectionJson, toLinkJson, type CopyColumns } from "./json";
 import { COLLECTION_LIMITS } from "./limits";
 import { byPosition, checkParent, itemsOf, nextPosition, sameItems, writeOrder, type Placed } from "./order";
 import { discardCollection, type TrashSink } from "./trash";
@@ -71,13 +71,14 @@ export class KeptLists {
 }
 
 /** One link in one of its collections, with its place in the collection's order: the membership join's row. */
-export type Membership = LinkRow & { collectionId: number; position: number };
+export type Membership = LinkRow & CopyColumns & { collectionId: number; position: number };
 
 /** The columns of the membership join, in the order its rows are read (see memberships). */
 const MEMBERSHIP_COLUMNS = {
   collectionId: linkCollections.collectionId, position: linkCollections.position, id: links.id, userId: links.userId, name: links.name,
-  description: links.description, url: links.url, favorite: links.favorite, clicks: links.clicks,
+  description: links.description, url: links.url, favorite: links.favorite, toRead: links.toRead, archived: links.archived, clicks: links.clicks,
   lastClickedAt: links.lastClickedAt, createdAt: links.createdAt, updatedAt: links.updatedAt,
+  copySavedAt: linkCopies.savedAt, copyBytes: linkCopies.bytes,
 };
 const MEMBERSHIP_KEYS = Object.keys(MEMBERSHIP_COLUMNS) as (keyof Membership)[];
 
@@ -97,7 +98,7 @@ function checkCollection(owner: Owner, input: CollectionBody, current?: Collecti
   const rawIcon = input.icon === undefined ? current?.icon ?? defaultIcon : input.icon;
   const icon = rawIcon.trim() === "" ? defaultIcon : rules.emoji("/icon", rawIcon);
   rules.check();
-  return { name, description, visibility: input.visibility, icon, parentId };
+  return { name, description, visibility: input.visibility, icon, parentId, copiesPublic: input.copiesPublic ?? current?.copiesPublic ?? false };
 }
 
 /** refuseInbox: the Inbox cannot be deleted (links without a collection live there). */
@@ -240,13 +241,16 @@ export class ShelfCollections {
     const rows = db.values<unknown[]>(db.select(MEMBERSHIP_COLUMNS)
       .from(links)
       .innerJoin(linkCollections, eq(linkCollections.linkId, links.id))
+      .leftJoin(linkCopies, eq(linkCopies.linkId, links.id))
       .where(eq(links.userId, user.id))
       .orderBy(desc(links.createdAt), desc(links.id), asc(linkCollections.collectionId)));
     return rows.map((values) => {
       const row: Record<string, unknown> = {};
       for (let at = 0; at < MEMBERSHIP_KEYS.length; at++) row[MEMBERSHIP_KEYS[at]!] = values[at];
       row.favorite = row.favorite === 1;
-      return row as Membership;
+      row.toRead = row.toRead === 1;
+      row.archived = row.archived === 1;
+      return row as unknown as Membership;
     });
   }
 
@@ -300,10 +304,12 @@ export class ShelfCollections {
       if (list) list.push(item);
       else placed.set(parentId, [item]);
     };
-    // The links once each, then their memberships as bare numbers (newest link first): a link in
-    // 100 collections is read once, not 100 times.
+    // The links once each (with their copy's summary), then their memberships as bare numbers
+    // (newest link first): a link in 100 collections is read once, not 100 times.
     const { db, user } = this.owner;
-    for (const link of db.select().from(links).where(eq(links.userId, user.id)).all()) linkJsonById.set(link.id, toLinkJson(link, []));
+    const linkRows = db.select({ link: links, copySavedAt: linkCopies.savedAt, copyBytes: linkCopies.bytes })
+      .from(links).leftJoin(linkCopies, eq(linkCopies.linkId, links.id)).where(eq(links.userId, user.id)).all();
+    for (const { link, copySavedAt, copyBytes } of linkRows) linkJsonById.set(link.id, toLinkJson(link, [], { copySavedAt, copyBytes }));
     const held = db.values<[number, number, number]>(sql`
       SELECT lc.link_id, lc.collection_id, lc.position FROM ${linkCollections} AS lc JOIN ${links} AS l ON l.id = lc.link_id
       WHERE l.user_id = ${user.id} ORDER BY l.created_at DESC, l.id DESC, lc.collection_id`);

@@ -16,6 +16,7 @@ import { Rules } from "../rules";
 import { deferIndexingMany, wakeIndexer } from "../search/index-text";
 import { collectionIdsOf } from "./scope";
 import { saveContent } from "./contents";
+import { ShelfCopies } from "./copies";
 import { discardImport, discardLinks, type TrashSink } from "./trash";
 import type { Owner } from "./scope";
 
@@ -55,7 +56,8 @@ export class ShelfImports {
    * IMPORT_CHUNK with the event loop running between them. All or nothing: when one fails, what
    * the earlier ones created is removed, with the record, and the error is thrown; an import
    * undone meanwhile stops (`IMPORT_UNDONE`), removes what it wrote since, and stays undone.
-   * A link that comes with its page's text (`content`) has it stored as a browser capture, and
+   * A link that comes with its page copy (`copy`) has it stored, within the owner's quota (past
+   * it the whole import fails, as any refused step does). A link that comes with its page's text (`content`) has it stored as a browser capture, and
    * is not told to `afterWrite` (nothing to fetch); a `member` step may name one of the owner's
    * links by id (a URL the owner had, put in the import's collections).
    * Once all of it is committed, each other link it created is told to `afterWrite`. Returns the
@@ -69,6 +71,7 @@ export class ShelfImports {
     const linkIds = new WeakMap<ImportedLink, number>();
     const idOf = (target: ImportTarget) => (typeof target === "number" ? target : collectionIds.get(target)!);
     const made: Made = { links: [], collections: [], importId: null };
+    const copies = new ShelfCopies(this.owner);
     let next = 0;
     // Each collection's next place, and the owner's collections checked: kept from one transaction
     // to the next while nothing else wrote to the database between them (`quiet`), looked up again otherwise.
@@ -129,6 +132,7 @@ export class ShelfImports {
                 }, target(step.into), importId, memberships);
                 marked.push(created.id);
                 if (step.content) saveContent(this.owner, created.id, step.content, "browser", now);
+                if (step.copy) copies.save(created.id, new TextEncoder().encode(step.copy.html), step.copy.savedAt);
                 linkIds.set(step, created.id);
                 done.links.push({ id: created.id, url: created.url, saved: step.content !== undefined });
               }

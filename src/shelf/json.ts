@@ -10,17 +10,26 @@ import { unpackText } from "../search/text-store";
 import { iso } from "../timestamps";
 import type { SearchResults } from "./types";
 
+/** A link's copy as its row's small columns give it (both null: no copy). */
+export interface CopyColumns {
+  copySavedAt: number | null;
+  copyBytes: number | null;
+}
+
 /** toLinkJson shapes a stored link for clients; `collectionIds` must already be sorted. */
-export function toLinkJson(row: Omit<LinkRow, "importId">, collectionIds: number[]): LinkJson {
+export function toLinkJson(row: Omit<LinkRow, "importId">, collectionIds: number[], copy: CopyColumns): LinkJson {
   return {
     id: row.id,
     name: row.name,
     description: row.description,
     url: row.url,
     favorite: row.favorite,
+    toRead: row.toRead,
+    archived: row.archived,
     clicks: row.clicks,
     lastClickedAt: row.lastClickedAt === null ? null : iso(row.lastClickedAt),
     collectionIds,
+    copy: copy.copySavedAt === null || copy.copyBytes === null ? null : { savedAt: iso(copy.copySavedAt), bytes: copy.copyBytes },
     authorId: row.userId,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -42,6 +51,7 @@ export function toCollectionJson(row: CollectionRow, author: UserRow, links: Lin
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     isOwner: row.userId === author.id,
+    copiesPublic: row.copiesPublic,
     parentId: row.parentId,
     order,
   };

@@ -48,3 +48,8 @@ export const MEMBERSHIP_MESSAGES = {
   perBatch: `Expected at most ${BATCH_MAX_MEMBERSHIPS} collections named by the createLink and updateLink operations of one batch, all counted`,
   bulkFull: (count: number) => `Expected links in fewer than ${LINK_MAX_COLLECTIONS} collections: ${count === 1 ? "1 of them is" : `${count} of them are`} in ${LINK_MAX_COLLECTIONS} already`,
 } as const;
+/** The stored bytes each owner's page copies may take when the server names no quota (LINKSHELF_COPY_QUOTA's default). */
+export const DEFAULT_COPY_QUOTA = 2 * 1024 ** 3;
+
+/** A page copy's limit: the extension checks it before sending. */
+export { COPY_LIMITS } from "../contract/content-limits";

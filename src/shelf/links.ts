@@ -6,9 +6,9 @@
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { preparedQueries } from "../db/client";
-import { linkCollections, linkHealth, links, type LinkRow } from "../db/schema";
+import { linkCollections, linkCopies, linkHealth, links, type LinkRow } from "../db/schema";
 import { Conflict, NotFound } from "../errors";
-import { toLinkJson } from "./json";
+import { toLinkJson, type CopyColumns } from "./json";
 import { LINK_LIMITS, LINK_PAGE, MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import { COLLECTION_ACTIONS, type CapturedContent, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults } from "./types";
 import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
@@ -28,11 +28,26 @@ const linkQueries = preparedQueries((db) => ({
     .values({
       userId: sql.placeholder("userId"), name: sql.placeholder("name"), description: sql.placeholder("description"),
       url: sql.placeholder("url"), favorite: sql.placeholder("favorite"),
+      toRead: sql.placeholder("toRead"), archived: sql.placeholder("archived"),
       createdAt: sql.placeholder("now"), updatedAt: sql.placeholder("now"),
     })
     .returning()
     .prepare(),
 }));
+
+/** A new link has no copy. */
+const NO_COPY: CopyColumns = { copySavedAt: null, copyBytes: null };
+
+/**
+ * copiesOf is what `copy` in the JSON of each of those links says, read from the copies' summary
+ * index (never a body): one query for a page of links, after it is chosen.
+ */
+function copiesOf(owner: Owner, ids: readonly number[]): Map<number, CopyColumns> {
+  if (ids.length === 0) return new Map();
+  return new Map(owner.db.select({ id: linkCopies.linkId, copySavedAt: linkCopies.savedAt, copyBytes: linkCopies.bytes }).from(linkCopies)
+    .where(sql`${linkCopies.linkId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`).all()
+    .map(({ id, ...copy }) => [id, copy]));
+}
 
 /** parseIdList reads the comma-separated ids of a group_concat, sorted ascending. */
 function parseIdList(list: string | null): number[] {
@@ -117,15 +132,19 @@ function decodeCursor(cursor: string): Position | undefined {
 /** `%`, `_` and the escape character itself match literally in a LIKE pattern. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
-/** checkLink applies the rules of a link's fields; `description` is the value to keep when omitted. */
-function checkLink(owner: Owner, input: CreateLinkBody, keptDescription: string) {
+/** The values an update keeps when its input omits them (a new link: the defaults). */
+type Kept = Pick<LinkRow, "description" | "toRead" | "archived">;
+const NEW_LINK: Kept = { description: "", toRead: false, archived: false };
+
+/** checkLink applies the rules of a link's fields; `kept` holds the values an omitted field keeps. */
+function checkLink(owner: Owner, input: CreateLinkBody, kept: Kept) {
   const rules = new Rules();
   const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
-  const description = rules.text("/description", input.description ?? keptDescription, 0, LINK_LIMITS.description);
+  const description = rules.text("/description", input.description ?? kept.description, 0, LINK_LIMITS.description);
   const url = rules.url("/url", input.url);
   const collectionIds = collectionIdsOf(owner, input.collectionIds, rules);
   rules.check();
-  return { name, description, url, favorite: input.favorite, collectionIds };
+  return { name, description, url, favorite: input.favorite, toRead: input.toRead ?? kept.toRead, archived: input.archived ?? kept.archived, collectionIds };
 }
 
 /**
@@ -135,12 +154,12 @@ function checkLink(owner: Owner, input: CreateLinkBody, keptDescription: string)
  */
 export function writeLink(owner: Owner, input: CreateLinkBody, now: number, places?: NextPlaces): LinkJson {
   const { db, user } = owner;
-  const { collectionIds, ...fields } = checkLink(owner, input, "");
+  const { collectionIds, ...fields } = checkLink(owner, input, NEW_LINK);
   const queries = linkQueries(db);
   const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
   addMemberships(owner, row.id, collectionIds, places);
   deferIndexing(db, row.id);
-  return toLinkJson(row, collectionIds);
+  return toLinkJson(row, collectionIds, NO_COPY);
 }
 
 /** An import's link as the shelf stores it: the API's fields, its dates and clicks (a linkshelf JSON export's), in one collection. */
@@ -187,7 +206,7 @@ export function linkSaved(owner: Owner, link: { id: number; url: string }, page?
 export class ShelfLinks {
   constructor(private readonly owner: Owner) {}
 
-  /** select reads the owner's links matching `where`, each with its collection ids, in `order`. */
+  /** select reads the owner's links matching `where`, each with its collection ids and its copy's summary, in `order`: two queries. */
   private select(where: (SQL | undefined)[], order: ViewOrder, limit?: number, offset = 0): LinkJson[] {
     const query = this.owner.db
       .select({
@@ -199,7 +218,8 @@ export class ShelfLinks {
       .$dynamic();
     const ordered = this.inOrder(query, where, order);
     const rows = limit === undefined ? ordered.all() : ordered.limit(limit).offset(offset).all();
-    return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds)));
+    const copies = copiesOf(this.owner, rows.map((row) => row.link.id));
+    return rows.map((row) => toLinkJson(row.link, parseIdList(row.collectionIds), copies.get(row.link.id) ?? NO_COPY));
   }
 
   /**
@@ -276,6 +296,8 @@ export class ShelfLinks {
       ),
       query.collectionId === undefined ? undefined : inCollection(query.collectionId),
       query.favorite === undefined ? undefined : eq(links.favorite, query.favorite),
+      query.toRead === undefined ? undefined : eq(links.toRead, query.toRead),
+      query.archived === undefined ? undefined : eq(links.archived, query.archived),
       after && or(lt(links.createdAt, after.createdAt), and(eq(links.createdAt, after.createdAt), lt(links.id, after.id))),
     ], NEWEST_FIRST, limit + 1);
     const page = found.slice(0, limit);
@@ -299,6 +321,8 @@ export class ShelfLinks {
       query.collectionId === undefined || query.sort === "order" ? undefined : inCollection(query.collectionId),
       query.favorite ? eq(links.favorite, true) : undefined,
       query.broken ? isBroken : undefined,
+      query.toRead ? eq(links.toRead, true) : undefined,
+      query.archived ? eq(links.archived, true) : undefined,
     ];
   }
 
@@ -407,7 +431,7 @@ export class ShelfLinks {
     const { db } = this.owner;
     const newUrl = db.transaction(() => {
       const before = this.row(id);
-      const { collectionIds, ...fields } = checkLink(this.owner, input, before.description);
+      const { collectionIds, ...fields } = checkLink(this.owner, input, before);
       db.update(links).set({ ...fields, updatedAt: now }).where(eq(links.id, id)).run();
       const kept = new Set(db.select({ id: linkCollections.collectionId }).from(linkCollections).where(eq(linkCollections.linkId, id)).all().map((row) => row.id));
       db.delete(linkCollections).where(and(eq(linkCollections.linkId, id), sql`${linkCollections.collectionId} NOT IN (SELECT value FROM json_each(${JSON.stringify(collectionIds)}))`)).run();
@@ -419,6 +443,36 @@ export class ShelfLinks {
       return moved ? fields.url : undefined;
     }, { behavior: "immediate" });
     if (newUrl !== undefined) linkSaved(this.owner, { id, url: newUrl });
+  }
+
+  /**
+   * setFlags puts one of the owner's links on or off the reading list and in or out of the
+   * archive (a flag omitted keeps its value), as an update would (updatedAt moves; the change
+   * feed carries it). Returns the link as it now is.
+   */
+  setFlags(id: number, flags: { toRead?: boolean; archived?: boolean }, now: number): LinkJson {
+    const { db } = this.owner;
+    db.transaction(() => {
+      const link = this.row(id);
+      db.update(links).set({ toRead: flags.toRead ?? link.toRead, archived: flags.archived ?? link.archived, updatedAt: now }).where(eq(links.id, id)).run();
+    }, { behavior: "immediate" });
+    return this.get(id);
+  }
+
+  /** toReadCount is how many of the owner's links are on the reading list (read from a partial index). */
+  toReadCount(): number {
+    return this.owner.db.select({ n: sql<number>`count(*)` }).from(links).where(and(eq(links.userId, this.owner.user.id), eq(links.toRead, true))).get()!.n;
+  }
+
+  /**
+   * nextToRead is the reading list's next link after `id` (newest first, as the To read view
+   * lists it): the one after it, else the newest; null when the list holds no other link.
+   */
+  nextToRead(id: number): LinkJson | null {
+    const current = this.owner.db.select({ createdAt: links.createdAt }).from(links).where(and(eq(links.id, id), eq(links.userId, this.owner.user.id))).get();
+    const older = current && this.select([eq(links.toRead, true), sql`${links.id} <> ${id}`,
+      or(lt(links.createdAt, current.createdAt), and(eq(links.createdAt, current.createdAt), lt(links.id, id)))], NEWEST_FIRST, 1)[0];
+    return older ?? this.select([eq(links.toRead, true), sql`${links.id} <> ${id}`], NEWEST_FIRST, 1)[0] ?? null;
   }
 
   /** toggleFavorite flips a link's favorite flag, as an update would (updatedAt moves). */

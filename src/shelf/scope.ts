@@ -18,6 +18,8 @@ export interface Owner {
   readonly afterWrite?: AfterWrite;
   /** How many days the owner's deleted items stay in the trash (src/shelf/trash.ts); 0 deletes at once. */
   readonly trashDays?: number;
+  /** How many stored bytes the owner's page copies may take (src/shelf/copies.ts); DEFAULT_COPY_QUOTA when not given. */
+  readonly copyQuota?: number;
 }
 
 /** The collection every user has, made with the user; it cannot be deleted. */

@@ -73,11 +73,15 @@ interface LinkRow {
   description: string;
   url: string;
   favorite: number;
+  to_read: number;
+  archived: number;
   clicks: number;
   last_clicked_at: number | null;
   created_at: number;
   updated_at: number;
   collection_ids: string | null;
+  copy_saved_at: number | null;
+  copy_bytes: number | null;
 }
 
 /**
@@ -109,11 +113,15 @@ LEFT JOIN links l ON l.id = m.id`;
  */
 export const RANKING = { firstCandidates: 2048 };
 
+/** flagOf binds an `is:` filter (null: not asked). */
+const flagOf = (flag: boolean | undefined) => (flag === undefined ? null : Number(flag));
+
 /** The page's links in full, with their collection ids. */
 const PAGE_SQL = `
-SELECT l.id, l.user_id, l.name, l.description, l.url, l.favorite, l.clicks, l.last_clicked_at, l.created_at, l.updated_at,
-  (SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = l.id) AS collection_ids
-FROM links l WHERE l.id IN (SELECT value FROM json_each(?))`;
+SELECT l.id, l.user_id, l.name, l.description, l.url, l.favorite, l.to_read, l.archived, l.clicks, l.last_clicked_at, l.created_at, l.updated_at,
+  (SELECT group_concat(lc.collection_id) FROM link_collections lc WHERE lc.link_id = l.id) AS collection_ids,
+  c.saved_at AS copy_saved_at, c.bytes AS copy_bytes
+FROM links l LEFT JOIN link_copies c ON c.link_id = l.id WHERE l.id IN (SELECT value FROM json_each(?))`;
 
 /**
  * The most use can multiply a relevance by for this owner: 1 + 0.2 · ln(1 + the most clicks of
@@ -207,11 +215,16 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget 
   if (input.collectionId !== undefined) ownedCollection(owner, input.collectionId);
   const check = budgetCheck(budget);
 
+  // The query's `is:` filters, else the request's own (`?toRead=`, `?archived=`).
+  const toRead = query.flags.toRead ?? input.toRead;
+  const archived = query.flags.archived ?? input.archived;
   const rankedAt = after?.now ?? now;
   const sqlite = owner.db.$client;
   const filters = [
     input.favorite === undefined ? "" : "AND l.favorite = ?4",
     input.collectionId === undefined ? "" : "AND l.id IN (SELECT link_id FROM link_collections WHERE collection_id = ?5)",
+    // Always named, so that the statement takes its eight values (null: not asked).
+    "AND (?7 IS NULL OR l.to_read = ?7) AND (?8 IS NULL OR l.archived = ?8)",
   ].join(" ");
   // The owner's own index: BM25 counts words over their links alone, and no other user's row is read.
   if (!hasUserIndex(owner.db, owner.user.id)) return { hits: [], nextCursor: null };
@@ -220,7 +233,7 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget 
   // Leaving the iteration early (the page is full) resets the statement: no read stays open.
   const rank = (kept: number) => rankedPage(ranked.iterate(
     query.match, rankedAt, owner.user.id, input.favorite === undefined ? null : Number(input.favorite),
-    input.collectionId ?? null, kept,
+    input.collectionId ?? null, kept, flagOf(toRead), flagOf(archived),
   ), limit + 1, maxMultiplier, kept === -1 ? Infinity : kept, after, check);
   // One read transaction: the page's links are read as they were ranked (another process may write between statements).
   const { rows, page, links, texts } = sqlite.transaction(() => {
@@ -241,9 +254,9 @@ export function searchLinks(owner: Owner, input: LinkQuery, now: number, budget 
     check();
     const row = links.get(id)!;
     const link = toLinkJson({
-      id: row.id, userId: row.user_id, name: row.name, description: row.description, url: row.url, favorite: row.favorite === 1,
+      id: row.id, userId: row.user_id, name: row.name, description: row.description, url: row.url, favorite: row.favorite === 1, toRead: row.to_read === 1, archived: row.archived === 1,
       clicks: row.clicks, lastClickedAt: row.last_clicked_at, createdAt: row.created_at, updatedAt: row.updated_at,
-    }, row.collection_ids ? row.collection_ids.split(",").map(Number).sort((a, b) => a - b) : []);
+    }, row.collection_ids ? row.collection_ids.split(",").map(Number).sort((a, b) => a - b) : [], { copySavedAt: row.copy_saved_at, copyBytes: row.copy_bytes });
     const packed = texts.get(id);
     const { snippet, from } = snippetOf(link, packed === undefined ? null : unpackText(packed), query.terms);
     return { link, score, snippet, snippetFrom: from };

@@ -10,6 +10,7 @@ import type { Db } from "../db/client";
 import type { UserRow } from "../db/schema";
 import { ShelfChanges } from "./changes";
 import { ShelfCollections } from "./collections";
+import { ShelfCopies } from "./copies";
 import { ShelfExtensions } from "./extensions";
 import { ShelfHealth } from "./health";
 import { ShelfImports } from "./imports";
@@ -27,8 +28,9 @@ import type { AfterWrite } from "./types";
  */
 export type ShelfDb = Db;
 
-/** Who a signed-in page is drawn for: the user, how many of their links are broken and how many items their trash holds (the navigation shows both). */
+/** Who a signed-in page is drawn for: the user, how many of their links are on the reading list, broken, and how many items their trash holds (the navigation shows each). */
 export interface Viewer extends UserRow {
+  toRead: number;
   brokenLinks: number;
   trashItems: number;
 }
@@ -43,13 +45,15 @@ export class Shelf implements Owner {
   readonly trash: ShelfTrash;
   readonly changes: ShelfChanges;
   readonly keys: ShelfKeys;
+  readonly copies: ShelfCopies;
 
   /**
    * `afterWrite`: what follows the shelf's committed writes of links (the app gives its page
    * capture; none in the CLI). `trashDays`: how long deleted items stay in the trash (the app's
-   * LINKSHELF_TRASH_DAYS; 30 when not given, 0 deletes at once).
+   * LINKSHELF_TRASH_DAYS; 30 when not given, 0 deletes at once). `copyQuota`: the stored bytes
+   * the owner's page copies may take (LINKSHELF_COPY_QUOTA; 2 GiB when not given).
    */
-  constructor(readonly db: Db, readonly user: UserRow, readonly afterWrite?: AfterWrite, readonly trashDays?: number) {
+  constructor(readonly db: Db, readonly user: UserRow, readonly afterWrite?: AfterWrite, readonly trashDays?: number, readonly copyQuota?: number) {
     this.links = new ShelfLinks(this);
     this.collections = new ShelfCollections(this, this.links);
     this.tokens = new ShelfTokens(this);
@@ -59,10 +63,11 @@ export class Shelf implements Owner {
     this.trash = new ShelfTrash(this);
     this.changes = new ShelfChanges(this, this.links);
     this.keys = new ShelfKeys(this);
+    this.copies = new ShelfCopies(this);
   }
 
-  /** viewer is the signed-in pages' view of the owner: the user, their count of broken links and of trashed items (one query each). */
+  /** viewer is the signed-in pages' view of the owner: the user, their count of links to read, of broken links and of trashed items (one query each). */
   viewer(): Viewer {
-    return { ...this.user, brokenLinks: this.health.counts().broken, trashItems: this.trash.counts().items };
+    return { ...this.user, toRead: this.links.toReadCount(), brokenLinks: this.health.counts().broken, trashItems: this.trash.counts().items };
   }
 }

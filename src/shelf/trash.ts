@@ -10,7 +10,7 @@
 import { and, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import {
-  changeFloors, changes, collections, imports, linkCollections, linkContents, linkHealth, links, trash,
+  changeFloors, changes, collections, imports, linkCollections, linkContents, linkCopies, linkHealth, links, trash,
   type CollectionRow, type LinkContentRow, type LinkHealthRow, type LinkRow, type TrashRow,
 } from "../db/schema";
 import { NotFound } from "../errors";
@@ -26,13 +26,22 @@ import { inboxId, type Owner } from "./scope";
 
 /**
  * deleteLinks deletes the owner's links matching `where` (their memberships and saved content
- * go with them) and their search index rows, inside the caller's transaction; returns how many.
+ * go with them) and their search index rows, and unless `keepCopies` (the trash keeps the links)
+ * their page copies, inside the caller's transaction; returns how many.
  * The one delete of links' rows: into the trash (discardLinks), at once, and a failed import's.
  */
-export function deleteLinks({ db, user }: Owner, where: SQL): number {
+export function deleteLinks({ db, user }: Owner, where: SQL, keepCopies = false): number {
   const deleted = db.delete(links).where(and(eq(links.userId, user.id), where)).returning({ id: links.id }).all();
-  unindexLinks(db, user.id, deleted.map((row) => row.id));
+  const ids = deleted.map((row) => row.id);
+  unindexLinks(db, user.id, ids);
+  // A link kept in the trash keeps its page copy (too large to keep in the trash's row) for a restore.
+  if (!keepCopies && ids.length > 0) forgetCopies(db, user.id, ids);
   return deleted.length;
+}
+
+/** forgetCopies deletes the page copies of those of the user's links (deleted for good). */
+function forgetCopies(db: Db, userId: number, ids: readonly number[]): void {
+  db.delete(linkCopies).where(and(eq(linkCopies.userId, userId), sql`${linkCopies.linkId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)).run();
 }
 
 /** How many days a deleted item stays in the trash when the owner names none. */
@@ -144,7 +153,7 @@ export function discardLinks(owner: Owner, ids: readonly number[], now: number, 
     const owned = linkData(owner, ids).filter((data) => data.link.userId === owner.user.id);
     store(owner, owned.map((data) => ({ kind: "link", itemId: data.link.id, name: data.link.name, links: 1, collections: 0, data })), now, sink);
   }
-  return deleteLinks(owner, sql`${links.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
+  return deleteLinks(owner, sql`${links.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`, trashDaysOf(owner) > 0);
 }
 
 /**
@@ -172,7 +181,7 @@ export function discardCollection(owner: Owner, row: CollectionRow, now: number,
       const data: CollectionData = { collection: row, memberships: inside, subtree, links: linkData(owner, lone), moved: null };
       store(owner, [{ kind: "collection", itemId: row.id, name: row.name, links: lone.length, collections: ids.length, data }], now, sink);
     }
-    deleteLinks(owner, sql`${links.id} IN (SELECT value FROM json_each(${JSON.stringify(lone)}))`);
+    deleteLinks(owner, sql`${links.id} IN (SELECT value FROM json_each(${JSON.stringify(lone)}))`, keeps);
     // Deepest first: a collection's parent is still there when it goes.
     for (const id of ids.reverse()) db.delete(collections).where(eq(collections.id, id)).run();
     return;
@@ -384,9 +393,13 @@ export class ShelfTrash {
     if (list.length === 0) return;
     const { db, user } = this.owner;
     // One prepared statement, bound row after row: through drizzle, 12 ms per 1,000 links; reading the rows from JSON in SQL, 7.
-    const insert = db.$client.query<never, (string | number | null)[]>(`INSERT INTO links (id, user_id, name, description, url, favorite, clicks, last_clicked_at, created_at, updated_at, import_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const { link } of list) insert.run(link.id, link.userId, link.name, link.description, link.url, link.favorite ? 1 : 0, link.clicks, link.lastClickedAt, link.createdAt, link.updatedAt, link.importId);
+    const insert = db.$client.query<never, (string | number | null)[]>(`INSERT INTO links (id, user_id, name, description, url, favorite, to_read, archived, clicks, last_clicked_at, created_at, updated_at, import_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    // A link trashed before it had the reading flags has none in its data: false, as the column's default.
+    for (const { link } of list) {
+      insert.run(link.id, link.userId, link.name, link.description, link.url, link.favorite ? 1 : 0, link.toRead ? 1 : 0, link.archived ? 1 : 0,
+        link.clicks, link.lastClickedAt, link.createdAt, link.updatedAt, link.importId);
+    }
     const owned = this.ownedIds(list.flatMap((data) => data.memberships.map((membership) => membership.collectionId)));
     let inbox: { id: number; next: number } | undefined;
     const rows: PlacedMembership[] = [];
@@ -509,6 +522,8 @@ function forget(db: Db, where: SQL | undefined): number {
     // A link's own row names only itself: its data is not read.
     if (row.kind === "link") items.push(["link", row.itemId]);
     else held(row.kind, row.itemId, JSON.parse(row.data) as CollectionData | ImportData);
+    // Gone for good: so are the copies the trash kept for its links.
+    forgetCopies(db, row.userId, items.filter(([kind]) => kind === "link").map(([, id]) => id));
     // Marked since the owner's last read, it has no row yet: settle first, so its row is the one forgotten.
     settle(db, row.userId);
     const seqs = db.delete(changes).where(and(

@@ -13,6 +13,10 @@ export interface LinkQuery {
   /** Only links in this collection of the owner's (another user's or unknown: NotFound). */
   collectionId?: number;
   favorite?: boolean;
+  /** Only links on (true) or off (false) the reading list. */
+  toRead?: boolean;
+  /** Only archived (true) or unarchived (false) links. */
+  archived?: boolean;
   /** The `nextCursor` of the previous page. */
   cursor?: string;
   /** 1 to LINK_PAGE.maxLimit, default LINK_PAGE.defaultLimit. */
@@ -35,6 +39,10 @@ export interface LinkListQuery {
   favorite?: boolean;
   /** Only links the link checker found broken (and not ignored). */
   broken?: boolean;
+  /** Only links on the reading list. */
+  toRead?: boolean;
+  /** Only archived links. */
+  archived?: boolean;
   /** How many links of the view come before this page. */
   offset?: number;
   /** 1 to LINK_PAGE.maxLimit, default LINK_PAGE.defaultLimit. */
@@ -138,6 +146,8 @@ export interface ImportedLink extends Omit<CreateLinkBody, "collectionIds"> {
   updatedAt: number;
   /** Its saved page text, stored with it (as a browser capture: the page fetcher leaves the link alone). */
   content?: ContentBody;
+  /** Its page copy (a linkshelf JSON export's), stored with it within the owner's quota. */
+  copy?: { html: string; savedAt: number };
   /** Its clicks and the time of the last one (a linkshelf JSON export's). */
   clicks?: { count: number; lastAt: number | null };
 }

@@ -1,11 +1,14 @@
 /**
- * What anyone may see without owning it: a link in a PUBLIC collection (through `/l/:id`) and
+ * What anyone may see without owning it: a link in a PUBLIC collection (through `/l/:id`), the
+ * page copy of a link in a PUBLIC collection whose owner lets it show copies, and
  * a PUBLIC collection's page (with its PUBLIC sub-collections) and feed. The one place that decides visibility; a private link
  * or collection answers exactly like an unknown id.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
-import { collections, links, users, type CollectionRow } from "../db/schema";
+import { collections, linkCopies, links, users, type CollectionRow } from "../db/schema";
+import { iso } from "../timestamps";
+import type { StoredCopy } from "./copies";
 import type { LinkPage, LinkQuery, PublicCollectionView } from "./types";
 import { ShelfLinks } from "./links";
 
@@ -70,4 +73,20 @@ export function publicCollection(db: Db, id: number): PublicCollection | undefin
       .where(and(eq(collections.parentId, collection.id), eq(collections.visibility, "PUBLIC")))
       .orderBy(asc(collections.position), asc(collections.id)).all(),
   };
+}
+
+/** copiesShown: does the link sit in a PUBLIC collection whose owner lets it show its page copies? */
+const copiesShown = sql`EXISTS (SELECT 1 FROM link_collections lc JOIN collections c ON c.id = lc.collection_id
+  WHERE lc.link_id = ${linkCopies.linkId} AND c.visibility = 'PUBLIC' AND c.copies_public = 1)`;
+
+/**
+ * publicCopy is the page copy of a link anyone may open it from: one of its collections is PUBLIC
+ * and shows copies (the owner's choice, per collection). Undefined otherwise, as for a link
+ * without a copy or an unknown id, so nothing tells them apart.
+ */
+export function publicCopy(db: Db, id: number): StoredCopy | undefined {
+  const row = db.select({ body: linkCopies.body, savedAt: linkCopies.savedAt }).from(linkCopies)
+    .innerJoin(links, and(eq(links.id, linkCopies.linkId), eq(links.userId, linkCopies.userId)))
+    .where(and(eq(linkCopies.linkId, id), copiesShown)).get();
+  return row && { zstd: row.body, savedAt: iso(row.savedAt) };
 }

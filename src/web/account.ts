@@ -44,11 +44,11 @@ export function accountPages(deps: Network & { db: ShelfDb; clock: () => number;
   // Someone at an unlocked browser (or with a stolen session) must not be able to guess the
   // current password at argon2 speed: the sign-in form's limit, per account as well.
   const wrongCurrent = new SignInThrottle();
-  const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants" | "imports"> = {}, status = 200) =>
-    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), imports: shelf.imports.list(), ...options }), { status });
+  const page = (shelf: Shelf, options: Omit<AccountOptions, "user" | "tokens" | "grants" | "imports" | "copies"> = {}, status = 200) =>
+    htmlResponse(accountPage({ user: shelf.viewer(), tokens: shelf.tokens.list(), grants: shelf.extensions.list(), imports: shelf.imports.list(), copies: { ...shelf.copies.usage(), quota: shelf.copies.quota }, ...options }), { status });
 
   /** The password and token forms: a refusal shows the account page again with the messages beside the form's fields. */
-  const accountForm = (options: (error: AppError, request: Request) => Omit<AccountOptions, "user" | "tokens" | "grants" | "imports">): Surface => ({
+  const accountForm = (options: (error: AppError, request: Request) => Omit<AccountOptions, "user" | "tokens" | "grants" | "imports" | "copies">): Surface => ({
     ...PAGE_ROUTE,
     invalid: ({ request }, error) => {
       const shelf = guard.shelfOf(request);

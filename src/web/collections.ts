@@ -24,7 +24,7 @@ function collectionInput(values: CollectionFormValues): CollectionBody {
   // An empty icon is the default icon; an empty description clears it (as `""` does on the API). The typed icon wins over the chosen one.
   // A parent that is not an id is read as 0, which the service refuses; no picker (the Inbox's form) keeps the parent.
   const parentId = values.parentId === undefined ? undefined : values.parentId === "" ? null : readId(values.parentId) ?? 0;
-  return { name: values.name, description: values.description, icon: values.icon.trim() || values.iconChoice, visibility: values.visibility, parentId };
+  return { name: values.name, description: values.description, icon: values.icon.trim() || values.iconChoice, visibility: values.visibility, parentId, copiesPublic: values.copiesPublic };
 }
 
 /** itemOf reads an order's item as the arranging script names it: `link:<id>` or `collection:<id>` (anything else: ValidationFailed at `path`). */
@@ -70,6 +70,7 @@ export function collectionPages({ clock, config, peerAddress }: Network & { cloc
     icon: formField(body, "icon"),
     iconChoice: formField(body, "icon-choice"),
     visibility: formField(body, "visibility"),
+    copiesPublic: formField(body, "copiesPublic") === "on",
     parentId: formValues(body, "parentId").length === 0 ? undefined : formField(body, "parentId"),
   });
   const sorts = new SortUndo();
@@ -101,16 +102,16 @@ export function collectionPages({ clock, config, peerAddress }: Network & { cloc
   return new Elysia()
     .use(surfaces)
     .get("/collections/new", ({ request, query }) => guard.page(request, (shelf) =>
-      form(shelf, { name: "", description: "", icon: "", iconChoice: "", visibility: "PRIVATE", parentId: oneValue(query.parent) ?? "" }, new Map())), { surface: PAGE_ROUTE })
+      form(shelf, { name: "", description: "", icon: "", iconChoice: "", visibility: "PRIVATE", copiesPublic: false, parentId: oneValue(query.parent) ?? "" }, new Map())), { surface: PAGE_ROUTE })
     .post("/collections", ({ request, body }) => guard.form(request, (shelf) => {
       const created = shelf.collections.create(collectionInput(typed(body)), clock());
       return seeOther(withNotice(`/?collection=${created.id}`, "collection-created"));
     }), { surface: collectionForm })
     .get("/collections/:id/edit", ({ request, params }) => guard.page(request, (shelf) => {
       const collection = shelf.collections.summary(parseId(params.id));
-      const { name, description, icon, visibility, parentId } = collection;
+      const { name, description, icon, visibility, parentId, copiesPublic } = collection;
       const parent = collection.isDefault ? undefined : String(parentId ?? "");
-      return form(shelf, { name, description: description ?? "", ...iconValues(icon), visibility, parentId: parent }, new Map(), collection);
+      return form(shelf, { name, description: description ?? "", ...iconValues(icon), visibility, copiesPublic, parentId: parent }, new Map(), collection);
     }), { surface: PAGE_ROUTE })
     .post("/collections/:id", ({ request, params, body }) => guard.form(request, (shelf) => {
       const collection = shelf.collections.summary(parseId(params.id));

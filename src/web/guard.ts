@@ -42,7 +42,7 @@ export type LimitRequest = (request: Request, declared: Surface, user: RequestUs
  * search, which runs costly work): it counts against its user's rate limit, the API's (its
  * address's, on its way to sign in), and its answer (an error page too) carries the RateLimit headers. Its shelves tell `capture` (the app's page capture, as the shelf's AfterWrite) of the links they save.
  */
-export function pageGuard({ db, config, clock, peerAddress, capture }: Network & { db: ShelfDb; config: Pick<Config, "trashDays">; clock: () => number; capture?: AfterWrite }, limit: LimitRequest) {
+export function pageGuard({ db, config, clock, peerAddress, capture }: Network & { db: ShelfDb; config: Pick<Config, "trashDays" | "copyQuota">; clock: () => number; capture?: AfterWrite }, limit: LimitRequest) {
   const network = { config, peerAddress };
   const signedIn = new WeakMap<Request, SignedIn>();
 
@@ -68,7 +68,7 @@ export function pageGuard({ db, config, clock, peerAddress, capture }: Network &
       for (const [name, value] of Object.entries(headers)) signIn.headers.set(name, value);
       return signIn;
     }
-    const shelf = new Shelf(db, who.user, capture, config.trashDays);
+    const shelf = new Shelf(db, who.user, capture, config.trashDays, config.copyQuota);
     const found: SignedIn = { shelf, who, now };
     signedIn.set(request, found);
     if (declared) found.limit = limit(request, declared, who.user, now);

@@ -9,7 +9,9 @@ import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDetailsPage, type RecaptureOffer } from "../pages/link-details";
-import { linkDeletePage, linkFormPage, type LinkFormValues, type SavedBefore } from "../pages/links";
+import { readingPage } from "../pages/reading";
+import { flagButtons, linkDeletePage, linkFormPage, type LinkFormValues, type SavedBefore } from "../pages/links";
+import { formatNumber } from "../format";
 import { LINK_LIMITS } from "../shelf/limits";
 import { cleanName, isHttpUrl } from "../rules";
 import type { ContentSource } from "../contract/content";
@@ -31,6 +33,15 @@ function linkFormInput(body: unknown): LinkFormValues {
     collectionIds: formValues(body, "collectionIds").map((id) => readId(id) ?? 0),
   };
 }
+
+/** flagField reads one flag of the flag buttons' form: "true" or "false"; anything else (or none) leaves the flag as it is. */
+function flagField(body: unknown, name: string): boolean | undefined {
+  const value = formField(body, name);
+  return value === "true" ? true : value === "false" ? false : undefined;
+}
+
+/** wantsJson: the pages' script asks for the answer as JSON (it stays on the page); a plain form is sent back to its page. */
+const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").startsWith("application/json");
 
 /** An http(s) URL inside shared text, up to white space or a character a URL cannot end with. */
 const URL_IN_TEXT = /https?:\/\/[^\s<>"]+/gi;
@@ -86,8 +97,9 @@ export function addressName(url: string): string {
 
 /**
  * linkPages: one link's page (`/links/:id`: its fields, collections, clicks and saved page,
- * with "Capture again"), add (`/links/new`), edit (`/links/:id/edit`), delete
- * (`/links/:id/delete`, a confirmation form) and the favorite toggle of the lists. Every write calls the links
+ * with "Capture again"), its reading view (`/links/:id/read`), add (`/links/new`), edit (`/links/:id/edit`), delete
+ * (`/links/:id/delete`, a confirmation form), the favorite toggle of the lists and the reading
+ * list and archive buttons (`/links/:id/flags`: back to `next`, or JSON for the pages' script). Every write calls the links
  * service, the API's own write path; a refusal shows the form again, as typed, with the
  * service's messages beside the fields (422), through the routes' declared `invalid`. A link
  * added without a name is named after its page's title, fetched then and there (then kept as the
@@ -141,6 +153,11 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
         collections: link.collectionIds.flatMap((id) => summaries.get(id) ?? []),
       }));
     }), { surface: PAGE_ROUTE })
+    .get("/links/:id/read", ({ request, params }) => guard.page(request, (shelf) => {
+      const link = shelf.links.get(parseId(params.id));
+      const content = shelf.links.contentSummary(link.id) ? shelf.links.content(link.id) : null;
+      return htmlResponse(readingPage({ user: shelf.viewer(), link, content, next: shelf.links.nextToRead(link.id) }));
+    }), { surface: PAGE_ROUTE })
     .post("/links/:id/capture", ({ request, params }) => guard.form(request, (shelf) => {
       const link = shelf.links.get(parseId(params.id));
       const offer = recaptureOf(shelf.links.contentSummary(link.id)?.source);
@@ -193,6 +210,12 @@ export function linkPages({ config, clock, peerAddress, capture }: Network & { c
     .post("/links/:id/delete", ({ request, params, body }) => guard.form(request, (shelf) => {
       shelf.links.delete(parseId(params.id), clock());
       return seeOther(withNotice(nextOf(request, formField(body, "next")), shelf.trash.days > 0 ? "link-trashed" : "link-deleted"));
+    }), { surface: PAGE_ROUTE })
+    .post("/links/:id/flags", ({ request, params, body }) => guard.form(request, (shelf) => {
+      const link = shelf.links.setFlags(parseId(params.id), { toRead: flagField(body, "toRead"), archived: flagField(body, "archived") }, clock());
+      if (!wantsJson(request)) return seeOther(nextOf(request, formField(body, "next")));
+      const count = shelf.links.toReadCount();
+      return Response.json({ link: { id: link.id, toRead: link.toRead, archived: link.archived }, toRead: count, toReadLabel: formatNumber(count), buttons: flagButtons(link).value });
     }), { surface: PAGE_ROUTE })
     .post("/links/:id/favorite", ({ request, params, body }) => guard.form(request, (shelf) => {
       shelf.links.toggleFavorite(parseId(params.id), clock());

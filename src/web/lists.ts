@@ -39,6 +39,8 @@ function viewOf(read: (name: string) => string | undefined): AllLinksView {
     collectionId: collection === "" ? undefined : parseId(collection),
     favorites: read("favorites") === "on",
     broken: read("broken") === "on",
+    toRead: read("toread") === "on",
+    archived: read("archived") === "on",
     page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
   };
 }
@@ -49,6 +51,8 @@ function queryOf(view: AllLinksView): Record<string, string> {
   if (view.collectionId !== undefined) query.collection = String(view.collectionId);
   if (view.favorites) query.favorites = "on";
   if (view.broken) query.broken = "on";
+  if (view.toRead) query.toread = "on";
+  if (view.archived) query.archived = "on";
   return query;
 }
 
@@ -65,6 +69,8 @@ const listQueryOf = (view: AllLinksView): LinkListQuery => ({
   collectionId: view.collectionId,
   favorite: view.favorites || undefined,
   broken: view.broken || undefined,
+  toRead: view.toRead || undefined,
+  archived: view.archived || undefined,
   offset: (view.page - 1) * LINK_PAGE.defaultLimit,
   limit: LINK_PAGE.defaultLimit,
 });
@@ -144,7 +150,7 @@ function messageOf(error: AppError): string {
 
 /**
  * listPages: the all-links view (`GET /links`: every link of the user, `sort=newest|oldest|
- * clicks|recent|name`, `collection=ID`, `favorites=on`, `broken=on`, `page=N`), the bulk form
+ * clicks|recent|name`, `collection=ID`, `favorites=on`, `broken=on`, `toread=on` (the To read view), `archived=on`, `page=N`), the bulk form
  * of every list (`POST /links/bulk`, through `shelf.links.bulk` only, all or nothing; a delete
  * asks first on a confirmation page; done: back to the list, 303, with a notice) and the list
  * pages' scripts (`/assets/shortcuts.js`, and `/assets/arrange.js` of a collection's page). A refused bulk action (nothing chosen, more than
