@@ -12,7 +12,11 @@ export function trashRoutes({ apiRoutes }: Guards, once: WriteOnce) {
       description: "Every link and collection you deleted that is still kept, with when it goes for good (`purgeAt`). limit: 1-200, default 50. cursor: the nextCursor of the page before.",
       ok: { description: "A page of your trash.", json: TrashPageJson },
     }))
-    .post("/restore", ({ body, write }) => write((shelf) => ({ message: "Restored.", ...shelf.trash.restore(body) })), apiRoute({
+    // Its rows read and parsed in this turn, the restore's transaction in the write's: neither holds the server for both.
+    .post("/restore", ({ body, shelf, write }) => {
+      const ahead = shelf.trash.readAhead(body);
+      return write((writing) => ({ message: "Restored.", ...writing.trash.restore(body, ahead) }));
+    }, apiRoute({
       tag: "trash", summary: "Restore links and collections from your trash", body: RestoreBody,
       description: "In one transaction, each as it was: a link with its collections, clicks, saved page text and health; a collection with what was deleted with it, "
         + "its sub-collections moved back in and its links taken back out of the Inbox. A link whose collections are gone returns to the Inbox; "
