@@ -222,6 +222,16 @@ describe("a restore whose rows were read ahead", () => {
     expect((await get(env, `/api/v1/links/${link.id}`, { token: alice.token })).body.link).toMatchObject({ name: "After", collectionIds: [holder.id] });
   });
 
+  it("a restored link is found by search again, as are the links of a restored collection", async () => {
+    const { env, alice, holder, link } = await trashed();
+    const alone = await createLink(env, alice, { name: "Quokka island", url: "https://alone.example/" });
+    expect((await del(env, `/api/v1/links/${alone.id}`, { token: alice.token })).status).toBe(200);
+    const hits = async (q: string) => (await get(env, `/api/v1/search?q=${q}`, { token: alice.token })).body.hits.map((hit: { link: { id: number } }) => hit.link.id);
+    expect([await hits("before"), await hits("quokka")]).toEqual([[], []]);
+    expect((await restore(env, alice, { collections: [holder.id], links: [alone.id] })).status).toBe(200);
+    expect([await hits("before"), await hits("quokka")]).toEqual([[link.id], [alone.id]]);
+  });
+
   it("refuses with NotFound, changing nothing, an item restored since it was read", async () => {
     const { env, alice, holder } = await trashed();
     const ahead = shelfFor(env, alice).trash.readAhead({ collections: [holder.id] });
