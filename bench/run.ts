@@ -21,7 +21,6 @@ import { benchSync, syncRows } from "./sync";
 import { benchImportServices, withinBudget } from "./import-services";
 import { abuseRows, benchAbuse } from "./abuse";
 import { benchTree } from "./tree";
-import { ABUSE_TARGETS, benchRequestAbuse } from "./abuse-requests";
 import { benchCopies } from "./copies";
 import { CHROMIUM } from "../test/programs";
 
@@ -54,10 +53,8 @@ console.error(`measuring the folder sync in Chromium (5,000 bookmarks in 300 fol
 const sync = existsSync(CHROMIUM.path) ? await benchSync(binary) : null;
 console.error("measuring the import of a Pocket export of 100,000 rows through a server ...");
 const importServices = await benchImportServices();
-console.error("measuring hostile files, each on a fresh server with /healthz asked every 50 ms ...");
+console.error("measuring hostile files and requests, each on a fresh server with /healthz asked every 10 ms ...");
 const abuse = await benchAbuse(binary);
-console.error("measuring /healthz and peak RSS under the hostile requests (a fresh server each) ...");
-const requestAbuse = await benchRequestAbuse(binary);
 console.error("measuring page copies: serving a 5 MB copy, 10,000 copies in the file, the stored size of a 3 MB article ...");
 const copies = await benchCopies(binary);
 const loadAverageAtEnd = loadavg()[0]!;
@@ -131,10 +128,6 @@ const rows: [Status, string, string, string, string][] = [
   ...([["10,000 slow sign-in forms, one address", slowUploads.login], ["280 slow 2 MiB saved pages, one address", slowUploads.content]] as const).map(([name, figure]): [Status, string, string, string, string] =>
     [status(withinTarget(figure)), `${name}: peak RSS`, `/healthz ${figure.healthz.answered} / ${figure.healthz.polled} answered, slowest ${figure.healthz.slowestMs.toFixed(0)} ms`,
       `${figure.peakRssMiB.toFixed(0)} MiB`, `< ${slowUploads.rssTarget} MiB, all`]),
-  ...requestAbuse.map((figure): [Status, string, string, string, string] =>
-    [status(figure.ok), `abuse: ${figure.name}`,
-      `${figure.answer} in ${figure.runMs.toFixed(0)} ms; /healthz slowest ${figure.healthz.slowest.toFixed(0)} ms; peak RSS ${figure.peakRssMiB.toFixed(0)} MiB`,
-      `${figure.healthz.p99.toFixed(0)} ms`, `/healthz p99 ≤ ${ABUSE_TARGETS.healthzP99Ms} ms, RSS < ${ABUSE_TARGETS.peakRssMiB} MiB`]),
 ];
 
 const lines = [
@@ -166,7 +159,7 @@ console.log(lines.join("\n"));
 const results = {
   measuredAt: new Date().toISOString(),
   machine: { ...machine, loadAverageAtEnd },
-  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, importServices, sync, copies, abuse, requestAbuse,
+  redirect, collections, queries, create, footprint, search, searchAbuse, linkCheck, slowUploads, tree, importFile, importServices, sync, copies, abuse,
   summary: rows.map(([state, figure, detail, value, target]) => ({ status: state, figure, detail, value, target })),
 };
 writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");

@@ -224,6 +224,26 @@ describe("POST /api/v1/batch: all or nothing, the refusal naming its operation",
   });
 });
 
+describe("POST /api/v1/batch: collections gone in the batch", () => {
+  it("a collection found or created earlier in the batch, then deleted with its parent, is refused to a later createLink, writing nothing", async () => {
+    const { env, alice, top, left, right } = await shelf();
+    const link = (ref: string, collections: Operation[]) => ({ op: "createLink", ref, name: "Late", url: "https://late.example/", collections });
+    // Created in the batch inside Top, then Top deleted with its contents: the ref names nothing of Alice's any more.
+    await unchanged(env, () => batch(env, alice, [
+      { op: "createCollection", ref: "made", name: "Made", parent: { id: top.id } },
+      link("early", [{ ref: "made" }]),
+      { op: "deleteCollection", id: top.id },
+      link("late", [{ ref: "made" }]),
+    ]), 422, "VALIDATION_FAILED", ["/operations/3/collections"]);
+    // Named by id earlier (found then), then deleted with Top.
+    await unchanged(env, () => batch(env, alice, [
+      link("early", [{ id: left.id }, { id: right.id }]),
+      { op: "deleteCollection", id: top.id },
+      link("late", [{ id: right.id }]),
+    ]), 404, "NOT_FOUND", ["/operations/2/collections/0/id"]);
+  });
+});
+
 describe("POST /api/v1/batch: collections", () => {
   it("updateCollection renames and moves, keeping description, icon and visibility; a new parent puts it at the end of that parent's order", async () => {
     const { env, alice, top, left, right } = await shelf();

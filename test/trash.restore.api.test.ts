@@ -10,6 +10,7 @@ import { exportBookmarks } from "../src/bookmarks/export";
 import { importBookmarks } from "../src/bookmarks/plan";
 import { exportJson } from "../src/bookmarks/linkshelf-json";
 import { readImportFile } from "../src/bookmarks/formats";
+import { NotFound } from "../src/errors";
 import { MEMBERSHIP_LIMITS, TREE_DEPTH } from "../src/shelf/limits";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, sessionCookie, shelfFor, START, type TestEnv, type TestUser } from "./helpers";
 import { open, submit, texts } from "./html";
@@ -194,5 +195,50 @@ describe("a restore never takes a link past 100 collections", () => {
     expect(collectionIds).not.toContain(ids[0]);
     // A link with room goes back in it.
     expect((await get(env, `/api/v1/links/${other.id}`, { token: alice.token })).body.link.collectionIds).toEqual([ids[0]]);
+  });
+});
+
+describe("a restore whose rows were read ahead", () => {
+  /** A collection holding one link, deleted with its contents: one trash row. */
+  async function trashed() {
+    const env = makeEnv({ LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" });
+    const alice = await createUser(env);
+    const holder = await createCollection(env, alice, { name: "Holder" });
+    const link = await createLink(env, alice, { name: "Before", url: "https://before.example/", collectionIds: [holder.id] });
+    expect((await del(env, `/api/v1/collections/${holder.id}?contents=1`, { token: alice.token })).status).toBe(200);
+    return { env, alice, holder, link };
+  }
+  /** Every row a restore writes or deletes. */
+  const everything = (env: TestEnv) => JSON.stringify(["collections", "links", "link_collections", "trash", "pending_changes", "link_search_pending"]
+    .map((table) => env.db.$client.query(`SELECT * FROM ${table} ORDER BY rowid`).all()));
+
+  it("restores the item as its trash row is now, not as it was read, when it changed between the two", async () => {
+    const { env, alice, holder, link } = await trashed();
+    const ahead = shelfFor(env, alice).trash.readAhead({ collections: [holder.id] });
+    // Meanwhile: restored, the link renamed, deleted again (a new trash row for the same item).
+    expect((await restore(env, alice, { collections: [holder.id] })).status).toBe(200);
+    expect((await post(env, "/api/v1/batch", { token: alice.token, body: { operations: [{ op: "updateLink", id: link.id, name: "After" }] } })).status).toBe(200);
+    expect((await del(env, `/api/v1/collections/${holder.id}?contents=1`, { token: alice.token })).status).toBe(200);
+    expect(shelfFor(env, alice).trash.restore({ collections: [holder.id] }, ahead)).toEqual({ links: 1, collections: 1, tooDeep: [] });
+    expect((await get(env, `/api/v1/links/${link.id}`, { token: alice.token })).body.link).toMatchObject({ name: "After", collectionIds: [holder.id] });
+  });
+
+  it("a restored link is found by search again, as are the links of a restored collection", async () => {
+    const { env, alice, holder, link } = await trashed();
+    const alone = await createLink(env, alice, { name: "Quokka island", url: "https://alone.example/" });
+    expect((await del(env, `/api/v1/links/${alone.id}`, { token: alice.token })).status).toBe(200);
+    const hits = async (q: string) => (await get(env, `/api/v1/search?q=${q}`, { token: alice.token })).body.hits.map((hit: { link: { id: number } }) => hit.link.id);
+    expect([await hits("before"), await hits("quokka")]).toEqual([[], []]);
+    expect((await restore(env, alice, { collections: [holder.id], links: [alone.id] })).status).toBe(200);
+    expect([await hits("before"), await hits("quokka")]).toEqual([[link.id], [alone.id]]);
+  });
+
+  it("refuses with NotFound, changing nothing, an item restored since it was read", async () => {
+    const { env, alice, holder } = await trashed();
+    const ahead = shelfFor(env, alice).trash.readAhead({ collections: [holder.id] });
+    expect((await restore(env, alice, { collections: [holder.id] })).status).toBe(200);
+    const before = everything(env);
+    expect(() => shelfFor(env, alice).trash.restore({ collections: [holder.id] }, ahead)).toThrow(NotFound);
+    expect(everything(env)).toBe(before);
   });
 });

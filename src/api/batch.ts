@@ -8,7 +8,7 @@ import { surfaces } from "../surface";
 import { applyBatch } from "../shelf/batch";
 import { BATCH_MAX_BODY_BYTES, BATCH_MAX_OPERATIONS, BATCH_OPERATIONS, BatchBody, BatchJson, type BatchOperationName } from "../contract/batch";
 import type { FieldErrorJson } from "../contract/errors";
-import type { WriteOnce } from "./once";
+import { othersFirst, type WriteOnce } from "./once";
 
 const OPERATION_NAMES = Object.keys(BATCH_OPERATIONS) as BatchOperationName[];
 
@@ -56,7 +56,11 @@ export function batchRoutes({ clock }: { clock: () => number }, { apiUser }: Gua
     .use(surfaces)
     .use(apiUser)
     .use(once)
-    .post("/batch", ({ body, write }) => write((shelf) => applyBatch(shelf, body, clock())), {
+    // Its body read and checked in this turn, its transaction in a later one, the server answering others between them.
+    .post("/batch", async ({ body, write }) => {
+      await othersFirst();
+      return write((shelf) => applyBatch(shelf, body, clock()));
+    }, {
       parse: ({ request }) => readJsonBody(request, BATCH_MAX_BODY_BYTES),
       transform: ({ body }) => checkShape(body),
       ...apiRoute({

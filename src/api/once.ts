@@ -80,6 +80,15 @@ class InvalidKey extends AppError {
 }
 
 /**
+ * othersFirst resolves after a timer, once the server has read the requests that came while this
+ * turn ran. A write queued by a request's handler runs before them (the group commit's
+ * setImmediate, set while a request is handled, runs before the server reads more): a route with
+ * costly work ahead of its write (a restore's reading, a large batch's parsing) waits for this
+ * between the two, so that the server answers others between them, not after both.
+ */
+export const othersFirst = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
  * writeOnce gives the API's routes `write(change, status?)`: `change` runs with the request's
  * shelf as one job of `commits`, and its value is the answer (`status`, 200 unless said), kept
  * under the request's key in the same transaction. What follows the shelf's writes of links

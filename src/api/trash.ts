@@ -1,5 +1,5 @@
 import type { Guards } from "../auth/requester";
-import type { WriteOnce } from "./once";
+import { othersFirst, type WriteOnce } from "./once";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { EmptiedJson, RestoreBody, RestoredJson, TrashPageJson, TrashQuery } from "../contract/trash";
 
@@ -12,7 +12,12 @@ export function trashRoutes({ apiRoutes }: Guards, once: WriteOnce) {
       description: "Every link and collection you deleted that is still kept, with when it goes for good (`purgeAt`). limit: 1-200, default 50. cursor: the nextCursor of the page before.",
       ok: { description: "A page of your trash.", json: TrashPageJson },
     }))
-    .post("/restore", ({ body, write }) => write((shelf) => ({ message: "Restored.", ...shelf.trash.restore(body) })), apiRoute({
+    // Its rows read and parsed in this turn, the restore's transaction in a later one, the server answering others between them.
+    .post("/restore", async ({ body, shelf, write }) => {
+      const ahead = shelf.trash.readAhead(body);
+      await othersFirst();
+      return write((writing) => ({ message: "Restored.", ...writing.trash.restore(body, ahead) }));
+    }, apiRoute({
       tag: "trash", summary: "Restore links and collections from your trash", body: RestoreBody,
       description: "In one transaction, each as it was: a link with its collections, clicks, saved page text and health; a collection with what was deleted with it, "
         + "its sub-collections moved back in and its links taken back out of the Inbox. A link whose collections are gone returns to the Inbox; "

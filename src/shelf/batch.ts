@@ -15,7 +15,7 @@ import { checkCursor } from "./changes";
 import { ownedCollection } from "./scope";
 import { MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import type { Shelf } from "./shelf";
-import type { NextPlaces } from "./memberships";
+import { Memberships, type NextPlaces } from "./memberships";
 
 type Kind = "link" | "collection";
 
@@ -160,11 +160,12 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
   if (body.since !== undefined && shelf.changes.changedSince(body.since, namedIds(operations))) throw new PreconditionFailed();
 
   const refs = new Map<string, { kind: Kind; id: number }>();
-  // The owner's collections an operation named, found: until a deleteCollection, named again they are not looked up again.
+  // The owner's collections an operation named, found, or the batch created: until a deleteCollection, not looked up again.
   const owned = new Set<number>();
   // Each collection's next place, kept from one createLink to the next (any other operation may move places: looked up again after it).
   const places: NextPlaces = new Map();
-  operations.forEach((operation, at) => {
+  // The createLinks' memberships: the change feed's marks of all of them written in one statement at the end.
+  Memberships.within(shelf, places, (memberships) => operations.forEach((operation, at) => {
     if (operation.op !== "createLink") places.clear();
     const root = `/operations/${at}`;
     /** ownCollection is the owner's collection with that id, else a 404 at `path`. */
@@ -201,6 +202,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         const parentId = collectionAt(`${root}/parent`, operation.parent);
         const created = run(() => shelf.collections.create({ name: operation.name, visibility: "PRIVATE", parentId }, now), "", { "/parentId": "/parent" });
         refs.set(operation.ref, { kind: "collection", id: created.id });
+        owned.add(created.id);
         break;
       }
       case "updateCollection": {
@@ -218,7 +220,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         break;
       case "createLink": {
         const collectionIds = operation.collections.map((given, index) => collectionAt(`${root}/collections/${index}`, given));
-        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now, places), "", { "/collectionIds": "/collections" });
+        const created = run(() => shelf.links.add({ name: operation.name, url: operation.url, favorite: false, description: "", collectionIds }, now, { memberships, owned }), "", { "/collectionIds": "/collections" });
         refs.set(operation.ref, { kind: "link", id: created.id });
         break;
       }
@@ -241,6 +243,6 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         break;
       }
     }
-  });
+  }));
   return { message: `${countOf(operations.length, "operation")} applied.`, refs: Object.fromEntries([...refs].map(([ref, { id }]) => [ref, id])) };
 }

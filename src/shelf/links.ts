@@ -17,7 +17,7 @@ import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../se
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { deleteLinks, discardLinks } from "./trash";
-import { addMemberships, appendLinks, type Memberships, type NextPlaces } from "./memberships";
+import { addMemberships, appendLinks, type Memberships } from "./memberships";
 import { collectionIdsOf, inboxId, ownedCollection, type Owner } from "./scope";
 import { searchLinks, type SearchBudget } from "./search";
 
@@ -136,15 +136,25 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\$
 type Kept = Pick<LinkRow, "description" | "toRead" | "archived">;
 const NEW_LINK: Kept = { description: "", toRead: false, archived: false };
 
-/** checkLink applies the rules of a link's fields; `kept` holds the values an omitted field keeps. */
-function checkLink(owner: Owner, input: CreateLinkBody, kept: Kept) {
+/** checkLink applies the rules of a link's fields; `kept` holds the values an omitted field keeps; `known`: collections found to be the owner's already. */
+function checkLink(owner: Owner, input: CreateLinkBody, kept: Kept, known?: ReadonlySet<number>) {
   const rules = new Rules();
   const name = rules.name("/name", input.name, 1, LINK_LIMITS.name);
   const description = rules.text("/description", input.description ?? kept.description, 0, LINK_LIMITS.description);
   const url = rules.url("/url", input.url);
-  const collectionIds = collectionIdsOf(owner, input.collectionIds, rules);
+  const collectionIds = collectionIdsOf(owner, input.collectionIds, rules, known);
   rules.check();
   return { name, description, url, favorite: input.favorite, toRead: input.toRead ?? kept.toRead, archived: input.archived ?? kept.archived, collectionIds };
+}
+
+/**
+ * What a writer of many links in one transaction (a batch) keeps from one link to the next: the
+ * transaction's memberships (each collection's next place, and the change feed's marks written
+ * once at its end) and the collections it found to be the owner's (not looked up again).
+ */
+export interface LinkWriting {
+  memberships: Memberships;
+  owned: ReadonlySet<number>;
 }
 
 /**
@@ -152,12 +162,13 @@ function checkLink(owner: Owner, input: CreateLinkBody, kept: Kept) {
  * transaction: the rules and the insert of every link written. The caller's transaction is what
  * rolls back a failure, and the caller tells `afterWrite` once it is committed (linkSaved).
  */
-export function writeLink(owner: Owner, input: CreateLinkBody, now: number, places?: NextPlaces): LinkJson {
+export function writeLink(owner: Owner, input: CreateLinkBody, now: number, writing?: LinkWriting): LinkJson {
   const { db, user } = owner;
-  const { collectionIds, ...fields } = checkLink(owner, input, NEW_LINK);
+  const { collectionIds, ...fields } = checkLink(owner, input, NEW_LINK, writing?.owned);
   const queries = linkQueries(db);
   const row = queries.insertLink.all({ userId: user.id, ...fields, now })[0]!;
-  addMemberships(owner, row.id, collectionIds, places);
+  if (writing) writing.memberships.add(row.id, collectionIds);
+  else addMemberships(owner, row.id, collectionIds);
   deferIndexing(db, row.id);
   return toLinkJson(row, collectionIds, NO_COPY);
 }
@@ -398,10 +409,10 @@ export class ShelfLinks {
    * add is `create` inside the caller's transaction (the API's writes run in the group commit's):
    * no savepoint of its own, which cost a POST a fifth of its time. `afterWrite` hears of the link
    * at once, so the caller's must wait for the commit (the API's does). A caller writing many links
-   * in its transaction (a batch) may keep each collection's next place from one to the next (`places`).
+   * in its transaction (a batch) keeps its memberships and the collections it found from one to the next (`writing`).
    */
-  add(input: CreateLinkBody, now: number, places?: NextPlaces): LinkJson {
-    const link = writeLink(this.owner, input, now, places);
+  add(input: CreateLinkBody, now: number, writing?: LinkWriting): LinkJson {
+    const link = writeLink(this.owner, input, now, writing);
     linkSaved(this.owner, link);
     return link;
   }

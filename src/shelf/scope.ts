@@ -72,15 +72,17 @@ export function ownedCollection({ db, user }: Owner, id: number): CollectionRow 
 /**
  * collectionIdsOf folds duplicates, sorts, falls back to the Inbox when empty, and records a
  * violation unless every id is one of the owner's collections, at most MEMBERSHIP_LIMITS.perLink. Unknown ids and other users'
- * ids get the same message, so nothing leaks.
+ * ids get the same message, so nothing leaks. Ids all in `known` (collections the caller found to
+ * be the owner's in this transaction) are not looked up again.
  */
-export function collectionIdsOf(owner: Owner, ids: readonly number[] | undefined, rules: Rules): number[] {
+export function collectionIdsOf(owner: Owner, ids: readonly number[] | undefined, rules: Rules, known?: ReadonlySet<number>): number[] {
   const wanted = [...new Set(ids ?? [])].sort((a, b) => a - b);
   if (wanted.length === 0) return [inboxId(owner)];
   if (wanted.length > MEMBERSHIP_LIMITS.perLink) {
     rules.fail("/collectionIds", MEMBERSHIP_MESSAGES.perLink);
     return wanted;
   }
+  if (known && wanted.every((id) => known.has(id))) return wanted;
   const owned = scopeQueries(owner.db).ownedCount.get({ userId: owner.user.id, ids: JSON.stringify(wanted) })!.n;
   if (owned !== wanted.length) rules.fail("/collectionIds", NOT_YOUR_COLLECTIONS);
   return wanted;
