@@ -75,7 +75,7 @@ describe.skipIf(!e2e.present)("the web pages in Chromium", () => {
       await page.getByRole("link", { name: "+ New collection" }).click();
       await page.getByLabel("Name", { exact: true }).fill("Reading list");
       await page.getByLabel("Icon").fill("📚");
-      await page.getByLabel("Public").check();
+      await page.getByRole("radio", { name: /^Public/ }).check();
       await page.getByRole("button", { name: "Create collection" }).click();
       expect(await page.getByRole("status").textContent()).toBe("Collection created.");
       const sidebar = page.getByRole("navigation", { name: "Collections" });

@@ -90,7 +90,7 @@ p { margin: .25rem 0 .75rem; }
 .links .host.url { white-space: normal; overflow-wrap: anywhere; }
 .links .description { margin: .15rem 0 0; overflow-wrap: anywhere; }
 .links .meta { color: var(--muted); font-size: .85rem; }
-.links .row-actions { display: flex; gap: .35rem; align-items: start; }
+.links .row-actions { display: flex; flex-wrap: wrap; gap: .35rem; align-items: start; }
 .links .row-actions form { margin: 0; }
 .links.pickable > li { grid-template-columns: 1.1rem 1.25rem minmax(0, 1fr) auto; }
 @media (max-width: 30rem) {
@@ -170,7 +170,7 @@ button.plain { background: none; border: 0; padding: 0; color: var(--accent); fo
 button.star { background: none; border: 0; padding: .1rem .3rem; font-size: 1.1rem; line-height: 1; color: var(--muted); }
 /* The filled star keeps 3:1 against the card in both schemes (WCAG 1.4.11). */
 button.star[aria-pressed="true"] { color: #a87400; }
-.flags { display: inline-flex; gap: .35rem; }
+.flags { display: inline-flex; flex-wrap: wrap; gap: .35rem; }
 .flags form { margin: 0; display: inline-flex; gap: .35rem; }
 button.flag { background: none; border: 1px solid var(--border); color: var(--accent); padding: 0 .45rem; font-weight: 400; font-size: .85rem; }
 @media (prefers-color-scheme: dark) { button.star[aria-pressed="true"] { color: #f0b429; } }
