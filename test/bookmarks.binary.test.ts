@@ -397,7 +397,7 @@ describe("the import page while the server runs", () => {
     });
     // A failure the rules cannot foresee, at the file's 49,551st bookmark (folder 50, its 51st): at
     // least 9 transactions of this import (5,000 links at most each) have committed by then, and
-    // the import runs long enough for ten rounds of polling on a fast machine too.
+    // the import runs long enough for several rounds of polling on a fast machine too.
     writeFile(dbPath, `CREATE TRIGGER fail_huge_import BEFORE INSERT ON links WHEN NEW.url = 'https://site5050.example/' BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
     const failing = confirm();
     const failed = await poll(failing, pinned.id, token);
@@ -410,8 +410,13 @@ describe("the import page while the server runs", () => {
     const confirmed = await poll(confirming, pinned.id, token);
     expect((await confirming).status).toBe(303);
     expect(counts(email)).toEqual({ links: 1 + entries, collections: 1 + folders, memberships: 1 + entries });
-    expect(confirmed.rounds).toBeGreaterThanOrEqual(10);
-    expect(failed.rounds).toBeGreaterThanOrEqual(10);
+    // A server that held its event loop through the import would answer once, at its end. This
+    // one answers throughout: several rounds, none waiting half of the import. (The count of rounds
+    // follows the machine: 14 alone here, 7 with a browser test beside it.)
+    for (const figures of [failed, confirmed]) {
+      expect(figures.rounds).toBeGreaterThanOrEqual(5);
+      expect(figures.slowestHealth).toBeLessThan(figures.millis / 2);
+    }
 
     // Reported, never asserted: the slowest answers depend on the machine.
     const ms = (value: number) => `${value.toFixed(0)} ms`;
