@@ -89,9 +89,9 @@ function counts(report: ImportReport): Html {
     ["New links", report.linksCreated],
     // A browser file leaves the links you have as they are; a service's file puts them in its collections.
     ...(report.format === "netscape" ? [] : [["Links you had, in more collections", report.linksAdded] as [string, number]]),
-    // The file's reading states: flags on the links (new ones, and ones you had that lacked them).
-    ["Marked to read", report.linksToRead],
-    ["Marked archived", report.linksArchived],
+    // The file's reading states, when it has any: flags on the links (new ones, and ones you had that lacked them).
+    ...(report.linksToRead > 0 ? [["Marked to read", report.linksToRead] as [string, number]] : []),
+    ...(report.linksArchived > 0 ? [["Marked archived", report.linksArchived] as [string, number]] : []),
     ["New collections", report.collectionsCreated.length],
     ["Duplicates", report.duplicates.length],
     ["Skipped", report.skipped.length],
