@@ -359,7 +359,7 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
  * (`duplicate URL NAME`, `skipped URL NAME REASON`), and one per entry whose date could not be read
  * (`date URL NAME WHAT`, ending "kept the import time").
  */
-function describeImport(report: ImportReport, dryRun: boolean): string[] {
+export function describeImport(report: ImportReport, dryRun: boolean): string[] {
   const created = report.collectionsCreated;
   const lines = [
     `${dryRun ? "dry run, nothing stored: would import" : "imported"} ${countOf(report.linksCreated, "link")}; `
