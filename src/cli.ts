@@ -351,18 +351,21 @@ async function withDb(config: Config, work: (db: Db) => Promise<number>): Promis
 }
 
 /**
- * describeImport is the import's report for a terminal: a summary line (counts only), then
+ * describeImport is the import's report for a terminal: a summary line (counts only; the links
+ * marked to read and archived when there are any), then
  * tab-separated lines: the format when the file is not a bookmark file (`format NAME`), its unknown
  * fields (`unknown fields A, B`), one per destination collection (`collection PATH new|existing VISIBILITY LINKS`, PATH
  * its place in the tree such as `Bikes › Home`, and for a private stand-in `instead of public NAME`), then one per entry that was not imported
  * (`duplicate URL NAME`, `skipped URL NAME REASON`), and one per entry whose date could not be read
  * (`date URL NAME WHAT`, ending "kept the import time").
  */
-function describeImport(report: ImportReport, dryRun: boolean): string[] {
+export function describeImport(report: ImportReport, dryRun: boolean): string[] {
   const created = report.collectionsCreated;
   const lines = [
     `${dryRun ? "dry run, nothing stored: would import" : "imported"} ${countOf(report.linksCreated, "link")}; `
       + (report.linksAdded > 0 ? `${countOf(report.linksAdded, "link you had", "links you had")} put in more collections; ` : "")
+      + (report.linksToRead > 0 ? `${countOf(report.linksToRead, "link")} marked to read; ` : "")
+      + (report.linksArchived > 0 ? `${countOf(report.linksArchived, "link")} marked archived; ` : "")
       + `${countOf(created.length, "new collection")}; ${countOf(report.duplicates.length, "duplicate")}; ${formatNumber(report.skipped.length)} skipped`,
   ];
   if (report.format !== "netscape") lines.push(["format", FORMAT_NAMES[report.format]].join("\t"));

@@ -84,7 +84,7 @@ async function orderOf(env: TestEnv, as: TestUser, path: string): Promise<string
   return found.order.map((item: { kind: string; id: number }) => (item.kind === "link" ? `link ${urls.get(item.id)}` : `collection ${names.get(item.id)}`));
 }
 
-const emptyReport = (): ImportReport => ({ format: "netscape", linksAdded: 0, unknownFields: [], linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [], unreadDates: [], destinations: [] });
+const emptyReport = (): ImportReport => ({ format: "netscape", linksAdded: 0, linksToRead: 0, linksArchived: 0, unknownFields: [], linksCreated: 0, collectionsCreated: [], duplicates: [], skipped: [], unreadDates: [], destinations: [] });
 /** A destination of an import: a private collection, new unless said, and how many links go there. */
 const into = (name: string, links: number, { isNew = true, insteadOf = null as string | null, path = [] as string[] } = {}): ImportDestination =>
   ({ name, path, isNew, visibility: "PRIVATE", links, insteadOf });

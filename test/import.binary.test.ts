@@ -78,8 +78,8 @@ describe("linkshelf import --into", () => {
     expect(imported.exitCode).toBe(0);
     const pocket = collectionsOf(alice.id).find((collection) => POCKET_COLLECTION.test(collection.name));
     expect(pocket).toEqual({ name: expect.stringMatching(POCKET_COLLECTION), parent: "Bookmarks bar", visibility: "PRIVATE" });
-    // Its Tags and Archive are inside it, as without --into.
-    expect(collectionsOf(alice.id).filter((collection) => collection.parent === pocket!.name).map((collection) => collection.name)).toEqual(expect.arrayContaining(["Tags", "Archive"]));
+    // Its Tags are inside it, as without --into; archived items are a flag, not an Archive collection.
+    expect(collectionsOf(alice.id).filter((collection) => collection.parent === pocket!.name).map((collection) => collection.name)).toEqual(["Tags"]);
   }, SLOW);
 
   it("without --into puts the service's collection at the top level", async () => {
@@ -119,9 +119,9 @@ const SHELF = {
   format: "linkshelf", version: 1, exportedAt: "2026-11-20T10:00:00.000Z",
   // In the order an export numbers them: the Inbox's first, then as the tree meets them.
   links: [
-    { name: "Two", url: "https://two.example/", description: "", favorite: false, clicks: 0, lastClickedAt: null, createdAt: "2026-03-02T03:04:05.000Z", updatedAt: "2026-03-02T03:04:05.000Z" },
-    { name: "Three", url: "https://three.example/", description: "Third", favorite: false, clicks: 1, lastClickedAt: "2026-11-18T08:00:00.000Z", createdAt: "2026-04-02T03:04:05.000Z", updatedAt: "2026-04-02T03:04:05.000Z", text: "Saved words of three" },
-    { name: "One", url: "https://one.example/", description: "First", favorite: true, clicks: 3, lastClickedAt: "2026-11-19T08:00:00.000Z", createdAt: "2026-01-02T03:04:05.000Z", updatedAt: "2026-02-02T03:04:05.000Z", text: "The first page's text" },
+    { name: "Two", url: "https://two.example/", description: "", favorite: false, toRead: true, archived: false, clicks: 0, lastClickedAt: null, createdAt: "2026-03-02T03:04:05.000Z", updatedAt: "2026-03-02T03:04:05.000Z" },
+    { name: "Three", url: "https://three.example/", description: "Third", favorite: false, toRead: false, archived: false, clicks: 1, lastClickedAt: "2026-11-18T08:00:00.000Z", createdAt: "2026-04-02T03:04:05.000Z", updatedAt: "2026-04-02T03:04:05.000Z", text: "Saved words of three" },
+    { name: "One", url: "https://one.example/", description: "First", favorite: true, toRead: false, archived: true, clicks: 3, lastClickedAt: "2026-11-19T08:00:00.000Z", createdAt: "2026-01-02T03:04:05.000Z", updatedAt: "2026-02-02T03:04:05.000Z", text: "The first page's text" },
   ],
   inbox: [0],
   collections: [
@@ -231,7 +231,7 @@ describe("linkshelf export --format json", () => {
     });
     // Without the texts, the same file.
     expect({ ...withText, exportedAt: "", links: withText.links.map(({ text: _, ...link }) => link) }).toEqual({ ...withoutText, exportedAt: "" });
-    // Everything the file was made from comes back: links, clicks, dates, the tree, its order, icons, visibility.
+    // Everything the file was made from comes back: links, their reading flags, clicks, dates, the tree, its order, icons, visibility.
     const { exportedAt: _at, ...shelf } = withText;
     const { exportedAt: _was, ...original } = SHELF;
     expect(shelf).toEqual(original);
@@ -243,7 +243,7 @@ describe("linkshelf export --format json", () => {
     const copy = await newUser(emptyDir);
     const imported = await cli(["import", exported, "--email", copy.email, "--keep-public"], { dir: emptyDir });
     expect(imported.exitCode).toBe(0);
-    expect(lines(imported.stdout)[0]).toBe("imported 3 links; 3 new collections; 0 duplicates; 0 skipped");
+    expect(lines(imported.stdout)[0]).toBe("imported 3 links; 1 link marked to read; 1 link marked archived; 3 new collections; 0 duplicates; 0 skipped");
     const again = await cli(["export", "--email", copy.email, "--format", "json", "--with-text"], { dir: emptyDir });
     expect(again.exitCode).toBe(0);
     const { exportedAt: _again, ...copied } = JSON.parse(again.stdout) as typeof SHELF;

@@ -65,6 +65,8 @@ interface Stored {
   name: string;
   description: string;
   favorite: boolean;
+  toRead: boolean;
+  archived: boolean;
   createdAt: string;
   collections: string[];
 }
@@ -84,7 +86,7 @@ async function stored(env: TestEnv, as: TestUser) {
     for (const link of collection.links) {
       const known = links.get(link.url);
       if (known) known.collections = [...known.collections, path].sort();
-      else links.set(link.url, { name: link.name, description: link.description, favorite: link.favorite, createdAt: link.createdAt, collections: [path] });
+      else links.set(link.url, { name: link.name, description: link.description, favorite: link.favorite, toRead: link.toRead, archived: link.archived, createdAt: link.createdAt, collections: [path] });
     }
   }
   return { collections, icons, links };
@@ -103,25 +105,26 @@ async function importFile(env: TestEnv, as: TestUser, bytes: Uint8Array, options
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 describe("Pocket", () => {
-  it("puts everything under `Pocket DAY`: tags as collections under Tags, archived items in Archive too, one link per URL; lists rows that do not parse by line", async () => {
+  it("puts everything under `Pocket DAY`: tags as collections under Tags, unread items to read and archived ones archived (flags, no collections), one link per URL; lists rows that do not parse by line", async () => {
     const { env, alice } = await setup();
     const report = await importFile(env, alice, fixture("pocket.csv"));
     expect(report.format).toBe("pocket");
     expect(report.linksCreated).toBe(3);
-    expect(report.collectionsCreated).toEqual([`Pocket ${DAY}`, "Tags", "programming", "rust", "long reads", "Archive"]);
+    expect(report.collectionsCreated).toEqual([`Pocket ${DAY}`, "Tags", "programming", "rust", "long reads"]);
+    expect({ toRead: report.linksToRead, archived: report.linksArchived }).toEqual({ toRead: 2, archived: 1 });
     expect(report.skipped.map((entry) => [entry.name, entry.url])).toEqual([["Line 5", ""], ["Not a link", "javascript:alert(1)"]]);
     expect(report.skipped[0]!.reason).toContain("does not parse as CSV");
     const root = `Pocket ${DAY}`;
     const { links, collections } = await stored(env, alice);
     expect(links.get("https://doc.rust-lang.org/rust-by-example/")).toEqual({
-      name: "Rust by Example", description: "", favorite: false, createdAt: iso(1700000000),
+      name: "Rust by Example", description: "", favorite: false, toRead: true, archived: false, createdAt: iso(1700000000),
       collections: [root, `${root} › Tags › programming`, `${root} › Tags › rust`],
     });
     expect(links.get("https://longreads.example/story")).toMatchObject({
-      name: 'The "Long" Read, again', collections: [root, `${root} › Archive`, `${root} › Tags › long reads`, `${root} › Tags › programming`],
+      name: 'The "Long" Read, again', toRead: false, archived: true, collections: [root, `${root} › Tags › long reads`, `${root} › Tags › programming`],
     });
     // No title: the URL is its name.
-    expect(links.get("https://untitled.example/")?.name).toBe("https://untitled.example/");
+    expect(links.get("https://untitled.example/")).toMatchObject({ name: "https://untitled.example/", toRead: true, archived: false });
     expect([...collections.values()].every((visibility) => visibility === "PRIVATE")).toBe(true);
   });
 
@@ -133,7 +136,7 @@ describe("Pocket", () => {
     expect(report.linksCreated).toBe(4);
     expect(report.unknownFields).toEqual(["word_count"]);
     const { links } = await stored(env, alice);
-    expect(links.get("https://old.example/")?.collections).toEqual([`Pocket ${DAY}`, `Pocket ${DAY} › Archive`, `Pocket ${DAY} › Tags › history`]);
+    expect(links.get("https://old.example/")).toMatchObject({ archived: true, toRead: false, collections: [`Pocket ${DAY}`, `Pocket ${DAY} › Tags › history`] });
   });
 
   it("gives a URL the user has already the file's collections instead of a second link, and counts it", async () => {
@@ -178,7 +181,7 @@ describe("Raindrop.io, Instapaper, Pinboard, Karakeep", () => {
     const root = `Raindrop.io ${DAY}`;
     const { links } = await stored(env, alice);
     expect(links.get("https://svelte.dev/tutorial")).toEqual({
-      name: "Svelte tutorial", description: "My note\n\nLearn Svelte", favorite: true, createdAt: "2023-05-01T10:00:00.000Z",
+      name: "Svelte tutorial", description: "My note\n\nLearn Svelte", favorite: true, toRead: false, archived: false, createdAt: "2023-05-01T10:00:00.000Z",
       collections: [`${root} › Dev › Frontend`, `${root} › Tags › js`, `${root} › Tags › ui`],
     });
     expect(links.get("https://pasta.example/")?.collections).toEqual([`${root} › Recipes`]);
@@ -187,30 +190,30 @@ describe("Raindrop.io, Instapaper, Pinboard, Karakeep", () => {
     expect(shelfFor(env, alice).links.content(id).text).toBe("Highlights\n\nHighlight: components are files");
   });
 
-  it("Instapaper: Archive and Starred are flags, Unread the import's collection, other folders collections; Selection is the description", async () => {
+  it("Instapaper: Unread is to read and Archive archived (flags, in the import's collection), Starred a favorite, other folders collections; Selection is the description", async () => {
     const { env, alice } = await setup();
     await importFile(env, alice, fixture("instapaper.csv"));
     const root = `Instapaper ${DAY}`;
     const { links } = await stored(env, alice);
-    expect(links.get("https://essay.example/one")).toMatchObject({ description: "A fine quote", collections: [root], createdAt: iso(1650000000) });
-    expect(links.get("https://essay.example/two")?.collections).toEqual([root, `${root} › Archive`]);
-    expect(links.get("https://essay.example/three")).toMatchObject({ favorite: true, collections: [root] });
-    expect(links.get("https://essay.example/four")?.collections).toEqual([`${root} › Philosophy`]);
+    expect(links.get("https://essay.example/one")).toMatchObject({ description: "A fine quote", toRead: true, archived: false, collections: [root], createdAt: iso(1650000000) });
+    expect(links.get("https://essay.example/two")).toMatchObject({ toRead: false, archived: true, collections: [root] });
+    expect(links.get("https://essay.example/three")).toMatchObject({ favorite: true, toRead: false, archived: false, collections: [root] });
+    expect(links.get("https://essay.example/four")).toMatchObject({ toRead: false, archived: false, collections: [`${root} › Philosophy`] });
   });
 
-  it("Pinboard: description is the title, extended the notes, tags space-separated, toread a collection; unknown keys listed", async () => {
+  it("Pinboard: description is the title, extended the notes, tags space-separated, toread the to-read flag; unknown keys listed", async () => {
     const { env, alice } = await setup();
     const report = await importFile(env, alice, fixture("pinboard.json"));
     expect(report.unknownFields).toEqual(["others"]);
     const root = `Pinboard ${DAY}`;
     const { links } = await stored(env, alice);
     expect(links.get("https://pinboard.in/howto/")).toEqual({
-      name: "Pinboard howto", description: "How to use Pinboard well", favorite: false, createdAt: "2021-03-04T05:06:07.000Z",
-      collections: [root, `${root} › Tags › help`, `${root} › Tags › pinboard`, `${root} › To read`],
+      name: "Pinboard howto", description: "How to use Pinboard well", favorite: false, toRead: true, archived: false, createdAt: "2021-03-04T05:06:07.000Z",
+      collections: [root, `${root} › Tags › help`, `${root} › Tags › pinboard`],
     });
   });
 
-  it("Karakeep: lists nested by parentId with their icons, archived items in Archive, text bookmarks skipped with the reason", async () => {
+  it("Karakeep: lists nested by parentId with their icons, archived items archived (the flag), text bookmarks skipped with the reason", async () => {
     const { env, alice } = await setup();
     const report = await importFile(env, alice, fixture("karakeep.json"));
     expect(report.skipped).toEqual([{ name: "A thought", url: "", reason: "A text note of Karakeep's, not a link." }]);
@@ -219,7 +222,8 @@ describe("Raindrop.io, Instapaper, Pinboard, Karakeep", () => {
     expect(links.get("https://docs.karakeep.app/")).toMatchObject({
       description: "Read the install guide", collections: [`${root} › Homelab › Apps`, `${root} › Tags › docs`, `${root} › Tags › selfhosted`],
     });
-    expect(links.get("https://old-article.example/")?.collections).toEqual([root, `${root} › Archive`]);
+    expect(links.get("https://old-article.example/")).toMatchObject({ archived: true, toRead: false, collections: [root] });
+    expect(links.get("https://docs.karakeep.app/")).toMatchObject({ archived: false, toRead: false });
     expect(icons.get(`${root} › Homelab`)).toBe("🏠");
   });
 });
@@ -235,7 +239,7 @@ describe("Omnivore", () => {
     expect(report.unknownFields).toEqual(["readingProgressPercent"]);
     const root = `Omnivore ${DAY}`;
     const { links } = await stored(env, alice);
-    expect(links.get("https://deepwork.example/")).toMatchObject({ description: "On focus", collections: [root, `${root} › Archive`, `${root} › Tags › focus`] });
+    expect(links.get("https://deepwork.example/")).toMatchObject({ description: "On focus", archived: true, toRead: false, collections: [root, `${root} › Tags › focus`] });
     // Only the page without saved text is left for the page capture.
     expect(told).toEqual(["https://plain.example/"]);
     const hits = shelfFor(env, alice).links.find({ q: "zanzibarfocus" } as never, NOW);
@@ -247,16 +251,16 @@ describe("Omnivore", () => {
 });
 
 describe("a bookmark file as linkding and Pinboard write it", () => {
-  it("puts TAGS under a top-level Tags, TOREAD in To read, and linkding's notes after the description", async () => {
+  it("puts TAGS under a top-level Tags, TOREAD=\"1\" as the to-read flag, and linkding's notes after the description", async () => {
     const { env, alice } = await setup();
     const report = await importFile(env, alice, fixture("linkding.html"));
     expect(report.format).toBe("netscape");
     const { links } = await stored(env, alice);
     expect(links.get("https://linkding.link/")).toEqual({
-      name: "linkding", description: "A bookmark manager\n\nRuns in Docker", favorite: false, createdAt: iso(1700000000),
-      collections: ["Inbox", "Tags › bookmarks", "Tags › selfhosted", "To read"],
+      name: "linkding", description: "A bookmark manager\n\nRuns in Docker", favorite: false, toRead: true, archived: false, createdAt: iso(1700000000),
+      collections: ["Inbox", "Tags › bookmarks", "Tags › selfhosted"],
     });
-    expect(links.get("https://example.org/")?.collections).toEqual(["Inbox", "Tags › bookmarks"]);
+    expect(links.get("https://example.org/")).toMatchObject({ toRead: false, archived: false, collections: ["Inbox", "Tags › bookmarks"] });
   });
 });
 
@@ -417,7 +421,7 @@ describe("the import page", () => {
 });
 
 describe("what real exports hold is kept", () => {
-  it("Pocket's older HTML export: each link with time_added as created and its tags, the Read Archive section archived", async () => {
+  it("Pocket's older HTML export: each link with time_added as created and its tags, the Unread section to read, the Read Archive section archived", async () => {
     const { env, alice } = await setup();
     const report = await importFile(env, alice, fixture("pocket.html"));
     expect(report.format).toBe("pocket");
@@ -425,11 +429,11 @@ describe("what real exports hold is kept", () => {
     const root = `Pocket ${DAY}`;
     const { links } = await stored(env, alice);
     expect(links.get("https://unread.example/first")).toEqual({
-      name: "First unread", description: "", favorite: false, createdAt: iso(1600000000),
+      name: "First unread", description: "", favorite: false, toRead: true, archived: false, createdAt: iso(1600000000),
       collections: [root, `${root} › Tags › cooking`, `${root} › Tags › weekend`],
     });
-    expect(links.get("https://unread.example/second")).toMatchObject({ name: "Second unread & more", collections: [root] });
-    expect(links.get("https://archive.example/done")).toMatchObject({ createdAt: iso(1500000000), collections: [root, `${root} › Archive`, `${root} › Tags › cooking`] });
+    expect(links.get("https://unread.example/second")).toMatchObject({ name: "Second unread & more", toRead: true, collections: [root] });
+    expect(links.get("https://archive.example/done")).toMatchObject({ createdAt: iso(1500000000), toRead: false, archived: true, collections: [root, `${root} › Tags › cooking`] });
   });
 
   it("Instapaper's Tags column (a JSON list) becomes tag collections, not an unknown field", async () => {
@@ -438,34 +442,36 @@ describe("what real exports hold is kept", () => {
     expect(report.unknownFields).toEqual([]);
     const root = `Instapaper ${DAY}`;
     const { links } = await stored(env, alice);
-    expect(links.get("https://code.example/one")?.collections).toEqual([root, `${root} › Tags › coding`]);
-    expect(links.get("https://code.example/two")?.collections).toEqual([root, `${root} › Archive`, `${root} › Tags › coding`, `${root} › Tags › rust`]);
+    expect(links.get("https://code.example/one")).toMatchObject({ toRead: true, collections: [root, `${root} › Tags › coding`] });
+    expect(links.get("https://code.example/two")).toMatchObject({ archived: true, toRead: false, collections: [root, `${root} › Tags › coding`, `${root} › Tags › rust`] });
     expect(links.get("https://code.example/three")?.collections).toEqual([root]);
   });
 
-  it("Omnivore's state in either case: `archived` (its exporter) and `Archived` (its app) both go to Archive; the unzipped metadata file imports as Omnivore", async () => {
+  it("Omnivore's state in either case: `archived` (its exporter) and `Archived` (its app) are both archived, another state neither; the unzipped metadata file imports as Omnivore", async () => {
     const { env, alice } = await setup();
     const report = await importFile(env, alice, fixture("metadata_0_to_2.json"));
     expect(report.format).toBe("omnivore");
     const root = `Omnivore ${DAY}`;
     const { links } = await stored(env, alice);
-    expect(links.get("https://lower.example/archived")).toMatchObject({ createdAt: "2024-02-01T10:00:00.000Z", collections: [root, `${root} › Archive`, `${root} › Tags › essays`] });
-    expect(links.get("https://lower.example/active")?.collections).toEqual([root]);
-    expect(links.get("https://lower.example/app")?.collections).toEqual([root, `${root} › Archive`]);
+    expect(links.get("https://lower.example/archived")).toMatchObject({ createdAt: "2024-02-01T10:00:00.000Z", archived: true, toRead: false, collections: [root, `${root} › Tags › essays`] });
+    expect(links.get("https://lower.example/active")).toMatchObject({ archived: false, toRead: false, collections: [root] });
+    expect(links.get("https://lower.example/app")).toMatchObject({ archived: true, toRead: false, collections: [root] });
     // The same file in Omnivore's zip reads the same.
     const zipped = await readImportFile(zipSync({ "metadata_0_to_2.json": fixture("metadata_0_to_2.json") }), NOW);
-    expect(zipped.bookmarks.filter((entry) => entry.folder?.name === "Archive").map((entry) => entry.href)).toEqual(["https://lower.example/archived", "https://lower.example/app"]);
+    expect(zipped.bookmarks.filter((entry) => entry.archived && entry.first === undefined).map((entry) => entry.href)).toEqual(["https://lower.example/archived", "https://lower.example/app"]);
   });
 
-  it("linkding's archived tag (current and older spelling) puts the link in Archive, not in a tag collection", async () => {
+  it("linkding's archived tag (current and older spelling) archives the link (the flag), not a tag collection", async () => {
     const { env, alice } = await setup();
     const report = await importFile(env, alice, fixture("linkding-archived.html"));
     expect(report.collectionsCreated).not.toContain("linkding:bookmarks.archived");
     expect(report.collectionsCreated).not.toContain("linkding:archived");
     const { links, collections } = await stored(env, alice);
-    expect(links.get("https://archived.example/new")?.collections).toEqual(["Archive", "Inbox", "Tags › reading"]);
-    expect(links.get("https://archived.example/old")?.collections).toEqual(["Archive", "Inbox"]);
-    expect(links.get("https://kept.example/")?.collections).toEqual(["Inbox", "Tags › reading", "To read"]);
+    expect(links.get("https://archived.example/new")).toMatchObject({ archived: true, toRead: false, collections: ["Inbox", "Tags › reading"] });
+    expect(links.get("https://archived.example/old")).toMatchObject({ archived: true, toRead: false, collections: ["Inbox"] });
+    expect(links.get("https://kept.example/")).toMatchObject({ archived: false, toRead: true, collections: ["Inbox", "Tags › reading"] });
+    expect(collections.has("Archive")).toBe(false);
+    expect(collections.has("To read")).toBe(false);
     expect([...collections.keys()].filter((path) => path.includes("linkding:"))).toEqual([]);
   });
 

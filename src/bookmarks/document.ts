@@ -3,7 +3,8 @@
  * in a tree and entries in file order, each entry one link in one folder, as a bookmark file
  * holds them. A service's item in several collections (its folder, a collection per tag, the
  * Archive) is one entry per collection with the same URL, which the planner folds into one
- * link with several memberships, as it does for a URL a browser file repeats.
+ * link with several memberships, as it does for a URL a browser file repeats. An item's reading
+ * state (to read, archived) goes with each of its entries as flags, not collections.
  */
 import { formatNumber } from "../format";
 import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder } from "./netscape";
@@ -69,8 +70,8 @@ export function dateField(name: string, value: unknown, read: (value: unknown) =
   return date;
 }
 
-/** The collections an item's flags and tags put it in, beside its folder. */
-export const SPECIAL = { tags: "Tags", archive: "Archive", toRead: "To read" } as const;
+/** The collection an item's tags put it in, beside its folder (its reading state is flags: see `flagged`). */
+export const SPECIAL = { tags: "Tags" } as const;
 
 /**
  * documentBuilder gathers a service's items into an ImportDocument: everything inside one
@@ -112,13 +113,14 @@ export function documentBuilder(format: ImportFormat, root: string | null, base?
       throw new BookmarkFileRefused(`The file holds more than ${formatNumber(IMPORT_LIMITS.bookmarks)} items, the most linkshelf imports from one file. Split it into smaller files.`);
     }
     const places = new Set(item.folders.length === 0 ? [folder([])] : item.folders.map((path) => (Array.isArray(path) ? folder(path) : path)));
-    for (const place of flagged(item, folder)) places.add(place);
+    for (const place of tagged(item.tags, folder)) places.add(place);
+    const { toRead, archived } = flagged(item);
     let first: NetscapeBookmark | undefined;
     for (const place of places) {
       // Every entry has `first` (one shape for all of them: the planner walks 100,000s).
       const entry: NetscapeBookmark = {
         name: item.name, href: item.url, description: item.description, addDate: item.createdAt,
-        lastModified: item.updatedAt ?? null, favorite: item.favorite, folder: place, foldersBefore: document.folders.length, first,
+        lastModified: item.updatedAt ?? null, favorite: item.favorite, toRead, archived, folder: place, foldersBefore: document.folders.length, first,
       };
       if (item.text !== undefined) entry.text = item.text;
       if (!first && item.unreadDates?.length) entry.unreadDates = item.unreadDates;
@@ -130,15 +132,18 @@ export function documentBuilder(format: ImportFormat, root: string | null, base?
 }
 
 /**
- * flagged is the one place an item's state becomes collections beside its folders: its tags under
- * `Tags`, archived in `Archive`, to read in `To read` (of the import's collection; of the top level
- * for a browser file).
+ * flagged is the one place an item's reading state becomes the link's flags: to read, archived
+ * (each format's reader says what its states mean). The flags are set on the link, never
+ * collections of their own: the item stays in its folders and tag collections only.
  */
-function flagged(item: { tags?: readonly string[]; archived?: boolean; toRead?: boolean }, folder: (path: readonly string[]) => NetscapeFolder | null): Set<NetscapeFolder | null> {
+function flagged(item: { archived?: boolean; toRead?: boolean }): { toRead: boolean; archived: boolean } {
+  return { toRead: item.toRead === true, archived: item.archived === true };
+}
+
+/** tagged is the collections an item's tags put it in: one per tag under `Tags` (of the import's collection; of the top level for a browser file). */
+function tagged(tags: readonly string[] | undefined, folder: (path: readonly string[]) => NetscapeFolder | null): Set<NetscapeFolder | null> {
   const places = new Set<NetscapeFolder | null>();
-  for (const tag of item.tags ?? []) places.add(folder([SPECIAL.tags, tag]));
-  if (item.archived) places.add(folder([SPECIAL.archive]));
-  if (item.toRead) places.add(folder([SPECIAL.toRead]));
+  for (const tag of tags ?? []) places.add(folder([SPECIAL.tags, tag]));
   return places;
 }
 
@@ -146,20 +151,24 @@ function flagged(item: { tags?: readonly string[]; archived?: boolean; toRead?: 
 const LINKDING_ARCHIVED = new Set(["linkding:bookmarks.archived", "linkding:archived"]);
 
 /**
- * fromNetscape is a browser file as the planner takes it: its own tree, then, for the tags and
- * TOREAD that linkding and Pinboard write, a top-level `Tags` collection with one collection per
- * tag (and `To read`), and for linkding's archived tag the top-level `Archive`, each link met
- * again there. The attributes the reader does not know are listed.
+ * fromNetscape is a browser file as the planner takes it: its own tree, then, for the tags that
+ * linkding and Pinboard write, a top-level `Tags` collection with one collection per tag, each
+ * link met again there. TOREAD="1" and linkding's archived tag are the link's flags (on every
+ * entry of it), not tags. The attributes the reader does not know are listed.
  */
 export function fromNetscape(file: NetscapeDocument, format: ImportFormat = "netscape"): ImportDocument {
-  const tagged = file.bookmarks.filter((bookmark) => (bookmark.tags?.length ?? 0) > 0 || bookmark.toRead);
   const { document, folder } = documentBuilder(format, null, { folders: [...file.folders], bookmarks: [...file.bookmarks] });
   document.unknownFields.push(...(file.unknownAttributes ?? []));
-  for (const bookmark of tagged) {
+  const count = document.bookmarks.length;
+  for (let at = 0; at < count; at++) {
+    const bookmark = document.bookmarks[at]!;
+    if (!bookmark.tags?.length && !bookmark.toRead && !bookmark.archived) continue;
     const tags = bookmark.tags?.filter((tag) => !LINKDING_ARCHIVED.has(tag));
-    const places = flagged({ tags, archived: tags?.length !== bookmark.tags?.length, toRead: bookmark.toRead }, folder);
-    for (const place of places) {
-      const again: NetscapeBookmark = { ...bookmark, folder: place, foldersBefore: document.folders.length, first: bookmark };
+    const flags = flagged({ archived: bookmark.archived === true || tags?.length !== bookmark.tags?.length, toRead: bookmark.toRead });
+    const own: NetscapeBookmark = { ...bookmark, ...flags };
+    document.bookmarks[at] = own;
+    for (const place of tagged(tags, folder)) {
+      const again: NetscapeBookmark = { ...own, folder: place, foldersBefore: document.folders.length, first: own };
       delete again.unreadDates;
       document.bookmarks.push(again);
     }

@@ -14,7 +14,8 @@ import { netscapeLines, TOOLBAR_NAMES, type RenderFolder, type RenderItem } from
  * tree's order, each with its links and sub-collections interleaved in the collection's order
  * (a link in two collections appears in both). Every date an import reads back is written
  * (ADD_DATE and LAST_MODIFIED of links and collections), so that importing the file into an
- * empty linkshelf and exporting again gives the same bytes.
+ * empty linkshelf and exporting again gives the same bytes. A link to read has linkding's
+ * TOREAD="1", an archived one LINKSHELF_ARCHIVED="true" (both read back as the flags).
  */
 export function exportBookmarks(shelf: Shelf): string {
   return [...exportBookmarkLines(shelf)].join("");
@@ -22,8 +23,8 @@ export function exportBookmarks(shelf: Shelf): string {
 
 /** exportBookmarkLines is exportBookmarks' file a line at a time, rendered as it is pulled (the shelf is read at once, first). */
 export function exportBookmarkLines(shelf: Shelf): Generator<string> {
-  const link = ({ name, url, description, createdAt, updatedAt, favorite }: Membership): RenderItem =>
-    ({ kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite });
+  const link = ({ name, url, description, createdAt, updatedAt, favorite, toRead, archived }: Membership): RenderItem =>
+    ({ kind: "link", name, url, description, addDate: createdAt, lastModified: updatedAt, favorite, toRead, archived });
   const folder = ({ row, items }: TreeCollection): RenderFolder => ({
     kind: "folder", name: row.name, description: row.description, icon: row.icon, addDate: row.createdAt, lastModified: row.updatedAt,
     items: items.map((item) => (item.kind === "link" ? link(item.link) : folder(item.collection))),

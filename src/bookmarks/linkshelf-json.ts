@@ -1,6 +1,6 @@
 /**
  * linkshelf's own JSON export, the one that keeps everything: every link (name, URL,
- * description, favorite, clicks, last click, dates, with `withText` its saved page text, and
+ * description, favorite, to read, archived, clicks, last click, dates, with `withText` its saved page text, and
  * with `withCopies` its page copy),
  * the collection tree with each collection's order of links and sub-collections, icons and
  * visibility. Importing it into an empty linkshelf gives the same shelf back (its collections
@@ -62,6 +62,10 @@ interface JsonLink {
   url: string;
   description: string;
   favorite: boolean;
+  /** On the reading list; a file written before the flags has none (read as false). */
+  toRead?: boolean;
+  /** Archived; a file written before the flags has none (read as false). */
+  archived?: boolean;
   clicks: number;
   lastClickedAt: string | null;
   createdAt: string;
@@ -118,7 +122,7 @@ function exportParts(shelf: Shelf, now: number): ExportParts {
       at = links.length;
       index.set(link.id, at);
       links.push({
-        name: link.name, url: link.url, description: link.description, favorite: link.favorite, clicks: link.clicks,
+        name: link.name, url: link.url, description: link.description, favorite: link.favorite, toRead: link.toRead, archived: link.archived, clicks: link.clicks,
         lastClickedAt: link.lastClickedAt === null ? null : iso(link.lastClickedAt), createdAt: iso(link.createdAt), updatedAt: iso(link.updatedAt),
       });
       ids.push(link.id);
@@ -199,7 +203,7 @@ export function readLinkshelfJson(value: Record<string, unknown>): ImportDocumen
     const bookmark: NetscapeBookmark = {
       name: String(link.name ?? ""), href: String(link.url ?? ""), description: String(link.description ?? ""),
       addDate: time(link.createdAt), lastModified: time(link.updatedAt), favorite: link.favorite === true,
-      folder, foldersBefore: document.folders.length, clicks: Number(link.clicks) || 0, lastClickedAt: time(link.lastClickedAt),
+      toRead: link.toRead === true, archived: link.archived === true, folder, foldersBefore: document.folders.length, clicks: Number(link.clicks) || 0, lastClickedAt: time(link.lastClickedAt),
     };
     if (typeof link.text === "string") bookmark.text = link.text;
     const copy = link.copy as Partial<NonNullable<JsonLink["copy"]>> | undefined;

@@ -43,8 +43,10 @@ export interface NetscapeBookmark {
   favorite: boolean;
   /** TAGS="a,b" (linkding, Pinboard; Pocket's old export writes `tags=`), each trimmed, none empty. */
   tags?: string[];
-  /** TOREAD="1" (linkding, Pinboard). */
+  /** TOREAD="1" (linkding, Pinboard, linkshelf's export): the link is to read. */
   toRead?: boolean;
+  /** Archived (LINKSHELF_ARCHIVED="true" of linkshelf's export, a service's archive, linkding's archived tag, linkshelf JSON). */
+  archived?: boolean;
   /** The saved page text that comes with it (Omnivore's saved page, highlights; linkshelf JSON). */
   text?: string;
   /** The entry of the same item met first, when this is one more of its places (a tag's collection, the Archive...): it is counted once. */
@@ -72,7 +74,7 @@ export interface NetscapeDocument {
 }
 
 /** The attributes of an `<A>` or an `<H3>` the reader reads. */
-const READ_ATTRIBUTES = new Set(["href", "add_date", "last_modified", "tags", "toread", "linkshelf_favorite", "linkshelf_icon", "personal_toolbar_folder"]);
+const READ_ATTRIBUTES = new Set(["href", "add_date", "last_modified", "tags", "toread", "linkshelf_archived", "linkshelf_favorite", "linkshelf_icon", "personal_toolbar_folder"]);
 /**
  * The attributes left out on purpose, not listed: a browser's icons and visits, the encoding
  * hint, linkding's and Pinboard's PRIVATE (every import is private), Firefox's mark of its
@@ -188,6 +190,7 @@ function netscapeReader(): { write(chunk: string): void; end(): NetscapeDocument
       favorite: attributes.linkshelf_favorite === "true",
       tags: (attributes.tags ?? "").split(",").map((tag) => tag.trim()).filter((tag) => tag !== ""),
       toRead: attributes.toread === "1",
+      archived: attributes.linkshelf_archived === "true",
       folder: top().folder,
       foldersBefore: folders.length,
     };
@@ -382,6 +385,10 @@ export interface RenderBookmark {
   addDate: number;
   lastModified: number;
   favorite: boolean;
+  /** Written as linkding's TOREAD="1" (linkding and linkshelf read it). */
+  toRead?: boolean;
+  /** Written as LINKSHELF_ARCHIVED="true" (linkshelf reads it; browsers ignore it). */
+  archived?: boolean;
 }
 
 export interface RenderFolder {
@@ -407,8 +414,9 @@ export type RenderItem = RenderBookmark | RenderFolder;
  * `<DD>` lines carry descriptions (Chromium skips them). The items outside any folder come
  * first, as given; each folder's bookmarks and folders follow in their order. What only
  * linkshelf knows travels in attributes browsers ignore: LINKSHELF_ICON on a folder,
- * LINKSHELF_FAVORITE on a favorite. Chromium's reader finds attributes by substring:
- * LINKSHELF_FAVORITE contains none of the names it seeks on an <A> (HREF, ICON, ADD_DATE,
+ * LINKSHELF_FAVORITE on a favorite, LINKSHELF_ARCHIVED on an archived link, and linkding's TOREAD="1"
+ * on a link to read. Chromium's reader finds attributes by substring: LINKSHELF_FAVORITE,
+ * LINKSHELF_ARCHIVED and TOREAD contain none of the names it seeks on an <A> (HREF, ICON, ADD_DATE,
  * SHORTCUTURL, POST_DATA, FEEDURL), and on an <H3> it seeks only ADD_DATE and PERSONAL_TOOLBAR_FOLDER.
  */
 export function renderNetscape(items: readonly RenderItem[]): string {
@@ -431,7 +439,8 @@ export function* netscapeLines(items: readonly RenderItem[]): Generator<string> 
     const dates = `ADD_DATE="${seconds(item.addDate)}" LAST_MODIFIED="${seconds(item.lastModified)}"`;
     if (item.kind === "link") {
       const favorite = item.favorite ? ' LINKSHELF_FAVORITE="true"' : "";
-      yield `${indent}<DT><A HREF="${escapeHtml(item.url)}" ${dates}${favorite}>${escapeHtml(item.name)}</A>\n`;
+      const flags = (item.toRead ? ' TOREAD="1"' : "") + (item.archived ? ' LINKSHELF_ARCHIVED="true"' : "");
+      yield `${indent}<DT><A HREF="${escapeHtml(item.url)}" ${dates}${favorite}${flags}>${escapeHtml(item.name)}</A>\n`;
       if (item.description !== "") yield `${indent}<DD>${escapeHtml(item.description)}\n`;
       return;
     }

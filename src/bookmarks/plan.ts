@@ -25,6 +25,10 @@ export interface ImportReport {
   linksCreated: number;
   /** Links the user had already that the import puts in more collections (one link, not a second one). */
   linksAdded: number;
+  /** Links the import marks to read: those it creates, and those the user had that were not (a flag is added, never cleared). */
+  linksToRead: number;
+  /** Links the import marks archived, counted the same way. */
+  linksArchived: number;
   /** Columns or fields of the file linkshelf does not know (their values are not imported). */
   unknownFields: string[];
   /** Names of the collections the import created, in the order of the file. */
@@ -116,7 +120,9 @@ type Step =
   | { kind: "collection"; placement: Placement }
   | { kind: "link"; link: PlannedLink; placement: Placement }
   /** A link of the import's met again, or (its id) one the user had already. */
-  | { kind: "member"; link: PlannedLink | number; placement: Placement };
+  | { kind: "member"; link: PlannedLink | number; placement: Placement }
+  /** The flags the file gives links the user had (added, never cleared). */
+  | { kind: "flags"; links: number[]; toRead: boolean; archived: boolean; placement?: undefined };
 
 /** What an import will write, worked out from the file and the user's shelf without writing. */
 interface ImportPlan {
@@ -195,7 +201,7 @@ function pauses() {
  */
 async function planImport(shelf: Shelf, document: ImportDocument, now: number, choices: ImportChoices & { dryRun?: boolean }): Promise<ImportPlan> {
   const report: ImportReport = {
-    format: document.format, linksCreated: 0, linksAdded: 0, unknownFields: document.unknownFields,
+    format: document.format, linksCreated: 0, linksAdded: 0, linksToRead: 0, linksArchived: 0, unknownFields: document.unknownFields,
     collectionsCreated: [], duplicates: [], skipped: [...document.skipped], unreadDates: [], destinations: [],
   };
   const place = placements(shelf.collections.rows(), document.folders, now, choices);
@@ -210,6 +216,10 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
     else stored.set(key, { id, in: new Set([collectionId]), placements: [] });
   }
   const added = new Set<number>();
+  /** The user's links the file marks to read, and archived: the flags are added to them (OR), never cleared. */
+  const hadToRead = new Set<number>();
+  const hadArchived = new Set<number>();
+  const flaggedBefore = shelf.links.flaggedIds();
   // A service's item the user has already gains the file's collections; a browser file's bookmark is left as it is.
   const adopts = document.format !== "netscape";
 
@@ -262,6 +272,14 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
     const placement = bookmark.folder === null ? loose : placementOf.get(bookmark.folder)!;
     const link = planned.get(key);
     const had = stored.get(key);
+    // Whatever else happens to the entry (a duplicate, in too many collections), its flags reach its link.
+    if (had) {
+      if (bookmark.toRead && !flaggedBefore.toRead.has(had.id)) hadToRead.add(had.id);
+      if (bookmark.archived && !flaggedBefore.archived.has(had.id)) hadArchived.add(had.id);
+    } else if (link) {
+      link.toRead ||= bookmark.toRead === true;
+      link.archived ||= bookmark.archived === true;
+    }
     if (had && !adopts) {
       once(bookmark, report.duplicates, { name, url });
       continue;
@@ -295,7 +313,7 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
       const { createdAt, updatedAt } = datesOf(bookmark, now);
       const fresh: PlannedLink = {
         name, url, description: fit(bookmark.description, LINK_LIMITS.description), favorite: bookmark.favorite,
-        createdAt, updatedAt, placements: [placement],
+        toRead: bookmark.toRead === true, archived: bookmark.archived === true, createdAt, updatedAt, placements: [placement],
         text: bookmark.text, copy: bookmark.copy, clicks: bookmark.clicks ?? 0, lastClickedAt: bookmark.lastClickedAt ?? null,
       };
       planned.set(key, fresh);
@@ -303,6 +321,13 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
     }
   }
   openFolders(document.folders.length);
+  // The flags of the links the user had: the links marked both ways, then those marked one way.
+  const both = [...hadToRead].filter((id) => hadArchived.has(id));
+  const onlyToRead = [...hadToRead].filter((id) => !hadArchived.has(id));
+  const onlyArchived = [...hadArchived].filter((id) => !hadToRead.has(id));
+  if (both.length > 0) plan({ kind: "flags", links: both, toRead: true, archived: true });
+  if (onlyToRead.length > 0) plan({ kind: "flags", links: onlyToRead, toRead: true, archived: false });
+  if (onlyArchived.length > 0) plan({ kind: "flags", links: onlyArchived, toRead: false, archived: true });
 
   // A new folder is created when it gets links, is empty in the file, or holds one that is created; children first.
   const hasContent = new Set<NetscapeFolder>();
@@ -325,6 +350,12 @@ async function planImport(shelf: Shelf, document: ImportDocument, now: number, c
   }
   report.linksCreated = planned.size;
   report.linksAdded = added.size;
+  report.linksToRead = hadToRead.size;
+  report.linksArchived = hadArchived.size;
+  for (const link of planned.values()) {
+    if (link.toRead) report.linksToRead++;
+    if (link.archived) report.linksArchived++;
+  }
   return { report, steps: steps.filter((step) => step.kind !== "collection" || step.placement.created) };
 }
 
@@ -445,6 +476,7 @@ function importSteps(steps: Step[]): ImportStep[] {
   const written = new Map<PlannedLink, ImportedLink>();
   const target = (placement: Placement): ImportTarget => placement.id ?? made.get(placement)!;
   const step = (step: Step): ImportStep => {
+    if (step.kind === "flags") return { kind: "flags", links: step.links, toRead: step.toRead, archived: step.archived };
     const { placement } = step;
     if (step.kind === "collection") {
       const { description, icon, visibility, createdAt, updatedAt } = placement.made;
@@ -454,8 +486,8 @@ function importSteps(steps: Step[]): ImportStep[] {
       return collection;
     }
     if (step.kind === "member") return { kind: "member", link: typeof step.link === "number" ? step.link : written.get(step.link)!, into: target(placement) };
-    const { name, url, description, favorite, createdAt, updatedAt, text, copy, clicks, lastClickedAt } = step.link;
-    const link: ImportedLink = { kind: "link", name, url, description, favorite, createdAt, updatedAt, into: target(placement) };
+    const { name, url, description, favorite, toRead, archived, createdAt, updatedAt, text, copy, clicks, lastClickedAt } = step.link;
+    const link: ImportedLink = { kind: "link", name, url, description, favorite, toRead, archived, createdAt, updatedAt, into: target(placement) };
     if (text !== undefined) link.content = { text };
     if (copy !== undefined) link.copy = { html: copy.html, savedAt: copy.savedAt ?? createdAt };
     if (clicks > 0) link.clicks = { count: clicks, lastAt: lastClickedAt };

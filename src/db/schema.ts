@@ -242,6 +242,17 @@ export type LinkHealthRow = typeof linkHealth.$inferSelect;
  * themselves are gone from their tables, so nothing else ever sees them. Purged after the
  * configured days; `links` and `collections` count what restoring it brings back.
  */
+/**
+ * The answer a user gave the offer to turn the collections named "To read" and "Archive" that
+ * earlier imports made into the reading flags (shown on the To read view until answered, once).
+ */
+export const readingOffers = sqliteTable("reading_offers", {
+  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  /** `accepted`: the links were marked; `declined`: "No thanks". Either way the offer is not shown again. */
+  answer: text("answer", { enum: ["accepted", "declined"] }).notNull(),
+  answeredAt: millis("answered_at").notNull(),
+}, (table) => [check("reading_offers_answer_check", sql`${table.answer} IN ('accepted', 'declined')`)]);
+
 export const trash = sqliteTable("trash", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),

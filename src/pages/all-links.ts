@@ -38,7 +38,27 @@ export interface AllLinksOptions {
   notice?: string | Html;
   refusal?: string;
   broken: Set<number>;
+  /** On the To read view: the one-time offer to mark the links earlier imports put in collections named To read and Archive (how many); undefined when there is none. */
+  readingOffer?: number;
 }
+
+/**
+ * readingOfferForm is the one-time offer of the To read view: mark the links that earlier
+ * imports put in collections named To read and Archive, or "No thanks" (either answer hides it for good).
+ */
+function readingOfferForm(links: number): Html {
+  return html`<section class="notice" id="reading-offer" aria-labelledby="reading-offer-heading">
+<p id="reading-offer-heading">Your earlier imports put ${countOf(links, "link")} in collections named To read and Archive. Mark them to read / archived instead?</p>
+<p class="muted">The collections stay as they are; you may delete them afterwards.</p>
+<form method="post" action="${READING_OFFER_PATH}" class="form-actions">
+<button type="submit" name="answer" value="accept" id="reading-offer-accept">Mark them to read / archived</button>
+<button type="submit" name="answer" value="decline" id="reading-offer-decline" class="secondary">No thanks</button>
+</form>
+</section>`;
+}
+
+/** Where the reading offer's form posts (`answer=accept|decline`). */
+export const READING_OFFER_PATH = "/links/reading-offer";
 
 /** viewForm is the all-links view's order and filters: a GET form, so a view is an address to bookmark. */
 function viewForm({ view, collections }: AllLinksOptions): Html {
@@ -80,6 +100,7 @@ export function allLinksPage(options: AllLinksOptions): Html {
     : html`<ul class="links pickable">${options.links.map((link) => linkItem(link, options.broken.has(link.id)))}</ul>`;
   const content = html`<section class="card" aria-labelledby="list-heading">
 ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : undefined}
+${options.readingOffer === undefined ? undefined : readingOfferForm(options.readingOffer)}
 <div class="heading"><h1 id="list-heading">${title} <span class="badge">${countOf(total, "link")}</span></h1>
 <div class="actions"><a class="button" href="/links/new">Add link</a></div></div>
 ${viewForm(options)}

@@ -83,12 +83,15 @@ ${options.error ? html`<p class="error" role="alert" id="file-error">${options.e
   return shell({ title: "Import / export", user: options.user, content, head: STYLE });
 }
 
-/** counts: the four numbers of a report, as a definition list (the page's heading says whether they happened yet). */
+/** counts: the numbers of a report, as a definition list (the page's heading says whether they happened yet). */
 function counts(report: ImportReport): Html {
   const items: [string, number][] = [
     ["New links", report.linksCreated],
     // A browser file leaves the links you have as they are; a service's file puts them in its collections.
     ...(report.format === "netscape" ? [] : [["Links you had, in more collections", report.linksAdded] as [string, number]]),
+    // The file's reading states, when it has any: flags on the links (new ones, and ones you had that lacked them).
+    ...(report.linksToRead > 0 ? [["Marked to read", report.linksToRead] as [string, number]] : []),
+    ...(report.linksArchived > 0 ? [["Marked archived", report.linksArchived] as [string, number]] : []),
     ["New collections", report.collectionsCreated.length],
     ["Duplicates", report.duplicates.length],
     ["Skipped", report.skipped.length],
@@ -167,7 +170,7 @@ ${report.format === "linkshelf" ? html`<label><input type="checkbox" name="keepP
 /** importPreviewPage: what a dry run of the uploaded file found, and the button that imports it for real. */
 export function importPreviewPage(options: ImportPreviewOptions): Html {
   const { report } = options;
-  const nothing = report.linksCreated + report.linksAdded === 0 && report.collectionsCreated.length === 0;
+  const nothing = report.linksCreated + report.linksAdded + report.linksToRead + report.linksArchived === 0 && report.collectionsCreated.length === 0;
   const content = html`<div class="narrow stack">
 <section class="card" aria-labelledby="preview-heading">
 <h1 id="preview-heading">Import preview</h1>

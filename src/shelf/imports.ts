@@ -10,7 +10,7 @@ import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
 import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
-import { linkSaved, writeImportedLink, type ShelfLinks } from "./links";
+import { addFlags, linkSaved, writeImportedLink, type ShelfLinks } from "./links";
 import { Memberships, type NextPlaces } from "./memberships";
 import { Rules } from "../rules";
 import { deferIndexingMany, wakeIndexer } from "../search/index-text";
@@ -124,10 +124,13 @@ export class ShelfImports {
                   // A link of this import in a collection of the owner's or of this import: known to be the owner's.
                   memberships.add(linkIds.get(step.link)!, [target(step.into)]);
                 }
+              } else if (step.kind === "flags") {
+                // Links the owner had: the file's flags are added, none cleared.
+                addFlags(this.owner, step.links, step, now);
               } else {
-                const { name, url, description, favorite } = step;
+                const { name, url, description, favorite, toRead, archived } = step;
                 const created = writeImportedLink(this.owner, {
-                  name, url, description: description ?? "", favorite: favorite ?? false, createdAt: step.createdAt, updatedAt: step.updatedAt,
+                  name, url, description: description ?? "", favorite: favorite ?? false, toRead: toRead ?? false, archived: archived ?? false, createdAt: step.createdAt, updatedAt: step.updatedAt,
                   clicks: step.clicks?.count ?? 0, lastClickedAt: step.clicks?.lastAt ?? null,
                 }, target(step.into), importId, memberships);
                 marked.push(created.id);

@@ -173,12 +173,14 @@ export function writeLink(owner: Owner, input: CreateLinkBody, now: number, writ
   return toLinkJson(row, collectionIds, NO_COPY);
 }
 
-/** An import's link as the shelf stores it: the API's fields, its dates and clicks (a linkshelf JSON export's), in one collection. */
+/** An import's link as the shelf stores it: the API's fields, its reading flags, its dates and clicks (a linkshelf JSON export's), in one collection. */
 export interface ImportedLinkRow {
   name: string;
   url: string;
   description: string;
   favorite: boolean;
+  toRead: boolean;
+  archived: boolean;
   createdAt: number;
   updatedAt: number;
   clicks: number;
@@ -202,11 +204,29 @@ export function writeImportedLink(owner: Owner, input: ImportedLinkRow, collecti
   rules.check();
   // The new row's id without RETURNING, which costs SQLite a result table per row (~2 µs).
   const id = Number(owner.db.$client
-    .query<never, [number, string, string, string, number, number, number | null, number, number, number | null]>(
-      "INSERT INTO links (user_id, name, description, url, favorite, clicks, last_clicked_at, created_at, updated_at, import_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-    .run(owner.user.id, name, description, url, input.favorite ? 1 : 0, input.clicks, input.lastClickedAt, input.createdAt, input.updatedAt, importId).lastInsertRowid);
+    .query<never, [number, string, string, string, number, number, number, number, number | null, number, number, number | null]>(
+      "INSERT INTO links (user_id, name, description, url, favorite, to_read, archived, clicks, last_clicked_at, created_at, updated_at, import_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    .run(owner.user.id, name, description, url, input.favorite ? 1 : 0, input.toRead ? 1 : 0, input.archived ? 1 : 0, input.clicks, input.lastClickedAt, input.createdAt, input.updatedAt, importId).lastInsertRowid);
   memberships.add(id, [collectionId]);
   return { id, url };
+}
+
+/**
+ * addFlags sets the reading flags `flags` names on some of the owner's links, inside the caller's
+ * transaction, and never clears one (an import meeting a link again, the offer to turn the
+ * "To read" and "Archive" collections into flags): a flag already set stays, a flag not named is
+ * left as it is. A link that changes has its updatedAt moved (the change feed carries it); one
+ * that already had them is left alone. Returns how many links changed.
+ */
+export function addFlags(owner: Owner, ids: readonly number[], flags: { toRead: boolean; archived: boolean }, now: number): number {
+  if (ids.length === 0 || (!flags.toRead && !flags.archived)) return 0;
+  const toRead = flags.toRead ? 1 : 0;
+  const archived = flags.archived ? 1 : 0;
+  return owner.db.$client
+    .query<never, [number, number, number, number, string, number, number]>(
+      `UPDATE links SET to_read = to_read OR ?1, archived = archived OR ?2, updated_at = ?3
+       WHERE user_id = ?4 AND id IN (SELECT value FROM json_each(?5)) AND ((?6 AND NOT to_read) OR (?7 AND NOT archived))`)
+    .run(toRead, archived, now, owner.user.id, JSON.stringify(ids), toRead, archived).changes;
 }
 
 /** linkSaved tells the owner's `afterWrite` of a link whose page is new (created, or given another URL), once its write is committed. */
@@ -468,6 +488,19 @@ export class ShelfLinks {
       db.update(links).set({ toRead: flags.toRead ?? link.toRead, archived: flags.archived ?? link.archived, updatedAt: now }).where(eq(links.id, id)).run();
     }, { behavior: "immediate" });
     return this.get(id);
+  }
+
+  /** flaggedIds is the ids of the owner's links marked to read, and of those archived (an import adds only the flags a link lacks). */
+  flaggedIds(): { toRead: Set<number>; archived: Set<number> } {
+    const rows = this.owner.db.$client
+      .query<{ id: number; to_read: number; archived: number }, [number]>("SELECT id, to_read, archived FROM links WHERE user_id = ? AND (to_read OR archived)")
+      .all(this.owner.user.id);
+    const flagged = { toRead: new Set<number>(), archived: new Set<number>() };
+    for (const row of rows) {
+      if (row.to_read) flagged.toRead.add(row.id);
+      if (row.archived) flagged.archived.add(row.id);
+    }
+    return flagged;
   }
 
   /** toReadCount is how many of the owner's links are on the reading list (read from a partial index). */

@@ -16,6 +16,7 @@ import { ShelfHealth } from "./health";
 import { ShelfImports } from "./imports";
 import { ShelfKeys } from "./keys";
 import { ShelfLinks } from "./links";
+import { ShelfReadingOffer } from "./reading-offer";
 import type { Owner } from "./scope";
 import { ShelfTokens } from "./tokens";
 import { ShelfTrash } from "./trash";
@@ -46,6 +47,8 @@ export class Shelf implements Owner {
   readonly changes: ShelfChanges;
   readonly keys: ShelfKeys;
   readonly copies: ShelfCopies;
+  /** The one-time offer to turn the "To read" and "Archive" collections of earlier imports into the reading flags. */
+  readonly readingOffer: ShelfReadingOffer;
 
   /**
    * `afterWrite`: what follows the shelf's committed writes of links (the app gives its page
@@ -64,6 +67,7 @@ export class Shelf implements Owner {
     this.changes = new ShelfChanges(this, this.links);
     this.keys = new ShelfKeys(this);
     this.copies = new ShelfCopies(this);
+    this.readingOffer = new ShelfReadingOffer(this);
   }
 
   /** viewer is the signed-in pages' view of the owner: the user, their count of links to read, of broken links and of trashed items (one query each). */

@@ -159,8 +159,19 @@ export interface ImportedMembership {
   into: ImportTarget;
 }
 
+/**
+ * The reading flags an import's file gives links the owner had (by id): set on them, never
+ * cleared (a flag the link has stays; see `addFlags`).
+ */
+export interface ImportedFlags {
+  kind: "flags";
+  links: number[];
+  toRead: boolean;
+  archived: boolean;
+}
+
 /** One write of an import, in the order of its file: so each collection's items keep the file's order. */
-export type ImportStep = ImportedCollection | ImportedLink | ImportedMembership;
+export type ImportStep = ImportedCollection | ImportedLink | ImportedMembership | ImportedFlags;
 
 /** What undoing an import removed. */
 export type ImportUndone = Omit<ImportUndoneJson, "message">;

@@ -4,7 +4,8 @@ import { parseId, readId } from "../ids";
 import { LINK_PAGE, SEARCH_PAGE } from "../shelf/limits";
 import { COLLECTION_ACTIONS, LINK_SORTS, type LinkListQuery, type LinkSort } from "../shelf/types";
 import { BULK_ACTIONS, BULK_MAX_IDS, type BulkAction } from "../contract/links";
-import { allLinksPage, type AllLinksView } from "../pages/all-links";
+import { allLinksPage, READING_OFFER_PATH, type AllLinksView } from "../pages/all-links";
+import { TO_READ_VIEW } from "../pages/shell";
 import { bulkDeletePage } from "../pages/bulk";
 import { SHORTCUTS_JS, SHORTCUTS_SCRIPT } from "../pages/shortcuts";
 import { ARRANGE_JS, ARRANGE_SCRIPT } from "../pages/arrange";
@@ -18,7 +19,7 @@ import { drawHome } from "./home";
 import { drawSearch } from "./search";
 import { searcherOf, type Searcher, type SearchPlace } from "../search/searcher";
 import type { Network } from "../request/arrival";
-import { bulkNoticeOf, noticeOf, withBulkNotice } from "./notices";
+import { bulkNoticeOf, noticeOf, withBulkNotice, withNotice } from "./notices";
 import { oneValue } from "./query";
 import { formatNumber } from "../format";
 
@@ -95,6 +96,8 @@ function drawAllLinks(shelf: Shelf, query: Query, refusal?: { message: string; s
     notice: refusal ? undefined : noticeOf(query.done) ?? bulkNoticeOf(query, collections),
     refusal: refusal?.message,
     broken: shelf.health.brokenAmong(links.map((link) => link.id)),
+    // The To read view's one-time offer, until answered.
+    readingOffer: view.toRead ? shelf.readingOffer.pending()?.links : undefined,
   }), { status: refusal?.status ?? 200 });
 }
 
@@ -155,7 +158,10 @@ function messageOf(error: AppError): string {
  * asks first on a confirmation page; done: back to the list, 303, with a notice) and the list
  * pages' scripts (`/assets/shortcuts.js`, and `/assets/arrange.js` of a collection's page). A refused bulk action (nothing chosen, more than
  * BULK_MAX_IDS, removing from the Inbox) shows the list again with the message, through the
- * route's `invalid`; another user's id or collection is the 404 page.
+ * route's `invalid`; another user's id or collection is the 404 page. The To read view's one-time
+ * offer is answered at READING_OFFER_PATH (`answer=accept`: the links of the collections named
+ * To read and Archive that imports made are marked; `decline`: nothing changes; either way the
+ * offer is gone for good), back to the To read view with a notice.
  */
 export function listPages(deps: Network & SearchPlace & { clock: () => number }, guard: PageGuard) {
   const { config, clock, peerAddress } = deps;
@@ -199,6 +205,13 @@ export function listPages(deps: Network & SearchPlace & { clock: () => number },
         },
       },
     })
+    .post(READING_OFFER_PATH, ({ request, body }) => guard.form(request, (shelf) => {
+      const answer = formField(body, "answer");
+      if (answer !== "accept" && answer !== "decline") throw new ValidationFailed([{ path: "/answer", message: "Choose to mark the links, or No thanks" }]);
+      if (answer === "accept") shelf.readingOffer.accept(clock());
+      else shelf.readingOffer.decline(clock());
+      return seeOther(withNotice(TO_READ_VIEW, answer === "accept" ? "reading-offer-accepted" : "reading-offer-declined"));
+    }), { surface: PAGE_ROUTE })
     .get(SHORTCUTS_SCRIPT, () => script(SHORTCUTS_JS), { surface: { kind: "browser", limited: false, callers: false } })
     .get(ARRANGE_SCRIPT, () => script(ARRANGE_JS), { surface: { kind: "browser", limited: false, callers: false } });
 }

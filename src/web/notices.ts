@@ -10,6 +10,8 @@ import { html, type Html } from "../pages/html";
  */
 export const NOTICES = {
   "link-added": "Link added.",
+  "reading-offer-accepted": "Done: the links of the collections named To read and Archive that your imports made are marked to read and archived. The collections are still there with their links: delete them when you no longer need them.",
+  "reading-offer-declined": "The offer will not be shown again: the collections named To read and Archive stay as they are.",
   "link-added-address": "Link added, named after its address: its page's title could not be read. Edit it to give it another name.",
   "link-saved": "Link saved.",
   "link-deleted": "Link deleted.",

@@ -8,12 +8,12 @@ const COLUMNS = ["URL", "Title", "Selection", "Folder", "Timestamp", "Tags"] as 
 /** sniff: a CSV with the columns `Selection` and `URL`. */
 export const sniff = (input: ImportInput) => input.hasColumn("selection") && input.hasColumn("url");
 
-/** Instapaper's own folders: the default one, and the two that are flags. */
+/** Instapaper's own folders: the default one (its reading list) and the archive, which are the link's flags, and Starred. */
 const INSTAPAPER = { unread: "Unread", archive: "Archive", starred: "Starred" } as const;
 
 /**
- * read reads Instapaper's CSV export: `Archive` and `Starred` are flags, `Unread` the
- * import's collection, other folders collections; `Tags` (newer exports) a JSON list of names.
+ * read reads Instapaper's CSV export: `Unread` is to read and `Archive` archived (both in the
+ * import's collection), `Starred` a favorite, other folders collections; `Tags` (newer exports) a JSON list of names.
  */
 export async function read(input: ImportInput, context: ReadContext): Promise<ImportDocument> {
   const { document, add } = start("instapaper", context);
@@ -23,7 +23,7 @@ export async function read(input: ImportInput, context: ReadContext): Promise<Im
     const unreadDates: string[] = [];
     add({
       name: record.Title ?? "", url: record.URL ?? "", description: record.Selection ?? "", folders: [own], tags: instapaperTags(record.Tags),
-      archived: folder === INSTAPAPER.archive, favorite: folder === INSTAPAPER.starred,
+      archived: folder === INSTAPAPER.archive, toRead: folder === INSTAPAPER.unread, favorite: folder === INSTAPAPER.starred,
       createdAt: dateField("Timestamp", record.Timestamp, seconds, unreadDates), unreadDates,
     });
   });

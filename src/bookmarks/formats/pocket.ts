@@ -18,6 +18,8 @@ const POCKET_HTML = /<a\s[^>]*\btime_added\s*=/i;
 const POCKET_HTML_PRESCAN = 64 * 1024;
 /** The heading of the section of archived items in Pocket's HTML export (the other is "Unread"). */
 const POCKET_ARCHIVE_HEADING = "read archive";
+/** The heading of the section of unread items (Pocket's reading list) in the same export. */
+const POCKET_UNREAD_HEADING = "unread";
 
 /** sniff: a zip of CSV parts (not Omnivore's), a CSV with `time_added`, or the HTML page whose links carry it. */
 export function sniff(input: ImportInput): boolean {
@@ -45,7 +47,8 @@ export function read(input: ImportInput, context: ReadContext): Promise<ImportDo
 
 /**
  * readCsvParts reads Pocket's CSV parts, each made when its turn comes: `title` → name, `url`,
- * `time_added` (seconds) → created, `tags` (`|`) → tag collections, `status` `archive` → archived.
+ * `time_added` (seconds) → created, `tags` (`|`) → tag collections, `status` `unread` → to read,
+ * `archive` → archived.
  */
 async function readCsvParts(parts: Iterable<string> | AsyncIterable<string>, context: ReadContext): Promise<ImportDocument> {
   const { document, add } = start("pocket", context);
@@ -54,7 +57,7 @@ async function readCsvParts(parts: Iterable<string> | AsyncIterable<string>, con
       const unreadDates: string[] = [];
       add({
         name: record.title ?? "", url: record.url ?? "", description: "", folders: [],
-        tags: split(record.tags, "|"), archived: record.status === "archive", favorite: false,
+        tags: split(record.tags, "|"), archived: record.status === "archive", toRead: record.status === "unread", favorite: false,
         createdAt: dateField("time_added", record.time_added, seconds, unreadDates), unreadDates,
       });
     });
@@ -65,12 +68,13 @@ async function readCsvParts(parts: Iterable<string> | AsyncIterable<string>, con
 /**
  * readPocketHtml reads Pocket's older HTML export: `<h1>Unread</h1><ul><li><a href time_added
  * tags>title</a></li>...</ul><h1>Read Archive</h1><ul>...`. Each link is an item, `time_added`
- * its creation (seconds), `tags` comma-separated, those under "Read Archive" archived.
+ * its creation (seconds), `tags` comma-separated, those under "Unread" to read, those under "Read Archive" archived.
  */
 async function readPocketHtml(html: string, context: ReadContext): Promise<ImportDocument> {
   const { document, add } = start("pocket", context);
   let heading: string | null = null;
   let archived = false;
+  let toRead = false;
   let link: { text: string; attributes: Record<string, string> } | null = null;
   let failure: unknown;
   const parser = new Parser({
@@ -85,6 +89,7 @@ async function readPocketHtml(html: string, context: ReadContext): Promise<Impor
     onclosetag(name) {
       if (name === "h1" && heading !== null) {
         archived = heading.trim().toLowerCase() === POCKET_ARCHIVE_HEADING;
+        toRead = heading.trim().toLowerCase() === POCKET_UNREAD_HEADING;
         heading = null;
       } else if (name === "a" && link) {
         const { text, attributes } = link;
@@ -92,7 +97,7 @@ async function readPocketHtml(html: string, context: ReadContext): Promise<Impor
         const unreadDates: string[] = [];
         try {
           add({
-            name: text.trim(), url: attributes.href!.trim(), description: "", folders: [], tags: split(attributes.tags, ","), archived, favorite: false,
+            name: text.trim(), url: attributes.href!.trim(), description: "", folders: [], tags: split(attributes.tags, ","), archived, toRead, favorite: false,
             createdAt: dateField("time_added", attributes.time_added, seconds, unreadDates), unreadDates,
           });
         } catch (error) {
