@@ -5,7 +5,7 @@ import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db/client";
 import { createUser } from "../src/users/service";
-import { compile, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, serveCommand, start, stop, tempDir } from "./lib";
+import { compile, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, serveCommand, start, stop, tempDir, timeGet } from "./lib";
 import { Shelf } from "../src/shelf/shelf";
 
 export interface CollectionsFigure {
@@ -70,15 +70,6 @@ function seedLibrary(path: string, collectionCount = COLLECTIONS, linkCount = LI
     }
   })();
   db.close();
-}
-
-/** timeGet sends one GET and reads the whole body; milliseconds. */
-async function timeGet(url: string, headers: Record<string, string>): Promise<number> {
-  const began = performance.now();
-  const response = await fetch(url, { headers });
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`GET ${url}: ${response.status}`);
-  return performance.now() - began;
 }
 
 /**

@@ -15,7 +15,7 @@ import { deferIndexingMany, indexPendingLinks } from "../src/search/index-text";
 import { packCopy } from "../src/shelf/copies";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { compile, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
+import { compile, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir, timeGet } from "./lib";
 
 export interface CopiesFigure {
   serve: { bytes: number; bareMs: number; linkshelfMs: number; ratio: number; target: number; rssBeforeMiB: number; rssAfterMiB: number };
@@ -46,15 +46,6 @@ function pageOf(bytes: number, imageShare: number): string {
   }
   parts.push("</article></body></html>");
   return parts.join("");
-}
-
-/** timeGet sends one GET and reads the whole body; milliseconds. */
-async function timeGet(url: string, headers: Record<string, string>): Promise<number> {
-  const began = performance.now();
-  const response = await fetch(url, { headers });
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`GET ${url}: ${response.status}`);
-  return performance.now() - began;
 }
 
 /** benchServeCopy: GET /api/v1/links/:id/copy of a 5 MB copy against a bare server sending the same bytes. */

@@ -271,3 +271,12 @@ export const median = (values: number[]) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
+
+/** timeGet sends one GET and reads the whole body; milliseconds. */
+export async function timeGet(url: string, headers: Record<string, string>): Promise<number> {
+  const began = performance.now();
+  const response = await fetch(url, { headers });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`GET ${url}: ${response.status}`);
+  return performance.now() - began;
+}
