@@ -349,16 +349,18 @@ export class ShelfTrash {
    * Collections restored together that were nested are nested again. An undone import whose
    * items come back is no longer undone. Written in a bounded number of statements per item
    * (its links' rows in bulk), so a collection of 10,000 links comes back in one short transaction.
-   * With `ahead` (readAhead's), a row still the same (its data compared) is not read nor parsed again.
+   * With `ahead` (readAhead's), a row still there (the same id) is not read nor parsed again.
    */
   restore(ids: RestoreIds, ahead?: ReadAhead): Restored {
     const { db, user } = this.owner;
     const restored = db.transaction(() => {
-      const same = db.$client.query<{ id: number }, [number, number, string, number, number, string]>("SELECT id FROM trash WHERE id = ? AND user_id = ? AND kind = ? AND item_id = ? AND deleted_at = ? AND data = ?");
+      // A trash row is never updated and its id never given again (AUTOINCREMENT): the row read
+      // ahead is the one here if its id still is (comparing its data as well cost ~5 ms at 10,000 links).
+      const same = db.$client.query<{ id: number }, [number, number, string, number]>("SELECT id FROM trash WHERE id = ? AND user_id = ? AND kind = ? AND item_id = ?");
       const rows = wantedOf(ids).map(([kind, id]): ReadRow => {
-        // Read ahead from the very same row (its data unchanged since): not read nor parsed again.
+        // Read ahead from the very same row: not read nor parsed again.
         const before = ahead?.get(`${kind}:${id}`);
-        if (before && same.get(before.row.id, user.id, kind, id, before.row.deletedAt, before.row.data)) return before;
+        if (before && same.get(before.row.id, user.id, kind, id)) return before;
         const row = this.row(kind, id);
         if (!row) throw new NotFound();
         return parsed(row);
