@@ -10,6 +10,8 @@ import { developmentVersion } from "./src/version";
 const MAIN = new URL("./src/main.ts", import.meta.url).pathname;
 /** The search worker's thread (src/server.ts starts it as `./search/worker.ts` beside main.ts): a second entry point of the executable. */
 const SEARCH_WORKER = new URL("./src/search/worker.ts", import.meta.url).pathname;
+/** The restore worker's thread (src/server.ts starts it as `./shelf/restore-worker.ts` beside main.ts): a third entry point. */
+const RESTORE_WORKER = new URL("./src/shelf/restore-worker.ts", import.meta.url).pathname;
 
 export interface BuildOptions {
   /** The entry point, src/main.ts unless given. */
@@ -23,7 +25,7 @@ export interface BuildOptions {
 /** buildExecutable compiles `entry` into the single executable `outfile`; throws with bun's messages when it fails. */
 export async function buildExecutable(outfile: string, { entry = MAIN, target, release = false }: BuildOptions = {}): Promise<string> {
   const result = await Bun.build({
-    entrypoints: entry === MAIN ? [entry, SEARCH_WORKER] : [entry],
+    entrypoints: entry === MAIN ? [entry, SEARCH_WORKER, RESTORE_WORKER] : [entry],
     compile: target ? { outfile, target } : { outfile },
     target: "bun",
     format: "esm",

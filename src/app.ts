@@ -65,7 +65,7 @@ export function createApp(given: AppDeps) {
     .use(collectionRoutes(deps, guard, once))
     .use(importRoutes(deps, guard, once))
     .use(tokenRoutes(guard, once))
-    .use(trashRoutes(guard, once))
+    .use(trashRoutes(deps, guard, once))
     .use(changeRoutes(guard))
     .all("/*", () => {
       throw new NotFound();

@@ -13,6 +13,7 @@ import type { FaviconOptions } from "./favicon/service";
 import type { LogSink } from "./log";
 import type { Searcher } from "./search/searcher";
 import type { SearchBudget } from "./shelf/search";
+import type { WorkerRestorer } from "./shelf/restorer";
 
 export interface AppDeps {
   db: Db;
@@ -34,6 +35,8 @@ export interface AppDeps {
   linkCheck?: LinkCheck;
   /** The hashing queue; default the process's one, which every hash and verification shares. */
   passwords?: Passwords;
+  /** Where big restores from the trash run; the server gives its worker thread. Absent: on the caller's thread. */
+  restorer?: WorkerRestorer;
   /** Where searches run; the server gives its worker thread. Absent: on the caller's thread, with `searchBudget`. */
   search?: Searcher;
   /** The server time one search may take on the caller's thread; default SEARCH_BUDGET (1 s). Tests inject a clock that runs out. */

@@ -10,6 +10,7 @@ import { scheduleBackups } from "./db/backup";
 import { scheduleTrashPurge } from "./shelf/trash-purge";
 import { closeDatabase, openDatabase, type Db } from "./db/client";
 import { WorkerSearcher } from "./search/searcher";
+import { WorkerRestorer } from "./shelf/restorer";
 import { lockDataDir } from "./db/lock";
 import { countUsers } from "./users/service";
 
@@ -34,7 +35,9 @@ export async function serve(config: Config, log: (line: string) => void): Promis
   const linkCheck = new LinkChecker({ db, clock: Date.now, log, config: config.linkCheck });
   // Searches run on a worker thread with its own read-only connection: the event loop keeps answering meanwhile.
   const search = new WorkerSearcher(new URL("./search/worker.ts", import.meta.url), path);
-  const app = createApp({ db, config, clock: Date.now, setupCode, log, capture, linkCheck, search });
+  // A big restore from the trash runs its transaction on a worker thread with its own connection: the event loop keeps answering meanwhile.
+  const restorer = new WorkerRestorer(new URL("./shelf/restore-worker.ts", import.meta.url), path);
+  const app = createApp({ db, config, clock: Date.now, setupCode, log, capture, linkCheck, search, restorer });
   try {
     // Elysia asks Bun for SO_REUSEPORT by default, with which a second server on the same port
     // starts without error and the kernel splits connections between the two.

@@ -1,4 +1,5 @@
 import { expect } from "bun:test";
+import { WorkerRestorer } from "../src/shelf/restorer";
 import { createApp, type App } from "../src/app";
 import { ARGON2ID, HASHING_LIMITS, Passwords, type Hasher } from "../src/auth/passwords";
 import type { ContentCapture } from "../src/capture/fetcher";
@@ -11,6 +12,9 @@ import type { LogSink } from "../src/log";
 import { Shelf } from "../src/shelf/shelf";
 import type { SearchBudget } from "../src/shelf/search";
 import { createUser as createUserRecord } from "../src/users/service";
+
+/** The restore worker's code, as src/server.ts starts it. */
+const RESTORE_WORKER = new URL("../src/shelf/restore-worker.ts", import.meta.url);
 
 export const START = Date.parse("2026-11-22T05:52:24.123Z");
 
@@ -72,6 +76,8 @@ export interface EnvOptions {
   linkCheck?: LinkCheck;
   /** The server time a search may take, by its own clock; default the real one (1 s). */
   searchBudget?: SearchBudget;
+  /** With `path`: big restores from the trash run on the restore worker over that file, as in the server; default on the caller's thread. */
+  restoreWorker?: boolean;
 }
 
 /** makeEnv builds an app around a fresh in-memory database with the real migrations. */
@@ -83,7 +89,8 @@ export function makeEnv(env: Record<string, string> = {}, options: EnvOptions = 
   const peer = options.peer ?? "127.0.0.1";
   const passwords = options.passwords ?? testPasswords;
   const app = createApp({ db, config, clock: () => clock.now++, setupCode: options.setupCode, peerAddress: () => peer,
-    passwords, log: options.log, capture: options.capture, linkCheck: options.linkCheck, searchBudget: options.searchBudget });
+    passwords, log: options.log, capture: options.capture, linkCheck: options.linkCheck, searchBudget: options.searchBudget,
+    restorer: options.restoreWorker && options.path ? new WorkerRestorer(RESTORE_WORKER, options.path) : undefined });
   return { app, db, config, clock, queries, passwords };
 }
 

@@ -18,6 +18,7 @@ import type { Guards } from "../auth/requester";
 import { AppError, Conflict, IdempotencyKeyReused } from "../errors";
 import { sentBody } from "../request/json-body";
 import { Shelf } from "../shelf/shelf";
+import type { KeyToKeep } from "../shelf/restorer";
 import type { AfterWrite, WriteBatches } from "../shelf/types";
 
 let apps = 0;
@@ -137,6 +138,17 @@ export function writeOnce({ clock }: { clock: () => number }, { apiUser }: Pick<
           return answer;
         }).finally(() => release(request));
         after.committed();
+        set.status = status;
+        return answer;
+      },
+      /**
+       * writeApart is `write` for a change committed by another connection (a big restore on its
+       * worker): `change` is given the request's key, if any, to keep with its answer in its own
+       * transaction; resolves with the answer once that is committed.
+       */
+      writeApart: async <Answer>(change: (key: KeyToKeep | undefined) => Promise<Answer>, status = 200): Promise<Answer> => {
+        const claimed = keyed.get(request);
+        const answer = await change(claimed && { key: claimed.key, hash: claimed.hash, status }).finally(() => release(request));
         set.status = status;
         return answer;
       },

@@ -1,10 +1,11 @@
 import type { Guards } from "../auth/requester";
+import type { RestorePlace } from "../shelf/restorer";
 import { othersFirst, type WriteOnce } from "./once";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { EmptiedJson, RestoreBody, RestoredJson, TrashPageJson, TrashQuery } from "../contract/trash";
 
 /** trashRoutes: `/api/v1/trash`, the requester's deleted links and collections. */
-export function trashRoutes({ apiRoutes }: Guards, once: WriteOnce) {
+export function trashRoutes({ clock, restorer }: RestorePlace, { apiRoutes }: Guards, once: WriteOnce) {
   return apiRoutes("/trash")
     .use(once)
     .get("/", ({ shelf, query }) => shelf.trash.page(query.limit, query.cursor), apiRoute({
@@ -13,9 +14,11 @@ export function trashRoutes({ apiRoutes }: Guards, once: WriteOnce) {
       ok: { description: "A page of your trash.", json: TrashPageJson },
     }))
     // Its rows read and parsed in this turn, the restore's transaction in a later one, the server answering others between them.
-    .post("/restore", async ({ body, shelf, write }) => {
+    // A big one on the restore worker, in its own transaction there (src/shelf/restorer.ts).
+    .post("/restore", async ({ body, shelf, write, writeApart }) => {
       const ahead = shelf.trash.readAhead(body);
       await othersFirst();
+      if (restorer?.takes(ahead)) return writeApart((key) => restorer.restore(shelf, body, clock(), key));
       return write((writing) => ({ message: "Restored.", ...writing.trash.restore(body, ahead) }));
     }, apiRoute({
       tag: "trash", summary: "Restore links and collections from your trash", body: RestoreBody,

@@ -106,6 +106,20 @@ export function openReadOnly(path: string): Db {
 }
 
 /**
+ * openWriter opens an existing, migrated database for writing beside the server's connection
+ * (the restore worker's, src/shelf/restore-worker.ts): the same busy timeout, foreign keys and
+ * sync as openDatabase, no migration (the server applied them), the file in WAL mode already.
+ */
+export function openWriter(path: string): Db {
+  const sqlite = new StatementCache(path, { strict: true });
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run("PRAGMA foreign_keys = ON");
+  sqlite.run("PRAGMA synchronous = NORMAL");
+  sqlite.run("PRAGMA cache_size = -32768");
+  return drizzle({ client: sqlite });
+}
+
+/**
  * makePrivate sets a database file that group or others may read (or that is executable) to
  * 0600: links, password hashes and token hashes are the owner's alone. A missing file is left
  * to be created, under the process umask (0077). Another user's file that this one may still

@@ -59,7 +59,7 @@ export interface WorkerReady {
 }
 
 /** refusalOf is the AppError a worker's refusal stands for, as the routes and pages know it. */
-function refusalOf({ status, code, message, errors }: { status: number; code: string; message: string; errors?: FieldErrorJson[] }): AppError {
+export function refusalOf({ status, code, message, errors }: { status: number; code: string; message: string; errors?: FieldErrorJson[] }): AppError {
   if (code === "VALIDATION_FAILED") return new ValidationFailed(errors ?? []);
   if (code === "QUERY_TOO_BROAD") return new QueryTooBroad(message);
   if (code === "NOT_FOUND") return new NotFound(message);

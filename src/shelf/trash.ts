@@ -234,7 +234,7 @@ function subtreeOf(db: Db, id: number): CollectionRow[] {
 }
 
 /** What restoring brought back: links and collections, those inside a restored collection included; and the collections put at the top level because inside their parent they would have been too deep. */
-interface Restored {
+export interface Restored {
   links: number;
   collections: number;
   tooDeep: number[];
@@ -250,7 +250,7 @@ interface ReadRow {
 }
 
 /** The ids a restore names, by kind. */
-type RestoreIds = { links?: readonly number[]; collections?: readonly number[]; imports?: readonly number[] };
+export type RestoreIds = { links?: readonly number[]; collections?: readonly number[]; imports?: readonly number[] };
 
 /** The trash rows a restore names, read and parsed before its transaction (ShelfTrash.readAhead), by `<kind>:<item id>`. */
 export type ReadAhead = Map<string, ReadRow>;

@@ -15,7 +15,7 @@ import { trashPages } from "./trash";
 /** What the signed-in pages take together: each page's own part. */
 type PagesDeps = Parameters<typeof importPages>[0] & Parameters<typeof homeRoutes>[0] & Parameters<typeof searchPages>[0]
   & Parameters<typeof listPages>[0] & Parameters<typeof linkPages>[0] & Parameters<typeof healthPages>[0]
-  & Parameters<typeof collectionPages>[0] & Parameters<typeof accountPages>[0];
+  & Parameters<typeof collectionPages>[0] & Parameters<typeof accountPages>[0] & Parameters<typeof trashPages>[0];
 
 /**
  * webPages: the signed-in web pages (home, search, all links and bulk actions, links, link health, collections, the trash, account, import / export), all
@@ -34,6 +34,6 @@ export function webPages(deps: PagesDeps, guard: PageGuard, signIns: SignInThrot
     .use(linkPages(deps, guard))
     .use(healthPages(deps, guard))
     .use(collectionPages(deps, guard))
-    .use(trashPages(guard))
+    .use(trashPages(deps, guard))
     .use(accountPages(deps, guard, signIns));
 }

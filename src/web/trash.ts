@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { RestorePlace } from "../shelf/restorer";
 import { NotFound } from "../errors";
 import { parseId } from "../ids";
 import { htmlResponse } from "../pages/html";
@@ -28,7 +29,7 @@ function restoreIds(body: unknown): { links: number[]; collections: number[]; im
  * nothing), `GET /trash/empty` (the confirmation) and `POST /trash/empty` (everything in the
  * user's trash deleted for good). Each form returns to the trash with a notice.
  */
-export function trashPages(guard: PageGuard) {
+export function trashPages({ clock, restorer }: RestorePlace, guard: PageGuard) {
   return new Elysia()
     .use(surfaces)
     .get("/trash", ({ request, query }) => guard.page(request, (shelf) => {
@@ -46,10 +47,12 @@ export function trashPages(guard: PageGuard) {
         notice: noticeOf(query.done),
       }));
     }), { surface: PAGE_ROUTE })
-    .post("/trash/restore", ({ request, body }) => guard.form(request, (shelf) => {
+    .post("/trash/restore", ({ request, body }) => guard.form(request, async (shelf) => {
       const ids = restoreIds(body);
       if (ids.links.length + ids.collections.length + ids.imports.length === 0) return seeOther(withNotice("/trash", "trash-nothing-chosen"));
-      const { tooDeep } = shelf.trash.restore(ids);
+      // A big one on the restore worker (src/shelf/restorer.ts).
+      const ahead = restorer && shelf.trash.readAhead(ids);
+      const { tooDeep } = ahead && restorer.takes(ahead) ? await restorer.restore(shelf, ids, clock()) : shelf.trash.restore(ids, ahead);
       return seeOther(withNotice("/trash", tooDeep.length > 0 ? "trash-restored-top" : "trash-restored"));
     }), { surface: PAGE_ROUTE })
     .get("/trash/empty", ({ request }) => guard.page(request, (shelf) =>
