@@ -138,6 +138,25 @@ export class InvalidUrl extends AppError {
   }
 }
 
+/** An AppError's parts, as a worker thread sends a refusal back (an Error does not cross threads as itself). */
+export interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+  errors?: FieldErrorJson[];
+}
+
+/** refusalOf is an AppError's parts, for a worker thread's answer. */
+export const refusalOf = (error: AppError): Refusal => ({ status: error.status, code: error.code, message: error.message, errors: error.errors });
+
+/** errorOfRefusal is the AppError a worker's refusal stands for, as the routes and pages know it. */
+export function errorOfRefusal({ status, code, message, errors }: Refusal): AppError {
+  if (code === "VALIDATION_FAILED") return new ValidationFailed(errors ?? []);
+  if (code === "QUERY_TOO_BROAD") return new QueryTooBroad(message);
+  if (code === "NOT_FOUND") return new NotFound(message);
+  return new AppError(status, code, message, errors);
+}
+
 /** errorResponse renders the contract's error body: the answer of the JSON surfaces. */
 export function errorResponse(error: AppError): Response {
   const body: ErrorJson = { message: error.message, code: error.code };

@@ -10,8 +10,7 @@
  * clock: a search not answered when the budget and a grace period have passed is answered 422
  * QUERY_TOO_BROAD here, and its worker is replaced. Its thread ends when the statement does.
  */
-import { AppError, NotFound, QueryTooBroad, ValidationFailed } from "../errors";
-import type { FieldErrorJson } from "../contract/errors";
+import { errorOfRefusal, type Refusal } from "../errors";
 import type { UserRow } from "../db/schema";
 import type { LinkQuery, SearchResults } from "../shelf/types";
 import { indexPendingInSlices } from "./index-text";
@@ -50,20 +49,12 @@ export interface SearchRequest {
 /** What the worker answers: the results, a refusal (an AppError's parts), or a failure. */
 export type SearchAnswer =
   | { id: number; results: SearchResults }
-  | { id: number; refused: { status: number; code: string; message: string; errors?: FieldErrorJson[] } }
+  | { id: number; refused: Refusal }
   | { id: number; failed: string };
 
 /** What the worker says once it has opened the database, before any search: its searches are timed from then on. */
 export interface WorkerReady {
   ready: true;
-}
-
-/** refusalOf is the AppError a worker's refusal stands for, as the routes and pages know it. */
-export function refusalOf({ status, code, message, errors }: { status: number; code: string; message: string; errors?: FieldErrorJson[] }): AppError {
-  if (code === "VALIDATION_FAILED") return new ValidationFailed(errors ?? []);
-  if (code === "QUERY_TOO_BROAD") return new QueryTooBroad(message);
-  if (code === "NOT_FOUND") return new NotFound(message);
-  return new AppError(status, code, message, errors);
 }
 
 interface Waiting {
@@ -172,7 +163,7 @@ export class WorkerSearcher implements Searcher {
       this.next();
     });
     if ("results" in answer) return answer.results;
-    if ("refused" in answer) throw refusalOf(answer.refused);
+    if ("refused" in answer) throw errorOfRefusal(answer.refused);
     throw new Error(`search failed on its worker: ${answer.failed}`);
   }
 

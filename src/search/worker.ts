@@ -4,7 +4,7 @@
  * one user's links, answered with the results, a refusal, or a failure. Nothing here writes.
  */
 import { openReadOnly, type Db } from "../db/client";
-import { AppError } from "../errors";
+import { AppError, refusalOf } from "../errors";
 import { searchLinks } from "../shelf/search";
 import type { SearchAnswer, SearchRequest, WorkerReady } from "./searcher";
 
@@ -24,7 +24,7 @@ self.onmessage = (event: MessageEvent<SearchRequest | { path: string }>) => {
     answer = { id: message.id, results: searchLinks({ db: db!, user: message.user }, message.input, message.now) };
   } catch (error) {
     answer = error instanceof AppError
-      ? { id: message.id, refused: { status: error.status, code: error.code, message: error.message, errors: error.errors } }
+      ? { id: message.id, refused: refusalOf(error) }
       : { id: message.id, failed: error instanceof Error ? error.message : String(error) };
   }
   postMessage(answer);

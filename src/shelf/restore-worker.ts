@@ -5,7 +5,7 @@
  * answers with what was restored, a refusal, or a failure, and is done.
  */
 import { openWriter } from "../db/client";
-import { AppError } from "../errors";
+import { AppError, refusalOf } from "../errors";
 import { Shelf } from "./shelf";
 import type { RestoreAnswer, RestoreRequest } from "./restorer";
 
@@ -29,7 +29,7 @@ self.onmessage = (event: MessageEvent<RestoreRequest>) => {
     }
   } catch (error) {
     answer = error instanceof AppError
-      ? { refused: { status: error.status, code: error.code, message: error.message, errors: error.errors } }
+      ? { refused: refusalOf(error) }
       : { failed: error instanceof Error ? error.message : String(error) };
   }
   postMessage(answer);

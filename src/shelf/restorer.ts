@@ -13,9 +13,8 @@
  * A statement on the worker cannot be stopped from here (Worker.terminate() leaves it running):
  * a restore is bounded by its size, not stopped.
  */
-import type { FieldErrorJson } from "../contract/errors";
 import type { UserRow } from "../db/schema";
-import { refusalOf } from "../search/searcher";
+import { errorOfRefusal, type Refusal } from "../errors";
 import { wakeIndexer } from "../search/index-text";
 import type { Shelf } from "./shelf";
 import type { ReadAhead, RestoreIds, Restored } from "./trash";
@@ -46,7 +45,7 @@ export interface RestoreRequest {
 /** What the worker answers: what was restored, a refusal (an AppError's parts), or a failure. */
 export type RestoreAnswer =
   | { restored: RestoredAnswer }
-  | { refused: { status: number; code: string; message: string; errors?: FieldErrorJson[] } }
+  | { refused: Refusal }
   | { failed: string };
 
 /** What the restore routes need: the clock (an idempotency key's time) and the server's worker, if any. */
@@ -86,7 +85,7 @@ export class WorkerRestorer {
       wakeIndexer(shelf.db);
       return answer.restored;
     }
-    if ("refused" in answer) throw refusalOf(answer.refused);
+    if ("refused" in answer) throw errorOfRefusal(answer.refused);
     throw new Error(`restore failed on its worker: ${answer.failed}`);
   }
 }
