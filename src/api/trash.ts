@@ -14,11 +14,11 @@ export function trashRoutes({ clock, restorer }: RestorePlace, { apiRoutes }: Gu
       ok: { description: "A page of your trash.", json: TrashPageJson },
     }))
     // Its rows read and parsed in this turn, the restore's transaction in a later one, the server answering others between them.
-    // A big one on the restore worker, in its own transaction there (src/shelf/restorer.ts).
+    // A big one on the restore worker, which reads its rows there (src/shelf/restorer.ts).
     .post("/restore", async ({ body, shelf, write, writeApart }) => {
+      if (restorer?.takes(shelf, body)) return writeApart((key) => restorer.restore(shelf, body, clock(), key));
       const ahead = shelf.trash.readAhead(body);
       await othersFirst();
-      if (restorer?.takes(ahead)) return writeApart((key) => restorer.restore(shelf, body, clock(), key));
       return write((writing) => ({ message: "Restored.", ...writing.trash.restore(body, ahead) }));
     }, apiRoute({
       tag: "trash", summary: "Restore links and collections from your trash", body: RestoreBody,

@@ -17,7 +17,7 @@ import type { UserRow } from "../db/schema";
 import { errorOfRefusal, type Refusal } from "../errors";
 import { wakeIndexer } from "../search/index-text";
 import type { Shelf } from "./shelf";
-import type { ReadAhead, RestoreIds, Restored } from "./trash";
+import type { RestoreIds, Restored } from "./trash";
 
 /** Restores of more links than this run on the worker; smaller ones on the caller's thread. */
 export const RESTORE_APART_LINKS = 1000;
@@ -54,9 +54,6 @@ export interface RestorePlace {
   restorer?: WorkerRestorer;
 }
 
-/** linksOf is how many links restoring the rows read ahead brings back. */
-const linksOf = (ahead: ReadAhead) => [...ahead.values()].reduce((sum, { row }) => sum + row.links, 0);
-
 /**
  * WorkerRestorer runs big restores on a worker thread (`url`: src/shelf/restore-worker.ts) over
  * the database file `path`, one thread per restore, ended once it has answered.
@@ -64,9 +61,9 @@ const linksOf = (ahead: ReadAhead) => [...ahead.values()].reduce((sum, { row }) 
 export class WorkerRestorer {
   constructor(private readonly url: URL, private readonly path: string) {}
 
-  /** takes says whether a restore of the rows read ahead runs here: more than RESTORE_APART_LINKS links. */
-  takes(ahead: ReadAhead): boolean {
-    return linksOf(ahead) > RESTORE_APART_LINKS;
+  /** takes says whether a restore of `ids` runs here: more than RESTORE_APART_LINKS links (counted, not read: the worker reads them). */
+  takes(shelf: Shelf, ids: RestoreIds): boolean {
+    return shelf.trash.linksIn(ids) > RESTORE_APART_LINKS;
   }
 
   /**

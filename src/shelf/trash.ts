@@ -409,6 +409,13 @@ export class ShelfTrash {
     return ahead;
   }
 
+  /** linksIn is how many links restoring `ids` would bring back, read from their trash rows' counts (their data not read). */
+  linksIn(ids: RestoreIds): number {
+    const { db, user } = this.owner;
+    const count = db.$client.query<{ links: number }, [number, string, number]>("SELECT links FROM trash WHERE user_id = ? AND kind = ? AND item_id = ?");
+    return wantedOf(ids).reduce((sum, [kind, id]) => sum + (count.get(user.id, kind, id)?.links ?? 0), 0);
+  }
+
   /** row is the owner's trash row of one item, if there is one. */
   private row(kind: TrashRow["kind"], id: number): TrashRow | undefined {
     const { db, user } = this.owner;

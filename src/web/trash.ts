@@ -51,8 +51,7 @@ export function trashPages({ clock, restorer }: RestorePlace, guard: PageGuard) 
       const ids = restoreIds(body);
       if (ids.links.length + ids.collections.length + ids.imports.length === 0) return seeOther(withNotice("/trash", "trash-nothing-chosen"));
       // A big one on the restore worker (src/shelf/restorer.ts).
-      const ahead = restorer && shelf.trash.readAhead(ids);
-      const { tooDeep } = ahead && restorer.takes(ahead) ? await restorer.restore(shelf, ids, clock()) : shelf.trash.restore(ids, ahead);
+      const { tooDeep } = restorer?.takes(shelf, ids) ? await restorer.restore(shelf, ids, clock()) : shelf.trash.restore(ids);
       return seeOther(withNotice("/trash", tooDeep.length > 0 ? "trash-restored-top" : "trash-restored"));
     }), { surface: PAGE_ROUTE })
     .get("/trash/empty", ({ request }) => guard.page(request, (shelf) =>
