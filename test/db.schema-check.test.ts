@@ -12,7 +12,7 @@ import pkg from "../package.json" with { type: "json" };
 import { closeDatabase, openDatabase } from "../src/db/client";
 import { applyMigrations, embeddedMigrations, releaseOf } from "../src/db/migrate";
 import { checkDatabase, DatabaseRefused, migratedSchemas, type RuntimeObject } from "../src/db/schema-check";
-import { userSearchTableSql } from "../src/search/index-text";
+import { userSearchTableSql } from "../src/db/schema";
 import { testDir } from "./dirs";
 
 let dir: string;

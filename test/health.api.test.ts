@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { LinkChecker } from "../src/health/checker";
-import type { Probe } from "../src/health/probe";
+import type { Probe } from "../src/shelf/link-checks";
 import { recordCheck } from "../src/shelf/link-checks";
 import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach } from "./favicon.fixtures";
 import { createLink, createUser, del, get, ISO, makeEnv, post, put, snapshot, type TestEnv } from "./helpers";

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "bun:test";
 import { loadConfig, type LinkCheckConfig } from "../src/config";
 import { CHECKER_LIMITS, LinkChecker, type CheckerOptions } from "../src/health/checker";
-import { CHECK_USER_AGENT, type Probe } from "../src/health/probe";
+import { CHECK_USER_AGENT } from "../src/health/probe";
+import type { Probe } from "../src/shelf/link-checks";
 import { recordCheck } from "../src/shelf/link-checks";
 import { deferred, manualTimers, until } from "./capture.fixtures";
 import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach } from "./favicon.fixtures";

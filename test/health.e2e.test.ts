@@ -7,7 +7,7 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import type { UserRow } from "../src/db/schema";
-import type { Probe } from "../src/health/probe";
+import type { Probe } from "../src/shelf/link-checks";
 import { recordCheck } from "../src/shelf/link-checks";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";

@@ -5,7 +5,7 @@
  * links and forms.
  */
 import { describe, expect, it } from "bun:test";
-import type { Probe } from "../src/health/probe";
+import type { Probe } from "../src/shelf/link-checks";
 import { recordCheck } from "../src/shelf/link-checks";
 import { createUser, makeEnv, shelfFor, snapshot, type TestEnv } from "./helpers";
 import { attributes, cookieFor, open, submit, texts } from "./html";

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import pkg from "../../package.json" with { type: "json" };
-import { USER_SEARCH_INDEX } from "../search/index-text";
+import { USER_SEARCH_INDEX } from "./schema";
 import { embeddedMigrations, MIGRATIONS_TABLE, releaseOf } from "./migrate";
 import { readSchemas, type MigratedSchemas, type SchemaObject } from "./migrations.macro" with { type: "macro" };
 

@@ -342,3 +342,35 @@ export const idempotencyKeys = sqliteTable("idempotency_keys", {
 }, (table) => [primaryKey({ columns: [table.userId, table.key] }), index("idempotency_keys_created_idx").on(table.createdAt)]);
 
 export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
+
+// Tables made at run time rather than by the migrations: the schema check (schema-check.ts) accepts
+// them by name and statement, and the full-text index (src/search/index-text.ts) creates them.
+
+/** userSearchTable is the name of one user's index. */
+export const userSearchTable = (userId: number): string => `link_search_${userId}`;
+
+/**
+ * Every user's index, as the schema check knows the objects made at run time rather than by the
+ * migrations: a table named `link_search_<user id>` made by exactly userSearchTableSql (the
+ * shadow tables FTS5 makes with it come along).
+ */
+export const USER_SEARCH_INDEX = {
+  name: /link_search_[1-9][0-9]*/,
+  sql: (name: string) => userSearchTableSql(Number(name.slice("link_search_".length))),
+};
+
+/**
+ * userSearchTableSql is the one statement that makes a user's index: the link's name,
+ * description, URL and saved page (title and text) as columns, in that order; rowid = links.id.
+ * Contentless (the text lives in `links` and `link_contents`; contentless_delete lets a row be
+ * replaced by its rowid), with an index of 2-character prefixes, so a two-letter `prefix*` reads
+ * one list instead of merging those of every word it starts.
+ */
+export function userSearchTableSql(userId: number): string {
+  if (!Number.isSafeInteger(userId) || userId < 1) throw new Error(`not a user id: ${userId}`);
+  return `CREATE VIRTUAL TABLE IF NOT EXISTS ${userSearchTable(userId)} USING fts5(
+  name, description, url, content,
+  tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2',
+  content = '', contentless_delete = 1
+)`;
+}

@@ -15,7 +15,8 @@ import { limitsOf, OutboundRuns, type OutboundOptions } from "../outbound/runs";
 import { Alarm, REAL_TIMERS, type Timers } from "../outbound/alarm";
 import type { LogSink } from "../log";
 import { dueLinks, linkCount, nextDueAt, recordCheck, type DueLink } from "../shelf/link-checks";
-import { CHECK_USER_AGENT, probeLink, PROBE_LIMITS, type Probe } from "./probe";
+import type { Probe } from "../shelf/link-checks";
+import { CHECK_USER_AGENT, probeLink, PROBE_LIMITS } from "./probe";
 
 export const CHECKER_LIMITS = {
   /** Checks running at once, all hosts together. */

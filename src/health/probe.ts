@@ -6,6 +6,7 @@
  */
 import pkg from "../../package.json" with { type: "json" };
 import { guardedGet, readCapped, Refused, TooManyRedirects, type Fetched, type OutboundPolicy } from "../outbound/fetch";
+import type { Outcome, Probe } from "../shelf/link-checks";
 
 export const PROBE_LIMITS = {
   /** Bytes of a GET's body read; the rest is not downloaded. */
@@ -17,22 +18,6 @@ export const PROBE_LIMITS = {
 /** Browser-like, so that sites answering browsers differently answer the checker as they answer people; it names linkshelf too. */
 export const CHECK_USER_AGENT = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 linkshelf/${pkg.version} (link check)`;
 const ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
-
-/** What one check found. `unchecked`: nothing was sent (a private address without the opt-in, not http). */
-export type Outcome = "ok" | "moved" | "gone" | "failing" | "soft-404" | "unchecked";
-
-export interface Probe {
-  outcome: Outcome;
-  /** The final HTTP status; null when no answer came (refused, unresolvable, timeout, broken connection). */
-  status: number | null;
-  /** What happened, in a few words: `HTTP 404`, `timeout`, `connection refused`, `private address`... */
-  detail: string;
-  /** For `moved`: where every redirect, all permanent, led. */
-  movedTo?: string;
-}
-
-/** isFailure: does an outcome count towards broken (`gone`, `failing`, `soft-404`)? `ok` and `moved` clear the failures. */
-export const isFailure = (outcome: Outcome) => outcome === "gone" || outcome === "failing" || outcome === "soft-404";
 
 /** Statuses after which the HEAD's answer is not trusted and a GET is sent: every error but 404 and 410 (405, 501, 403, 5xx...). */
 const HEAD_INCONCLUSIVE = (status: number) => status >= 400 && status !== 404 && status !== 410;

@@ -15,39 +15,11 @@
  * (src/search/indexer.ts), or before the next search at the latest.
  */
 import type { Database } from "bun:sqlite";
+import { userSearchTable, userSearchTableSql } from "../db/schema";
 import { unpackText } from "./text-store";
 
 /** The database (drizzle's, or anything holding its bun:sqlite client): the index is written with plain SQL. */
 type Db = { readonly $client: Database };
-
-/** userSearchTable is the name of one user's index. */
-export const userSearchTable = (userId: number): string => `link_search_${userId}`;
-
-/**
- * Every user's index, as the schema check knows the objects made at run time rather than by the
- * migrations: a table named `link_search_<user id>` made by exactly userSearchTableSql (the
- * shadow tables FTS5 makes with it come along).
- */
-export const USER_SEARCH_INDEX = {
-  name: /link_search_[1-9][0-9]*/,
-  sql: (name: string) => userSearchTableSql(Number(name.slice("link_search_".length))),
-};
-
-/**
- * userSearchTableSql is the one statement that makes a user's index: the link's name,
- * description, URL and saved page (title and text) as columns, in that order; rowid = links.id.
- * Contentless (the text lives in `links` and `link_contents`; contentless_delete lets a row be
- * replaced by its rowid), with an index of 2-character prefixes, so a two-letter `prefix*` reads
- * one list instead of merging those of every word it starts.
- */
-export function userSearchTableSql(userId: number): string {
-  if (!Number.isSafeInteger(userId) || userId < 1) throw new Error(`not a user id: ${userId}`);
-  return `CREATE VIRTUAL TABLE IF NOT EXISTS ${userSearchTable(userId)} USING fts5(
-  name, description, url, content,
-  tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2',
-  content = '', contentless_delete = 1
-)`;
-}
 
 /** The users whose index is known to exist (committed), per database: a search or a write asks once. */
 const madeIndexes = new WeakMap<Database, Set<number>>();

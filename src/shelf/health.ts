@@ -8,7 +8,7 @@ import { linkHealth, links, type LinkHealthRow } from "../db/schema";
 import { NotFound } from "../errors";
 import { toHealthJson } from "./json";
 import type { HealthJson, HealthState, LinkHealthJson } from "../contract/health";
-import type { Probe } from "../health/probe";
+import type { Probe } from "./link-checks";
 import type { ShelfLinks } from "./links";
 import { recordCheck, type CheckRule } from "./link-checks";
 import type { Owner } from "./scope";

@@ -6,9 +6,24 @@
  */
 import type { Db } from "../db/client";
 import type { LinkHealthRow } from "../db/schema";
-import { isFailure, type Probe } from "../health/probe";
 import type { HealthCheckJson } from "../contract/health";
 import { iso } from "../timestamps";
+
+/** What one check found. `unchecked`: nothing was sent (a private address without the opt-in, not http). */
+export type Outcome = "ok" | "moved" | "gone" | "failing" | "soft-404" | "unchecked";
+
+export interface Probe {
+  outcome: Outcome;
+  /** The final HTTP status; null when no answer came (refused, unresolvable, timeout, broken connection). */
+  status: number | null;
+  /** What happened, in a few words: `HTTP 404`, `timeout`, `connection refused`, `private address`... */
+  detail: string;
+  /** For `moved`: where every redirect, all permanent, led. */
+  movedTo?: string;
+}
+
+/** isFailure: does an outcome count towards broken (`gone`, `failing`, `soft-404`)? `ok` and `moved` clear the failures. */
+export const isFailure = (outcome: Outcome) => outcome === "gone" || outcome === "failing" || outcome === "soft-404";
 
 /** How checks turn into a verdict and when a link is taken again (from the configuration). */
 export interface CheckRule {
