@@ -5,7 +5,7 @@
  * release.ts calls buildExecutable for every platform it ships.
  */
 import pkg from "./package.json" with { type: "json" };
-import { developmentVersion } from "./src/version";
+import { developmentVersion } from "./src/common/version";
 
 const MAIN = new URL("./src/main.ts", import.meta.url).pathname;
 /** The search worker's thread (src/server.ts starts it as `./search/worker.ts` beside main.ts): a second entry point of the executable. */

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "../src/app";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { openDatabase } from "../src/db/client";
 import { createUser } from "../src/users/service";
 import { compile, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, serveCommand, start, stop, tempDir, timeGet } from "./lib";

@@ -9,9 +9,9 @@
 import { join } from "node:path";
 import { createApp } from "../src/app";
 import { createSession } from "../src/auth/sessions";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { closeDatabase, openDatabase } from "../src/db/client";
-import { deferIndexingMany, indexPendingLinks } from "../src/search/index-text";
+import { deferIndexingMany, indexPendingLinks } from "../src/fulltext/index-text";
 import { packCopy } from "../src/shelf/copies";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "../src/app";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { closeDatabase, openDatabase } from "../src/db/client";
 import { compile, median, ROOT, rssMiB, rssParts, serveCommand, start, stop, tempDir } from "./lib";
 

@@ -13,8 +13,8 @@ import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } fro
 import { join } from "node:path";
 import { openDatabase, closeDatabase, type Db } from "../src/db/client";
 import { DatabaseRefused } from "../src/db/schema-check";
-import { indexPendingLinks } from "../src/search/index-text";
-import { unpackText } from "../src/search/text-store";
+import { indexPendingLinks } from "../src/fulltext/index-text";
+import { unpackText } from "../src/fulltext/text-store";
 import { writeLink } from "../src/shelf/links";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";

@@ -26,8 +26,8 @@ import type { Page } from "playwright-core";
 import { buildExtension } from "../extension/build";
 import type { BookmarkNode } from "../extension/src/webext";
 import { createApp } from "../src/app";
-import { passwords } from "../src/auth/passwords";
-import { loadConfig } from "../src/config";
+import { passwords } from "../src/common/passwords";
+import { loadConfig } from "../src/common/config";
 import { closeDatabase, openDatabase } from "../src/db/client";
 import type { CollectionCreatedJson, CollectionListJson } from "../src/contract/collections";
 import { grantLoopback, launchWithExtension, type ChromeApi, type LaunchedExtension } from "../test/extension.chromium";
@@ -100,7 +100,7 @@ interface AccessLine {
   ms: number;
 }
 
-/** `<ISO time of arrival> <client IP> <method> <path> <status> <ms>ms` (src/log.ts). */
+/** `<ISO time of arrival> <client IP> <method> <path> <status> <ms>ms` (src/request/log.ts). */
 function parseAccess(line: string): AccessLine | null {
   const match = /^(\S+) \S+ (\S+) (\S+) (\d+) ([\d.]+)ms$/.exec(line);
   return match ? { at: Date.parse(match[1]!), method: match[2]!, path: match[3]!, status: Number(match[4]), ms: Number(match[5]) } : null;

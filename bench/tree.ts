@@ -16,9 +16,9 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "../src/app";
-import { passwords } from "../src/auth/passwords";
+import { passwords } from "../src/common/passwords";
 import { createSession } from "../src/auth/sessions";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { closeDatabase, openDatabase } from "../src/db/client";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import { checkTokenName } from "./auth/secrets";
+import { checkTokenName } from "./common/token-secrets";
 import { Shelf } from "./shelf/shelf";
 import { revokeAnyToken } from "./shelf/tokens";
-import { ConfigError, databasePath, loadConfig, SETTINGS, type Config } from "./config";
+import { ConfigError, databasePath, loadConfig, SETTINGS, type Config } from "./common/config";
 import { writeBackup } from "./db/backup";
 import { openDatabase, type Db } from "./db/client";
 import { DataDirBusy, lockDataDir } from "./db/lock";
@@ -12,13 +12,13 @@ import { DatabaseRefused } from "./db/schema-check";
 import type { ImportReport } from "./bookmarks/plan";
 import { unreadDatesText } from "./bookmarks/document";
 import { FORMAT_NAMES, FORMATS } from "./bookmarks/formats";
-import { AppError, ValidationFailed } from "./errors";
+import { AppError, ValidationFailed } from "./common/errors";
 import { checkLiveness } from "./liveness-probe";
-import { iso } from "./timestamps";
-import { Rules } from "./rules";
+import { iso } from "./common/timestamps";
+import { Rules } from "./common/rules";
 import { serve } from "./server";
-import { buildVersion } from "./version";
-import { countOf, formatNumber } from "./format";
+import { buildVersion } from "./common/version";
+import { countOf, formatNumber } from "./common/format";
 import { createUser, findUserByEmail, setPassword } from "./users/service";
 
 /** wrapped sets a command's description in the usage's right column, its lines at most 97 characters long. */

@@ -4,13 +4,13 @@
  * the TCP peer). createApp hands the whole object on; each module declares the part it uses with
  * the types of the modules that own them, so only the composition root and the entry points import this file.
  */
-import type { Passwords } from "./auth/passwords";
+import type { Passwords } from "./common/passwords";
 import type { ContentCapture } from "./capture/fetcher";
-import type { LinkCheck } from "./health/checker";
-import type { Config } from "./config";
+import type { LinkCheck } from "./link-health/checker";
+import type { Config } from "./common/config";
 import type { Db } from "./db/client";
 import type { FaviconOptions } from "./favicon/service";
-import type { LogSink } from "./log";
+import type { LogSink } from "./request/log";
 import type { Searcher } from "./search/searcher";
 import type { SearchBudget } from "./shelf/search";
 import type { WorkerRestorer } from "./shelf/restorer";

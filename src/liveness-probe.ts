@@ -1,4 +1,4 @@
-import type { Config } from "./config";
+import type { Config } from "./common/config";
 
 /** How long `linkshelf healthcheck` waits for an answer: a container's health probe must not hang. */
 const HEALTHCHECK_TIMEOUT_MS = 5_000;

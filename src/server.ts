@@ -1,10 +1,10 @@
 import { createApp } from "./app";
-import type { Config } from "./config";
-import { databasePath } from "./config";
+import type { Config } from "./common/config";
+import { databasePath } from "./common/config";
 import { newSetupCode } from "./auth/setup";
 import { createContentCapture } from "./capture/fetcher";
 import { storeFetchedContent } from "./capture/store";
-import { LinkChecker } from "./health/checker";
+import { LinkChecker } from "./link-health/checker";
 import { SearchIndexer } from "./search/indexer";
 import { scheduleBackups } from "./db/backup";
 import { scheduleTrashPurge } from "./shelf/trash-purge";

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSession } from "../src/auth/sessions";
 import { SESSION_COOKIE } from "../src/auth/sessions";
-import { ASSET_PATHS } from "../src/assets/routes";
+import { ASSET_PATHS } from "../src/assets/asset-routes";
 import { sharedLink } from "../src/web/links";
 import { EXTENSION_ICON_DIR, EXTENSION_SIZES, FAVICON, FAVICON_SIZES, ICON_DIR, SIZES, SOURCE, SOURCE_HASH, sourceHash } from "../scripts/icons";
 import { REPO_ROOT } from "./binary";

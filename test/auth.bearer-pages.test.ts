@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { SignInThrottle } from "../src/auth/throttle";
-import { webPages } from "../src/web/routes";
+import { webPages } from "../src/web/pages";
 import { createLink, createUser, get, makeEnv, request, sessionCookie, snapshot, submitForm, type TestEnv } from "./helpers";
 import { Shelf } from "../src/shelf/shelf";
 import { pageGuard } from "../src/web/guard";

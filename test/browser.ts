@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { createApp, type App } from "../src/app";
 import { createSession } from "../src/auth/sessions";
 import type { ContentCapture } from "../src/capture/fetcher";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { closeDatabase, openDatabase, type Db } from "../src/db/client";
 import { artifactDir, testDir } from "./dirs";
 import { CHROMIUM, requireProgram } from "./programs";

@@ -8,7 +8,7 @@ import { describe, expect, it } from "bun:test";
 import type { CapturedContent } from "../src/shelf/types";
 import { CAPTURE_OFF, ContentFetcher, cpuShareOf, createContentCapture, FETCHER_LIMITS, type CaptureOptions } from "../src/capture/fetcher";
 import { fetchPage, PAGE_LIMITS, PAGE_USER_AGENT } from "../src/capture/page";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { pinnedConnect, type OutboundPolicy } from "../src/outbound/fetch";
 import { deferred, htmlPage, manualTimers, until } from "./capture.fixtures";
 import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach, type FakeOrigin } from "./favicon.fixtures";

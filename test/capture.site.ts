@@ -3,7 +3,7 @@
  * capture reaching it (no other address is ever contacted), for the tests that queue links.
  */
 import { ContentFetcher, createContentCapture, type ContentCapture, type StoreContent } from "../src/capture/fetcher";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { FAKE_PUBLIC, fakeOrigin, mappedConnect, resolverOf, type FakeOrigin, type Handler } from "./favicon.fixtures";
 
 export interface CapturingSite {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "bun:test";
 import { fitted, storeFetchedContent } from "../src/capture/store";
 import { ContentFetcher, createContentCapture } from "../src/capture/fetcher";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { htmlPage } from "./capture.fixtures";
 import { FAKE_PUBLIC, mappedConnect, resolverOf, stoppedAfterEach } from "./favicon.fixtures";
 import { createLink, createUser, get, makeEnv, put, type TestEnv } from "./helpers";

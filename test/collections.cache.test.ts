@@ -1,6 +1,6 @@
 /**
  * `GET /api/v1/collections` is kept per user while the database stamp holds
- * (src/db/stamp.ts): the answer's exact bytes, that every kind of change is seen (this
+ * (src/db/etag-stamp.ts): the answer's exact bytes, that every kind of change is seen (this
  * connection's writes and clicks, another connection's commit), that users never share an
  * answer, that a kept answer costs a constant two queries, and that the store is bounded.
  */
@@ -8,7 +8,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { createApp } from "../src/app";
-import { readDatabaseStamp, StampedAnswers } from "../src/db/stamp";
+import { readDatabaseStamp, StampedAnswers } from "../src/db/etag-stamp";
 import { testDir } from "./dirs";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, START, type ApiResponse, type TestEnv, type TestUser } from "./helpers";
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { chmodSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ConfigError, databasePath, loadConfig, parseRateLimit } from "../src/config";
-import { inIpRanges } from "../src/ip";
+import { ConfigError, databasePath, loadConfig, parseRateLimit } from "../src/common/config";
+import { inIpRanges } from "../src/common/ip";
 import { testDir } from "./dirs";
 
 const isRoot = process.getuid?.() === 0;

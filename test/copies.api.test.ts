@@ -6,7 +6,7 @@
  * PUBLIC collection that shows its copies, always under the copy's headers.
  */
 import { describe, expect, it } from "bun:test";
-import { COPY_HEADERS } from "../src/api/copy-response";
+import { COPY_HEADERS } from "../src/capture/copy-response";
 import { COPY_LIMITS } from "../src/shelf/limits";
 import { aliceWithInbox, createCollection, createLink, createUser, del, get, makeEnv, post, put, refused, request, snapshot, type TestEnv, type TestUser } from "./helpers";
 import { attributes, cookieFor, open } from "./html";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { SESSION_TTL_MS } from "../src/auth/sessions";
-import { hashSecret } from "../src/auth/secrets";
+import { hashSecret } from "../src/common/token-secrets";
 import { createUser, get, makeEnv, post, request, sessionCookie, snapshot, type TestEnv } from "./helpers";
 
 const CALLBACK = "https://abcdefghijklmnopabcdefghijklmnop.chromiumapp.org/cb?state=s1";

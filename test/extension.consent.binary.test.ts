@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
-import { hashSecret } from "../src/auth/secrets";
+import { hashSecret } from "../src/common/token-secrets";
 import { binaryWorkspace, cleanEnv, queryFile, runBinary, startServer, type BinaryWorkspace, type RunningServer } from "./binary";
 import { createUser, get, ISO, makeEnv, post, request, sessionCookie, snapshot, submitForm, type TestEnv } from "./helpers";
 

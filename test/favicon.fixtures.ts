@@ -6,7 +6,7 @@
 import type { Server } from "bun";
 import { afterEach } from "bun:test";
 import { createApp, type App } from "../src/app";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { openDatabase, type Db } from "../src/db/client";
 import { pinnedConnect, type Connect, type Connection, type Resolver } from "../src/outbound/fetch";
 import type { FaviconOptions } from "../src/favicon/service";

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "bun:test";
 import { IPv4, IPv6, parse } from "ipaddr.js";
 import { classifyAddress, isAdmitted, type AddressKind } from "../src/outbound/address";
-import { parseIPv6 } from "../src/ip";
+import { parseIPv6 } from "../src/common/ip";
 import { checkedAddresses, pinnedConnect, Refused } from "../src/outbound/fetch";
 import { placeholderSvg } from "../src/favicon/placeholder";
 import {

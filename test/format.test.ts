@@ -1,6 +1,6 @@
 /** Numbers and counts as people read them, the one way every page and the command line write them. */
 import { describe, expect, it } from "bun:test";
-import { countOf, formatNumber } from "../src/format";
+import { countOf, formatNumber } from "../src/common/format";
 
 describe("formatNumber and countOf", () => {
   it("group thousands with commas", () => {

@@ -26,7 +26,7 @@ import { createApp } from "../src/app";
 import { createSession } from "../src/auth/sessions";
 import { MAX_FORM_BYTES } from "../src/request/form-body";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../src/request/json-body";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { openDatabase } from "../src/db/client";
 import type { Connect, Resolver } from "../src/outbound/fetch";
 import { createCollection, createLink, createUser, inboxOf, snapshot, START, testPasswords, type TestEnv, type TestUser } from "./helpers";

@@ -4,7 +4,7 @@
  * its once-a-minute limit, another user's link, and the health row's life with its link.
  */
 import { describe, expect, it } from "bun:test";
-import { LinkChecker } from "../src/health/checker";
+import { LinkChecker } from "../src/link-health/checker";
 import type { Probe } from "../src/shelf/link-checks";
 import { recordCheck } from "../src/shelf/link-checks";
 import { FAKE_PUBLIC, mappedConnect, redirectTo, resolverOf, stoppedAfterEach } from "./favicon.fixtures";

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { HealthListJson } from "../src/contract/health";
+import type { HealthListJson } from "../src/contract/link-health";
 import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, runBinary, startServer, type BinaryWorkspace } from "./binary";
 import { heldRequest } from "./capture.fixtures";
 import { fakeOrigin, type FakeOrigin } from "./favicon.fixtures";

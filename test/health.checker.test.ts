@@ -5,9 +5,9 @@
  * `mappedConnect` reaches at 127.0.0.1; links written as 127.0.0.1 need the private opt-in.
  */
 import { describe, expect, it } from "bun:test";
-import { loadConfig, type LinkCheckConfig } from "../src/config";
-import { CHECKER_LIMITS, LinkChecker, type CheckerOptions } from "../src/health/checker";
-import { CHECK_USER_AGENT } from "../src/health/probe";
+import { loadConfig, type LinkCheckConfig } from "../src/common/config";
+import { CHECKER_LIMITS, LinkChecker, type CheckerOptions } from "../src/link-health/checker";
+import { CHECK_USER_AGENT } from "../src/link-health/probe";
 import type { Probe } from "../src/shelf/link-checks";
 import { recordCheck } from "../src/shelf/link-checks";
 import { deferred, manualTimers, until } from "./capture.fixtures";

@@ -1,14 +1,14 @@
 import { expect } from "bun:test";
 import { WorkerRestorer } from "../src/shelf/restorer";
 import { createApp, type App } from "../src/app";
-import { ARGON2ID, HASHING_LIMITS, Passwords, type Hasher } from "../src/auth/passwords";
+import { ARGON2ID, HASHING_LIMITS, Passwords, type Hasher } from "../src/common/passwords";
 import type { ContentCapture } from "../src/capture/fetcher";
-import type { LinkCheck } from "../src/health/checker";
+import type { LinkCheck } from "../src/link-health/checker";
 import { createSession } from "../src/auth/sessions";
-import { loadConfig, type Config } from "../src/config";
+import { loadConfig, type Config } from "../src/common/config";
 import { openDatabase, type Db } from "../src/db/client";
 import type { UserRow } from "../src/db/schema";
-import type { LogSink } from "../src/log";
+import type { LogSink } from "../src/request/log";
 import { Shelf } from "../src/shelf/shelf";
 import type { SearchBudget } from "../src/shelf/search";
 import { createUser as createUserRecord } from "../src/users/service";

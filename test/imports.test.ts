@@ -149,7 +149,7 @@ describe("the modules of src/ import each other without circles", () => {
   it("a relative import that names no file fails the walk instead of being skipped", () => {
     expect(() => resolveLocal(join(SRC, "app.ts"), "./no-such-module")).toThrow("names no file");
     expect(resolveLocal(join(SRC, "app.ts"), "elysia")).toBeNull();
-    expect(resolveLocal(join(SRC, "app.ts"), "./config")).toBe(join(SRC, "config.ts"));
+    expect(resolveLocal(join(SRC, "app.ts"), "./common/config")).toBe(join(SRC, "common", "config.ts"));
   });
 });
 
@@ -175,35 +175,154 @@ function reachedFrom(files: string[]): { modules: Set<string>; packages: Set<str
   return { modules, packages };
 }
 
-/** The folders of routes and views, which the shelf never reaches. */
-const ABOVE_THE_SHELF = ["src/api/", "src/web/", "src/pages/"];
-/** The folders that reach the database only through the shelf. */
-const THROUGH_THE_SHELF = ["api", "web", "pages", "public", "redirect", "outbound"];
-
 describe("the shelf is the core", () => {
   it("src/shelf/ reaches no route, no page and no Elysia, through any module it imports", () => {
     const { modules, packages } = reachedFrom(sourceFiles(join(SRC, "shelf")));
-    expect([...modules].filter((module) => ABOVE_THE_SHELF.some((folder) => module.startsWith(folder))).sort()).toEqual([]);
+    expect([...modules].filter((module) => ["src/api/", "src/web/", "src/pages/"].some((folder) => module.startsWith(folder))).sort()).toEqual([]);
     expect([...packages].filter((name) => name === "elysia" || name.startsWith("elysia/")).sort()).toEqual([]);
     // The walk goes past the shelf: it reaches the database and the typed errors.
     expect(modules).toContain("src/db/schema.ts");
-    expect(modules).toContain("src/errors.ts");
-  });
-
-  it("routes, pages, public pages, the redirect and the way out import nothing of src/db/, type-only imports included", () => {
-    const db = join(SRC, "db") + "/";
-    const files = THROUGH_THE_SHELF.flatMap((folder) => sourceFiles(join(SRC, folder)));
-    const reaching = files.flatMap((file) => specifiersOf(readFileSync(file, "utf8"))
-      .filter((specifier) => resolveLocal(file, specifier)?.startsWith(db))
-      .map((specifier) => `${relative(REPO_ROOT, file)}: ${specifier}`));
-    expect(reaching).toEqual([]);
-    expect(files.length).toBeGreaterThan(40);
+    expect(modules).toContain("src/common/errors.ts");
   });
 
   it("the walk sees what a module imports through another", () => {
     const { modules, packages } = reachedFrom([join(SRC, "request", "well-formed.ts")]);
     expect(modules).toContain("src/contract/errors.ts");
     expect(packages).toContain("elysia");
+  });
+});
+
+/** One row of the layer table: the folder (or `src/` for the root's files), what it may import, in the table's order. */
+export interface Layer {
+  folder: string;
+  mayImport: string[];
+}
+
+/** An import that runs up, as the second table names it: from a module to a module. */
+export interface UpwardImport {
+  from: string;
+  to: string;
+}
+
+/**
+ * layerTable reads the "Layers" section of docs/development.md: its first table's rows, bottom
+ * layer first (the folder is the first cell's first backticked `src/.../`; the root's row is
+ * `src/` root; what it may import is every backticked `src/<folder>/` of the third cell), and the
+ * table of imports that run up (its first two cells, backticked module paths; a row of "none" is
+ * no row).
+ */
+export function layerTable(text: string): { layers: Layer[]; upward: UpwardImport[] } {
+  const lines = text.split("\n");
+  const start = lines.indexOf("## Layers");
+  const end = lines.findIndex((line, at) => at > start && line.startsWith("## "));
+  const tables: string[][][] = [];
+  let previous = "";
+  for (const line of lines.slice(start, end === -1 ? undefined : end)) {
+    if (line.startsWith("|") && !previous.startsWith("|")) tables.push([]);
+    if (line.startsWith("|") && !/^\|[-| ]+\|$/.test(line)) tables.at(-1)!.push(line.split("|").slice(1, -1).map((cell) => cell.trim()));
+    previous = line;
+  }
+  const folders = (cell: string) => [...cell.matchAll(/`(src\/[\w-]*\/?)`/g)].map((match) => match[1]!);
+  const layers = (tables[0] ?? []).slice(1).map(([name = "", , may = ""]) => ({
+    folder: name.startsWith("`src/` root") ? "src/" : folders(name)[0] ?? name,
+    mayImport: may.startsWith("anything") ? ["*"] : folders(may),
+  }));
+  const upwardRows = tables.find((table) => table[0]?.[0] === "from") ?? [];
+  const upward = upwardRows.slice(1).filter(([from]) => from !== "none").map(([from = "", to = ""]) => ({ from: from.replace(/`/g, ""), to: to.replace(/`/g, "") }));
+  return { layers, upward };
+}
+
+/** folderOf names the layer a module of src/ is in: its first folder, or `src/` for the root's files. */
+const folderOf = (module: string): string => {
+  const parts = module.split("/");
+  return parts.length === 2 ? "src/" : `src/${parts[1]}/`;
+};
+
+/** layerBreaches lists every import of the graph its layer table does not allow, as `module -> module`. */
+export function layerBreaches(graph: Graph, { layers, upward }: { layers: Layer[]; upward: UpwardImport[] }): string[] {
+  const allowed = new Map(layers.map((layer) => [layer.folder, layer.mayImport]));
+  const breaches: string[] = [];
+  for (const [from, targets] of graph) {
+    const may = allowed.get(folderOf(from));
+    for (const to of targets) {
+      const folder = folderOf(to);
+      if (folder === folderOf(from) || may?.includes("*") || may?.includes(folder)) continue;
+      if (upward.some((named) => named.from === from && named.to === to)) continue;
+      breaches.push(`${from} -> ${to}`);
+    }
+  }
+  return breaches.sort();
+}
+
+const DEVELOPMENT = join(REPO_ROOT, "docs", "development.md");
+
+describe("each folder of src/ is one layer, as docs/development.md's table says", () => {
+  const table = layerTable(readFileSync(DEVELOPMENT, "utf8"));
+  const graph = importGraph(SRC);
+
+  it("every folder of src/ has a row, once, and every row is a folder", () => {
+    const present = ["src/", ...readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory()).map((name) => `src/${name}/`)].sort();
+    const rows = table.layers.map((layer) => layer.folder);
+    expect([...rows].sort()).toEqual(present);
+    expect(new Set(rows).size).toBe(rows.length);
+    expect(rows.length).toBeGreaterThan(15);
+  });
+
+  it("a row may import only rows above it: the table itself has no circle", () => {
+    const above = (at: number) => new Set(table.layers.slice(0, at).map((layer) => layer.folder));
+    const wrong = table.layers.flatMap((layer, at) => layer.mayImport.filter((folder) => folder !== "*" && !above(at).has(folder)).map((folder) => `${layer.folder} -> ${folder}`));
+    expect(wrong).toEqual([]);
+    expect(table.layers[0]!.mayImport).toEqual([]);
+    expect(table.layers.at(-1)!.folder).toBe("src/");
+  });
+
+  it("every import of src/ is one its layer may make, type-only and dynamic ones included", () => {
+    expect(layerBreaches(graph, table)).toEqual([]);
+  });
+
+  it("the imports that run up are at most three, and each one named still happens", () => {
+    expect(table.upward.length).toBeLessThanOrEqual(3);
+    for (const { from, to } of table.upward) expect(graph.get(from) ?? []).toContain(to);
+  });
+
+  it("src/ holds no file but the entry points and the composition root", () => {
+    const root = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isFile()).sort();
+    expect(root).toEqual(["app.ts", "cli.ts", "deps.ts", "liveness-probe.ts", "main.ts", "server.ts"]);
+  });
+
+  it("the check finds a forbidden import, an unnamed upward one, and lets a named one through", () => {
+    const layers: Layer[] = [
+      { folder: "src/low/", mayImport: [] },
+      { folder: "src/high/", mayImport: ["src/low/"] },
+      { folder: "src/", mayImport: ["*"] },
+    ];
+    const sample: Graph = new Map([
+      ["src/high/a.ts", ["src/low/b.ts", "src/high/c.ts"]],
+      ["src/low/b.ts", ["src/high/a.ts"]],
+      ["src/low/d.ts", ["src/high/c.ts"]],
+      ["src/app.ts", ["src/high/a.ts", "src/low/b.ts"]],
+    ]);
+    expect(layerBreaches(sample, { layers, upward: [] })).toEqual(["src/low/b.ts -> src/high/a.ts", "src/low/d.ts -> src/high/c.ts"]);
+    expect(layerBreaches(sample, { layers, upward: [{ from: "src/low/d.ts", to: "src/high/c.ts" }] })).toEqual(["src/low/b.ts -> src/high/a.ts"]);
+  });
+
+  it("the table reader reads the rows, the root's row and the named upward imports", () => {
+    const text = [
+      "## Layers", "", "| layer | holds | may import |", "|---|---|---|",
+      "| `src/contract/` | schemas | nothing |",
+      "| `src/shelf/` (the core) | data, see `src/db/schema.ts` | `src/contract/`, `src/db/` (types) |",
+      "| `src/` root | entry points | anything; only `server.ts` imports `app.ts` |",
+      "", "Imports that run up:", "", "| from | to | why |", "|---|---|---|",
+      "| `src/db/a.ts` | `src/shelf/b.ts` | a reason |", "", "## Next", "| `src/other/` | x | `src/contract/` |",
+    ].join("\n");
+    expect(layerTable(text)).toEqual({
+      layers: [
+        { folder: "src/contract/", mayImport: [] },
+        { folder: "src/shelf/", mayImport: ["src/contract/", "src/db/"] },
+        { folder: "src/", mayImport: ["*"] },
+      ],
+      upward: [{ from: "src/db/a.ts", to: "src/shelf/b.ts" }],
+    });
   });
 });
 

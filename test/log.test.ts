@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { createSession, SESSION_COOKIE } from "../src/auth/sessions";
-import { STACKS_PER_MINUTE, unexpectedErrorLog } from "../src/log";
+import { STACKS_PER_MINUTE, unexpectedErrorLog } from "../src/request/log";
 import { createCollection, createLink, createUser, get, makeEnv, post, START } from "./helpers";
 
 /** `<ISO time> <address> <method> <path> <status> <ms>ms` */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { SESSION_TTL_MS } from "../src/auth/sessions";
-import { hashSecret } from "../src/auth/secrets";
+import { hashSecret } from "../src/common/token-secrets";
 import { closeDatabase } from "../src/db/client";
 import { setPassword } from "../src/users/service";
 import { testDir } from "./dirs";

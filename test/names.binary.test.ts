@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
 import { binaryWorkspace, cleanEnv, createUserWithToken, queryFile, runBinary, type BinaryWorkspace } from "./binary";
 import { GOOD_NAMES } from "./names.fixtures";
-import { NAME_MESSAGES } from "../src/rules";
+import { NAME_MESSAGES } from "../src/common/rules";
 
 const SLOW = 60_000;
 let workspace: BinaryWorkspace;

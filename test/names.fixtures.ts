@@ -2,7 +2,7 @@
  * Names on both sides of the name rule (links, collections, users, tokens): what a name may
  * hold and what it may not, with the message each refusal carries.
  */
-import { NAME_MESSAGES } from "../src/rules";
+import { NAME_MESSAGES } from "../src/common/rules";
 
 /** Names that are stored (trimmed) as they are. */
 export const GOOD_NAMES: Record<string, string> = {

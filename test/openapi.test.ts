@@ -8,9 +8,9 @@
 import { describe, expect, it } from "bun:test";
 import { openApiPath } from "../src/openapi/document";
 import type { Schema } from "../src/pages/docs";
-import { surfaceOf } from "../src/surface";
+import { surfaceOf } from "../src/request/surface";
 import { pageGuard } from "../src/web/guard";
-import { webPages } from "../src/web/routes";
+import { webPages } from "../src/web/pages";
 import { SignInThrottle } from "../src/auth/throttle";
 import { ISO, createCollection, createLink, createUser, del, get, inboxOf, makeEnv, post, put, request, type ApiResponse } from "./helpers";
 

@@ -14,7 +14,7 @@ import {
 import { importBookmarks } from "../src/bookmarks/plan";
 import { Shelf } from "../src/shelf/shelf";
 import { recordCheck } from "../src/shelf/link-checks";
-import { surfaceOf } from "../src/surface";
+import { surfaceOf } from "../src/request/surface";
 
 /** The ids a scenario can name: the owner's data, and the other user's own data. */
 interface Ids {
@@ -791,7 +791,7 @@ scenarios.push(
 
 describe("permissions", () => {
   it("covers every API route with a guest, the owner, another user and a revoked token", () => {
-    // The API routes are those declared callable with a bearer token (src/surface.ts), read from the app itself.
+    // The API routes are those declared callable with a bearer token (src/request/surface.ts), read from the app itself.
     const routes = makeEnv().app.routes
       .filter((route) => { const callers = surfaceOf(route)?.callers; return callers !== undefined && callers !== false && callers.includes("bearer") && route.path.startsWith("/api/"); })
       .map((route) => `${route.method} ${route.path.replace(/\/$/, "")}`);

@@ -4,7 +4,7 @@
  * carries. In-process requests name their TCP peer through makeEnv's `peer`.
  */
 import { describe, expect, it } from "bun:test";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { arrivalOf } from "../src/request/arrival";
 import { createUser, get, makeEnv, type TestEnv } from "./helpers";
 

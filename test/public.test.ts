@@ -5,7 +5,7 @@
 import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
 import { escapeXml } from "../src/public/atom";
-import { FEED_ENTRIES } from "../src/public/routes";
+import { FEED_ENTRIES } from "../src/public/public-pages";
 import { createCollection, createLink, createUser, get, makeEnv, put, type TestEnv } from "./helpers";
 
 async function fetchPage(env: TestEnv, path: string, headers: Record<string, string> = {}) {

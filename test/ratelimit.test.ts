@@ -4,7 +4,7 @@
  * Nothing sleeps: windows pass by moving `env.clock.now`.
  */
 import { describe, expect, it } from "bun:test";
-import { ASSET_PATHS } from "../src/assets/routes";
+import { ASSET_PATHS } from "../src/assets/asset-routes";
 import { createSession, SESSION_COOKIE } from "../src/auth/sessions";
 import { MAX_RATE_LIMIT_KEYS, RateLimited, RateLimiter } from "../src/ratelimit/limiter";
 import { FixedWindowCounter } from "../src/ratelimit/window";

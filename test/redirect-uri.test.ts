@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
-import { checkRedirectUri } from "../src/extension/redirect-uri";
+import { checkRedirectUri } from "../src/shelf/redirect-uri";
 import { createUser, get, makeEnv, post, snapshot, type TestEnv, type TestUser } from "./helpers";
 
 /** A Chromium extension id: 32 letters from a to p. */

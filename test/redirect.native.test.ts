@@ -1,6 +1,6 @@
 /**
  * A listening server answers `/l/:id` from Bun's own router, outside Elysia's hooks (see
- * src/redirect/routes.ts), while `app.handle` and the paths Bun's router does not match go
+ * src/redirect/link-redirect.ts), while `app.handle` and the paths Bun's router does not match go
  * through Elysia's. Both must be the same redirect: here every kind of answer is asked for both
  * ways, over one app and one database, and compared header by header, with the clicks counted
  * and the access log lines written.

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { SESSION_RENEW_WITHIN_MS, SESSION_TTL_MS } from "../src/auth/sessions";
-import { hashSecret } from "../src/auth/secrets";
+import { hashSecret } from "../src/common/token-secrets";
 import { createCollection, createLink, createUser, get, makeEnv, request, sessionCookie, snapshot, submitForm, type TestEnv } from "./helpers";
 
 const BROWSER = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };

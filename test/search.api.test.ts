@@ -13,7 +13,7 @@ import { Shelf } from "../src/shelf/shelf";
 import { storeFetchedContent } from "../src/shelf/contents";
 import { RANKING } from "../src/shelf/search";
 import { closeDatabase } from "../src/db/client";
-import { indexPendingLinks } from "../src/search/index-text";
+import { indexPendingLinks } from "../src/fulltext/index-text";
 import { testDir } from "./dirs";
 import { createCollection, createLink, createUser, del, get, makeEnv, put, snapshot, type TestEnv, type TestUser } from "./helpers";
 

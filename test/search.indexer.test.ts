@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import { INDEXER_TIMING, SearchIndexer } from "../src/search/indexer";
-import { indexPendingLinks } from "../src/search/index-text";
+import { indexPendingLinks } from "../src/fulltext/index-text";
 import { writeLink } from "../src/shelf/links";
 import { createLink, createUser, get, makeEnv, put, sessionCookie, shelfFor, submitForm, type TestEnv, type TestUser } from "./helpers";
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { createOmnibox } from "../extension/src/omnibox";
-import { BREADTH_LIMITS } from "../src/search/query";
+import { BREADTH_LIMITS } from "../src/fulltext/query";
 import { TOO_BROAD_MESSAGE } from "../src/shelf/search";
 import { APP_ORIGIN, appFetch, FakeStorage, FakeTabs } from "./extension.fakes";
 import { cookieFor, submit, texts } from "./html";

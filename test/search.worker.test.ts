@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { closeDatabase } from "../src/db/client";
-import { AppError } from "../src/errors";
+import { AppError } from "../src/common/errors";
 import { inlineSearcher, WorkerSearcher } from "../src/search/searcher";
 import { TOO_BROAD_MESSAGE } from "../src/shelf/search";
 import { testDir } from "./dirs";

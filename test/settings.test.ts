@@ -6,14 +6,14 @@ import { describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { USAGE } from "../src/cli";
-import { SETTINGS } from "../src/config";
+import { SETTINGS } from "../src/common/config";
 
 const ROOT = join(import.meta.dir, "..");
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 
 /** The names loadConfig reads from its environment, from config.ts's source. */
 function namesRead(): string[] {
-  const source = read("src/config.ts");
+  const source = read("src/common/config.ts");
   return [...new Set([...source.matchAll(/env\.(LINKSHELF_[A-Z_]+)/g)].map((match) => match[1]!))].sort();
 }
 

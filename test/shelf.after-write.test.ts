@@ -4,7 +4,7 @@
  * a refused write tells nothing. A route holds no part of it: a route that writes through the
  * shelf the guards give it reaches it without naming it.
  */
-import { declarationsOf } from "../src/surface";
+import { declarationsOf } from "../src/request/surface";
 import { describe, expect, it } from "bun:test";
 import { guards } from "../src/auth/requester";
 import { importBookmarks } from "../src/bookmarks/plan";

@@ -1,12 +1,12 @@
 /**
- * Route declarations (src/surface.ts): every route says where it is defined which surface it
+ * Route declarations (src/request/surface.ts): every route says where it is defined which surface it
  * belongs to, whether it is rate-limited and who may call it; the error mapping answers each
  * surface's errors in its own way (JSON, or an HTML page), and routes never translate errors
  * themselves (an unexpected error on a public page is a 500, not a 404).
  */
 import { describe, expect, it } from "bun:test";
 import { Elysia } from "elysia";
-import { API_ROUTE, SURFACE_KEY, surfaceOf, surfaces, undeclaredRoutes } from "../src/surface";
+import { API_ROUTE, SURFACE_KEY, surfaceOf, surfaces, undeclaredRoutes } from "../src/request/surface";
 import { createCollection, createLink, createUser, get, makeEnv, request, sessionCookie, shelfFor, snapshot, type ApiResponse } from "./helpers";
 
 const BROWSER = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };

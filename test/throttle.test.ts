@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from "bun:test";
 import { createSession } from "../src/auth/sessions";
-import { HASHING_LIMITS, memoryOf, PASSWORD_HASH, Passwords, PasswordsBusy } from "../src/auth/passwords";
+import { HASHING_LIMITS, memoryOf, PASSWORD_HASH, Passwords, PasswordsBusy } from "../src/common/passwords";
 import { ACCOUNT_THROTTLE, AccountThrottle, signInFailedLine } from "../src/auth/throttle";
 import { KNOWN_BROWSER_ACCOUNTS } from "../src/auth/known-browser";
-import { logSafe } from "../src/log";
+import { logSafe } from "../src/request/log";
 import { createUser, makeEnv, snapshot, START, type TestEnv, type TestUser } from "./helpers";
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;

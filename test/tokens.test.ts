@@ -1,10 +1,10 @@
 import { describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
 import { createUser, get, makeEnv, snapshot, type TestEnv } from "./helpers";
-import { hashSecret } from "../src/auth/secrets";
+import { hashSecret } from "../src/common/token-secrets";
 import { Shelf } from "../src/shelf/shelf";
 import { findTokenUser } from "../src/shelf/tokens";
-import { NotFound } from "../src/errors";
+import { NotFound } from "../src/common/errors";
 
 const TOKEN_SHAPE = /^lks_[A-Za-z0-9_-]{43}$/;
 

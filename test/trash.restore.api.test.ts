@@ -10,7 +10,7 @@ import { exportBookmarks } from "../src/bookmarks/export";
 import { importBookmarks } from "../src/bookmarks/plan";
 import { exportJson } from "../src/bookmarks/linkshelf-json";
 import { readImportFile } from "../src/bookmarks/formats";
-import { NotFound } from "../src/errors";
+import { NotFound } from "../src/common/errors";
 import { MEMBERSHIP_LIMITS, TREE_DEPTH } from "../src/shelf/limits";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, sessionCookie, shelfFor, START, type TestEnv, type TestUser } from "./helpers";
 import { open, submit, texts } from "./html";

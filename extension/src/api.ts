@@ -4,7 +4,7 @@ import type { ContentBody, ContentSavedJson } from "../../src/contract/content";
 import type { CopySavedJson } from "../../src/contract/copies";
 import type { CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkJson, UpdateLinkBody } from "../../src/contract/links";
 import type { ErrorJson, FieldErrorJson } from "../../src/contract/errors";
-import type { HealthListJson } from "../../src/contract/health";
+import type { HealthListJson } from "../../src/contract/link-health";
 import type { MessageJson } from "../../src/contract/common";
 import type { SearchPageJson } from "../../src/contract/search";
 import type { ChangesJson } from "../../src/contract/changes";

@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import { ValidationFailed } from "../errors";
+import { ValidationFailed } from "../common/errors";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { readJsonBody } from "../request/json-body";
 import { schemaErrors } from "../request/elysia-errors";
-import { surfaces } from "../surface";
+import { surfaces } from "../request/surface";
 import { applyBatch } from "../shelf/batch";
 import { BATCH_MAX_BODY_BYTES, BATCH_MAX_OPERATIONS, BATCH_OPERATIONS, BatchBody, BatchJson, type BatchOperationName } from "../contract/batch";
 import type { FieldErrorJson } from "../contract/errors";
-import { othersFirst, type WriteOnce } from "./once";
+import { othersFirst, type WriteOnce } from "./idempotency";
 
 const OPERATION_NAMES = Object.keys(BATCH_OPERATIONS) as BatchOperationName[];
 

@@ -7,18 +7,18 @@ import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
 import { CopySavedJson } from "../contract/copies";
 import { MessageJson } from "../contract/common";
-import { UnsupportedMediaType } from "../errors";
+import { UnsupportedMediaType } from "../common/errors";
 import { extractReadableInSteps } from "../capture/extract";
-import { formatBytes } from "../format";
-import { parseId } from "../ids";
+import { formatBytes } from "../common/format";
+import { parseId } from "../common/ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { keepSentBody } from "../request/json-body";
 import { readLimitedBytes } from "../request/limited";
 import { COPY_TOO_LARGE } from "../shelf/copies";
 import { COPY_LIMITS } from "../shelf/limits";
-import { surfaces } from "../surface";
-import { copyResponse } from "./copy-response";
-import type { WriteOnce } from "./once";
+import { surfaces } from "../request/surface";
+import { copyResponse } from "../capture/copy-response";
+import type { WriteOnce } from "./idempotency";
 
 const HTML_MEDIA_TYPE = /^text\/html\s*(;|$)/i;
 

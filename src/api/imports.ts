@@ -1,6 +1,6 @@
 import type { Guards } from "../auth/requester";
-import type { WriteOnce } from "./once";
-import { parseId } from "../ids";
+import type { WriteOnce } from "./idempotency";
+import { parseId } from "../common/ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { ImportListJson, ImportUndoneJson } from "../contract/imports";
 

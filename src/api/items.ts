@@ -3,7 +3,7 @@
  * it is 304; a write of the item checks `If-Match` against it inside the write's transaction.
  * It is the SHA-256 of the `GET`'s exact body, so any change of the item changes it.
  */
-import { PreconditionFailed } from "../errors";
+import { PreconditionFailed } from "../common/errors";
 import { matchesEtag, matchesIfMatch, strongEtag } from "../request/etag";
 
 /** tagged answers an item's `GET`: its JSON with its ETag, or 304 when `If-None-Match` names it. */

@@ -1,10 +1,10 @@
 import type { Guards } from "../auth/requester";
 import { recordWrites } from "./writes";
-import { parseId } from "../ids";
+import { parseId } from "../common/ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { BULK_MAX_IDS, type BulkAction, BulkLinksBody, BulkLinksJson, CreateLinkBody, FavoritesJson, LinkCreatedJson, LinkItemJson, LinkPageJson, LinkSearchQuery, UpdateLinkBody } from "../contract/links";
-import { countOf } from "../format";
-import type { WriteOnce } from "./once";
+import { countOf } from "../common/format";
+import type { WriteOnce } from "./idempotency";
 
 /** What the answer of a bulk request says was done. */
 const BULK_DONE: Record<BulkAction, string> = {

@@ -1,17 +1,17 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import { parseId } from "../ids";
+import { parseId } from "../common/ids";
 import { apiRoute, errorDoc } from "../openapi/describe";
-import { surfaces } from "../surface";
+import { surfaces } from "../request/surface";
 import { readJsonBody } from "../request/json-body";
 import { toSearchPageJson } from "../shelf/json";
 import { SEARCH_PAGE } from "../shelf/limits";
-import type { WriteOnce } from "./once";
+import type { WriteOnce } from "./idempotency";
 import { CONTENT_LIMITS } from "../contract/content-limits";
 import { ContentBody, ContentItemJson, ContentSavedJson } from "../contract/content";
 import { SearchPageJson } from "../contract/search";
 import { LinkSearchQuery } from "../contract/links";
-import { BREADTH_LIMITS, QUERY_LIMITS } from "../search/query";
+import { BREADTH_LIMITS, QUERY_LIMITS } from "../fulltext/query";
 import { searcherOf, type SearchPlace } from "../search/searcher";
 
 /**

@@ -1,5 +1,5 @@
 import type { Guards } from "../auth/requester";
-import type { WriteOnce } from "./once";
+import type { WriteOnce } from "./idempotency";
 import { presentedToken } from "../auth/bearer";
 import { MessageJson } from "../contract/common";
 import { apiRoute } from "../openapi/describe";

@@ -1,6 +1,6 @@
 import type { Guards } from "../auth/requester";
 import type { RestorePlace } from "../shelf/restorer";
-import { othersFirst, type WriteOnce } from "./once";
+import { othersFirst, type WriteOnce } from "./idempotency";
 import { apiRoute, errorDoc } from "../openapi/describe";
 import { EmptiedJson, RestoreBody, RestoredJson, TrashPageJson, TrashQuery } from "../contract/trash";
 

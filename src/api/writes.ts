@@ -5,12 +5,12 @@
  */
 import type { Static, TSchema } from "elysia";
 import type { Guards } from "../auth/requester";
-import { parseId } from "../ids";
+import { parseId } from "../common/ids";
 import { MessageJson } from "../contract/common";
 import { apiRoute, type ResponseDoc } from "../openapi/describe";
 import type { Shelf } from "../shelf/shelf";
 import { tagged, unchanged } from "./items";
-import type { WriteOnce } from "./once";
+import type { WriteOnce } from "./idempotency";
 
 /** The part of a shelf that keeps one kind of record (`shelf.links`, `shelf.collections`). */
 interface Records<Input> {

@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
-import type { Config } from "../config";
+import type { Config } from "../common/config";
 import type { Db } from "../db/client";
 import type { UserRow } from "../db/schema";
-import { Unauthorized } from "../errors";
+import { Unauthorized } from "../common/errors";
 import { clientAddress, type Network } from "../request/arrival";
 import { RateLimiter } from "../ratelimit/limiter";
 import { Shelf } from "../shelf/shelf";
 import type { AfterWrite } from "../shelf/types";
-import { surfaces, type Declarations, type Surface } from "../surface";
+import { surfaces, type Declarations, type Surface } from "../request/surface";
 import { userFromAuthorization } from "./bearer";
 import { renewedSessionCookie, resolveUser } from "./identity";
 

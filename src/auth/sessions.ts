@@ -2,7 +2,7 @@ import { and, eq, gt, lt, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { sessions, type UserRow } from "../db/schema";
 import { findUserById } from "../users/service";
-import { hashSecret, randomSecret } from "./secrets";
+import { hashSecret, randomSecret } from "../common/token-secrets";
 
 export const SESSION_COOKIE = "linkshelf_session";
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;

@@ -1,4 +1,4 @@
-import { hashSecret } from "./secrets";
+import { hashSecret } from "../common/token-secrets";
 
 /** Letters and digits that cannot be mistaken for one another when read from a log. */
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";

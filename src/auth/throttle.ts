@@ -1,5 +1,5 @@
 import { FixedWindowCounter } from "../ratelimit/window";
-import { logSafe } from "../log";
+import { logSafe } from "../request/log";
 
 /** 10 password checks per key (an address, or an account for the current-password form) per 15 minutes. */
 export const SIGN_IN_THROTTLE = { attempts: 10, windowMs: 15 * 60 * 1000 } as const;

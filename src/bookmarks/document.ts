@@ -6,7 +6,7 @@
  * link with several memberships, as it does for a URL a browser file repeats. An item's reading
  * state (to read, archived) goes with each of its entries as flags, not collections.
  */
-import { formatNumber } from "../format";
+import { formatNumber } from "../common/format";
 import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder } from "./netscape";
 
 /** The kinds of file an import recognises by their content (each a row of the table in `formats/index.ts`). */

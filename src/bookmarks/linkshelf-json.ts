@@ -11,7 +11,7 @@ import type { CollectionRow } from "../db/schema";
 import type { Membership } from "../shelf/collections";
 import type { Shelf } from "../shelf/shelf";
 import { copyHtml } from "../shelf/copies";
-import { formatNumber } from "../format";
+import { formatNumber } from "../common/format";
 import type { ImportDocument } from "./document";
 import { BookmarkFileRefused, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeFolder } from "./netscape";
 

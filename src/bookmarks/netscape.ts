@@ -8,8 +8,8 @@
  * No regular expression reads the HTML.
  */
 import { Parser } from "htmlparser2";
-import { AppError } from "../errors";
-import { formatNumber } from "../format";
+import { AppError } from "../common/errors";
+import { formatNumber } from "../common/format";
 
 export interface NetscapeFolder {
   /** The heading's text, trimmed (may be empty). */

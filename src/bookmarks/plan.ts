@@ -10,9 +10,9 @@
  */
 import { COLLECTION_LIMITS, IMPORT_CHUNK, LINK_LIMITS, MEMBERSHIP_LIMITS } from "../shelf/limits";
 import type { CollectionRow } from "../db/schema";
-import { cleanName, codePoints, isHttpUrl, MAX_URL_LENGTH, Rules } from "../rules";
-import { ValidationFailed } from "../errors";
-import { formatNumber } from "../format";
+import { cleanName, codePoints, isHttpUrl, MAX_URL_LENGTH, Rules } from "../common/rules";
+import { ValidationFailed } from "../common/errors";
+import { formatNumber } from "../common/format";
 import type { ImportedCollection, ImportedLink, ImportSource, ImportStep, ImportTarget } from "../shelf/types";
 import type { Shelf } from "../shelf/shelf";
 import type { ImportedLinkRow } from "../shelf/links";

@@ -9,7 +9,7 @@
  * keeps answering while a zip is read (or refused).
  */
 import { Inflate } from "fflate";
-import { formatNumber } from "../format";
+import { formatNumber } from "../common/format";
 import { BookmarkFileRefused } from "./netscape";
 
 /**

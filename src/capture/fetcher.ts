@@ -3,9 +3,9 @@
  * are queued, and their pages fetched and read one at a time per host, at most a few at once,
  * never holding up a request. What is read goes to the store given at construction.
  */
-import type { Config } from "../config";
+import type { Config } from "../common/config";
 import { limitsOf, OutboundRuns, type OutboundOptions } from "../outbound/runs";
-import type { LogSink } from "../log";
+import type { LogSink } from "../request/log";
 import { Alarm, REAL_TIMERS, type Timers } from "../outbound/alarm";
 import type { AfterWrite, CapturedContent } from "../shelf/types";
 import type { Between } from "./extract";

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import type { BackupSchedule } from "../config";
+import type { BackupSchedule } from "../common/config";
 import { stampGeneration } from "./history";
 
 /**

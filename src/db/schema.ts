@@ -100,7 +100,7 @@ export const linkCollections = sqliteTable("link_collections", {
 export const linkContents = sqliteTable("link_contents", {
   linkId: integer("link_id").primaryKey().references(() => links.id, { onDelete: "cascade" }),
   title: text("title"),
-  /** The text, compressed with Zstandard (src/search/text-store.ts): a page's text is most of the database. */
+  /** The text, compressed with Zstandard (src/fulltext/text-store.ts): a page's text is most of the database. */
   textZstd: blob("text_zstd", { mode: "buffer" }).notNull(),
   excerpt: text("excerpt"),
   byline: text("byline"),
@@ -344,7 +344,7 @@ export const idempotencyKeys = sqliteTable("idempotency_keys", {
 export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
 
 // Tables made at run time rather than by the migrations: the schema check (schema-check.ts) accepts
-// them by name and statement, and the full-text index (src/search/index-text.ts) creates them.
+// them by name and statement, and the full-text index (src/fulltext/index-text.ts) creates them.
 
 /** userSearchTable is the name of one user's index. */
 export const userSearchTable = (userId: number): string => `link_search_${userId}`;

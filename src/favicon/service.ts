@@ -1,9 +1,9 @@
 import { and, eq, gt } from "drizzle-orm";
 import pkg from "../../package.json" with { type: "json" };
-import type { Config } from "../config";
+import type { Config } from "../common/config";
 import type { Db } from "../db/client";
 import { faviconCache, type FaviconCacheRow } from "../db/schema";
-import { InvalidUrl } from "../errors";
+import { InvalidUrl } from "../common/errors";
 import { discoverIcons } from "./discover";
 import { guardedGet, pinnedConnect, readCapped, Refused, resolveSystem, type OutboundPolicy } from "../outbound/fetch";
 import { limitsOf, type OutboundOptions } from "../outbound/runs";

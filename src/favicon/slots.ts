@@ -1,4 +1,4 @@
-import { AppError } from "../errors";
+import { AppError } from "../common/errors";
 
 /** The favicon proxy has no free slot for a new lookup: answered 503 with Retry-After, never cached. */
 export class FaviconBusy extends AppError {

@@ -1,6 +1,6 @@
 import { t, type DocumentDecoration, type TSchema } from "elysia";
 import { ErrorJson } from "../contract/errors";
-import { API_ROUTE } from "../surface";
+import { API_ROUTE } from "../request/surface";
 
 type Parameter = NonNullable<DocumentDecoration["parameters"]>[number];
 /** A body schema of the wire contract, src/contract/ (TypeBox is JSON Schema; src/openapi/document.ts tidies it for OpenAPI). */

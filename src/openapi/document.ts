@@ -1,7 +1,7 @@
 import { toOpenAPISchema, unwrapSchema } from "@elysiajs/openapi/openapi";
 import type { AnyElysia, AnySchema, DocumentDecoration } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
-import { SURFACE_KEY, surfaceOf, type Caller } from "../surface";
+import { SURFACE_KEY, surfaceOf, type Caller } from "../request/surface";
 import { keyedWrite } from "./describe";
 
 export type Operation = DocumentDecoration & { operationId?: string };
@@ -61,7 +61,7 @@ const SECURITY: Record<Caller, Record<string, string[]>> = { anyone: {}, session
  * schemas (written with `t` in `detail`, converted here by the plugin's own converter:
  * literal unions become enums, `T | null` becomes `type: [T, "null"]`), the path `id` (a
  * positive integer, 404 otherwise), prefix routes written without their trailing slash,
- * and who may call each route (from its declaration, src/surface.ts).
+ * and who may call each route (from its declaration, src/request/surface.ts).
  */
 export function buildDocument(app: AnyElysia): OpenApiDocument {
   // staticFile: false, or the generator would drop every path with a dot (/favicon.ico, the icons, the manifest).

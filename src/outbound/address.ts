@@ -8,7 +8,7 @@
  */
 
 import { IPv4, IPv6 } from "ipaddr.js";
-import { parseAddress, parseIPv4, parseIPv6 } from "../ip";
+import { parseAddress, parseIPv4, parseIPv6 } from "../common/ip";
 
 export type AddressKind =
   | "public"

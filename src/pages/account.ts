@@ -2,13 +2,13 @@ import type { ImportJson } from "../contract/imports";
 import type { TokenInfo } from "../shelf/tokens";
 import type { Viewer } from "../shelf/shelf";
 import type { GrantInfo } from "../shelf/extensions";
-import { iso } from "../timestamps";
+import { iso } from "../common/timestamps";
 import { errorSummary, textField, type FieldErrors } from "./form";
-import { BROWSER_NAMES } from "./extension";
+import { BROWSER_NAMES } from "./handoff";
 import { html, type Html } from "./html";
 import { when } from "./links";
 import { shell } from "./shell";
-import { countOf, formatBytes } from "../format";
+import { countOf, formatBytes } from "../common/format";
 import type { CopyUsage } from "../shelf/copies";
 
 /** The script of the account page: the token's copy button (the page works without it). */

@@ -6,7 +6,7 @@ import { html, type Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell } from "./shell";
 import { filterBox, treeOptions } from "./tree";
-import { countOf, formatNumber } from "../format";
+import { countOf, formatNumber } from "../common/format";
 import { LINK_PAGE } from "../shelf/limits";
 import type { LinkJson } from "../contract/links";
 

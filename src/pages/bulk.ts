@@ -9,7 +9,7 @@ import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
 import { filterBox, treeOptions } from "./tree";
-import { countOf, formatNumber } from "../format";
+import { countOf, formatNumber } from "../common/format";
 
 export interface BulkFormOptions {
   /** The list page's own address: where the form returns to. */

@@ -3,8 +3,8 @@ import type { Viewer } from "../shelf/shelf";
 import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type FieldErrors } from "./form";
 import { html, type Html } from "./html";
 import { shell } from "./shell";
-import { countOf } from "../format";
-import { readId } from "../ids";
+import { countOf } from "../common/format";
+import { readId } from "../common/ids";
 import { filterBox, subtreeOf, treeOptions } from "./tree";
 
 /** What a collection form holds: as stored, or as typed when the service refused it. */

@@ -1,4 +1,4 @@
-import { countOf } from "../format";
+import { countOf } from "../common/format";
 import type { FieldErrorJson } from "../contract/errors";
 import type { Viewer } from "../shelf/shelf";
 import { html, type Html } from "./html";

@@ -7,7 +7,7 @@ import { bulkForm } from "./bulk";
 import { escapeHtml, html, Html } from "./html";
 import { linkItem } from "./links";
 import { pager, shell, type Pages } from "./shell";
-import { countOf, formatNumber } from "../format";
+import { countOf, formatNumber } from "../common/format";
 import { branchOf, filterBox } from "./tree";
 
 /** The sorts as a view's select names them (`order` only for a view of one collection). */

@@ -5,7 +5,7 @@ import type { ImportJson } from "../contract/imports";
 import type { Viewer } from "../shelf/shelf";
 import { html, Html } from "./html";
 import { shell } from "./shell";
-import { countOf, formatNumber } from "../format";
+import { countOf, formatNumber } from "../common/format";
 
 /** At most this many duplicates or skipped entries are listed on a page; the rest are counted. */
 export const LISTED_ENTRIES = 200;

@@ -3,12 +3,12 @@ import type { Viewer } from "../shelf/shelf";
 import type { LinkJson } from "../contract/links";
 import { html, type Html } from "./html";
 import { copyOffer, faviconFor, flagForm, when, whenExactly } from "./links";
-import { healthButtons, resultOf, stateBadge } from "./health";
-import type { HealthJson } from "../contract/health";
+import { healthButtons, resultOf, stateBadge } from "./link-health";
+import type { HealthJson } from "../contract/link-health";
 import { shell } from "./shell";
 import type { CaptureProblem } from "../capture/fetcher";
-import { formatBytes, formatNumber } from "../format";
-import { iso } from "../timestamps";
+import { formatBytes, formatNumber } from "../common/format";
+import { iso } from "../common/timestamps";
 
 /** Whether this server may fetch the link's page again, and if not, why. */
 export type RecaptureOffer = "offered" | "browser" | "off";

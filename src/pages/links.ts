@@ -5,7 +5,7 @@ import { deletePage, errorSummary, fieldMessages, invalidGroup, textField, type 
 import { html, type Html } from "./html";
 import { shell } from "./shell";
 import { filterBox } from "./tree";
-import { countOf } from "../format";
+import { countOf } from "../common/format";
 
 /** Built on first use: a date format loads ICU's locale data, a few milliseconds at every start otherwise. */
 let day: Intl.DateTimeFormat | undefined;

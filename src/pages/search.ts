@@ -1,12 +1,12 @@
 import type { CollectionSummary, SearchResults } from "../shelf/types";
 import type { Viewer } from "../shelf/shelf";
-import type { Snippet } from "../search/snippet";
+import type { Snippet } from "../fulltext/snippet";
 import { bulkForm } from "./bulk";
 import { collectionsSidebar } from "./home";
 import { html, type Html } from "./html";
 import { brokenMark, faviconFor, pickBox, when } from "./links";
 import { pager, shell } from "./shell";
-import { countOf } from "../format";
+import { countOf } from "../common/format";
 
 type Hit = SearchResults["hits"][number];
 

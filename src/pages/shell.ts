@@ -2,7 +2,7 @@ import type { Viewer } from "../shelf/shelf";
 import { html, Html, Page } from "./html";
 import { SHORTCUTS_SCRIPT, shortcutsDialog } from "./shortcuts";
 import { documentHead, PALETTE } from "./layout";
-import { formatNumber } from "../format";
+import { formatNumber } from "../common/format";
 
 /**
  * The signed-in pages' style: a top bar, an optional sidebar, cards and lists. Same palette

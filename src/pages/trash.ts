@@ -4,7 +4,7 @@ import type { TrashItemJson } from "../contract/trash";
 import { html, type Html } from "./html";
 import { when } from "./links";
 import { pager, shell, type Pages } from "./shell";
-import { countOf } from "../format";
+import { countOf } from "../common/format";
 
 /** What the trash holds: items, and the links and collections restoring all of them brings back. */
 export interface TrashCounts {

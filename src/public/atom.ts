@@ -1,4 +1,4 @@
-import { iso } from "../timestamps";
+import { iso } from "../common/timestamps";
 import type { LinkJson } from "../contract/links";
 import type { PublicCollectionView } from "../shelf/types";
 

@@ -1,5 +1,5 @@
-import type { RateLimit } from "../config";
-import { AppError } from "../errors";
+import type { RateLimit } from "../common/config";
+import { AppError } from "../common/errors";
 import { FixedWindowCounter } from "./window";
 
 export const MAX_RATE_LIMIT_KEYS = 100_000;

@@ -2,8 +2,8 @@
  * Who sent a request and over which scheme, as the network in front of the app tells it: the TCP
  * peer, and the forwarded headers of trusted proxies only.
  */
-import type { Config } from "../config";
-import { inIpRanges } from "../ip";
+import type { Config } from "../common/config";
+import { inIpRanges } from "../common/ip";
 
 /**
  * What the helpers below need to know about the network in front of the app: the proxies

@@ -5,7 +5,7 @@
  * A slow client thus holds its share of the budget, not the server's memory.
  */
 import { Elysia } from "elysia";
-import { AppError } from "../errors";
+import { AppError } from "../common/errors";
 import { clientAddress, type Network } from "./arrival";
 
 const MIB = 1024 * 1024;

@@ -1,12 +1,12 @@
 /**
  * What Elysia throws, as the app's typed errors: a body parser's failure, a schema's validation
- * error (one message per field), an unknown route. The error mapping (src/surface.ts) answers
- * the result; the typed errors themselves are framework-free (src/errors.ts).
+ * error (one message per field), an unknown route. The error mapping (src/request/surface.ts) answers
+ * the result; the typed errors themselves are framework-free (src/common/errors.ts).
  */
 import { ValidationError as ElysiaValidationError, type TSchema } from "elysia";
 import { Value } from "@sinclair/typebox/value";
 import type { FieldErrorJson } from "../contract/errors";
-import { AppError, InvalidJson, NotFound, ValidationFailed } from "../errors";
+import { AppError, InvalidJson, NotFound, ValidationFailed } from "../common/errors";
 
 /** toAppError maps anything thrown while handling a request to the error the client sees; undefined for the unexpected. */
 export function toAppError(code: string | number, error: unknown): AppError | undefined {

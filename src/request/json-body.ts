@@ -3,7 +3,7 @@
  * levels.
  */
 import { Elysia } from "elysia";
-import { InvalidJson, UnsupportedMediaType } from "../errors";
+import { InvalidJson, UnsupportedMediaType } from "../common/errors";
 import { readLimited } from "./limited";
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
 /** Reading a request body without ever holding more than a limit (plus one chunk) of it. */
-import { PayloadTooLarge } from "../errors";
+import { PayloadTooLarge } from "../common/errors";
 import { holdBody } from "./body-budget";
 
 /** readLimited reads a request body as UTF-8, refusing more than `limit` bytes without buffering them. */

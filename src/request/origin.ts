@@ -2,7 +2,7 @@
  * This server's origin as the client sees it, and the checks that keep a request or a redirect
  * on it: the cross-site POST check and the open-redirect-proof `next`.
  */
-import { Forbidden } from "../errors";
+import { Forbidden } from "../common/errors";
 import { arrivalOf, type Network } from "./arrival";
 
 /** The parts of a request's context that say who sent it and how. */

@@ -3,19 +3,19 @@
  * Elysia's router answers it (the app's hooks, `hooks`) or Bun's own (the redirect's fast path,
  * `serve`):
  *
- * 1. its arrival is noted for the access log (src/log.ts), and a request whose URL cannot be
- *    formed (a malformed Host) is refused (`checkWellFormed`, src/errors.ts);
+ * 1. its arrival is noted for the access log (src/request/log.ts), and a request whose URL cannot be
+ *    formed (a malformed Host) is refused (`checkWellFormed`, src/common/errors.ts);
  * 2. who is asking is decided, and counted against the rate limit when the route's declaration
  *    says it is `limited` (src/auth/requester.ts; on Elysia's router, by the route's own guard);
  * 3. the route answers;
  * 4. an error of any step is answered as the route's surface says (`errorAnswers`,
- *    src/surface.ts), with the headers set before it (the RateLimit ones, a renewed session's cookie);
+ *    src/request/surface.ts), with the headers set before it (the RateLimit ones, a renewed session's cookie);
  * 5. the access log line is written, with the status that went out.
  */
 import { Elysia } from "elysia";
 import { checkWellFormed, wellFormedRequest } from "./well-formed";
-import { accessLog, loggedAccess, type AccessLogDeps, type LogSink } from "../log";
-import { errorMapping, withHeaders, type ErrorAnswer, type Surface } from "../surface";
+import { accessLog, loggedAccess, type AccessLogDeps, type LogSink } from "./log";
+import { errorMapping, withHeaders, type ErrorAnswer, type Surface } from "./surface";
 
 /** Who is asking (step 2), decided and counted as the route's declaration says; the parts of the context it reads and writes. */
 export type Ask<Requester> = (asking: { request: Request; set: { headers: Record<string, string> } }, declared: Surface) => Requester;

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { BadRequest } from "../errors";
+import { BadRequest } from "../common/errors";
 
 /**
  * wellFormedRequest refuses, before routing, a request whose URL cannot be formed: Bun hands

@@ -11,8 +11,8 @@
  * stored; a mark is in the database, so what the process did not get to is indexed after the
  * next start.
  */
-import type { LogSink } from "../log";
-import { indexPendingInSlices, watchMarks } from "./index-text";
+import type { LogSink } from "../request/log";
+import { indexPendingInSlices, watchMarks } from "../fulltext/index-text";
 
 type Db = Parameters<typeof indexPendingInSlices>[0];
 

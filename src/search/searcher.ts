@@ -10,10 +10,10 @@
  * clock: a search not answered when the budget and a grace period have passed is answered 422
  * QUERY_TOO_BROAD here, and its worker is replaced. Its thread ends when the statement does.
  */
-import { errorOfRefusal, type Refusal } from "../errors";
+import { errorOfRefusal, type Refusal } from "../common/errors";
 import type { UserRow } from "../db/schema";
 import type { LinkQuery, SearchResults } from "../shelf/types";
-import { indexPendingInSlices } from "./index-text";
+import { indexPendingInSlices } from "../fulltext/index-text";
 import { SEARCH_BUDGET, TOO_BROAD_MESSAGE, type SearchBudget } from "../shelf/search";
 import type { Shelf } from "../shelf/shelf";
 

@@ -4,7 +4,7 @@
  * one user's links, answered with the results, a refusal, or a failure. Nothing here writes.
  */
 import { openReadOnly, type Db } from "../db/client";
-import { AppError, refusalOf } from "../errors";
+import { AppError, refusalOf } from "../common/errors";
 import { searchLinks } from "../shelf/search";
 import type { SearchAnswer, SearchRequest, WorkerReady } from "./searcher";
 

@@ -5,9 +5,9 @@
  * Any refused operation refuses the batch: the error names the operation (`/operations/3/...`)
  * and the caller's transaction rolls everything back.
  */
-import { AppError, NotFound, PreconditionFailed } from "../errors";
-import { Rules } from "../rules";
-import { countOf } from "../format";
+import { AppError, NotFound, PreconditionFailed } from "../common/errors";
+import { Rules } from "../common/rules";
+import { countOf } from "../common/format";
 import type { FieldErrorJson } from "../contract/errors";
 import type { OrderItem } from "../contract/collections";
 import type { BatchBody, BatchJson, BatchOperation, Target } from "../contract/batch";

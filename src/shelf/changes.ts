@@ -15,13 +15,13 @@
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { preparedQueries } from "../db/client";
 import { changeFloors, changes, collections, history } from "../db/schema";
-import { AppError } from "../errors";
-import { Rules } from "../rules";
+import { AppError } from "../common/errors";
+import { Rules } from "../common/rules";
 import type { ChangeJson, ChangesJson, CollectionStateJson } from "../contract/changes";
 import { toCollectionJson } from "./json";
 import { CHANGES_PAGE } from "./limits";
 import type { ShelfLinks } from "./links";
-import { settle } from "./marks";
+import { settle } from "./change-marks";
 import { itemsOf } from "./order";
 import type { Owner } from "./scope";
 

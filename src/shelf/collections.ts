@@ -8,8 +8,8 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { collections, linkCollections, linkCopies, links, type CollectionRow, type LinkRow } from "../db/schema";
 import type { Db } from "../db/client";
-import { readDatabaseStamp, StampedAnswers } from "../db/stamp";
-import { Conflict, NotFound } from "../errors";
+import { readDatabaseStamp, StampedAnswers } from "../db/etag-stamp";
+import { Conflict, NotFound } from "../common/errors";
 import { toCollectionJson, toLinkJson, type CopyColumns } from "./json";
 import { COLLECTION_LIMITS } from "./limits";
 import { byPosition, checkParent, itemsOf, nextPosition, sameItems, writeOrder, type Placed } from "./order";
@@ -18,7 +18,7 @@ import { DEFAULT_ICON, type CollectionSummary } from "./types";
 import { atOnce, inSlices, type Steps } from "./steps";
 import type { CollectionBody, CollectionJson, OrderItem } from "../contract/collections";
 import type { LinkJson } from "../contract/links";
-import { Rules } from "../rules";
+import { Rules } from "../common/rules";
 import type { ShelfLinks } from "./links";
 import { inboxId, INBOX, ownedCollection, type Owner } from "./scope";
 
@@ -54,7 +54,7 @@ export function treeOrder<Row extends CollectionRow>(rows: readonly Row[]): (Row
 /**
  * KeptLists keeps each user's collection list body (`GET /api/v1/collections`, the extension's
  * start-up read, which can be megabytes) until anything in the database changes
- * (src/db/stamp.ts). The route that answers the list keeps one.
+ * (src/db/etag-stamp.ts). The route that answers the list keeps one.
  */
 export class KeptLists {
   private readonly bodies = new StampedAnswers<Uint8Array>();
@@ -108,7 +108,7 @@ function refuseInbox(collection: CollectionRow): void {
 
 /**
  * The collection summaries kept per database, one list per user, while the database's stamp
- * holds (src/db/stamp.ts): any write drops them all. Thousands of collections cost milliseconds
+ * holds (src/db/etag-stamp.ts): any write drops them all. Thousands of collections cost milliseconds
  * to count and order on every page otherwise.
  */
 const keptSummaries = new WeakMap<Db, StampedAnswers<readonly CollectionSummary[]>>();

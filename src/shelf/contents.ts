@@ -2,17 +2,17 @@
  * A shelf's saved page contents: the readable text of a link's page, one per link, captured by
  * the browser extension (`browser`) or fetched by the server (`server`). Every read and write is
  * scoped to the owner through the link; each write re-indexes the link for search in the same
- * transaction (src/search/index-text.ts).
+ * transaction (src/fulltext/index-text.ts).
  */
 import { and, eq } from "drizzle-orm";
 import { CONTENT_LIMITS, LANGUAGE_TAG } from "../contract/content-limits";
 import type { Db } from "../db/client";
 import { linkContents, links, users } from "../db/schema";
-import { NotFound } from "../errors";
-import { Rules } from "../rules";
-import { deferIndexing } from "../search/index-text";
-import { packText } from "../search/text-store";
-import { iso } from "../timestamps";
+import { NotFound } from "../common/errors";
+import { Rules } from "../common/rules";
+import { deferIndexing } from "../fulltext/index-text";
+import { packText } from "../fulltext/text-store";
+import { iso } from "../common/timestamps";
 import { toContentJson } from "./json";
 import type { ContentSummary } from "./types";
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";

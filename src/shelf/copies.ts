@@ -9,9 +9,9 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { linkCopies, links } from "../db/schema";
-import { InsufficientStorage, NotFound, PayloadTooLarge } from "../errors";
-import { formatBytes } from "../format";
-import { iso } from "../timestamps";
+import { InsufficientStorage, NotFound, PayloadTooLarge } from "../common/errors";
+import { formatBytes } from "../common/format";
+import { iso } from "../common/timestamps";
 import { COPY_LIMITS, DEFAULT_COPY_QUOTA } from "./limits";
 import type { Owner } from "./scope";
 

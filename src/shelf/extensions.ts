@@ -5,8 +5,8 @@
  */
 import { and, count, desc, eq } from "drizzle-orm";
 import { apiTokens, extensionGrants, type ExtensionGrantRow } from "../db/schema";
-import { TooManyAttempts } from "../errors";
-import type { BrowserFamily, ExtensionIdentity } from "../extension/redirect-uri";
+import { TooManyAttempts } from "../common/errors";
+import type { BrowserFamily, ExtensionIdentity } from "./redirect-uri";
 import { deleteOwned, type Owner } from "./scope";
 import type { ShelfTokens } from "./tokens";
 

@@ -4,7 +4,7 @@
  */
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { imports, links } from "../db/schema";
-import { Conflict, NotFound } from "../errors";
+import { Conflict, NotFound } from "../common/errors";
 import { toImportJson } from "./json";
 import { IMPORT_CHUNK } from "./limits";
 import type { ImportedCollection, ImportedLink, ImportRecordInput, ImportStep, ImportTarget, ImportUndone } from "./types";
@@ -12,8 +12,8 @@ import type { ImportJson } from "../contract/imports";
 import type { ShelfCollections } from "./collections";
 import { addFlags, linkSaved, writeImportedLink, type ShelfLinks } from "./links";
 import { Memberships, type NextPlaces } from "./memberships";
-import { Rules } from "../rules";
-import { deferIndexingMany, wakeIndexer } from "../search/index-text";
+import { Rules } from "../common/rules";
+import { deferIndexingMany, wakeIndexer } from "../fulltext/index-text";
 import { collectionIdsOf } from "./scope";
 import { saveContent } from "./contents";
 import { ShelfCopies } from "./copies";

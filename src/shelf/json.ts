@@ -1,13 +1,13 @@
 /** The shelf's stored rows shaped as the API answers them (src/contract/ holds their schemas). */
 import type { CollectionJson } from "../contract/collections";
 import type { ContentJson } from "../contract/content";
-import type { HealthCheckJson, HealthJson } from "../contract/health";
+import type { HealthCheckJson, HealthJson } from "../contract/link-health";
 import type { ImportJson } from "../contract/imports";
 import type { LinkJson } from "../contract/links";
 import type { SearchPageJson } from "../contract/search";
 import type { CollectionRow, ImportRow, LinkContentRow, LinkHealthRow, LinkRow, UserRow } from "../db/schema";
-import { unpackText } from "../search/text-store";
-import { iso } from "../timestamps";
+import { unpackText } from "../fulltext/text-store";
+import { iso } from "../common/timestamps";
 import type { SearchResults } from "./types";
 
 /** A link's copy as its row's small columns give it (both null: no copy). */

@@ -6,8 +6,8 @@
  */
 import type { Db } from "../db/client";
 import type { LinkHealthRow } from "../db/schema";
-import type { HealthCheckJson } from "../contract/health";
-import { iso } from "../timestamps";
+import type { HealthCheckJson } from "../contract/link-health";
+import { iso } from "../common/timestamps";
 
 /** What one check found. `unchecked`: nothing was sent (a private address without the opt-in, not http). */
 export type Outcome = "ok" | "moved" | "gone" | "failing" | "soft-404" | "unchecked";

@@ -7,13 +7,13 @@ import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm"
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { preparedQueries } from "../db/client";
 import { linkCollections, linkCopies, linkHealth, links, type LinkRow } from "../db/schema";
-import { Conflict, NotFound } from "../errors";
+import { Conflict, NotFound } from "../common/errors";
 import { toLinkJson, type CopyColumns } from "./json";
 import { LINK_LIMITS, LINK_PAGE, MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import { COLLECTION_ACTIONS, type CapturedContent, type LinkListPage, type LinkListQuery, type LinkPage, type LinkQuery, type LinkSort, type ContentSummary, type SearchResults } from "./types";
 import { BULK_MAX_IDS, type BulkLinksBody, type CreateLinkBody, type LinkJson, type UpdateLinkBody } from "../contract/links";
-import { Rules } from "../rules";
-import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../search/index-text";
+import { Rules } from "../common/rules";
+import { deferIndexing, indexLink, indexPendingLinks, unindexLinks } from "../fulltext/index-text";
 import type { ContentBody, ContentJson, ContentSource } from "../contract/content";
 import { readContent, readContentSummary, saveContent, type ContentSaved } from "./contents";
 import { deleteLinks, discardLinks } from "./trash";

@@ -10,7 +10,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { OrderItem } from "../contract/collections";
 import { preparedQueries, type Db } from "../db/client";
 import { collections, linkCollections, type CollectionRow } from "../db/schema";
-import type { Rules } from "../rules";
+import type { Rules } from "../common/rules";
 import { TREE_DEPTH } from "./limits";
 import type { Owner } from "./scope";
 

@@ -5,7 +5,7 @@
  * answers with what was restored, a refusal, or a failure, and is done.
  */
 import { openWriter } from "../db/client";
-import { AppError, refusalOf } from "../errors";
+import { AppError, refusalOf } from "../common/errors";
 import { Shelf } from "./shelf";
 import type { RestoreAnswer, RestoreRequest } from "./restorer";
 

@@ -6,7 +6,7 @@
  * file, in one transaction there (WAL lets the server read meanwhile; the server's own writes
  * wait for its commit on the busy timeout, 5 s). The request's idempotency key is kept in that
  * same transaction; the change feed's marks are written there by their triggers; kept answers
- * see the other connection's commit through `data_version` (src/db/stamp.ts); the search
+ * see the other connection's commit through `data_version` (src/db/etag-stamp.ts); the search
  * indexer is woken here once it is committed. A smaller restore, and any restore without a
  * file to share (tests, an in-memory database), runs on the caller's thread as before.
  *
@@ -14,8 +14,8 @@
  * a restore is bounded by its size, not stopped.
  */
 import type { UserRow } from "../db/schema";
-import { errorOfRefusal, type Refusal } from "../errors";
-import { wakeIndexer } from "../search/index-text";
+import { errorOfRefusal, type Refusal } from "../common/errors";
+import { wakeIndexer } from "../fulltext/index-text";
 import type { Shelf } from "./shelf";
 import type { RestoreIds, Restored } from "./trash";
 
@@ -25,7 +25,7 @@ export const RESTORE_APART_LINKS = 1000;
 /** The restore's answer, as the API gives it (and keeps under an idempotency key). */
 export type RestoredAnswer = { message: string } & Restored;
 
-/** An idempotency key whose answer the restore's transaction keeps (see src/api/once.ts). */
+/** An idempotency key whose answer the restore's transaction keeps (see src/api/idempotency.ts). */
 export interface KeyToKeep {
   key: string;
   hash: string;

@@ -6,8 +6,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
 import { apiTokens, collections, extensionGrants, type CollectionRow, type UserRow } from "../db/schema";
-import { NotFound } from "../errors";
-import type { Rules } from "../rules";
+import { NotFound } from "../common/errors";
+import type { Rules } from "../common/rules";
 import type { AfterWrite } from "./types";
 import { MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 

@@ -1,7 +1,7 @@
 /**
  * Full-text search of a shelf's links: their names, descriptions, URLs and saved page text,
  * ranked by relevance and by how the owner uses each link. The query language is
- * src/search/query.ts; the index and what goes into it, src/search/index-text.ts.
+ * src/fulltext/query.ts; the index and what goes into it, src/fulltext/index-text.ts.
  *
  * Ranking. FTS5's bm25 weighs each field: a match in the name counts 8 times one in the page
  * content, the description 4 times, the URL 2 times (`relevance` = −bm25, higher is better).
@@ -14,17 +14,17 @@
  * Equal scores go newest first (higher id). The time "now" of the first page is carried in the
  * cursor, so the pages of one search share one ranking.
  */
-import { QueryTooBroad } from "../errors";
+import { QueryTooBroad } from "../common/errors";
 import { toLinkJson } from "./json";
 import type { LinkJson } from "../contract/links";
-import { Rules } from "../rules";
+import { Rules } from "../common/rules";
 import { userSearchTable } from "../db/schema";
-import { hasUserIndex } from "../search/index-text";
-import { parseQuery } from "../search/query";
+import { hasUserIndex } from "../fulltext/index-text";
+import { parseQuery } from "../fulltext/query";
 import { SEARCH_PAGE } from "./limits";
 import type { LinkQuery, SearchResults, SnippetSource } from "./types";
-import { findMatches, makeSnippet } from "../search/snippet";
-import { unpackText } from "../search/text-store";
+import { findMatches, makeSnippet } from "../fulltext/snippet";
+import { unpackText } from "../fulltext/text-store";
 import { ownedCollection, type Owner } from "./scope";
 
 /** bm25 weights of the index's columns, in their order: name, description, url, content. */

@@ -3,7 +3,7 @@
  * is, and the operator's revoke from the command line. Only the SHA-256 of a token is stored.
  */
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
-import { hashSecret, randomSecret, TOKEN_PREFIX } from "../auth/secrets";
+import { hashSecret, randomSecret, TOKEN_PREFIX } from "../common/token-secrets";
 import { preparedQueries, type Db } from "../db/client";
 import { apiTokens, users, type UserRow } from "../db/schema";
 import { deleteOwned, type Owner } from "./scope";

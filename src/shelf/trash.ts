@@ -13,13 +13,13 @@ import {
   changeFloors, changes, collections, imports, linkCollections, linkContents, linkCopies, linkHealth, links, trash,
   type CollectionRow, type LinkContentRow, type LinkHealthRow, type LinkRow, type TrashRow,
 } from "../db/schema";
-import { NotFound } from "../errors";
-import { Rules } from "../rules";
-import { deferIndexingMany, unindexLinks, wakeIndexer } from "../search/index-text";
-import { iso } from "../timestamps";
+import { NotFound } from "../common/errors";
+import { Rules } from "../common/rules";
+import { deferIndexingMany, unindexLinks, wakeIndexer } from "../fulltext/index-text";
+import { iso } from "../common/timestamps";
 import type { TrashItemJson, TrashPageJson } from "../contract/trash";
 import { ancestorsOf, heightOf, itemsOf, nextPosition, writeOrder, writePlaces, type Placed } from "./order";
-import { settle } from "./marks";
+import { settle } from "./change-marks";
 import { adoptLoneLinks, putMemberships, type PlacedMembership } from "./memberships";
 import { MEMBERSHIP_LIMITS, TRASH_PAGE, TREE_DEPTH } from "./limits";
 import { inboxId, type Owner } from "./scope";

@@ -7,7 +7,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { preparedQueries, type Db } from "../db/client";
 import { collections, linkCopies, links, users, type CollectionRow } from "../db/schema";
-import { iso } from "../timestamps";
+import { iso } from "../common/timestamps";
 import type { StoredCopy } from "./copies";
 import type { LinkPage, LinkQuery, PublicCollectionView } from "./types";
 import { ShelfLinks } from "./links";

@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
-import { passwords as processPasswords, type Passwords } from "../auth/passwords";
+import { passwords as processPasswords, type Passwords } from "../common/passwords";
 import { preparedQueries, type Db } from "../db/client";
 import { sessions, users, type UserRow } from "../db/schema";
-import { Conflict } from "../errors";
-import { Rules } from "../rules";
+import { Conflict } from "../common/errors";
+import { Rules } from "../common/rules";
 import { insertInbox } from "../shelf/scope";
 
 export const MIN_PASSWORD_LENGTH = 8;

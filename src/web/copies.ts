@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import { copyResponse } from "../api/copy-response";
-import { NotFound } from "../errors";
-import { readId } from "../ids";
+import { copyResponse } from "../capture/copy-response";
+import { NotFound } from "../common/errors";
+import { readId } from "../common/ids";
 import type { ShelfDb } from "../shelf/shelf";
 import { publicCopy } from "../shelf/visibility";
 import { describeRoute } from "../openapi/describe";
-import { surfaces, type Surface } from "../surface";
+import { surfaces, type Surface } from "../request/surface";
 
 /** What the 404 page says to someone not signed in. */
 const NO_COPY_HERE = { message: "This page copy is private or does not exist.", why: "If it is the copy of one of your links, sign in to open it." };
@@ -16,7 +16,7 @@ const COPY_PAGE: Surface = { kind: "page", limited: true, callers: ["session", "
 
 /**
  * copyPages: `GET /links/:id/copy`, a link's page copy as a page of its own, under the headers
- * every copy is served with (src/api/copy-response.ts): for its owner (signed in), and for
+ * every copy is served with (src/capture/copy-response.ts): for its owner (signed in), and for
  * anyone when the link is in a PUBLIC collection whose owner lets it show its copies. Anything
  * else answers as an unknown id does.
  */

@@ -1,7 +1,7 @@
-import { AppError, NotFound } from "../errors";
+import { AppError, NotFound } from "../common/errors";
 import { errorPage } from "../pages/errors";
 import { htmlResponse } from "../pages/html";
-import type { ErrorPages, FailedRequest, Surface } from "../surface";
+import type { ErrorPages, FailedRequest, Surface } from "../request/surface";
 import type { PageGuard } from "./guard";
 
 /** Titles of error pages by code, where the status alone says too little. */
@@ -21,7 +21,7 @@ function titleOf(error: AppError): string {
 }
 
 /**
- * errorPages is the HTML side of the error mapping (src/surface.ts), for the `page` surface
+ * errorPages is the HTML side of the error mapping (src/request/surface.ts), for the `page` surface
  * and for browsers on the `browser` surface. A form's own `invalid` answer comes first (the
  * form again, for a refusal of what was typed); otherwise the one error page, inside the
  * signed-in shell when the page guard let a user in. A renewed session's cookie goes with it.

@@ -1,11 +1,11 @@
-import type { Config } from "../config";
+import type { Config } from "../common/config";
 import { sessionUser, withRenewedSession, type RequestUser } from "../auth/identity";
 import { sessionExists } from "../auth/sessions";
 import { Shelf, type ShelfDb } from "../shelf/shelf";
 import type { AfterWrite } from "../shelf/types";
 import type { Network } from "../request/arrival";
 import { refuseCrossSite, toSignIn } from "../request/origin";
-import type { Surface } from "../surface";
+import type { Surface } from "../request/surface";
 
 /** pathAndQuery is the part of a request's URL that `next` may carry back after sign-in. */
 function pathAndQuery(request: Request): string {

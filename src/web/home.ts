@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
 import { LINK_SORTS, type CollectionSummary, type LinkSort } from "../shelf/types";
 import { LINK_PAGE } from "../shelf/limits";
-import { NotFound } from "../errors";
-import { parseId } from "../ids";
+import { NotFound } from "../common/errors";
+import { parseId } from "../common/ids";
 import { firstRunPage } from "../pages/auth";
 import { homePage, sortedNotice, type HomeView } from "../pages/home";
 import { htmlResponse } from "../pages/html";
 import { seeOther } from "../request/origin";
 import type { Shelf, ShelfDb } from "../shelf/shelf";
-import { PAGE_ROUTE, surfaces } from "../surface";
+import { PAGE_ROUTE, surfaces } from "../request/surface";
 import { countUsers } from "../users/service";
 import type { PageGuard } from "./guard";
 import { bulkNoticeOf, noticeOf } from "./notices";

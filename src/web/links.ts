@@ -1,22 +1,22 @@
 import { Elysia } from "elysia";
-import { Conflict, ValidationFailed } from "../errors";
+import { Conflict, ValidationFailed } from "../common/errors";
 import type { ContentCapture } from "../capture/fetcher";
-import type { Config } from "../config";
+import type { Config } from "../common/config";
 import type { Network } from "../request/arrival";
 import { ownOrigin, safeNext, seeOther } from "../request/origin";
-import { parseId, readId } from "../ids";
+import { parseId, readId } from "../common/ids";
 import { fieldErrorsOf, type FieldErrors } from "../pages/form";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { htmlResponse } from "../pages/html";
 import { linkDetailsPage, type RecaptureOffer } from "../pages/link-details";
 import { readingPage } from "../pages/reading";
 import { flagButtons, linkDeletePage, linkFormPage, type LinkFormValues, type SavedBefore } from "../pages/links";
-import { formatNumber } from "../format";
+import { formatNumber } from "../common/format";
 import { LINK_LIMITS } from "../shelf/limits";
-import { cleanName, isHttpUrl } from "../rules";
+import { cleanName, isHttpUrl } from "../common/rules";
 import type { ContentSource } from "../contract/content";
 import type { Shelf } from "../shelf/shelf";
-import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
+import { PAGE_ROUTE, surfaces, type Surface } from "../request/surface";
 import type { PageGuard } from "./guard";
 import { noticeOf, withNotice, type NoticeCode } from "./notices";
 

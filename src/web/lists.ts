@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import { Conflict, QueryTooBroad, ValidationFailed, type AppError } from "../errors";
-import { parseId, readId } from "../ids";
+import { Conflict, QueryTooBroad, ValidationFailed, type AppError } from "../common/errors";
+import { parseId, readId } from "../common/ids";
 import { LINK_PAGE, SEARCH_PAGE } from "../shelf/limits";
 import { COLLECTION_ACTIONS, LINK_SORTS, type LinkListQuery, type LinkSort } from "../shelf/types";
 import { BULK_ACTIONS, BULK_MAX_IDS, type BulkAction } from "../contract/links";
@@ -13,7 +13,7 @@ import { htmlResponse } from "../pages/html";
 import { formField, formValues, submittedForm } from "../request/form-body";
 import { ownOrigin, safeNext, seeOther } from "../request/origin";
 import type { Shelf } from "../shelf/shelf";
-import { PAGE_ROUTE, surfaces } from "../surface";
+import { PAGE_ROUTE, surfaces } from "../request/surface";
 import type { PageGuard } from "./guard";
 import { drawHome } from "./home";
 import { drawSearch } from "./search";
@@ -21,7 +21,7 @@ import { searcherOf, type Searcher, type SearchPlace } from "../search/searcher"
 import type { Network } from "../request/arrival";
 import { bulkNoticeOf, noticeOf, withBulkNotice, withNotice } from "./notices";
 import { oneValue } from "./query";
-import { formatNumber } from "../format";
+import { formatNumber } from "../common/format";
 
 type Query = Record<string, unknown>;
 

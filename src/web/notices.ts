@@ -1,6 +1,6 @@
 import { COLLECTION_ACTIONS, type CollectionSummary } from "../shelf/types";
 import { BULK_MAX_IDS, type BulkAction } from "../contract/links";
-import { countOf } from "../format";
+import { countOf } from "../common/format";
 import { TREE_DEPTH } from "../shelf/limits";
 import { html, type Html } from "../pages/html";
 

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import { QueryTooBroad, ValidationFailed } from "../errors";
-import { parseId } from "../ids";
+import { QueryTooBroad, ValidationFailed } from "../common/errors";
+import { parseId } from "../common/ids";
 import { htmlResponse } from "../pages/html";
 import { searchPage, type SearchAsked } from "../pages/search";
 import { searcherOf, type Searcher, type SearchPlace } from "../search/searcher";
 import type { Shelf } from "../shelf/shelf";
-import { PAGE_ROUTE, surfaces, type Surface } from "../surface";
+import { PAGE_ROUTE, surfaces, type Surface } from "../request/surface";
 import type { PageGuard } from "./guard";
 import { bulkNoticeOf } from "./notices";
 import { oneValue } from "./query";

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import type { RestorePlace } from "../shelf/restorer";
-import { NotFound } from "../errors";
-import { parseId } from "../ids";
+import { NotFound } from "../common/errors";
+import { parseId } from "../common/ids";
 import { htmlResponse } from "../pages/html";
 import { emptyTrashPage, trashPage } from "../pages/trash";
 import { formValues } from "../request/form-body";
 import { seeOther } from "../request/origin";
-import { PAGE_ROUTE, surfaces } from "../surface";
+import { PAGE_ROUTE, surfaces } from "../request/surface";
 import type { PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
 import { oneValue } from "./query";

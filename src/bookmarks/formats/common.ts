@@ -5,7 +5,7 @@
  * readers of dates, lists and JSON fields.
  */
 import { parse } from "csv-parse";
-import { formatNumber } from "../../format";
+import { formatNumber } from "../../common/format";
 import { dayOf, documentBuilder, fromNetscape, type ImportDocument, type ImportFormat } from "../document";
 import { BookmarkFileRefused, decodeBookmarkFile, IMPORT_LIMITS, type NetscapeBookmark, type NetscapeDocument, type NetscapeFolder } from "../netscape";
 import { zipDirectory, type ZipEntry } from "../zip";

@@ -2,7 +2,7 @@
  * The secrets the server hands out (API tokens, session ids, the setup code) and how they are
  * kept: 32 random bytes, stored only as their SHA-256. Also the rule for a token's name.
  */
-import type { Rules } from "../rules";
+import type { Rules } from "./rules";
 
 export const TOKEN_PREFIX = "lks_";
 

@@ -1,9 +1,9 @@
 import { Elysia, type AnyElysia } from "elysia";
-import { OPENAPI_PATH } from "../api/paths";
+import { OPENAPI_PATH } from "../openapi/paths";
 import { docsPage } from "../pages/docs";
 import { htmlResponse } from "../pages/html";
-import { surfaces, type Surface } from "../surface";
-import type { OpenApiDocument } from "./document";
+import { surfaces, type Surface } from "../request/surface";
+import type { OpenApiDocument } from "../openapi/document";
 
 export const DOCS_PATH = "/api/docs";
 
@@ -19,7 +19,7 @@ const DOCUMENTATION: Surface = { kind: "api", limited: false, callers: false };
  */
 export function openApiRoutes(app: () => AnyElysia) {
   let document: Promise<OpenApiDocument> | undefined;
-  const documentOf = () => (document ??= import("./document").then(({ buildDocument }) => buildDocument(app())));
+  const documentOf = () => (document ??= import("../openapi/document").then(({ buildDocument }) => buildDocument(app())));
   return new Elysia()
     .use(surfaces)
     .get(OPENAPI_PATH, () => documentOf(), { surface: DOCUMENTATION })

@@ -1,5 +1,5 @@
 import { HANDOFF_TOKEN_PARAM } from "../contract/handoff";
-import { AppError } from "../errors";
+import { AppError } from "../common/errors";
 
 /** Chromium: `https://<extension id>.chromiumapp.org/`, the id being 32 letters a-p. */
 const CHROMIUM_HOST = /^[a-p]{32}\.chromiumapp\.org$/;

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import pkg from "../package.json" with { type: "json" };
+import pkg from "../../package.json" with { type: "json" };
 
 /** What build.ts writes into a compiled executable: the version it reports. Absent when the source runs. */
 declare const LINKSHELF_BUILD_VERSION: string | undefined;

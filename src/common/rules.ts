@@ -1,5 +1,5 @@
 import { ValidationFailed } from "./errors";
-import type { FieldErrorJson } from "./contract/errors";
+import type { FieldErrorJson } from "../contract/errors";
 
 const EMOJI = /^\p{RGI_Emoji}$/v;
 export const MAX_URL_LENGTH = 2048;

@@ -3,11 +3,11 @@
  * are answered with. Plain classes, no framework: the shelf throws them from under every route.
  * What Elysia throws is mapped to them in src/request/elysia-errors.ts.
  */
-import type { ErrorJson, FieldErrorJson } from "./contract/errors";
+import type { ErrorJson, FieldErrorJson } from "../contract/errors";
 
 /**
  * A failure the client caused or must hear about. Routes and services throw it and never catch
- * it to translate: the error mapping (src/surface.ts) answers it as the route's surface says,
+ * it to translate: the error mapping (src/request/surface.ts) answers it as the route's surface says,
  * JSON with this body or an HTML page.
  */
 export class AppError extends Error {

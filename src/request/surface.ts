@@ -9,10 +9,10 @@
  * document and the tests read it there, and a route without one fails a test.
  */
 import { Elysia, type DocumentDecoration } from "elysia";
-import { AppError, errorResponse } from "./errors";
-import { toAppError } from "./request/elysia-errors";
+import { AppError, errorResponse } from "../common/errors";
+import { toAppError } from "./elysia-errors";
 import type { UnexpectedErrorLog } from "./log";
-import { pathOf } from "./request/path";
+import { pathOf } from "./path";
 
 /**
  * How a route answers errors:

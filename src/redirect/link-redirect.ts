@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import { NotFound } from "../errors";
+import { NotFound } from "../common/errors";
 import type { ShelfDb, Shelf } from "../shelf/shelf";
 import type { WriteBatches } from "../shelf/types";
-import { readId } from "../ids";
+import { readId } from "../common/ids";
 import { describeRoute, errorDoc, rateLimited, type RouteDoc } from "../openapi/describe";
 import { pathOf } from "../request/path";
 import type { RequestPipeline } from "../request/pipeline";
-import { surfaces, type Surface } from "../surface";
+import { surfaces, type Surface } from "../request/surface";
 import { ClickRecorder } from "../shelf/clicks";
 import { visibleLinkUrl } from "../shelf/visibility";
 

@@ -2,20 +2,20 @@ import { Elysia } from "elysia";
 import { HANDOFF_DENIED, HANDOFF_ERROR_PARAM } from "../contract/handoff";
 import { sessionUser, withRenewedSession } from "../auth/identity";
 import { SignInThrottle } from "../auth/throttle";
-import { Forbidden, TooManyAttempts } from "../errors";
-import { checkTokenName } from "../auth/secrets";
-import { Rules } from "../rules";
+import { Forbidden, TooManyAttempts } from "../common/errors";
+import { checkTokenName } from "../common/token-secrets";
+import { Rules } from "../common/rules";
 import { EXTENSION_TOKEN_NAME } from "../shelf/extensions";
 import { clientAddress, type Network } from "../request/arrival";
 import { formBody } from "../request/form-body";
 import { refuseCrossSite, toSignIn } from "../request/origin";
-import { consentPage } from "../pages/extension";
+import { consentPage } from "../pages/handoff";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
 import { Shelf, type ShelfDb } from "../shelf/shelf";
 import type { AfterWrite } from "../shelf/types";
-import { surfaces, type Surface } from "../surface";
-import { callbackLocation, checkRedirectUri, RedirectUriRefused } from "./redirect-uri";
+import { surfaces, type Surface } from "../request/surface";
+import { callbackLocation, checkRedirectUri, RedirectUriRefused } from "../shelf/redirect-uri";
 
 /** handoff is the answer that hands a token to the extension: to its callback, the token in the fragment. */
 function handoff(url: URL, token: string): Response {

@@ -1,5 +1,5 @@
 import type { Viewer } from "../shelf/shelf";
-import type { ExtensionIdentity } from "../extension/redirect-uri";
+import type { ExtensionIdentity } from "../shelf/redirect-uri";
 import { html, type Html } from "./html";
 import { layout } from "./layout";
 

@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
-import { Conflict } from "../errors";
-import { checkLinkNow, type CheckNowDeps } from "../health/checker";
+import { Conflict } from "../common/errors";
+import { checkLinkNow, type CheckNowDeps } from "../link-health/checker";
 import type { Network } from "../request/arrival";
-import { parseId } from "../ids";
-import { healthPage } from "../pages/health";
+import { parseId } from "../common/ids";
+import { healthPage } from "../pages/link-health";
 import { htmlResponse } from "../pages/html";
 import { formField } from "../request/form-body";
 import { ownOrigin, safeNext, seeOther } from "../request/origin";
-import { PAGE_ROUTE, surfaces } from "../surface";
+import { PAGE_ROUTE, surfaces } from "../request/surface";
 import type { PageGuard } from "./guard";
 import { noticeOf, withNotice } from "./notices";
 

@@ -15,8 +15,8 @@
  * expressed (an unclosed quote, a stray `*`, parentheses, only exclusions, nothing to search)
  * is a 422 at `/q` with a sentence saying why.
  */
-import { QueryTooBroad, ValidationFailed } from "../errors";
-import { Rules, codePoints } from "../rules";
+import { QueryTooBroad, ValidationFailed } from "../common/errors";
+import { Rules, codePoints } from "../common/rules";
 import { CJK_RUN, cjkPairs } from "./index-text";
 
 /** The longest query, in code points, and the most terms in one. */

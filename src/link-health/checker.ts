@@ -4,16 +4,16 @@
  * At most `concurrency` checks run at once and a host gets at most one request per
  * `hostSpacingMillis`. Links come from SQL in batches (src/shelf/link-checks.ts), never all at
  * once, and a batch is read again once it is a minute old. Checks go out through the favicon
- * proxy's outbound guard (src/health/probe.ts).
+ * proxy's outbound guard (src/link-health/probe.ts).
  */
-import type { Config, LinkCheckConfig } from "../config";
-import { CheckedRecently } from "../errors";
+import type { Config, LinkCheckConfig } from "../common/config";
+import { CheckedRecently } from "../common/errors";
 import type { Shelf } from "../shelf/shelf";
-import type { HealthJson } from "../contract/health";
+import type { HealthJson } from "../contract/link-health";
 import type { Db } from "../db/client";
 import { limitsOf, OutboundRuns, type OutboundOptions } from "../outbound/runs";
 import { Alarm, REAL_TIMERS, type Timers } from "../outbound/alarm";
-import type { LogSink } from "../log";
+import type { LogSink } from "../request/log";
 import { dueLinks, linkCount, nextDueAt, recordCheck, type DueLink } from "../shelf/link-checks";
 import type { Probe } from "../shelf/link-checks";
 import { CHECK_USER_AGENT, probeLink, PROBE_LIMITS } from "./probe";

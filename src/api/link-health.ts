@@ -1,9 +1,9 @@
 import type { Guards } from "../auth/requester";
-import type { WriteOnce } from "./once";
-import { parseId } from "../ids";
+import type { WriteOnce } from "./idempotency";
+import { parseId } from "../common/ids";
 import { apiRoute, errorDoc, rateLimited } from "../openapi/describe";
-import { checkLinkNow, type CheckNowDeps } from "../health/checker";
-import { HealthItemJson, HealthListJson, HealthQuery } from "../contract/health";
+import { checkLinkNow, type CheckNowDeps } from "../link-health/checker";
+import { HealthItemJson, HealthListJson, HealthQuery } from "../contract/link-health";
 
 /**
  * healthRoutes: `GET /api/v1/links/health` (links by state), `POST /api/v1/links/:id/check`

@@ -2,8 +2,8 @@ import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
 import { describeRoute, errorDoc, rateLimited } from "../openapi/describe";
 import { matchesEtag } from "../request/etag";
-import { surfaces } from "../surface";
-import { createFaviconService, parseFaviconTarget, type FaviconOptions, type FaviconStore } from "./service";
+import { surfaces } from "../request/surface";
+import { createFaviconService, parseFaviconTarget, type FaviconOptions, type FaviconStore } from "../favicon/service";
 
 /** The content security policy an SVG is served with: no scripts, no fetches, sandboxed. */
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { matchesEtag } from "../request/etag";
 import { describeRoute } from "../openapi/describe";
 import { readIcons } from "./icons.macro" with { type: "macro" };
-import { surfaces } from "../surface";
+import { surfaces } from "../request/surface";
 import { MANIFEST_PATH, WEB_APP_MANIFEST } from "./manifest";
 
 /** The icons of assets/ (drawn from assets/icon.svg by `npm run icons`), inlined at build time. */

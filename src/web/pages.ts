@@ -4,7 +4,7 @@ import { formBody } from "../request/form-body";
 import { accountPages } from "./account";
 import { collectionPages } from "./collections";
 import type { PageGuard } from "./guard";
-import { healthPages } from "./health";
+import { healthPages } from "./link-health";
 import { homeRoutes } from "./home";
 import { importPages } from "./imports";
 import { linkPages } from "./links";

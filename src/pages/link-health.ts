@@ -1,11 +1,11 @@
 /** The "Link health" page: broken and moved links with the checker's evidence, and what to do about each. */
 import type { Viewer } from "../shelf/shelf";
-import type { HealthCheckJson, LinkHealthJson } from "../contract/health";
+import type { HealthCheckJson, LinkHealthJson } from "../contract/link-health";
 import type { CheckRule } from "../shelf/link-checks";
 import { html, type Html } from "./html";
 import { copyOffer, faviconFor, hostOf, whenExactly } from "./links";
 import { shell } from "./shell";
-import { countOf } from "../format";
+import { countOf } from "../common/format";
 
 export interface HealthPageOptions {
   user: Viewer;

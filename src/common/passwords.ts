@@ -1,4 +1,4 @@
-import { AppError } from "../errors";
+import { AppError } from "./errors";
 
 /**
  * How passwords are hashed: argon2id with 19 MiB of memory and 2 passes (the lighter of the

@@ -15,7 +15,7 @@
  */
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/requester";
-import { AppError, Conflict, IdempotencyKeyReused } from "../errors";
+import { AppError, Conflict, IdempotencyKeyReused } from "../common/errors";
 import { sentBody } from "../request/json-body";
 import { Shelf } from "../shelf/shelf";
 import type { KeyToKeep } from "../shelf/restorer";

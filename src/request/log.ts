@@ -1,7 +1,7 @@
 import { Elysia, StatusMap } from "elysia";
-import type { Config } from "./config";
-import { clientAddress, type Network } from "./request/arrival";
-import { pathOf } from "./request/path";
+import type { Config } from "../common/config";
+import { clientAddress, type Network } from "./arrival";
+import { pathOf } from "./path";
 
 /** Where the server's log lines go (one call per line; the server writes them to stderr). */
 export type LogSink = (line: string) => void;

@@ -5,9 +5,9 @@
  */
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { linkHealth, links, type LinkHealthRow } from "../db/schema";
-import { NotFound } from "../errors";
+import { NotFound } from "../common/errors";
 import { toHealthJson } from "./json";
-import type { HealthJson, HealthState, LinkHealthJson } from "../contract/health";
+import type { HealthJson, HealthState, LinkHealthJson } from "../contract/link-health";
 import type { Probe } from "./link-checks";
 import type { ShelfLinks } from "./links";
 import { recordCheck, type CheckRule } from "./link-checks";

@@ -7,7 +7,7 @@
  * with `…` (ELLIPSIS) at that end.
  *
  * Matching mirrors the index: words are runs of letters, digits and marks; they compare with
- * case and diacritics folded and English words stemmed (src/search/porter.ts); runs of CJK
+ * case and diacritics folded and English words stemmed (src/fulltext/porter.ts); runs of CJK
  * characters are found as substrings.
  */
 import { porterStem } from "./porter";

@@ -2,14 +2,14 @@ import { Elysia } from "elysia";
 import { matchesEtag } from "../request/etag";
 import type { Network } from "../request/arrival";
 import { ownOrigin } from "../request/origin";
-import { NotFound, ValidationFailed } from "../errors";
-import { readId } from "../ids";
+import { NotFound, ValidationFailed } from "../common/errors";
+import { readId } from "../common/ids";
 import type { ShelfDb } from "../shelf/shelf";
 import { publicCollection as findPublicCollection } from "../shelf/visibility";
 import { htmlResponse } from "../pages/html";
 import { describeRoute } from "../openapi/describe";
 import { publicCollectionPage } from "../pages/public";
-import { surfaces, type Surface } from "../surface";
+import { surfaces, type Surface } from "../request/surface";
 import { atomFeed } from "./atom";
 
 /** How many of the newest links the feed carries (feed readers keep what they saw). */
