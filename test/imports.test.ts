@@ -230,4 +230,17 @@ describe("the wire contract stands alone", () => {
     expect(reached.filter((target) => !target.startsWith(relative(REPO_ROOT, contract) + "/"))).toEqual([]);
     expect(reached.length).toBeGreaterThan(0);
   });
+
+  it("the extension takes values only from the contract's schema-free modules, which import nothing but types: its scripts carry no TypeBox", () => {
+    const schemaFree = ["src/contract/batch-targets.ts", "src/contract/content-limits.ts", "src/contract/handoff.ts"];
+    // Bun's scanner lists the imports that stay in the bundle: type-only ones are left out.
+    const scanner = new Bun.Transpiler({ loader: "ts" });
+    const valuesImported = (file: string) => scanner.scanImports(readFileSync(file, "utf8"))
+      .map(({ path }) => resolveLocal(file, path))
+      .filter((target): target is string => target !== null)
+      .map((target) => relative(REPO_ROOT, target));
+    const fromContract = sourceFiles(join(REPO_ROOT, "extension", "src")).flatMap(valuesImported).filter((target) => target.startsWith("src/contract/"));
+    expect([...new Set(fromContract)].sort()).toEqual(schemaFree);
+    expect(schemaFree.flatMap((module) => scanner.scanImports(readFileSync(join(REPO_ROOT, module), "utf8")).map(({ path }) => `${module}: ${path}`))).toEqual([]);
+  });
 });
