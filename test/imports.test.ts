@@ -244,3 +244,15 @@ describe("the wire contract stands alone", () => {
     expect(schemaFree.flatMap((module) => scanner.scanImports(readFileSync(join(REPO_ROOT, module), "utf8")).map(({ path }) => `${module}: ${path}`))).toEqual([]);
   });
 });
+
+describe("the extension's layout", () => {
+  it("the extension's sync engine (extension/src/sync/) reaches no page: not the pages, their DOM helpers or the sync's own view, and nothing that reads a document", () => {
+    const { modules } = reachedFrom(sourceFiles(join(REPO_ROOT, "extension", "src", "sync")));
+    const pages = /^extension\/src\/(options|popup|dom|sync-[\w-]+)\.ts$/;
+    expect([...modules].filter((module) => pages.test(module))).toEqual([]);
+    expect([...modules].filter((module) => module.endsWith(".ts") && /\bdocument\./.test(readFileSync(join(REPO_ROOT, module), "utf8")))).toEqual([]);
+    // The walk leaves the folder: the engine uses the API client and the contract.
+    expect(modules).toContain("extension/src/api.ts");
+    expect(modules).toContain("src/contract/batch-targets.ts");
+  });
+});
