@@ -156,6 +156,10 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         throw error instanceof AppError ? reRooted(error, root, fallback, rename) : error;
       }
     };
+    // Doing each operation is a shelf call of its own; where operations name items is
+    // contract/batch-targets.ts's, which the checks above (and the extension) read. The lookups here
+    // follow each operation's fields in their order, which decides the path a batch naming several
+    // wrong items is refused at (its own id before its targets).
     switch (operation.op) {
       case "createCollection": {
         const parentId = collectionAt(`${root}/parent`, operation.parent);
