@@ -95,8 +95,8 @@ function example(op: string, properties: Record<string, FieldSchema>): { operati
   return { operation: operation as Operation, expected };
 }
 
-/** withoutMappingsOwn drops what the schema cannot tell of a place: a target's field and whether it joins. */
-const withoutMappingsOwn = (named: Named[]): Expected[] => named.map((place) => {
+/** asTheSchemaTells is a place without what only the mapping knows: the field of a target, and whether it joins. */
+const asTheSchemaTells = (named: Named[]): Expected[] => named.map((place) => {
   if (place.role !== "target") return place;
   const { field: _field, joins: _joins, ...rest } = place;
   return rest;
@@ -117,7 +117,7 @@ describe("the mapping of a batch's operations to the items they name", () => {
       const { operation, expected } = example(op, properties);
       // The example is a valid operation: what the schema holds, not what this test imagines.
       expect(Value.Check(BatchOperation, operation)).toBe(true);
-      expect(byPath(withoutMappingsOwn(targetsOf(operation)))).toEqual(byPath(expected));
+      expect(byPath(asTheSchemaTells(targetsOf(operation)))).toEqual(byPath(expected));
     });
 
     it(`${op}: mapTargets passes every target and order item through the function, and keeps the rest`, () => {
@@ -128,7 +128,7 @@ describe("the mapping of a batch's operations to the items they name", () => {
       expect(operation).toEqual(before);
       expect(Value.Check(BatchOperation, mapped)).toBe(true);
       const places = targetsOf(operation);
-      expect(withoutMappingsOwn(targetsOf(mapped))).toEqual(withoutMappingsOwn(places.map((place) => (
+      expect(asTheSchemaTells(targetsOf(mapped))).toEqual(asTheSchemaTells(places.map((place) => (
         (place.role === "target" || place.role === "ordered") && place.target !== null ? { ...place, target: mark(place.target) } : place
       ))));
       // Mapped back, the operation is the one given, field for field.
