@@ -80,7 +80,7 @@ describe("npm run build:extension", () => {
     // The readable bundle names each module it holds on a comment line of its own, by its path from the repository.
     const modulesOf = (script: string) => [...readFileSync(join(out, "chromium", script), "utf8").matchAll(/^ {2}\/\/ (\S+\.[cm]?[jt]sx?)$/gm)].map((match) => match[1]!);
     const foreign = (script: string) => [...new Set(modulesOf(script).filter((path) => !path.startsWith("extension/src/")))];
-    expect([...new Set(["background.js", "options.js", "popup.js"].flatMap(foreign))].sort()).toEqual(["src/contract/content-limits.ts", "src/contract/handoff.ts"]);
+    expect([...new Set(["background.js", "options.js", "popup.js"].flatMap(foreign))].sort()).toEqual(["src/contract/batch-targets.ts", "src/contract/content-limits.ts", "src/contract/handoff.ts"]);
     expect(modulesOf("popup.js")).toContain("extension/src/api.ts");
     // node_modules may be reached through a link, so the path is matched from node_modules on.
     expect(foreign("capture.js").map((path) => path.slice(path.indexOf("node_modules/")))).toEqual([

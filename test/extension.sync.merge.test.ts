@@ -8,7 +8,7 @@ import { tooMany } from "../extension/src/sync/engine";
 import { matchNew, merge, renameKeys, type Times } from "../extension/src/sync/merge";
 import { folderRows } from "../extension/src/sync/sides";
 import { folderName, markName, ROOT, syncable, type Item, type Key, type Side } from "../extension/src/sync/tree";
-import { promptWords, statusLine } from "../extension/src/sync/status";
+import { promptWords, statusLine } from "../extension/src/sync-status";
 import type { SyncPrompt, SyncStatus } from "../extension/src/sync/store";
 
 /** side builds a tree from `key: parent` lines: a folder as `F:title`, a mark as `M:title:url`. */

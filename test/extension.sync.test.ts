@@ -15,7 +15,7 @@ import { testDir } from "./dirs";
 import { recordChange, loadSync } from "../extension/src/sync/store";
 import { approve, putBack } from "../extension/src/sync/engine";
 import { BookmarkEvents } from "../extension/src/sync/events";
-import { promptWords } from "../extension/src/sync/status";
+import { promptWords } from "../extension/src/sync-status";
 import { RestorableServer, SyncingBrowser, serverTree } from "./extension.sync.fakes";
 import { createCollection, createLink, createUser, del, get, makeEnv, post, put, type TestEnv, type TestUser } from "./helpers";
 

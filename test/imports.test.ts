@@ -349,4 +349,29 @@ describe("the wire contract stands alone", () => {
     expect(reached.filter((target) => !target.startsWith(relative(REPO_ROOT, contract) + "/"))).toEqual([]);
     expect(reached.length).toBeGreaterThan(0);
   });
+
+  it("the extension takes values only from the contract's schema-free modules, which import nothing but types: its scripts carry no TypeBox", () => {
+    const schemaFree = ["src/contract/batch-targets.ts", "src/contract/content-limits.ts", "src/contract/handoff.ts"];
+    // Bun's scanner lists the imports that stay in the bundle: type-only ones are left out.
+    const scanner = new Bun.Transpiler({ loader: "ts" });
+    const valuesImported = (file: string) => scanner.scanImports(readFileSync(file, "utf8"))
+      .map(({ path }) => resolveLocal(file, path))
+      .filter((target): target is string => target !== null)
+      .map((target) => relative(REPO_ROOT, target));
+    const fromContract = sourceFiles(join(REPO_ROOT, "extension", "src")).flatMap(valuesImported).filter((target) => target.startsWith("src/contract/"));
+    expect([...new Set(fromContract)].sort()).toEqual(schemaFree);
+    expect(schemaFree.flatMap((module) => scanner.scanImports(readFileSync(join(REPO_ROOT, module), "utf8")).map(({ path }) => `${module}: ${path}`))).toEqual([]);
+  });
+});
+
+describe("the extension's layout", () => {
+  it("the extension's sync engine (extension/src/sync/) reaches no page: not the pages, their DOM helpers or the sync's own view, and nothing that reads a document", () => {
+    const { modules } = reachedFrom(sourceFiles(join(REPO_ROOT, "extension", "src", "sync")));
+    const pages = /^extension\/src\/(options|popup|dom|sync-[\w-]+)\.ts$/;
+    expect([...modules].filter((module) => pages.test(module))).toEqual([]);
+    expect([...modules].filter((module) => module.endsWith(".ts") && /\bdocument\./.test(readFileSync(join(REPO_ROOT, module), "utf8")))).toEqual([]);
+    // The walk leaves the folder: the engine uses the API client and the contract.
+    expect(modules).toContain("extension/src/api.ts");
+    expect(modules).toContain("src/contract/batch-targets.ts");
+  });
 });

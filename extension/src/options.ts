@@ -4,7 +4,7 @@ import { hostPermission, parseServerAddress } from "./address";
 import { signIn } from "./auth";
 import { byId, say } from "./dom";
 import { forgetToken, loadState, MAX_PIN_COUNT, saveSignIn } from "./state";
-import { setUpSync } from "./sync/options";
+import { setUpSync } from "./sync-options";
 import { stopSync } from "./sync/store";
 import { webext } from "./webext";
 

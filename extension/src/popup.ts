@@ -14,7 +14,7 @@ import { findSaved, sameUrl, type SavedMatch } from "./normalize";
 import { forgetToken, loadState } from "./state";
 import { linkName, saveAllTabs, summarize, type SaveAllReport, type TabEntry } from "./tabs";
 import { FILTER_FROM, shownBy, treeLabel, treeRows } from "./tree";
-import { showSync } from "./sync/view";
+import { showSync } from "./sync-view";
 import { webext } from "./webext";
 
 const ext = webext();

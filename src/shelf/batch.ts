@@ -11,13 +11,12 @@ import { countOf } from "../common/format";
 import type { FieldErrorJson } from "../contract/errors";
 import type { OrderItem } from "../contract/collections";
 import type { BatchBody, BatchJson, BatchOperation, Target } from "../contract/batch";
+import { targetsOf, type ItemKind } from "../contract/batch-targets";
 import { checkCursor } from "./changes";
 import { ownedCollection } from "./scope";
 import { MEMBERSHIP_LIMITS, MEMBERSHIP_MESSAGES } from "./limits";
 import type { Shelf } from "./shelf";
 import { Memberships, type NextPlaces } from "./memberships";
-
-type Kind = "link" | "collection";
 
 /** The messages of an id or a ref that names nothing the batch may use. */
 export const BATCH_MESSAGES = {
@@ -26,7 +25,7 @@ export const BATCH_MESSAGES = {
   refTwice: (ref: string, at: number) => `Expected each ref once: ${JSON.stringify(ref)} is also at /operations/${at}/ref`,
   unknownRef: "Expected the ref of an item created by an earlier operation of this batch",
   linkRef: "Expected the ref of a collection, not of a link",
-  wrongKind: (kind: Kind) => `Expected the ref of a created ${kind}`,
+  wrongKind: (kind: ItemKind) => `Expected the ref of a created ${kind}`,
   idOrRef: "Expected exactly one of id and ref",
 } as const;
 
@@ -41,36 +40,13 @@ function reRooted(error: AppError, root: string, fallback: string, rename: Recor
 /** notFound is the 404 of an id that is not one of the owner's (unknown, another user's or in the trash alike), at its path. */
 const notFound = (path: string, message: string) => new AppError(404, "NOT_FOUND", "An operation names an item that is not one of yours.", [{ path, message }]);
 
-/** The ids a batch names, by kind: what `since` is checked against. */
+/** The ids a batch names, by kind: what `since` is checked against (the items of an order only through its collection). */
 function namedIds(operations: readonly BatchOperation[]): { links: number[]; collections: number[] } {
   const named = { links: [] as number[], collections: [] as number[] };
-  const target = (given: Target | undefined) => {
-    if (given && "id" in given) named.collections.push(given.id);
-  };
-  for (const operation of operations) {
-    switch (operation.op) {
-      case "createCollection":
-        target(operation.parent);
-        break;
-      case "updateCollection":
-        named.collections.push(operation.id);
-        target(operation.parent);
-        break;
-      case "deleteCollection":
-        named.collections.push(operation.id);
-        break;
-      case "createLink":
-        operation.collections.forEach(target);
-        break;
-      case "updateLink":
-        named.links.push(operation.id);
-        operation.add?.forEach(target);
-        named.collections.push(...(operation.remove ?? []));
-        break;
-      case "order":
-        target(operation.collection);
-        break;
-    }
+  for (const place of operations.flatMap(targetsOf)) {
+    const id = place.role === "item" || place.role === "removed" ? place.id
+      : place.role === "target" && "id" in place.target ? place.target.id : undefined;
+    if (id !== undefined) (place.kind === "link" ? named.links : named.collections).push(id);
   }
   return named;
 }
@@ -82,42 +58,26 @@ function namedIds(operations: readonly BatchOperation[]): { links: number[]; col
  */
 function checkRefs(operations: readonly BatchOperation[]): void {
   const rules = new Rules();
-  const defined = new Map<string, { at: number; kind: Kind }>();
-  const use = (path: string, ref: string, kind: Kind) => {
-    const found = defined.get(ref);
-    if (!found) rules.fail(path, BATCH_MESSAGES.unknownRef);
-    else if (found.kind !== kind) rules.fail(path, kind === "collection" ? BATCH_MESSAGES.linkRef : BATCH_MESSAGES.wrongKind(kind));
-  };
-  const target = (path: string, given: Target | undefined) => {
-    if (given && "ref" in given) use(`${path}/ref`, given.ref, "collection");
-  };
+  const defined = new Map<string, { at: number; kind: ItemKind }>();
   operations.forEach((operation, at) => {
     const root = `/operations/${at}`;
-    switch (operation.op) {
-      case "createCollection":
-      case "updateCollection":
-        target(`${root}/parent`, operation.parent);
-        break;
-      case "createLink":
-        operation.collections.forEach((given, index) => target(`${root}/collections/${index}`, given));
-        break;
-      case "updateLink":
-        operation.add?.forEach((given, index) => target(`${root}/add/${index}`, given));
-        break;
-      case "order":
-        target(`${root}/collection`, operation.collection);
-        operation.order.forEach((item, index) => {
-          if ((item.id === undefined) === (item.ref === undefined)) rules.fail(`${root}/order/${index}`, BATCH_MESSAGES.idOrRef);
-          else if (item.ref !== undefined) use(`${root}/order/${index}/ref`, item.ref, item.kind);
-        });
-        break;
-      case "deleteCollection":
-        break;
+    const places = targetsOf(operation);
+    for (const place of places) {
+      if (place.role !== "target" && place.role !== "ordered") continue;
+      if (place.target === null) rules.fail(`${root}${place.path}`, BATCH_MESSAGES.idOrRef);
+      else if ("ref" in place.target) {
+        const found = defined.get(place.target.ref);
+        const path = `${root}${place.path}/ref`;
+        if (!found) rules.fail(path, BATCH_MESSAGES.unknownRef);
+        else if (found.kind !== place.kind) rules.fail(path, place.kind === "collection" ? BATCH_MESSAGES.linkRef : BATCH_MESSAGES.wrongKind(place.kind));
+      }
     }
-    if (operation.op === "createCollection" || operation.op === "createLink") {
-      const before = defined.get(operation.ref);
-      if (before) rules.fail(`${root}/ref`, BATCH_MESSAGES.refTwice(operation.ref, before.at));
-      else defined.set(operation.ref, { at, kind: operation.op === "createLink" ? "link" : "collection" });
+    // Defined after its own uses: an operation cannot name what it creates.
+    for (const place of places) {
+      if (place.role !== "creates") continue;
+      const before = defined.get(place.ref);
+      if (before) rules.fail(`${root}${place.path}`, BATCH_MESSAGES.refTwice(place.ref, before.at));
+      else defined.set(place.ref, { at, kind: place.kind });
     }
   });
   rules.check();
@@ -131,13 +91,12 @@ function checkRefs(operations: readonly BatchOperation[]): void {
 function checkMemberships(operations: readonly BatchOperation[]): void {
   let named = 0;
   for (const [at, operation] of operations.entries()) {
-    const asked = operation.op === "createLink" ? { field: "collections", count: operation.collections.length }
-      : operation.op === "updateLink" ? { field: "add", count: operation.add?.length ?? 0 } : undefined;
-    if (!asked) continue;
-    named += asked.count;
+    const joined = targetsOf(operation).flatMap((place) => (place.role === "target" && place.joins ? [place.field] : []));
+    if (joined.length === 0) continue;
+    named += joined.length;
     if (named > MEMBERSHIP_LIMITS.perBatch) {
       const rules = new Rules();
-      rules.fail(`/operations/${at}/${asked.field}`, MEMBERSHIP_MESSAGES.perBatch);
+      rules.fail(`/operations/${at}/${joined[0]}`, MEMBERSHIP_MESSAGES.perBatch);
       rules.check();
     }
   }
@@ -159,7 +118,7 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
   checkRefs(operations);
   if (body.since !== undefined && shelf.changes.changedSince(body.since, namedIds(operations))) throw new PreconditionFailed();
 
-  const refs = new Map<string, { kind: Kind; id: number }>();
+  const refs = new Map<string, { kind: ItemKind; id: number }>();
   // The owner's collections an operation named, found, or the batch created: until a deleteCollection, not looked up again.
   const owned = new Set<number>();
   // Each collection's next place, kept from one createLink to the next (any other operation may move places: looked up again after it).
@@ -197,6 +156,10 @@ export function applyBatch(shelf: Shelf, body: BatchBody, now: number): BatchJso
         throw error instanceof AppError ? reRooted(error, root, fallback, rename) : error;
       }
     };
+    // Doing each operation is a shelf call of its own; where operations name items is
+    // contract/batch-targets.ts's, which the checks above (and the extension) read. The lookups here
+    // follow each operation's fields in their order, which decides the path a batch naming several
+    // wrong items is refused at (its own id before its targets).
     switch (operation.op) {
       case "createCollection": {
         const parentId = collectionAt(`${root}/parent`, operation.parent);

@@ -19,6 +19,7 @@ import { browserSide, serverSide, type ServerRead } from "./sides";
 import { loadSync, PROMPT_NAMES, saveSync, stopSync, type SyncStatus, type SyncStore } from "./store";
 import { EMPTY_BASE, ROOT, sideOfBase, type Base, type Key, type Side } from "./tree";
 import type { BatchOperation, Target } from "../../../src/contract/batch";
+import { mapTargets } from "../../../src/contract/batch-targets";
 
 /** The failsafe: a sync deleting more than this share of the synced items (when there are more than FAILSAFE_FROM)… */
 export const FAILSAFE_SHARE = 0.2;
@@ -127,20 +128,7 @@ async function sendBatches(client: Client, operations: readonly BatchOperation[]
   const made = new Map<string, number>();
   const resolve = (target: Target): Target => ("ref" in target && made.has(target.ref) ? { id: made.get(target.ref)! } : target);
   for (let start = 0; start < operations.length; start += BATCH_SIZE) {
-    const chunk = operations.slice(start, start + BATCH_SIZE).map((operation): BatchOperation => {
-      switch (operation.op) {
-        case "createCollection": return { ...operation, parent: resolve(operation.parent) };
-        case "createLink": return { ...operation, collections: operation.collections.map(resolve) };
-        case "updateCollection": return operation.parent ? { ...operation, parent: resolve(operation.parent) } : operation;
-        case "updateLink": return operation.add ? { ...operation, add: operation.add.map(resolve) } : operation;
-        case "order": return {
-          ...operation,
-          collection: resolve(operation.collection),
-          order: operation.order.map((item) => (item.ref !== undefined && made.has(item.ref) ? { kind: item.kind, id: made.get(item.ref)! } : item)),
-        };
-        default: return operation;
-      }
-    });
+    const chunk = operations.slice(start, start + BATCH_SIZE).map((operation) => mapTargets(operation, resolve));
     const body = { ...(start === 0 ? { since } : {}), operations: chunk };
     const key = newKey();
     let answer;

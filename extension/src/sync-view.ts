@@ -4,10 +4,10 @@
  * (`#sync-prompt-message`), the names of up to ten of the items it would delete
  * (`#sync-prompt-names`), how many more (`#sync-prompt-more`), `#sync-apply` and `#sync-put-back`.
  */
-import { byId, say } from "../dom";
-import type { WebExt } from "../webext";
-import { loadSync, type SyncStore } from "./store";
-import { promptWords, statusLine } from "./status";
+import { byId, say } from "./dom";
+import type { WebExt } from "./webext";
+import { loadSync, type SyncStore } from "./sync/store";
+import { promptWords, statusLine } from "./sync-status";
 
 /** showSync fills the status line and the failsafe's question from storage, and wires the question's buttons once. */
 export async function showSync(ext: WebExt): Promise<SyncStore> {

@@ -4,16 +4,16 @@
  * (`#sync-collection`, the tree, or a new one named like the folder), Start syncing, then Sync
  * now, Stop syncing and the status line.
  */
-import { ApiError, createClient } from "../api";
-import { byId, say } from "../dom";
-import { findOtherBookmarks } from "../pins";
-import { loadState } from "../state";
-import { treeLabel, treeRows } from "../tree";
-import type { CollectionJson } from "../../../src/contract/collections";
-import type { WebExt } from "../webext";
-import { folderRows } from "./sides";
-import { stopSync, saveSync } from "./store";
-import { showSync } from "./view";
+import { ApiError, createClient } from "./api";
+import { byId, say } from "./dom";
+import { findOtherBookmarks } from "./pins";
+import { loadState } from "./state";
+import { treeLabel, treeRows } from "./tree";
+import type { CollectionJson } from "../../src/contract/collections";
+import type { WebExt } from "./webext";
+import { folderRows } from "./sync/sides";
+import { stopSync, saveSync } from "./sync/store";
+import { showSync } from "./sync-view";
 
 /** The folder a new sync makes in Other bookmarks. */
 export const SYNC_FOLDER_TITLE = "linkshelf";

@@ -1,6 +1,6 @@
 /** The sync's status in words, the same on the options page and in the popup. */
-import { countOf } from "../words";
-import type { SyncPrompt, SyncStore } from "./store";
+import { countOf } from "./words";
+import type { SyncPrompt, SyncStore } from "./sync/store";
 
 /**
  * statusLine is the sync in one line: when the last successful sync ended and how many items it
