@@ -85,10 +85,11 @@ const IMAGES_PAGE = (other: string) => `<!doctype html><html><head><meta charset
 <style>body { margin: 0 } .column { width: 240px } .column img { max-width: 100%; display: block } .thumb { width: 8px; height: 8px; display: block }</style>
 <script src="/snapshot.js"></script></head><body>
 <div class="column"><img id="big" src="/photo.png" alt=""><img id="cross" src="${other}/photo.png" alt=""><img id="alpha" src="/alpha.png" alt=""></div>
+<img id="dense" srcset="/photo.png 800w" sizes="240px" alt="">
 <img id="small" class="thumb" src="/small.png" alt=""><img id="svg" src="/drawing.svg" style="width: 100px; display: block" alt="">
 </body></html>`;
 /** The pictures of IMAGES_PAGE: where each is shown (CSS pixels) and how large it is (its pixels). */
-const GEOMETRY = `JSON.stringify(Object.fromEntries(["big", "cross", "alpha", "small", "svg"].map((id) => {
+const GEOMETRY = `JSON.stringify(Object.fromEntries(["big", "cross", "alpha", "dense", "small", "svg"].map((id) => {
   const image = document.getElementById(id); const box = image.getBoundingClientRect();
   return [id, { width: box.width, height: box.height, naturalWidth: image.naturalWidth }];
 })))`;
@@ -108,12 +109,13 @@ const bytesOf = (data: string) => Buffer.from(data.slice(data.indexOf(",") + 1),
 /**
  * checkImages holds a copy of IMAGES_PAGE, made at `ratio` device pixels per CSS pixel, to what
  * src/shrink.ts promises: the photos shown at 240 drawn again at 240 × ratio as WebP (another
- * site's too, the transparent one still transparent), the small picture and the SVG byte for byte
- * as they were; and in the copy every picture shown at the size the page showed it.
+ * site's too, the transparent one still transparent, the one its srcset sized), the small picture
+ * and the SVG byte for byte as they were; and in the copy every picture shown at the size the page
+ * showed it.
  */
 function checkImages(copy: string, ratio: number, shown: Geometry, inCopy: Geometry, alpha: number[]): void {
   const source = (id: string) => attributes(copy, `#${id}`)[0]!.src!;
-  for (const [id, original] of [["big", PHOTO], ["cross", PHOTO], ["alpha", ALPHA_PHOTO]] as const) {
+  for (const [id, original] of [["big", PHOTO], ["cross", PHOTO], ["alpha", ALPHA_PHOTO], ["dense", PHOTO]] as const) {
     expect([id, source(id).slice(0, 16)]).toEqual([id, "data:image/webp;"]);
     expect(bytesOf(source(id)).byteLength).toBeLessThan(original.byteLength / 4);
     expect([id, inCopy[id]!.naturalWidth]).toEqual([id, shown[id]!.width * ratio]);
@@ -121,6 +123,8 @@ function checkImages(copy: string, ratio: number, shown: Geometry, inCopy: Geome
   expect(source("small")).toBe(`data:image/png;base64,${SMALL.toString("base64")}`);
   expect(source("svg")).toBe(`data:image/svg+xml;base64,${Buffer.from(DRAWING).toString("base64")}`);
   expect(shown.big).toEqual({ width: 240, height: 180, naturalWidth: 800 });
+  // Sized by its srcset alone (800 pixels for 240): still 240 wide once the srcset is gone.
+  expect(shown.dense).toEqual({ width: 240, height: 180, naturalWidth: 240 });
   for (const id of Object.keys(shown)) expect([id, inCopy[id]!.width, inCopy[id]!.height]).toEqual([id, shown[id]!.width, shown[id]!.height]);
   expect(alpha).toEqual([0, 255]);
 }

@@ -8,7 +8,8 @@
  *   attributes kept. Every `url()` in them (images, fonts) becomes a `data:` URL.
  * - Images: each `<img>` as the image it shows (its `currentSrc`), `<input type=image>`,
  *   `poster` and SVG `<image>` alike, as `data:` URLs; `srcset`, `<source>` and lazy loading go.
- *   An `<img>` shown smaller than it is stored is drawn again at the size it was shown (src/shrink.ts).
+ *   An `<img>` shown smaller than it is stored is drawn again at the size it was shown (src/shrink.ts);
+ *   one its srcset showed at its own size gets that size as its `width`.
  * - Form values: what was typed or chosen is written into the copy (`value`, `checked`, `selected`,
  *   a text area's text).
  * - Removed: scripts, `<noscript>` (the page was shown with scripts), event handler attributes,
@@ -183,6 +184,14 @@ export async function snapshotDocument(document: Document, inline: Inline, fetch
     return url === null ? null : resolved.get(url) ?? null;
   };
 
+  // An image its srcset sizes (a density other than 1) shows at a size its pixels alone would not
+  // give once the srcset is gone: when it is shown at that size, it is written as its width.
+  const densityWidths = new Map<Element, number>();
+  for (const image of Array.from(document.querySelectorAll("img"))) {
+    if (image.hasAttribute("width") || !(image.hasAttribute("srcset") || image.parentElement?.localName === "picture")) continue;
+    if (image.naturalWidth > 0 && image.width === image.naturalWidth) densityWidths.set(image, image.naturalWidth);
+  }
+
   const out: string[] = [];
   const attributesOf = (element: Element): [string, string][] => {
     const tag = tagOf(element);
@@ -231,6 +240,13 @@ export async function snapshotDocument(document: Document, inline: Inline, fetch
         kept.push(["value", input.value]);
       }
     }
+    // An image given by its srcset alone (no src) shows what it showed.
+    if (tag === "img" && !element.hasAttribute("src")) {
+      const data = dataOf(image);
+      if (data) kept.push(["src", data]);
+    }
+    const densityWidth = densityWidths.get(element);
+    if (densityWidth !== undefined) kept.push(["width", String(densityWidth)]);
     if (tag === "option" && (element as HTMLOptionElement).selected) kept.push(["selected", ""]);
     if (tag === "option" && element.getAttribute("value") !== null) kept.push(["value", element.getAttribute("value")!]);
     return kept;
@@ -313,7 +329,7 @@ async function shrinkShownImages(document: Document, base: string, resolved: Map
     needed.set(url, { width: Math.max(before?.width ?? 0, width), height: Math.max(before?.height ?? 0, height) });
   }
   for (const element of Array.from(document.querySelectorAll("input[type=image i], image, [poster]"))) {
-    keep(element.getAttribute("src") ?? element.getAttribute("poster") ?? element.getAttribute("href") ?? element.getAttribute("xlink:href"));
+    for (const name of ["src", "poster", "href", "xlink:href"]) keep(element.getAttribute(name));
   }
   // One at a time: a decoded photo takes tens of megabytes.
   for (const [url, size] of needed) {
