@@ -72,6 +72,9 @@ describe("PUT /api/v1/links/:id/copy", () => {
       expect([encoding, answer.headers.get("content-encoding")]).toEqual([encoding, null]);
       expect(await answer.text()).toBe(PAGE);
     }
+    // A client that sends no Accept-Encoding at all gets the file too.
+    const bare = await env.app.handle(new Request(`http://localhost/api/v1/links/${link.id}/copy`, { headers: { authorization: `Bearer ${alice.token}` } }));
+    expect([bare.status, bare.headers.get("content-encoding"), await bare.text()]).toEqual([200, null, PAGE]);
   });
 
   it("a newer copy replaces the older one, with its date", async () => {
@@ -215,6 +218,17 @@ describe("GET /links/:id/copy", () => {
     expect(served.status).toBe(200);
     expect(await served.text()).toBe(PAGE);
     for (const [name, value] of Object.entries(COPY_HEADERS)) expect([name, served.headers.get(name)]).toEqual([name, value]);
+  });
+
+  it("sends a browser that takes zstd the stored bytes, and any other the file decompressed", async () => {
+    const { env, alice, link } = await world();
+    const stored = env.db.$client.query<{ body: Uint8Array }, [number]>("SELECT body FROM link_copies WHERE link_id = ?").get(link.id)!.body;
+    const ask = (encoding: string) => env.app.handle(new Request(`http://localhost/links/${link.id}/copy`, { headers: { accept: "text/html", cookie: cookieFor(env, alice), "accept-encoding": encoding } }));
+    const zstd = await ask("gzip, deflate, br, zstd");
+    expect([zstd.status, zstd.headers.get("content-encoding")]).toEqual([200, "zstd"]);
+    expect(Buffer.from(await zstd.arrayBuffer()).equals(Buffer.from(stored))).toBe(true);
+    const plain = await ask("gzip, deflate, br");
+    expect([plain.status, plain.headers.get("content-encoding"), await plain.text()]).toEqual([200, null, PAGE]);
   });
 
   it("is a 404 page to anyone else until the PUBLIC collection's owner lets it show copies, and again once it is private", async () => {

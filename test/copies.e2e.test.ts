@@ -3,12 +3,17 @@
  * handlers, `<meta refresh>`, `<base>`, a form posting to this server, SVG with script,
  * `javascript:` URLs, CSS `url(javascript:…)` and loads from elsewhere. None of it runs, the page
  * sends no request to any address (every request Chromium starts is recorded, and a bait server
- * counts what reaches it), and the copy cannot read the server's cookies.
+ * counts what reaches it), and the copy cannot read the server's cookies. A broken link's page
+ * offers its copy, which opens. With LINKSHELF_DOCS_SCREENSHOT=1 that page, desktop and light,
+ * is written to docs/copy-offer.png.
  */
 import { describe, expect, it } from "bun:test";
+import { join } from "node:path";
+import { loadConfig } from "../src/config";
+import { recordCheck } from "../src/shelf/link-checks";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { browserForFile } from "./browser";
+import { browserForFile, keepLocal, VIEWPORTS } from "./browser";
 
 const TIMEOUT_MS = 60_000;
 
@@ -55,6 +60,10 @@ p { font-family: x; }
 
 let owner = { id: 0 };
 let linkId = 0;
+let brokenId = 0;
+const KEPT_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Tide tables for the bay</title>
+<style>body { font: 18px/1.5 Georgia, serif; max-width: 36em; margin: 2em auto }</style></head>
+<body><h1 id="kept-title">Tide tables for the bay</h1><p>High water at 06:12 and 18:40; low water at 12:25.</p></body></html>`;
 
 const e2e = browserForFile({
   setUp: async (server) => {
@@ -63,6 +72,11 @@ const e2e = browserForFile({
     const shelf = new Shelf(server.db, user);
     linkId = shelf.links.create({ name: "Kept", url: "https://kept.example/", favorite: false }, Date.now()).id;
     shelf.copies.save(linkId, new TextEncoder().encode(hostileCopy(server.origin, linkId)), Date.now());
+    // A link kept with its copy, then found gone three times: broken.
+    const day = 86_400_000;
+    brokenId = shelf.links.create({ name: "Tide tables for the bay", url: "https://tides.example/bay", description: "This week's high and low water.", favorite: false }, Date.now() - 30 * day).id;
+    shelf.copies.save(brokenId, new TextEncoder().encode(KEPT_PAGE), Date.now() - 20 * day);
+    for (const days of [9, 5, 1]) recordCheck(server.db, brokenId, { outcome: "gone", status: 404, detail: "HTTP 404" }, Date.now() - days * day, loadConfig({}, {}).linkCheck);
   },
 });
 
@@ -107,6 +121,22 @@ describe.skipIf(!e2e.present)("a hostile page copy in Chromium", () => {
       expect(baitHits).toEqual([]);
       // And the link the form aimed at is still there.
       expect(new Shelf(e2e.server.db, { id: owner.id } as never).links.get(linkId).name).toBe("Kept");
+    } finally {
+      await context.close();
+    }
+  }, TIMEOUT_MS);
+
+  it("a broken link's page offers its copy, which opens", async () => {
+    const context = await e2e.signedInContext(owner, { viewport: VIEWPORTS.desktop, colorScheme: "light" });
+    try {
+      const page = await context.newPage();
+      await keepLocal(page, e2e.server.origin);
+      await page.goto(`${e2e.server.origin}/links/${brokenId}`);
+      const offer = page.locator("#copy-offer a.copy-offer");
+      expect(await offer.textContent()).toMatch(/^Open the copy of [A-Z][a-z]{2} \d{1,2}, \d{4}$/);
+      if (process.env.LINKSHELF_DOCS_SCREENSHOT === "1") await page.screenshot({ path: join(import.meta.dir, "..", "docs", "copy-offer.png") });
+      await Promise.all([page.waitForURL(`${e2e.server.origin}/links/${brokenId}/copy`), offer.click()]);
+      expect(await page.textContent("#kept-title")).toBe("Tide tables for the bay");
     } finally {
       await context.close();
     }

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { launchChromium } from "./browser";
 import { testDir } from "./dirs";
 import { launchFirefox } from "./firefox";
@@ -30,10 +31,109 @@ async function bundle(): Promise<string> {
   return built.outputs[0]!.text();
 }
 
+/**
+ * pngOf encodes a `width`×`height` PNG (8-bit RGBA when `alpha`, else RGB) whose every pixel is
+ * `pixel(x, y)`: the pictures of the tests, made without an image library.
+ */
+function pngOf(width: number, height: number, alpha: boolean, pixel: (x: number, y: number) => [number, number, number, number]): Buffer {
+  const channels = alpha ? 4 : 3;
+  const rows = Buffer.alloc((width * channels + 1) * height);
+  for (let y = 0, at = 0; y < height; y++) {
+    rows[at++] = 0;
+    for (let x = 0; x < width; x++) {
+      const [r, g, b, a] = pixel(x, y);
+      rows[at++] = r;
+      rows[at++] = g;
+      rows[at++] = b;
+      if (alpha) rows[at++] = a;
+    }
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const typed = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(Bun.hash.crc32(typed));
+    return Buffer.concat([length, typed, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, alpha ? 6 : 2, 0, 0, 0], 8);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
+}
+
+/** A photo-like picture: a gradient with a little noise (a fixed seed), which PNG keeps at full size. */
+function photo(width: number, height: number, alpha: boolean): Buffer {
+  let seed = 7;
+  const noise = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24) % 24;
+  return pngOf(width, height, alpha, (x, y) => [
+    (x * 255) / width + noise(), (y * 255) / height + noise(), 128 + noise(),
+    // With alpha: the left half shows what is behind it.
+    alpha && x < width / 2 ? 0 : 255,
+  ]);
+}
+/** Stored at 800×600, shown in a 240-pixel column (here and, with CORS, on the other site); with transparency on its left half. */
+const PHOTO = photo(800, 600, false);
+const ALPHA_PHOTO = photo(800, 600, true);
+/** 32×32 and about 3 KB: shown at 8×8, too small to be worth drawing again. */
+const SMALL = photo(32, 32, false);
+/** An SVG of more than 8 KiB, 2000 wide, shown at 100. */
+const DRAWING = `<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="1000">${Array.from({ length: 300 }, (_, i) => `<circle cx="${(i * 37) % 2000}" cy="${(i * 53) % 1000}" r="${10 + (i % 40)}" fill="#${(i * 2654435).toString(16).slice(-6).padStart(6, "0")}"/>`).join("")}</svg>`;
+
+const IMAGES_PAGE = (other: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Pictures</title>
+<style>body { margin: 0 } .column { width: 240px } .column img { max-width: 100%; display: block } .thumb { width: 8px; height: 8px; display: block }</style>
+<script src="/snapshot.js"></script></head><body>
+<div class="column"><img id="big" src="/photo.png" alt=""><img id="cross" src="${other}/photo.png" alt=""><img id="alpha" src="/alpha.png" alt=""></div>
+<img id="dense" srcset="/photo.png 800w" sizes="240px" alt="">
+<img id="small" class="thumb" src="/small.png" alt=""><img id="svg" src="/drawing.svg" style="width: 100px; display: block" alt="">
+</body></html>`;
+/** The pictures of IMAGES_PAGE: where each is shown (CSS pixels) and how large it is (its pixels). */
+const GEOMETRY = `JSON.stringify(Object.fromEntries(["big", "cross", "alpha", "dense", "small", "svg"].map((id) => {
+  const image = document.getElementById(id); const box = image.getBoundingClientRect();
+  return [id, { width: box.width, height: box.height, naturalWidth: image.naturalWidth }];
+})))`;
+/** The alpha of the copy's #alpha at a quarter and three quarters of its width, halfway down. */
+const ALPHA_PROBE = `(() => { const image = document.getElementById("alpha"); const canvas = document.createElement("canvas");
+  canvas.width = image.naturalWidth; canvas.height = image.naturalHeight; const context = canvas.getContext("2d"); context.drawImage(image, 0, 0);
+  const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+  const at = (x, y) => pixels[(Math.floor(y * canvas.height) * canvas.width + Math.floor(x * canvas.width)) * 4 + 3];
+  return JSON.stringify([at(0.25, 0.5), at(0.75, 0.5)]); })()`;
+type Geometry = Record<string, { width: number; height: number; naturalWidth: number }>;
+/** The copy last made of IMAGES_PAGE, served back at /kept to be looked at. */
+let kept = "";
+
+/** The bytes of a `data:` URL. */
+const bytesOf = (data: string) => Buffer.from(data.slice(data.indexOf(",") + 1), "base64");
+
+/**
+ * checkImages holds a copy of IMAGES_PAGE, made at `ratio` device pixels per CSS pixel, to what
+ * src/shrink.ts promises: the photos shown at 240 drawn again at 240 × ratio as WebP (another
+ * site's too, the transparent one still transparent, the one its srcset sized), the small picture
+ * and the SVG byte for byte as they were; and in the copy every picture shown at the size the page
+ * showed it.
+ */
+function checkImages(copy: string, ratio: number, shown: Geometry, inCopy: Geometry, alpha: number[]): void {
+  const source = (id: string) => attributes(copy, `#${id}`)[0]!.src!;
+  for (const [id, original] of [["big", PHOTO], ["cross", PHOTO], ["alpha", ALPHA_PHOTO], ["dense", PHOTO]] as const) {
+    expect([id, source(id).slice(0, 16)]).toEqual([id, "data:image/webp;"]);
+    expect(bytesOf(source(id)).byteLength).toBeLessThan(original.byteLength / 4);
+    expect([id, inCopy[id]!.naturalWidth]).toEqual([id, shown[id]!.width * ratio]);
+  }
+  expect(source("small")).toBe(`data:image/png;base64,${SMALL.toString("base64")}`);
+  expect(source("svg")).toBe(`data:image/svg+xml;base64,${Buffer.from(DRAWING).toString("base64")}`);
+  expect(shown.big).toEqual({ width: 240, height: 180, naturalWidth: 800 });
+  // Sized by its srcset alone (800 pixels for 240): still 240 wide once the srcset is gone.
+  expect(shown.dense).toEqual({ width: 240, height: 180, naturalWidth: 240 });
+  for (const id of Object.keys(shown)) expect([id, inCopy[id]!.width, inCopy[id]!.height]).toEqual([id, shown[id]!.width, shown[id]!.height]);
+  expect(alpha).toEqual([0, 255]);
+}
+
 let script = "";
 /** Another site: one image it lets any page read, one it does not. */
 const other = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => {
   const path = new URL(request.url).pathname;
+  if (path === "/photo.png") return new Response(PHOTO, { headers: { "Content-Type": "image/png", "Access-Control-Allow-Origin": "*" } });
   return new Response(PNG, { headers: { "Content-Type": "image/png", ...(path === "/cors.png" ? { "Access-Control-Allow-Origin": "*" } : {}) } });
 } });
 const OTHER = `http://127.0.0.1:${other.port}`;
@@ -76,6 +176,12 @@ const site = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => {
   const html = (body: string) => new Response(body, { headers: { "Content-Type": "text/html; charset=utf-8" } });
   if (path === "/page") return html(PAGE);
   if (path === "/big") return html(bigArticle().replace("</head>", `<script src="/snapshot.js"></script></head>`));
+  if (path === "/images") return html(IMAGES_PAGE(OTHER));
+  if (path === "/kept") return html(kept);
+  if (path === "/photo.png") return new Response(PHOTO, { headers: { "Content-Type": "image/png" } });
+  if (path === "/alpha.png") return new Response(ALPHA_PHOTO, { headers: { "Content-Type": "image/png" } });
+  if (path === "/small.png") return new Response(SMALL, { headers: { "Content-Type": "image/png" } });
+  if (path === "/drawing.svg") return new Response(DRAWING, { headers: { "Content-Type": "image/svg+xml" } });
   if (path === "/snapshot.js") return new Response(script, { headers: { "Content-Type": "text/javascript" } });
   if (path === "/style.css") return new Response(`@import url("/imported.css");\nbody { font-family: shelf; background: url(bg.png) }\n@font-face { font-family: shelf; src: url("/font.woff2") format("woff2"); }`, { headers: { "Content-Type": "text/css" } });
   if (path === "/imported.css") return new Response("p { margin: 1px; }", { headers: { "Content-Type": "text/css" } });
@@ -153,6 +259,21 @@ describe.skipIf(!requireProgram(CHROMIUM))("the copy maker in Chromium", () => {
       await browser.close();
     }
   }, TIMEOUT_MS);
+
+  it("draws a picture shown smaller than it is stored again at the size shown × the pixel ratio, and leaves small pictures and SVG as they are", async () => {
+    const browser = await launchChromium();
+    try {
+      // A screen of two device pixels per CSS pixel, as on most laptops sold now.
+      const page = await browser.newPage({ deviceScaleFactor: 2 });
+      await page.goto(`${SITE}/images`);
+      const shown = JSON.parse(await page.evaluate<string>(GEOMETRY)) as Geometry;
+      kept = await page.evaluate<string>("linkshelfSnapshot()");
+      await page.goto(`${SITE}/kept`);
+      checkImages(kept, 2, shown, JSON.parse(await page.evaluate<string>(GEOMETRY)) as Geometry, JSON.parse(await page.evaluate<string>(ALPHA_PROBE)) as number[]);
+    } finally {
+      await browser.close();
+    }
+  }, TIMEOUT_MS);
 });
 
 describe.skipIf(!requireProgram(FIREFOX))("the copy maker in Firefox", () => {
@@ -163,6 +284,21 @@ describe.skipIf(!requireProgram(FIREFOX))("the copy maker in Firefox", () => {
       const tab = await bidi.newTab(`${SITE}/page`);
       await bidi.evaluate(tab, TYPED);
       checkCopy(await bidi.text(tab, "linkshelfSnapshot()"));
+    } finally {
+      await firefox.stop();
+    }
+  }, TIMEOUT_MS);
+
+  it("draws a picture shown smaller than it is stored again at the size shown, and leaves small pictures and SVG as they are", async () => {
+    const firefox = await launchFirefox(join(testDir("snapshot-firefox-images"), "profile"), {});
+    try {
+      const { bidi } = firefox;
+      const tab = await bidi.newTab(`${SITE}/images`);
+      expect(await bidi.text(tab, "String(devicePixelRatio)")).toBe("1");
+      const shown = JSON.parse(await bidi.text(tab, GEOMETRY)) as Geometry;
+      kept = await bidi.text(tab, "linkshelfSnapshot()");
+      const copyTab = await bidi.newTab(`${SITE}/kept`);
+      checkImages(kept, 1, shown, JSON.parse(await bidi.text(copyTab, GEOMETRY)) as Geometry, JSON.parse(await bidi.text(copyTab, ALPHA_PROBE)) as number[]);
     } finally {
       await firefox.stop();
     }

@@ -8,6 +8,8 @@
  *   attributes kept. Every `url()` in them (images, fonts) becomes a `data:` URL.
  * - Images: each `<img>` as the image it shows (its `currentSrc`), `<input type=image>`,
  *   `poster` and SVG `<image>` alike, as `data:` URLs; `srcset`, `<source>` and lazy loading go.
+ *   An `<img>` shown smaller than it is stored is drawn again at the size it was shown (src/shrink.ts);
+ *   one its srcset showed at its own size gets that size as its `width`.
  * - Form values: what was typed or chosen is written into the copy (`value`, `checked`, `selected`,
  *   a text area's text).
  * - Removed: scripts, `<noscript>` (the page was shown with scripts), event handler attributes,
@@ -17,6 +19,8 @@
  * A resource the browser does not let the page read (another site's, without CORS) is left out:
  * the copy is served so that it loads nothing from anywhere, so an address would show nothing.
  */
+
+import { type Needed, shrinkImage } from "./shrink";
 
 /** Reads one resource as a `data:` URL, or null when it cannot be read (or is too large). */
 export type Inline = (url: string) => Promise<string | null>;
@@ -170,6 +174,7 @@ export async function snapshotDocument(document: Document, inline: Inline, fetch
   }
   const resolved = new Map<string, string | null>();
   for (const [url, data] of images) resolved.set(url, await data);
+  await shrinkShownImages(document, base, resolved);
   const styles = new Map<string, string>();
   for (const [style, text] of styled) styles.set(style, await text);
   const dataOf = (raw: string | null | undefined): string | null => {
@@ -178,6 +183,14 @@ export async function snapshotDocument(document: Document, inline: Inline, fetch
     const url = absolute(raw, base);
     return url === null ? null : resolved.get(url) ?? null;
   };
+
+  // An image its srcset sizes (a density other than 1) shows at a size its pixels alone would not
+  // give once the srcset is gone: when it is shown at that size, it is written as its width.
+  const densityWidths = new Map<Element, number>();
+  for (const image of Array.from(document.querySelectorAll("img"))) {
+    if (image.hasAttribute("width") || !(image.hasAttribute("srcset") || image.parentElement?.localName === "picture")) continue;
+    if (image.naturalWidth > 0 && image.width === image.naturalWidth) densityWidths.set(image, image.naturalWidth);
+  }
 
   const out: string[] = [];
   const attributesOf = (element: Element): [string, string][] => {
@@ -227,6 +240,13 @@ export async function snapshotDocument(document: Document, inline: Inline, fetch
         kept.push(["value", input.value]);
       }
     }
+    // An image given by its srcset alone (no src) shows what it showed.
+    if (tag === "img" && !element.hasAttribute("src")) {
+      const data = dataOf(image);
+      if (data) kept.push(["src", data]);
+    }
+    const densityWidth = densityWidths.get(element);
+    if (densityWidth !== undefined) kept.push(["width", String(densityWidth)]);
     if (tag === "option" && (element as HTMLOptionElement).selected) kept.push(["selected", ""]);
     if (tag === "option" && element.getAttribute("value") !== null) kept.push(["value", element.getAttribute("value")!]);
     return kept;
@@ -273,6 +293,49 @@ export async function snapshotDocument(document: Document, inline: Inline, fetch
   out.push(`<!doctype html>\n<!-- Kept by linkshelf from ${source.replace(/--/g, "%2D%2D")} on ${keptAt.toISOString()} -->\n`);
   write(document.documentElement);
   return out.join("");
+}
+
+/**
+ * shrinkShownImages draws again (src/shrink.ts) each `<img>` the page showed smaller than it is
+ * stored: at the largest size any `<img>` of that address was rendered, times the pixel ratio
+ * (at least 1). An address also used where its size is unknown (an image not rendered, one shown
+ * at its own size by `object-fit: none`, a poster, an `<input type=image>`, an SVG `<image>`) is
+ * kept as it is. The copy keeps the page's sizes (attributes and styles), and the new image is
+ * never smaller than what they gave it, so the layout does not move.
+ */
+async function shrinkShownImages(document: Document, base: string, resolved: Map<string, string | null>): Promise<void> {
+  const window = document.defaultView as (Window & typeof globalThis) | null;
+  if (!window) return;
+  const ratio = Math.max(1, window.devicePixelRatio || 1);
+  const needed = new Map<string, Needed | null>();
+  const keep = (raw: string | null | undefined) => {
+    const url = raw && !raw.startsWith("data:") ? absolute(raw, base) : null;
+    if (url !== null) needed.set(url, null);
+  };
+  for (const element of Array.from(document.querySelectorAll("img"))) {
+    const raw = element.currentSrc || element.getAttribute("src");
+    const url = raw && !raw.startsWith("data:") ? absolute(raw, base) : null;
+    if (url === null || needed.get(url) === null) continue;
+    const box = element.getBoundingClientRect();
+    const fit = window.getComputedStyle(element).objectFit;
+    // The rendered size (`width`/`height` of a rendered image), or its box with any transform, whichever is larger.
+    const width = Math.max(element.width, box.width) * ratio;
+    const height = Math.max(element.height, box.height) * ratio;
+    if (!element.complete || element.naturalWidth === 0 || box.width === 0 || box.height === 0 || fit === "none" || fit === "scale-down") {
+      needed.set(url, null);
+      continue;
+    }
+    const before = needed.get(url);
+    needed.set(url, { width: Math.max(before?.width ?? 0, width), height: Math.max(before?.height ?? 0, height) });
+  }
+  for (const element of Array.from(document.querySelectorAll("input[type=image i], image, [poster]"))) {
+    for (const name of ["src", "poster", "href", "xlink:href"]) keep(element.getAttribute(name));
+  }
+  // One at a time: a decoded photo takes tens of megabytes.
+  for (const [url, size] of needed) {
+    const data = resolved.get(url);
+    if (size && data) resolved.set(url, await shrinkImage(window, data, size));
+  }
 }
 
 /** The largest resource a copy inlines: one image or font beyond it is left out. */
