@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
-import { loadConfig } from "../src/config";
+import { loadConfig } from "../src/common/config";
 import { recordCheck } from "../src/shelf/link-checks";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
