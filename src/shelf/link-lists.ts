@@ -256,12 +256,11 @@ export class LinkLists {
 
   /** flaggedIds is the ids of the owner's links marked to read, and of those archived (an import adds only the flags a link lacks). */
   flaggedIds(): { toRead: Set<number>; archived: Set<number> } {
-    const rows = this.owner.db.$client
-      .query<{ id: number; to_read: number; archived: number }, [number]>("SELECT id, to_read, archived FROM links WHERE user_id = ? AND (to_read OR archived)")
-      .all(this.owner.user.id);
+    const rows = this.owner.db.select({ id: links.id, toRead: links.toRead, archived: links.archived }).from(links)
+      .where(and(eq(links.userId, this.owner.user.id), sql`(${links.toRead} OR ${links.archived})`)).all();
     const flagged = { toRead: new Set<number>(), archived: new Set<number>() };
     for (const row of rows) {
-      if (row.to_read) flagged.toRead.add(row.id);
+      if (row.toRead) flagged.toRead.add(row.id);
       if (row.archived) flagged.archived.add(row.id);
     }
     return flagged;
