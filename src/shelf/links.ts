@@ -79,7 +79,7 @@ const NEW_LINK: Kept = { description: "", toRead: false, archived: false };
  * `rules` and gives them as stored: the one place they are written, for every writer of links
  * (checkLink for the API, the pages and a batch; writeImportedLink for an import).
  */
-export function linkFields(rules: Rules, input: Pick<LinkRow, "name" | "description" | "url">): Pick<LinkRow, "name" | "description" | "url"> {
+function linkFields(rules: Rules, input: Pick<LinkRow, "name" | "description" | "url">): Pick<LinkRow, "name" | "description" | "url"> {
   return {
     name: rules.name("/name", input.name, 1, LINK_LIMITS.name),
     description: rules.text("/description", input.description, 0, LINK_LIMITS.description),
