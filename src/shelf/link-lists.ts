@@ -81,6 +81,7 @@ function decodeCursor(cursor: string): Position | undefined {
 /** `%`, `_` and the escape character itself match literally in a LIKE pattern. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
+/** The reads of one owner's links: what `shelf.links` answers without writing (ShelfLinks extends it with the writes). */
 export class LinkLists {
   constructor(protected readonly owner: Owner) {}
 

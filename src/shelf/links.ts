@@ -181,6 +181,7 @@ export function linkSaved(owner: Owner, link: { id: number; url: string }, page?
   owner.afterWrite?.linkSaved(link.id, owner.user.id, link.url, page);
 }
 
+/** `shelf.links`: the reads of LinkLists (src/shelf/link-lists.ts) and the writes of one owner's links. */
 export class ShelfLinks extends LinkLists {
   /**
    * setContent stores the page content of one of the owner's links and re-indexes it; a
