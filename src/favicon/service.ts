@@ -1,4 +1,4 @@
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import pkg from "../../package.json" with { type: "json" };
 import type { Config } from "../common/config";
 import type { Db } from "../db/client";
@@ -111,15 +111,17 @@ export function createFaviconService({ db, config, clock }: FaviconStore, option
   const inFlight = new Map<string, Promise<FaviconImage>>();
   const slots = new Slots(limits.concurrentLookups, limits.queuedLookups, limits.queueMillis);
 
-  const evict = db.$client.prepare<unknown, [number, number, number]>(`
-    DELETE FROM favicon_cache WHERE expires_at <= ?1 OR origin IN (
-      SELECT origin FROM (
-        SELECT origin,
-          count(*) OVER newest AS rows_so_far,
-          sum(coalesce(length(bytes), 0)) OVER newest AS bytes_so_far
-        FROM favicon_cache
-        WINDOW newest AS (ORDER BY fetched_at DESC, origin ROWS UNBOUNDED PRECEDING))
-      WHERE rows_so_far > ?2 OR bytes_so_far > ?3)`);
+  /** evict drops the expired rows and, newest first, every row past the cache's count or bytes (a window function: a `sql` template). */
+  const evict = (tx: Pick<Db, "run">, now: number) =>
+    tx.run(sql`
+      DELETE FROM favicon_cache WHERE expires_at <= ${now} OR origin IN (
+        SELECT origin FROM (
+          SELECT origin,
+            count(*) OVER newest AS rows_so_far,
+            sum(coalesce(length(bytes), 0)) OVER newest AS bytes_so_far
+          FROM favicon_cache
+          WINDOW newest AS (ORDER BY fetched_at DESC, origin ROWS UNBOUNDED PRECEDING))
+        WHERE rows_so_far > ${FAVICON_LIMITS.cacheRows} OR bytes_so_far > ${FAVICON_LIMITS.cacheBytes})`);
 
   const cached = (origin: string, now: number): FaviconCacheRow | undefined =>
     db.select().from(faviconCache).where(and(eq(faviconCache.origin, origin), gt(faviconCache.expiresAt, now))).all()[0];
@@ -136,7 +138,7 @@ export function createFaviconService({ db, config, clock }: FaviconStore, option
     };
     db.transaction((tx) => {
       tx.insert(faviconCache).values(row).onConflictDoUpdate({ target: faviconCache.origin, set: row }).run();
-      evict.run(now, FAVICON_LIMITS.cacheRows, FAVICON_LIMITS.cacheBytes);
+      evict(tx, now);
     });
     return row;
   };

@@ -5,9 +5,9 @@
  * which is always put in one; `settle` moves a user's marks into `changes` before the feed is
  * read or a tombstone forgotten.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { pendingChanges } from "../db/schema";
+import { changeFloors, changes, pendingChanges } from "../db/schema";
 
 /**
  * settle moves a user's pending marks into the feed (one transaction): each marked item's row is
@@ -21,18 +21,19 @@ import { pendingChanges } from "../db/schema";
 export function settle(db: Db, userId: number, limit = -1): number {
   const pending = db.select({ userId: pendingChanges.userId }).from(pendingChanges).where(eq(pendingChanges.userId, userId)).limit(1).get();
   if (!pending) return 0;
-  const sqlite = db.$client;
+  const oldest = sql`SELECT rowid FROM pending_changes WHERE user_id = ${userId} ORDER BY rowid LIMIT ${limit}`;
   return db.transaction(() => {
-    const oldest = "SELECT rowid FROM pending_changes WHERE user_id = ?1 ORDER BY rowid LIMIT ?2";
-    sqlite.query<never, [number, number]>(`DELETE FROM changes WHERE rowid IN (
+    db.run(sql`DELETE FROM changes WHERE rowid IN (
       SELECT c.rowid FROM pending_changes AS p JOIN changes AS c ON c.user_id = p.user_id AND c.kind = p.kind AND c.item_id = p.item_id
-      WHERE p.rowid IN (${oldest}))`).run(userId, limit);
-    const head = sqlite.query<{ head: number }, [number]>("SELECT head FROM change_floors WHERE user_id = ?1").all(userId)[0]?.head ?? 0;
-    const written = sqlite.query<never, [number, number, number]>(`INSERT INTO changes (user_id, seq, kind, item_id)
-      SELECT user_id, ?3 + row_number() OVER (ORDER BY rowid), kind, item_id FROM pending_changes WHERE rowid IN (${oldest})`).run(userId, limit, head).changes;
-    sqlite.query<never, [number, number]>("INSERT INTO change_floors (user_id, seq, head) VALUES (?1, 0, ?2) ON CONFLICT (user_id) DO UPDATE SET head = excluded.head")
-      .run(userId, head + written);
-    sqlite.query<never, [number, number]>(`DELETE FROM pending_changes WHERE rowid IN (${oldest})`).run(userId, limit);
+      WHERE p.rowid IN (${oldest}))`);
+    const head = db.select({ head: changeFloors.head }).from(changeFloors).where(eq(changeFloors.userId, userId)).get()?.head ?? 0;
+    db.run(sql`INSERT INTO changes (user_id, seq, kind, item_id)
+      SELECT user_id, ${head} + row_number() OVER (ORDER BY rowid), kind, item_id FROM pending_changes WHERE rowid IN (${oldest})`);
+    // The places written are the ones after `head`: the last of them is the new head.
+    const last = db.select({ seq: sql<number | null>`max(${changes.seq})` }).from(changes).where(and(eq(changes.userId, userId), gt(changes.seq, head))).get()!.seq;
+    const written = last === null ? 0 : last - head;
+    db.insert(changeFloors).values({ userId, seq: 0, head: head + written }).onConflictDoUpdate({ target: changeFloors.userId, set: { head: head + written } }).run();
+    db.run(sql`DELETE FROM pending_changes WHERE rowid IN (${oldest})`);
     return written;
   }, { behavior: "immediate" });
 }

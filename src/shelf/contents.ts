@@ -58,6 +58,7 @@ function checkContent(input: ContentBody) {
 
 /** ownsLink: is `id` one of the owner's links. */
 function ownsLink({ db, user }: Owner, id: number): boolean {
+  // Raw statement (a measured hot path): a save's own check, see saveContent.
   return db.$client.query<{ id: number }, [number, number]>("SELECT id FROM links WHERE id = ? AND user_id = ?").all(id, user.id).length === 1;
 }
 
@@ -106,6 +107,7 @@ export function readContentSummary(owner: Owner, id: number): ContentSummary | n
  */
 export function saveContent(owner: Owner, id: number, input: ContentBody, source: ContentSource, now: number): ContentSaved {
   const { fields, truncated } = checkContent(input);
+  // Raw statement (a measured hot path): pages are saved in bursts (PUT …/content).
   const sqlite = owner.db.$client;
   const textZstd = packText(fields.text);
   return sqlite.transaction((): ContentSaved => {
@@ -121,6 +123,7 @@ export function saveContent(owner: Owner, id: number, input: ContentBody, source
 }
 
 function storedSource(db: Db, linkId: number): ContentSource | undefined {
+  // Raw statement (a measured hot path): a save's own check, see saveContent.
   return db.$client.query<{ source: ContentSource }, [number]>("SELECT source FROM link_contents WHERE link_id = ?").all(linkId)[0]?.source;
 }
 

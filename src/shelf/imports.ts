@@ -33,9 +33,8 @@ class UndoneWhileWriting extends Conflict {
  * after its last one, nothing else wrote in between.
  */
 function quiet(db: Owner["db"]): string {
-  const { changes } = db.$client.query<{ changes: number }, []>("SELECT total_changes() AS changes").get()!;
-  const { data_version } = db.$client.query<{ data_version: number }, []>("PRAGMA data_version").get()!;
-  return `${changes}/${data_version}`;
+  const { changes, version } = db.all<{ changes: number; version: number }>(sql`SELECT total_changes() AS changes, data_version AS version FROM pragma_data_version`)[0]!;
+  return `${changes}/${version}`;
 }
 
 /** What an import has written in its committed transactions so far. */

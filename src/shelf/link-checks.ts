@@ -4,8 +4,9 @@
  * confirm rule. This is the one module through which the background checker reads links across
  * users; it reads a link's id, owner and URL, and writes only `link_health`.
  */
-import type { Db } from "../db/client";
-import type { LinkHealthRow } from "../db/schema";
+import { and, asc, desc, eq, isNull, lte, or, sql } from "drizzle-orm";
+import { preparedQueries, type Db } from "../db/client";
+import { linkHealth, links, type LinkHealthRow } from "../db/schema";
 import type { HealthCheckJson } from "../contract/link-health";
 import { iso } from "../common/timestamps";
 
@@ -50,16 +51,17 @@ const HOUR = 3_600_000;
  * clicked first, then most recently clicked, then oldest; `skip` (links being checked) left out.
  */
 export function dueLinks(db: Db, now: number, limit: number, skip: readonly number[]): DueLink[] {
-  return db.$client.query<DueLink, [number, string, number]>(`
-    SELECT l.id, l.user_id AS userId, l.url FROM links l LEFT JOIN link_health h ON h.link_id = l.id
-    WHERE (h.link_id IS NULL OR h.next_at <= ?) AND l.id NOT IN (SELECT value FROM json_each(?))
-    ORDER BY l.clicks DESC, l.last_clicked_at IS NULL, l.last_clicked_at DESC, l.id
-    LIMIT ?`).all(now, JSON.stringify(skip), limit);
+  return db.select({ id: links.id, userId: links.userId, url: links.url }).from(links)
+    .leftJoin(linkHealth, eq(linkHealth.linkId, links.id))
+    .where(and(or(isNull(linkHealth.linkId), lte(linkHealth.nextAt, now)), sql`${links.id} NOT IN (SELECT value FROM json_each(${JSON.stringify(skip)}))`))
+    .orderBy(desc(links.clicks), sql`${links.lastClickedAt} IS NULL`, desc(links.lastClickedAt), asc(links.id))
+    .limit(limit)
+    .all();
 }
 
 /** linkCount is how many links the server holds, all users together (the checker paces itself by it). */
 export function linkCount(db: Db): number {
-  return db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM links").get()!.n;
+  return db.select({ n: sql<number>`count(*)` }).from(links).get()!.n;
 }
 
 /**
@@ -67,9 +69,11 @@ export function linkCount(db: Db): number {
  * checked yet outside `skip` (the checker waits no longer than that for new work).
  */
 export function nextDueAt(db: Db, skip: readonly number[]): number | null {
-  return db.$client.query<{ nextAt: number }, [string]>(`
-    SELECT next_at AS nextAt FROM link_health WHERE link_id NOT IN (SELECT value FROM json_each(?))
-    ORDER BY next_at LIMIT 1`).get(JSON.stringify(skip))?.nextAt ?? null;
+  return db.select({ nextAt: linkHealth.nextAt }).from(linkHealth)
+    .where(sql`${linkHealth.linkId} NOT IN (SELECT value FROM json_each(${JSON.stringify(skip)}))`)
+    .orderBy(asc(linkHealth.nextAt))
+    .limit(1)
+    .get()?.nextAt ?? null;
 }
 
 /**
@@ -83,6 +87,26 @@ function nextCheckAfter(rule: CheckRule, failing: boolean): number {
   return Math.min(period, Math.max(HOUR, rule.confirmSpanMs / (rule.confirmFailures - 1)));
 }
 
+/** What recording a check runs, built once per database: the checker records one per link it checks. */
+const checkQueries = preparedQueries((db) => {
+  const value = <Name extends string>(name: Name) => sql.placeholder(name);
+  const stored = {
+    state: value("state"), broken: value("broken"), movedTo: value("movedTo"), failures: value("failures"), failingSince: value("failingSince"),
+    checkedAt: value("checkedAt"), nextAt: value("nextAt"), checks: value("checks"),
+  };
+  return {
+    link: db.select({ id: links.id }).from(links).where(eq(links.id, value("linkId"))).prepare(),
+    before: db.select({ failures: linkHealth.failures, failingSince: linkHealth.failingSince, checks: linkHealth.checks })
+      .from(linkHealth).where(eq(linkHealth.linkId, value("linkId"))).prepare(),
+    // `.all()` when run: bun:sqlite's `.get()` leaves an `… RETURNING` statement un-reset (see clicks.ts).
+    record: db.insert(linkHealth).values({ linkId: value("linkId"), ...stored }).onConflictDoUpdate({
+      target: linkHealth.linkId,
+      // A row there already takes each value the insert was given (`excluded.`): all but `ignored`, the owner's.
+      set: Object.fromEntries(Object.keys(stored).map((key) => [key, sql.raw(`excluded.${linkHealth[key as keyof typeof stored].name}`)])),
+    }).returning().prepare(),
+  };
+});
+
 /**
  * recordCheck stores one check of link `linkId` (any user's: the caller decided whose) and
  * returns the link's health row, or null when the link no longer exists. A failure adds to the
@@ -90,26 +114,19 @@ function nextCheckAfter(rule: CheckRule, failing: boolean): number {
  * once `confirmFailures` failures in a row span at least `confirmSpanMs`.
  */
 export function recordCheck(db: Db, linkId: number, probe: Probe, now: number, rule: CheckRule): LinkHealthRow | null {
-  const sqlite = db.$client;
-  return sqlite.transaction((): LinkHealthRow | null => {
-    if (!sqlite.query("SELECT 1 FROM links WHERE id = ?").get(linkId)) return null;
-    const before = sqlite.query<{ failures: number; failing_since: number | null; checks: string }, [number]>(
-      "SELECT failures, failing_since, checks FROM link_health WHERE link_id = ?").get(linkId);
+  const queries = checkQueries(db);
+  return db.transaction((): LinkHealthRow | null => {
+    if (!queries.link.get({ linkId })) return null;
+    const before = queries.before.get({ linkId });
     const check: HealthCheckJson = { at: iso(now), status: probe.status, outcome: probe.outcome, detail: probe.detail };
     const checks = [check, ...(before ? JSON.parse(before.checks) as HealthCheckJson[] : [])].slice(0, CHECKS_KEPT);
     const failing = isFailure(probe.outcome);
     const failures = failing ? (before?.failures ?? 0) + 1 : 0;
-    const since = failing ? before?.failing_since ?? now : null;
+    const since = failing ? before?.failingSince ?? now : null;
     const broken = failing && failures >= rule.confirmFailures && now - since! >= rule.confirmSpanMs;
-    return sqlite.query<LinkHealthRow, (string | number | null)[]>(`
-      INSERT INTO link_health (link_id, state, broken, moved_to, failures, failing_since, checked_at, next_at, checks)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (link_id) DO UPDATE SET state = excluded.state, broken = excluded.broken, moved_to = excluded.moved_to,
-        failures = excluded.failures, failing_since = excluded.failing_since, checked_at = excluded.checked_at,
-        next_at = excluded.next_at, checks = excluded.checks
-      RETURNING link_id AS linkId, state, broken, moved_to AS movedTo, failures, failing_since AS failingSince,
-        checked_at AS checkedAt, next_at AS nextAt, ignored, checks`)
-      .all(linkId, probe.outcome, broken ? 1 : 0, probe.movedTo ?? null, failures, since, now, now + nextCheckAfter(rule, failing), JSON.stringify(checks))
-      .map((row) => ({ ...row, broken: Boolean(row.broken), ignored: Boolean(row.ignored) }))[0]!;
-  }).immediate();
+    return queries.record.all({
+      linkId, state: probe.outcome, broken: broken ? 1 : 0, movedTo: probe.movedTo ?? null, failures, failingSince: since, checkedAt: now,
+      nextAt: now + nextCheckAfter(rule, failing), checks: JSON.stringify(checks),
+    })[0]!;
+  }, { behavior: "immediate" });
 }

@@ -8,7 +8,7 @@
  * stored (`reading_offers`) and the offer is not shown again. Only collections an import
  * created count (`collections.import_id`), never one the owner made or named so.
  */
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { readingOffers } from "../db/schema";
 import { addFlags } from "./links";
 import type { Owner } from "./scope";
@@ -31,7 +31,7 @@ export class ShelfReadingOffer {
 
   /** answered says whether the owner answered the offer (either way). */
   answered(): boolean {
-    return this.owner.db.$client.query<{ n: number }, [number]>("SELECT count(*) AS n FROM reading_offers WHERE user_id = ?").get(this.owner.user.id)!.n > 0;
+    return this.owner.db.select({ userId: readingOffers.userId }).from(readingOffers).where(eq(readingOffers.userId, this.owner.user.id)).get() !== undefined;
   }
 
   /**

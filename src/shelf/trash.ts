@@ -356,6 +356,7 @@ export class ShelfTrash {
     const restored = db.transaction(() => {
       // A trash row is never updated and its id never given again (AUTOINCREMENT): the row read
       // ahead is the one here if its id still is (comparing its data as well cost ~5 ms at 10,000 links).
+      // Raw statement (a measured hot path): run once per item restored, compiled once.
       const same = db.$client.query<{ id: number }, [number, number, string, number]>("SELECT id FROM trash WHERE id = ? AND user_id = ? AND kind = ? AND item_id = ?");
       const rows = wantedOf(ids).map(([kind, id]): ReadRow => {
         // Read ahead from the very same row: not read nor parsed again.
@@ -412,6 +413,7 @@ export class ShelfTrash {
   /** linksIn is how many links restoring `ids` would bring back, read from their trash rows' counts (their data not read). */
   linksIn(ids: RestoreIds): number {
     const { db, user } = this.owner;
+    // Raw statement (a measured hot path): run once per item of a restore, compiled once.
     const count = db.$client.query<{ links: number }, [number, string, number]>("SELECT links FROM trash WHERE user_id = ? AND kind = ? AND item_id = ?");
     return wantedOf(ids).reduce((sum, [kind, id]) => sum + (count.get(user.id, kind, id)?.links ?? 0), 0);
   }
@@ -443,7 +445,7 @@ export class ShelfTrash {
   private putLinks(list: readonly LinkData[], importIds: Set<number>): void {
     if (list.length === 0) return;
     const { db, user } = this.owner;
-    // One prepared statement, bound row after row: through drizzle, 12 ms per 1,000 links; reading the rows from JSON in SQL, 7.
+    // Raw statement (a measured hot path): one prepared statement, bound row after row: through drizzle, 12 ms per 1,000 links; reading the rows from JSON in SQL, 7.
     const insert = db.$client.query<never, (string | number | null)[]>(`INSERT INTO links (id, user_id, name, description, url, favorite, to_read, archived, clicks, last_clicked_at, created_at, updated_at, import_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     // A link trashed before it had the reading flags has none in its data: false, as the column's default.
