@@ -18,7 +18,7 @@ const manifestOf = (target: string) => JSON.parse(readFileSync(join(out, target,
 
 describe("npm run build:extension", () => {
   it("writes a Chromium and a Firefox package, with their zips holding exactly the same files", () => {
-    const { version } = JSON.parse(readFileSync(join(import.meta.dir, "..", "package.json"), "utf8"));
+    const { version } = JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8"));
     expect(zips).toEqual([join(out, `linkshelf-chromium-${version}.zip`), join(out, `linkshelf-firefox-${version}.zip`)]);
     for (const target of ["chromium", "firefox"]) {
       const files = readdirSync(join(out, target), { recursive: true, withFileTypes: true })

@@ -20,7 +20,7 @@ import { Shelf as UserShelf } from "../../src/shelf/shelf";
 import { chars, createCollection, createLink, createUser, get, inboxOf, makeEnv, put, shelfFor, snapshot, START, type TestEnv, type TestUser } from "../support/helpers";
 import { COLLECTION_LIMITS, IMPORT_CHUNK, TREE_DEPTH } from "../../src/shelf/limits";
 
-const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
+const FIXTURES = join(import.meta.dir, "..", "fixtures", "bookmarks");
 const fixture = (name: string) => decodeBookmarkFile(readFileSync(join(FIXTURES, name)));
 /** The lines Chromium opens its bookmark file with, down to the outermost list's `<DL><p>`: an export must open with them too. */
 const CHROMIUM_HEADER = (() => {

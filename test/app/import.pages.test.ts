@@ -17,7 +17,7 @@ import { Pending } from "../../src/web/pending";
 import { createCollection, createLink, createUser, get, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "../support/helpers";
 import { attributes } from "../support/html";
 
-const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
+const FIXTURES = join(import.meta.dir, "..", "fixtures", "bookmarks");
 const CHROMIUM = readFileSync(join(FIXTURES, "chromium.html"));
 const FIREFOX = readFileSync(join(FIXTURES, "firefox.html"));
 

@@ -23,7 +23,7 @@ import type { AfterWrite } from "../../src/shelf/types";
 import { honestZip, lyingZip } from "../support/zips";
 import { createCollection, createLink, createUser, get, makeEnv, put, shelfFor, snapshot, START, type TestEnv, type TestUser } from "../support/helpers";
 
-const FIXTURES = join(import.meta.dir, "fixtures", "services");
+const FIXTURES = join(import.meta.dir, "..", "fixtures", "services");
 const fixture = (name: string) => new Uint8Array(readFileSync(join(FIXTURES, name)));
 
 /**
@@ -523,7 +523,7 @@ describe("counts, dates and what the file holds beyond linkshelf", () => {
 
   it("lists the attributes of a bookmark file it does not import (Firefox's SHORTCUTURL keywords)", async () => {
     const { env, alice } = await setup();
-    const report = await importBookmarks(shelfFor(env, alice), await readImportFile(new Uint8Array(readFileSync(join(import.meta.dir, "fixtures", "bookmarks", "firefox.html"))), NOW), NOW);
+    const report = await importBookmarks(shelfFor(env, alice), await readImportFile(new Uint8Array(readFileSync(join(import.meta.dir, "..", "fixtures", "bookmarks", "firefox.html"))), NOW), NOW);
     expect(report.unknownFields).toContain("SHORTCUTURL");
   });
 });
@@ -639,7 +639,7 @@ describe("the table of formats", () => {
   it("names every format, in the table's order, in --help, on the import page and in docs/import.md", async () => {
     const names = FORMATS.map((row) => row.name);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`recognised by its content (see docs/import.md): ${names.join(", ")};`);
-    const docs = readFileSync(join(import.meta.dir, "..", "docs", "import.md"), "utf8");
+    const docs = readFileSync(join(import.meta.dir, "..", "..", "docs", "import.md"), "utf8");
     const section = docs.slice(docs.indexOf("## The formats"), docs.indexOf("\n## ", docs.indexOf("## The formats") + 1));
     expect([...section.matchAll(/^### (.+)$/gm)].map((match) => match[1])).toEqual(names);
     const { env, alice } = await setup();

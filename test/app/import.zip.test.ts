@@ -148,7 +148,7 @@ describe("reading a zip within the caps", () => {
   }, 30_000);
 
   it("reads a directory written with zip64 fields (Info-ZIP's `zip -fz`) and imports it", async () => {
-    const zip = new Uint8Array(readFileSync(join(import.meta.dir, "fixtures", "services", "pocket-zip64.zip")));
+    const zip = new Uint8Array(readFileSync(join(import.meta.dir, "..", "fixtures", "services", "pocket-zip64.zip")));
     expect(zipDirectory(zip)).toEqual([{ name: "part_000000.csv", method: 8, encrypted: false, packedSize: 226, declaredSize: 386, headerOffset: 0 }]);
     const document = await readImportFile(zip, NOW);
     expect(document.format).toBe("pocket");
@@ -170,7 +170,7 @@ describe("reading a zip within the caps", () => {
   });
 
   it("answers any damage to a zip (bytes changed, cut short) with a document or a refusal, never another error", async () => {
-    const pocket = new Uint8Array(readFileSync(join(import.meta.dir, "fixtures", "services", "pocket.csv")));
+    const pocket = new Uint8Array(readFileSync(join(import.meta.dir, "..", "fixtures", "services", "pocket.csv")));
     const zips = [zipSync({ "part_000000.csv": pocket, "part_000001.csv": pocket }), zipSync({ "part_000000.csv": pocket }, { level: 0 })];
     const damage = fc.record({
       zip: fc.constantFrom(...zips),

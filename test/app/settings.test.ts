@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { USAGE } from "../../src/cli";
 import { SETTINGS } from "../../src/common/config";
 
-const ROOT = join(import.meta.dir, "..");
+const ROOT = join(import.meta.dir, "..", "..");
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 
 /** The names loadConfig reads from its environment, from config.ts's source. */

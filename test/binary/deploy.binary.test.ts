@@ -11,7 +11,7 @@ import { binaryWorkspace } from "../support/binary";
 import { testDir } from "../support/dirs";
 import { requireProgram, SYSTEMD_ANALYZE } from "../support/programs";
 
-const DEPLOY = join(import.meta.dir, "..", "deploy");
+const DEPLOY = join(import.meta.dir, "..", "..", "deploy");
 const UNIT = readFileSync(join(DEPLOY, "linkshelf.service"), "utf8");
 const INSTALLED_BINARY = "/usr/local/bin/linkshelf";
 

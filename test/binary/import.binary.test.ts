@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaryWorkspace, cleanEnv, queryFile, runBinary, startServer, writeFile, type RunningServer } from "../support/binary";
 
-const FIXTURES = join(import.meta.dir, "fixtures", "bookmarks");
+const FIXTURES = join(import.meta.dir, "..", "fixtures", "bookmarks");
 /** Per-test limit for tests that spawn several processes (argon2 hashing included). */
 const SLOW = 30_000;
 

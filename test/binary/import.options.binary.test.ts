@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { binaryWorkspace, cleanEnv, queryFile, runBinary, startServer, writeFile } from "../support/binary";
 import { lyingZip } from "../support/zips";
 
-const SERVICES = join(import.meta.dir, "fixtures", "services");
-const BOOKMARKS = join(import.meta.dir, "fixtures", "bookmarks");
+const SERVICES = join(import.meta.dir, "..", "fixtures", "services");
+const BOOKMARKS = join(import.meta.dir, "..", "fixtures", "bookmarks");
 /** Per-test limit for tests that spawn several processes (argon2 hashing included). */
 const SLOW = 60_000;
 

@@ -154,7 +154,7 @@ describe.skipIf(!e2e.present)("the all-links view in Chromium", () => {
       await page.getByRole("checkbox", { name: "Select Bach cello suites" }).check();
       await check("all-links");
       if (device === "desktop" && colorScheme === "light" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") {
-        await page.screenshot({ path: join(import.meta.dir, "..", "docs", "all-links.png") });
+        await page.screenshot({ path: join(import.meta.dir, "..", "..", "docs", "all-links.png") });
       }
     });
     expect(checked).toEqual(["all-links-phone-light", "all-links-phone-dark", "all-links-desktop-light", "all-links-desktop-dark"]);

@@ -23,7 +23,7 @@ const PNG_DATA = `data:image/png;base64,${PNG.toString("base64")}`;
 async function bundle(): Promise<string> {
   const dir = testDir("snapshot-bundle");
   const entry = join(dir, "entry.ts");
-  await Bun.write(entry, `import { pageReaders, snapshotDocument } from ${JSON.stringify(join(import.meta.dir, "..", "extension", "src", "snapshot.ts"))};
+  await Bun.write(entry, `import { pageReaders, snapshotDocument } from ${JSON.stringify(join(import.meta.dir, "..", "..", "extension", "src", "snapshot.ts"))};
 (globalThis as Record<string, unknown>).linkshelfSnapshot = () => { const { inline, fetchText } = pageReaders(window); return snapshotDocument(document, inline, fetchText, new Date()); };`);
   const built = await Bun.build({ entrypoints: [entry], target: "browser", format: "iife" });
   if (!built.success) throw new AggregateError(built.logs, "the snapshot module did not bundle");

@@ -18,7 +18,7 @@ import { Shelf } from "../../src/shelf/shelf";
 
 const PASSWORD = "correct horse battery";
 const TIMEOUT_MS = 120_000;
-const FIXTURE = join(import.meta.dir, "fixtures", "bookmarks", "chromium.html");
+const FIXTURE = join(import.meta.dir, "..", "fixtures", "bookmarks", "chromium.html");
 
 const e2e = browserForFile();
 

@@ -45,7 +45,7 @@ describe.skipIf(!e2e.present)("the Link health page in Chromium", () => {
       expect(await page.locator("nav[aria-label=Account] a[href='/health']").textContent()).toBe("Link health 2");
       await check("health");
       if (device === "desktop" && colorScheme === "light" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") {
-        await page.screenshot({ path: join(import.meta.dir, "..", "docs", "health-page.png"), fullPage: true });
+        await page.screenshot({ path: join(import.meta.dir, "..", "..", "docs", "health-page.png"), fullPage: true });
       }
     });
     expect(checked).toHaveLength(4);

@@ -117,7 +117,7 @@ describe.skipIf(!e2e.present)("the search page in Chromium", () => {
         await open(page);
         await check(name);
         if (name === "search" && device === "desktop" && colorScheme === "light" && process.env.LINKSHELF_DOCS_SCREENSHOT === "1") {
-          await page.screenshot({ path: join(import.meta.dir, "..", "docs", "search-page.png") });
+          await page.screenshot({ path: join(import.meta.dir, "..", "..", "docs", "search-page.png") });
         }
       }
     });

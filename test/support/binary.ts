@@ -8,7 +8,7 @@ import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, read
 import { join, relative } from "node:path";
 import { ARTIFACTS, testDir } from "./dirs";
 
-export const REPO_ROOT = join(import.meta.dir, "..");
+export const REPO_ROOT = join(import.meta.dir, "..", "..");
 /** How long any single wait may take before the test fails instead of hanging. */
 const DEADLINE_MS = 15_000;
 

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-const dir = join(import.meta.dir, "fixtures", "pages");
+const dir = join(import.meta.dir, "..", "fixtures", "pages");
 
 export const ARTICLE_HTML = readFileSync(join(dir, "article.html"), "utf8");
 export const CJK_HTML = readFileSync(join(dir, "cjk.html"), "utf8");

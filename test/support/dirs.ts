@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The git-ignored folder for what a test run leaves to be looked at. */
-export const ARTIFACTS = join(import.meta.dir, ".artifacts");
+export const ARTIFACTS = join(import.meta.dir, "..", ".artifacts");
 
 const made = new Set<string>();
 

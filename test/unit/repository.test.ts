@@ -192,8 +192,10 @@ describe("the repository stands alone", () => {
   });
 });
 
-/** The test files, by name; not this one, which spells out the patterns below. */
-const testFiles = () => readdirSync(join(REPO_ROOT, "test")).filter((name) => name.endsWith(".test.ts") && name !== "repository.test.ts");
+/** The test files, by path under test/ (`app/links.api.test.ts`); not this one, which spells out the patterns below. */
+const testFiles = () =>
+  readdirSync(join(REPO_ROOT, "test"), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".test.ts") && !name.startsWith("fixtures/") && name !== "unit/repository.test.ts");
 const testSource = (name: string) => readFileSync(join(REPO_ROOT, "test", name), "utf8");
 
 // A browser or another outside program, through test/support/browser.ts, test/support/firefox.ts and test/support/programs.ts.
@@ -202,7 +204,7 @@ const STARTS_A_PROGRAM = /\blaunch(?:Chromium|Firefox)\(|\b(?:QEMU_AARCH64|PODMA
 const STARTS_SOMETHING = new RegExp([
   STARTS_A_PROGRAM.source,
   /\b(?:builtBinary|binaryWorkspace|runBinary|startServer|createUserWithToken)\(|\bnew WorkspaceServers\(/.source,
-  /\b(?:chromium|firefox)\.launch(?:PersistentContext)?\(|from "(?:\.\/(?:browser|extension\.chromium|extension\.stack|firefox|programs)|playwright-core)"/.source,
+  /\b(?:chromium|firefox)\.launch(?:PersistentContext)?\(|from "(?:\.\.\/support\/(?:browser|extension\.chromium|extension\.stack|firefox|programs)|playwright-core)"/.source,
 ].join("|"));
 const END_TO_END = /\.(?:binary|e2e)\.test\.ts$/;
 
@@ -227,18 +229,21 @@ describe("the suite's two parts", () => {
     expect(starting.length).toBeGreaterThan(25);
     expect(starting.filter((name) => !END_TO_END.test(name))).toEqual([]);
     expect(STARTS_SOMETHING.test("const server = await startServer(binary, options);")).toBe(true);
-    expect(STARTS_SOMETHING.test('import { e2e } from "./browser";')).toBe(true);
+    expect(STARTS_SOMETHING.test('import { e2e } from "../support/browser";')).toBe(true);
     expect(STARTS_SOMETHING.test("const browser = await chromium.launch({ headless: true });")).toBe(true);
     expect(STARTS_SOMETHING.test("await launchFirefox(profile);")).toBe(true);
-    expect(STARTS_SOMETHING.test('import { REPO_ROOT, queryFile } from "./binary";')).toBe(false);
+    expect(STARTS_SOMETHING.test('import { REPO_ROOT, queryFile } from "../support/binary";')).toBe(false);
   });
 
   it("npm test leaves out exactly those names, test:e2e takes them, and CI runs test:all", () => {
     const { scripts } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
-    expect(scripts.test).toBe("bun run test:all --path-ignore-patterns='**/*.e2e.test.ts' --path-ignore-patterns='**/*.binary.test.ts'");
-    expect(scripts["test:e2e"]).toBe("bun run test:all .e2e.test.ts .binary.test.ts");
-    expect(scripts["test:all"]).toStartWith("bun test ");
+    expect(scripts.test).toBe("bun run test:run ./test/unit ./test/app");
+    expect(scripts["test:e2e"]).toBe("bun run test:run ./test/binary ./test/e2e ./test/slow");
+    expect(scripts["test:all"]).toBe("bun run test:run");
+    expect(scripts["test:run"]).toStartWith("bun test ");
     expect(readFileSync(join(REPO_ROOT, ".ci", "run"), "utf8")).toContain("\nnpm run test:all 2>&1 | tee");
     expect(testFiles().filter((name) => !END_TO_END.test(name) && (name.includes(".e2e.") || name.includes(".binary.")))).toEqual([]);
+    // npm test takes its tiers by folder: the names above live in binary/ and e2e/, and only they do.
+    expect(testFiles().filter((name) => END_TO_END.test(name) !== /^(?:binary|e2e)\//.test(name))).toEqual([]);
   });
 });
