@@ -7,7 +7,6 @@
 import { describe, expect, it, spyOn } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSession } from "../../src/auth/sessions";
 import { MAX_FORM_BYTES } from "../../src/request/form-body";
 import * as netscape from "../../src/bookmarks/netscape";
 import { importBookmarks } from "../../src/bookmarks/plan";
@@ -16,36 +15,13 @@ import { MAX_IMPORT_FILE_BYTES, MAX_WAITING } from "../../src/web/imports";
 import { Pending } from "../../src/web/pending";
 import { createCollection, createLink, createUser, get, makeEnv, shelfFor, snapshot, START, type TestEnv, type TestUser } from "../support/helpers";
 import { attributes } from "../support/html";
+import { bigFile, cookieFor, send, texts, twoUsers, upload, type PageResponse } from "../support/import.fixtures";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "bookmarks");
 const CHROMIUM = readFileSync(join(FIXTURES, "chromium.html"));
 const FIREFOX = readFileSync(join(FIXTURES, "firefox.html"));
 
-interface PageResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-}
-
-const cookieFor = (env: TestEnv, as: TestUser) => `linkshelf_session=${createSession(env.db, as.user.id, env.clock.now).id}`;
-
-async function send(env: TestEnv, path: string, init: RequestInit & { cookie?: string; origin?: string | null } = {}): Promise<PageResponse> {
-  const headers = new Headers(init.headers);
-  headers.set("accept", "text/html");
-  if (init.cookie) headers.set("cookie", init.cookie);
-  if (init.method === "POST" && init.origin !== null) headers.set("origin", init.origin ?? "http://localhost");
-  const response = await env.app.handle(new Request(`http://localhost${path}`, { ...init, headers }));
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
-
 const open = (env: TestEnv, path: string, cookie?: string) => send(env, path, { cookie });
-
-/** upload sends a file as the page's form does (multipart, field `file`). */
-function upload(env: TestEnv, bytes: Uint8Array | string, cookie?: string, options: { name?: string; origin?: string | null } = {}) {
-  const form = new FormData();
-  form.append("file", new File([bytes], options.name ?? "bookmarks.html", { type: "text/html" }));
-  return send(env, "/import", { method: "POST", body: form, cookie, origin: options.origin });
-}
 
 /** confirm / cancel post the preview's buttons (empty forms). */
 const confirm = (env: TestEnv, key: string, cookie?: string, origin?: string | null) =>
@@ -61,30 +37,7 @@ function keyOf(response: PageResponse): string {
   return match![1]!;
 }
 
-const decode = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[name]!);
-
-/** texts collects the decoded text of every element matching a selector. */
-function texts(page: string, selector: string): string[] {
-  const found: string[] = [];
-  new HTMLRewriter().on(selector, {
-    element: (element) => {
-      found.push("");
-      const index = found.length - 1;
-      element.onEndTag(() => void (found[index] = decode(found[index]!).replace(/\s+/g, " ").trim()));
-    },
-    text: (chunk) => void (found[found.length - 1] += chunk.text),
-  }).transform(page);
-  return found;
-}
-
 const linkCount = (env: TestEnv) => (env.db.$client.query("SELECT count(*) AS n FROM links").get() as { n: number }).n;
-
-async function twoUsers() {
-  const env = makeEnv();
-  const alice = await createUser(env, { name: "Alice" });
-  const bob = await createUser(env, { name: "Bob" });
-  return { env, alice, bob, aliceCookie: cookieFor(env, alice), bobCookie: cookieFor(env, bob) };
-}
 
 describe("the session guard", () => {
   it("sends the import, preview and export pages to the sign-in form", async () => {
@@ -419,15 +372,6 @@ describe("limits on what one file holds", () => {
     expect(snapshot(env)).toBe(before);
   });
 
-  it("refuses a file of more than 100,000 bookmarks, storing nothing", async () => {
-    const { env, aliceCookie } = await twoUsers();
-    const before = snapshot(env);
-    const refused = await upload(env, bigFile(100_001), aliceCookie);
-    expect(refused.status).toBe(422);
-    expect(texts(refused.text, "#file-error")).toEqual(["The file holds more than 100,000 bookmarks, the most linkshelf imports from one file. Split it into smaller files. Nothing was stored."]);
-    expect(snapshot(env)).toBe(before);
-  }, 30_000);
-
   it("imports on confirmation what the preview read, without decoding or reading the file again", async () => {
     const { env, alice, aliceCookie } = await twoUsers();
     const decoded = spyOn(netscape, "decodeBookmarkFile");
@@ -443,18 +387,6 @@ describe("limits on what one file holds", () => {
     }
   });
 });
-
-/** bigFile is a bookmarks file of `entries` links in 10 folders. */
-function bigFile(entries: number): string {
-  const lines = ["<!DOCTYPE NETSCAPE-Bookmark-file-1>", "<META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=UTF-8\">", "<DL><p>"];
-  for (let folder = 0; folder < 10; folder++) {
-    lines.push(`<DT><H3>Folder ${folder}</H3>`, "<DL><p>");
-    for (let i = folder; i < entries; i += 10) lines.push(`<DT><A HREF="https://site${i}.example/page" ADD_DATE="1700000000">Page number ${i}</A>`);
-    lines.push("</DL><p>");
-  }
-  lines.push("</DL><p>");
-  return lines.join("\n");
-}
 
 describe("size limits", () => {
   it("takes a file far larger than a page form may be", async () => {
