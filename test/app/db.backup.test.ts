@@ -4,7 +4,7 @@
  * its own, so a change cursor of the database it was copied from is refused by a server on the
  * copy (410 HISTORY_REPLACED), never read as "no changes"; a restore hands out new ids above
  * every id the database it replaces issued. The CLI and the server around them are in
- * ops.binary.test.ts.
+ * test/binary/operations.data.binary.test.ts.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "bun:test";

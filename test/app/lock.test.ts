@@ -1,7 +1,7 @@
 /**
  * The data directory's lock file (src/db/lock.ts), in-process: who may take it over. The
  * binary's side (a second `serve`, `restore` while serving, a killed server's lock) is in
- * ops.binary.test.ts.
+ * test/binary/operations.data.binary.test.ts.
  */
 import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
