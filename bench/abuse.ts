@@ -15,7 +15,7 @@
 import { join } from "node:path";
 import { cli, compile, median, NO_REFUSAL_RATE_LIMIT, peakRssMiB, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
 import { ZIP_LIMITS } from "../src/bookmarks/zip";
-import { honestZip, lyingZip, zipAtTheCaps } from "../test/zips";
+import { honestZip, lyingZip, zipAtTheCaps } from "../test/support/zips";
 
 const EMAIL = "bench@example.test";
 const PASSWORD = "bench password";

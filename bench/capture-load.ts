@@ -10,7 +10,7 @@
  * server's peak RSS. About 45 s.
  */
 import { join } from "node:path";
-import { bigPage } from "../test/capture.fixtures";
+import { bigPage } from "../test/support/capture.fixtures";
 import { alternatingRounds, apiPoster, peakRssMiB, publicRedirect, roundsLine } from "./background-load";
 import { compile, createBenchUser, GENERATOR, NO_REFUSAL_RATE_LIMIT, pinned, ROOT, rssMiB, serveCommand, start, stop, tempDir } from "./lib";
 

@@ -7,7 +7,7 @@
  */
 import { extractWithReadability } from "./capture-readability";
 import { extractReadable } from "../src/capture/extract";
-import { ARTICLE_DROPS, ARTICLE_HTML, ARTICLE_KEEPS, bigPage, CJK_HTML, latin1Page } from "../test/capture.fixtures";
+import { ARTICLE_DROPS, ARTICLE_HTML, ARTICLE_KEEPS, bigPage, CJK_HTML, latin1Page } from "../test/support/capture.fixtures";
 import { readFileSync, writeFileSync } from "node:fs";
 import { median } from "./lib";
 

@@ -23,8 +23,8 @@ import { deferIndexingMany, indexPendingLinks } from "../src/fulltext/index-text
 import { packCopy } from "../src/shelf/copies";
 import { Shelf } from "../src/shelf/shelf";
 import { createUser } from "../src/users/service";
-import { grantLoopback, launchWithExtension, type ChromeApi } from "../test/extension.chromium";
-import { CHROMIUM } from "../test/programs";
+import { grantLoopback, launchWithExtension, type ChromeApi } from "../test/support/extension.chromium";
+import { CHROMIUM } from "../test/support/programs";
 import { compile, createBenchUser, median, NO_REFUSAL_RATE_LIMIT, ROOT, rssMiB, serveCommand, start, stop, tempDir, timeGet } from "./lib";
 
 declare const chrome: ChromeApi;

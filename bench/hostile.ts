@@ -14,7 +14,7 @@
  * the peak before each case is printed too. Nothing outside 127.0.0.1 is contacted.
  */
 import { readFileSync, rmSync } from "node:fs";
-import { binaryWorkspace, cleanEnv, createUserWithToken, startServer, type RunningServer } from "../test/binary";
+import { binaryWorkspace, cleanEnv, createUserWithToken, startServer, type RunningServer } from "../test/support/binary";
 
 const MiB = 1024 * 1024;
 const only = process.argv[2];

@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { NO_OUTBOUND } from "../test/binary";
-import { testDir } from "../test/dirs";
+import { NO_OUTBOUND } from "../test/support/binary";
+import { testDir } from "../test/support/dirs";
 
 export const ROOT = join(import.meta.dir, "..");
 

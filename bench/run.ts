@@ -22,7 +22,7 @@ import { benchImportServices, withinBudget } from "./import-services";
 import { abuseRows, benchAbuse } from "./abuse";
 import { benchTree } from "./tree";
 import { benchCopies } from "./copies";
-import { CHROMIUM } from "../test/programs";
+import { CHROMIUM } from "../test/support/programs";
 
 const began = performance.now();
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", loadAverageAtStart: loadavg()[0]!, bun: Bun.version };

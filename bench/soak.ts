@@ -18,7 +18,7 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { cli, compile, median, ROOT, rssMiB, serveCommand, tempDir } from "./lib";
-import { NO_OUTBOUND } from "../test/binary";
+import { NO_OUTBOUND } from "../test/support/binary";
 
 /**
  * The limiter stays on, with windows longer than the run and a limit no key reaches: every

@@ -30,7 +30,7 @@ import { passwords } from "../src/common/passwords";
 import { loadConfig } from "../src/common/config";
 import { closeDatabase, openDatabase } from "../src/db/client";
 import type { CollectionCreatedJson, CollectionListJson } from "../src/contract/collections";
-import { grantLoopback, launchWithExtension, type ChromeApi, type LaunchedExtension } from "../test/extension.chromium";
+import { grantLoopback, launchWithExtension, type ChromeApi, type LaunchedExtension } from "../test/support/extension.chromium";
 import { cli, compile, createBenchUser, indexCatchUp, median, NO_REFUSAL_RATE_LIMIT, peakRssMiB, ROOT, serveCommand, start, stop, tempDir } from "./lib";
 
 declare const chrome: ChromeApi & { bookmarks: { search(query: { url: string }): Promise<BookmarkNode[]> } };

@@ -7,7 +7,7 @@
  * a collection, so this marks new links too (drizzle/0013 dropped the insert triggers, which cost
  * an import ~3 µs a row). Taking a link out of a collection is still marked by a trigger
  * (`changes_membership_delete`): foreign-key cascades do it too, which no code sees. No other
- * file inserts into `link_collections` (test/memberships.test.ts checks the sources).
+ * file inserts into `link_collections` (test/unit/memberships.source.test.ts checks the sources).
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
