@@ -148,53 +148,38 @@ async function wire(url: string, headers: Record<string, string>): Promise<{ enc
   return { encoding: response.headers.get("content-encoding"), bytes: new Uint8Array(await response.arrayBuffer()) };
 }
 
-/** benchManyCopies: the home page, a search and POST /api/v1/links, in-process, on 10,000 links without and then with a copy each. */
-async function benchManyCopies(links = 10_000, samples = 40): Promise<CopiesFigure["many"]> {
-  const path = join(tempDir("many-copies"), "linkshelf.db");
-  const db = openDatabase(path);
-  try {
-    const user = await createUser(db, { email: "bench@example.test", name: "Bench", password: "bench password" }, Date.now());
-    const shelf = new Shelf(db, user);
-    const { token } = shelf.tokens.create("bench", Date.now());
-    const inbox = db.$client.query<{ id: number }, [number]>("SELECT id FROM collections WHERE user_id = ? AND is_default = 1").get(user.id)!.id;
-    const start = Date.parse("2026-01-01T00:00:00.000Z");
-    db.$client.transaction(() => {
-      const addLink = db.$client.prepare("INSERT INTO links (user_id, name, description, url, favorite, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?) RETURNING id");
-      const addMembership = db.$client.prepare("INSERT INTO link_collections (link_id, collection_id, position) VALUES (?, ?, ?)");
-      for (let i = 0; i < links; i++) {
-        const row = addLink.get(user.id, `Article ${i}: notes on tides`, `Link ${i} about the shore.`, `https://example.com/articles/${i}`, start + i * 60_000, start + i * 60_000) as { id: number };
-        addMembership.run(row.id, inbox, i);
-      }
-    })();
-    // Indexed for search as the server's indexer would.
-    deferIndexingMany(db, db.$client.query<{ id: number }, [number]>("SELECT id FROM links WHERE user_id = ?").all(user.id).map((row) => row.id));
-    indexPendingLinks(db);
-    const app = createApp({ db, config: loadConfig({}, { LINKSHELF_RATE_LIMIT: "off", LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" }), clock: Date.now });
-    const cookie = `linkshelf_session=${createSession(db, user.id, Date.now()).id}`;
-    const auth = { Authorization: `Bearer ${token}` };
-    const timed = async (request: () => Request): Promise<number> => {
-      const runs: number[] = [];
-      for (let i = 0; i < samples + 5; i++) {
-        const began = performance.now();
-        const response = await app.handle(request());
-        await response.arrayBuffer();
-        if (response.status >= 300) throw new Error(`${response.status}`);
-        if (i >= 5) runs.push(performance.now() - began);
-      }
-      return median(runs);
-    };
-    let n = 0;
-    const measure = async () => ({
-      home: await timed(() => new Request("http://localhost/", { headers: { cookie, accept: "text/html" } })),
-      search: await timed(() => new Request("http://localhost/api/v1/search?q=%22link+4242%22", { headers: auth })),
-      create: await timed(() => new Request("http://localhost/api/v1/links", {
-        method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ name: `New ${n++}`, url: "https://new.example/", favorite: false }),
-      })),
-    });
-    // Twice without: the first warms the code up.
-    await measure();
-    const without = await measure();
-    // A copy for each of the 10,000 links: about 20 KB of page each, stored compressed.
+/** One of the two shelves the 10,000-copies figures compare: the app, and how to ask it as its user. */
+interface BenchShelf {
+  app: ReturnType<typeof createApp>;
+  cookie: string;
+  auth: Record<string, string>;
+  copies: number;
+  close(): void;
+}
+
+/**
+ * shelfOf builds a shelf of `links` links in the Inbox, indexed for search as the server's
+ * indexer would, and, when `withCopies`, a copy of each (about 20 KB of page, stored compressed);
+ * the WAL checkpointed, so both shelves start from the same state of the file.
+ */
+async function shelfOf(links: number, withCopies: boolean): Promise<BenchShelf> {
+  const db = openDatabase(join(tempDir("many-copies"), "linkshelf.db"));
+  const user = await createUser(db, { email: "bench@example.test", name: "Bench", password: "bench password" }, Date.now());
+  const shelf = new Shelf(db, user);
+  const { token } = shelf.tokens.create("bench", Date.now());
+  const inbox = db.$client.query<{ id: number }, [number]>("SELECT id FROM collections WHERE user_id = ? AND is_default = 1").get(user.id)!.id;
+  const start = Date.parse("2026-01-01T00:00:00.000Z");
+  db.$client.transaction(() => {
+    const addLink = db.$client.prepare("INSERT INTO links (user_id, name, description, url, favorite, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?) RETURNING id");
+    const addMembership = db.$client.prepare("INSERT INTO link_collections (link_id, collection_id, position) VALUES (?, ?, ?)");
+    for (let i = 0; i < links; i++) {
+      const row = addLink.get(user.id, `Article ${i}: notes on tides`, `Link ${i} about the shore.`, `https://example.com/articles/${i}`, start + i * 60_000, start + i * 60_000) as { id: number };
+      addMembership.run(row.id, inbox, i);
+    }
+  })();
+  deferIndexingMany(db, db.$client.query<{ id: number }, [number]>("SELECT id FROM links WHERE user_id = ?").all(user.id).map((row) => row.id));
+  indexPendingLinks(db);
+  if (withCopies) {
     const page = new TextEncoder().encode(pageOf(20_000, 0));
     db.$client.transaction(() => {
       const add = db.$client.prepare("INSERT INTO link_copies (link_id, user_id, bytes, stored_bytes, saved_at, body) VALUES (?, ?, ?, ?, ?, ?)");
@@ -203,16 +188,63 @@ async function benchManyCopies(links = 10_000, samples = 40): Promise<CopiesFigu
         add.run(id, user.id, page.byteLength, body.byteLength, Date.now(), body);
       }
     })();
-    const withCopies = await measure();
-    const copies = db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM link_copies").get()!.n;
-    const figure = (name: string, a: number, b: number) => ({ name, withoutMs: a, withMs: b, change: b / a - 1 });
+  }
+  db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  const app = createApp({ db, config: loadConfig({}, { LINKSHELF_RATE_LIMIT: "off", LINKSHELF_FETCH_CONTENT: "off", LINKSHELF_LINK_CHECK: "off" }), clock: Date.now });
+  const copies = db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM link_copies").get()!.n;
+  return { app, cookie: `linkshelf_session=${createSession(db, user.id, Date.now()).id}`, auth: { Authorization: `Bearer ${token}` }, copies, close: () => closeDatabase(db) };
+}
+
+/**
+ * benchManyCopies: the home page, a search and POST /api/v1/links, in-process, on two shelves of
+ * 10,000 links built alike, one without copies and one with a copy of each link. The two are asked
+ * in turn, request after request (after 5 of each to warm up), so that whatever the machine or
+ * the runtime does meanwhile falls on both alike; server time, medians.
+ */
+async function benchManyCopies(links = 10_000, samples = 60): Promise<CopiesFigure["many"]> {
+  const bare = await shelfOf(links, false);
+  const kept = await shelfOf(links, true);
+  try {
+    let n = 0;
+    const requests = {
+      home: (shelf: BenchShelf) => new Request("http://localhost/", { headers: { cookie: shelf.cookie, accept: "text/html" } }),
+      search: (shelf: BenchShelf) => new Request("http://localhost/api/v1/search?q=%22link+4242%22", { headers: shelf.auth }),
+      create: (shelf: BenchShelf) => new Request("http://localhost/api/v1/links", {
+        method: "POST", headers: { ...shelf.auth, "Content-Type": "application/json" }, body: JSON.stringify({ name: `New ${n++}`, url: "https://new.example/", favorite: false }),
+      }),
+    };
+    const once = async (shelf: BenchShelf, request: (shelf: BenchShelf) => Request): Promise<number> => {
+      const began = performance.now();
+      const response = await shelf.app.handle(request(shelf));
+      await response.arrayBuffer();
+      if (response.status >= 300) throw new Error(`${response.status}`);
+      return performance.now() - began;
+    };
+    const compare = async (request: (shelf: BenchShelf) => Request) => {
+      const without: number[] = [];
+      const withCopies: number[] = [];
+      for (let i = 0; i < samples + 5; i++) {
+        const a = await once(bare, request);
+        const b = await once(kept, request);
+        if (i >= 5) {
+          without.push(a);
+          withCopies.push(b);
+        }
+      }
+      return { withoutMs: median(without), withMs: median(withCopies) };
+    };
+    const figure = async (name: string, request: (shelf: BenchShelf) => Request) => {
+      const { withoutMs, withMs } = await compare(request);
+      return { name, withoutMs, withMs, change: withMs / withoutMs - 1 };
+    };
     return {
-      copies, links,
-      figures: [figure("home page", without.home, withCopies.home), figure("search", without.search, withCopies.search), figure("POST /api/v1/links", without.create, withCopies.create)],
+      copies: kept.copies, links,
+      figures: [await figure("home page", requests.home), await figure("search", requests.search), await figure("POST /api/v1/links", requests.create)],
       target: 0.1,
     };
   } finally {
-    closeDatabase(db);
+    bare.close();
+    kept.close();
   }
 }
 
