@@ -215,7 +215,7 @@ describe("link forms", () => {
     },
   ];
   for (const target of ["add", "edit"] as const) {
-    // A new link left without a name, at a valid URL, is named after its address (test/app/addlink.pages.test.ts).
+    // A new link left without a name, at a valid URL, is named after its address (test/app/links.new.pages.test.ts).
     for (const refusal of refusals.filter((one) => target === "edit" || one.name !== "an empty name")) {
       it(`${target}: refuses ${refusal.name} with the API's messages beside the fields, keeps what was typed, changes nothing`, async () => {
         const w = await world();
