@@ -42,6 +42,9 @@ export const packCopy = (html: Uint8Array): Buffer => Bun.zstdCompressSync(html,
 /** copyHtml is the HTML file of a stored copy. */
 export const copyHtml = (copy: StoredCopy): Uint8Array => Bun.zstdDecompressSync(copy.zstd);
 
+/** copyHtmlOffThread is copyHtml decompressed on Bun's thread pool, for a request that must not hold the server. */
+export const copyHtmlOffThread = (copy: StoredCopy): Promise<Uint8Array> => Bun.zstdDecompress(copy.zstd);
+
 /** The message of a copy over COPY_LIMITS. */
 export const COPY_TOO_LARGE = `A page copy may be at most ${formatBytes(COPY_LIMITS.bytes)} before compression: nothing was stored.`;
 
