@@ -34,8 +34,8 @@ function parseData(data: string): { type: string; bytes: Uint8Array<ArrayBuffer>
   return { type: match[1]!.toLowerCase(), bytes };
 }
 
-/** dataUrlOf reads a Blob as a `data:` URL. */
-function dataUrlOf(window: Window & typeof globalThis, blob: Blob): Promise<string | null> {
+/** dataUrlOf reads a Blob as a `data:` URL (null when the browser cannot read it). */
+export function dataUrlOf(window: Window & typeof globalThis, blob: Blob): Promise<string | null> {
   return new Promise((resolve) => {
     const reader = new window.FileReader();
     reader.onload = () => resolve(typeof reader.result === "string" ? reader.result : null);

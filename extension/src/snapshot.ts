@@ -20,7 +20,7 @@
  * the copy is served so that it loads nothing from anywhere, so an address would show nothing.
  */
 
-import { type Needed, shrinkImage } from "./shrink";
+import { dataUrlOf, type Needed, shrinkImage } from "./shrink";
 
 /** Reads one resource as a `data:` URL, or null when it cannot be read (or is too large). */
 export type Inline = (url: string) => Promise<string | null>;
@@ -308,13 +308,14 @@ async function shrinkShownImages(document: Document, base: string, resolved: Map
   if (!window) return;
   const ratio = Math.max(1, window.devicePixelRatio || 1);
   const needed = new Map<string, Needed | null>();
+  /** The address an image was read from, as the copy maker keyed it; null for a `data:` URL or none. */
+  const urlOf = (raw: string | null | undefined) => (raw && !raw.startsWith("data:") ? absolute(raw, base) : null);
   const keep = (raw: string | null | undefined) => {
-    const url = raw && !raw.startsWith("data:") ? absolute(raw, base) : null;
+    const url = urlOf(raw);
     if (url !== null) needed.set(url, null);
   };
   for (const element of Array.from(document.querySelectorAll("img"))) {
-    const raw = element.currentSrc || element.getAttribute("src");
-    const url = raw && !raw.startsWith("data:") ? absolute(raw, base) : null;
+    const url = urlOf(element.currentSrc || element.getAttribute("src"));
     if (url === null || needed.get(url) === null) continue;
     const box = element.getBoundingClientRect();
     const fit = window.getComputedStyle(element).objectFit;
@@ -363,12 +364,7 @@ export function pageReaders(window: Window & typeof globalThis): { inline: Inlin
   const inline: Inline = (url) => {
     let data = cache.get(url);
     if (!data) {
-      data = get(url).then((blob) => blob && new Promise<string | null>((resolve) => {
-        const reader = new window.FileReader();
-        reader.onload = () => resolve(typeof reader.result === "string" ? reader.result : null);
-        reader.onerror = () => resolve(null);
-        reader.readAsDataURL(blob);
-      }));
+      data = get(url).then((blob) => blob && dataUrlOf(window, blob));
       cache.set(url, data);
     }
     return data;

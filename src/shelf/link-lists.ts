@@ -28,7 +28,7 @@ export const NO_COPY: CopyColumns = { copySavedAt: null, copyBytes: null };
 function copiesOf(owner: Owner, ids: readonly number[]): Map<number, CopyColumns> {
   if (ids.length === 0) return new Map();
   return new Map(owner.db.select({ id: linkCopies.linkId, copySavedAt: linkCopies.savedAt, copyBytes: linkCopies.bytes }).from(linkCopies)
-    .where(sql`${linkCopies.linkId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`).all()
+    .where(sql`${linkCopies.linkId} IN ${listed(ids)}`).all()
     .map(({ id, ...copy }) => [id, copy]));
 }
 

@@ -241,7 +241,7 @@ export class ShelfLinks extends LinkLists {
       const { collectionIds, ...fields } = checkLink(this.owner, input, before);
       db.update(links).set({ ...fields, updatedAt: now }).where(eq(links.id, id)).run();
       const kept = new Set(db.select({ id: linkCollections.collectionId }).from(linkCollections).where(eq(linkCollections.linkId, id)).all().map((row) => row.id));
-      db.delete(linkCollections).where(and(eq(linkCollections.linkId, id), sql`${linkCollections.collectionId} NOT IN (SELECT value FROM json_each(${JSON.stringify(collectionIds)}))`)).run();
+      db.delete(linkCollections).where(and(eq(linkCollections.linkId, id), sql`${linkCollections.collectionId} NOT IN ${listed(collectionIds)}`)).run();
       addMemberships(this.owner, id, collectionIds.filter((collectionId) => !kept.has(collectionId)));
       indexLink(db, id);
       const moved = fields.url !== before.url;
